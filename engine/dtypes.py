@@ -1,0 +1,52 @@
+"""Element types -> NumPy / ml_dtypes dtypes, and facts about them."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from parser.ir import (
+    ComplexType,
+    FloatType,
+    IntegerType,
+    QuantizedType,
+    TensorType,
+    Type,
+    numpy_dtype,
+)
+
+__all__ = ["numpy_dtype", "dtype_of", "is_float", "is_integer", "is_bool", "is_complex"]
+
+
+@lru_cache(maxsize=None)
+def dtype_of(t: Type) -> np.dtype:
+    """Cached ``numpy_dtype``: the dtype of a tensor type's (or element type's) values."""
+    return numpy_dtype(t)
+
+
+def element_type(t: Type) -> Type:
+    return t.element_type if isinstance(t, TensorType) else t
+
+
+def is_bool(t: Type) -> bool:
+    e = element_type(t)
+    return isinstance(e, IntegerType) and e.is_bool
+
+
+def is_integer(t: Type) -> bool:
+    """Integer but not boolean (i1)."""
+    e = element_type(t)
+    return isinstance(e, IntegerType) and not e.is_bool
+
+
+def is_float(t: Type) -> bool:
+    return isinstance(element_type(t), FloatType)
+
+
+def is_complex(t: Type) -> bool:
+    return isinstance(element_type(t), ComplexType)
+
+
+def is_quantized(t: Type) -> bool:
+    return isinstance(element_type(t), QuantizedType)

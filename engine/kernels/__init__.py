@@ -1,0 +1,18 @@
+"""Whole-tensor kernels, one module per op family (same names as in shape_inference/).
+
+Importing this package fills the kernel column of the op table.
+"""
+
+from . import (  # noqa: F401  (imported for their registrations)
+    check,
+    chlo,
+    collective,
+    control_flow,
+    conversion,
+    elementwise,
+    linalg,
+    movement,
+    quantization,
+    random,
+    reduction,
+)

@@ -1,0 +1,1 @@
+"""check kernels (spec: see each function)."""

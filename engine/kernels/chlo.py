@@ -1,0 +1,1 @@
+"""chlo kernels (spec: see each function)."""

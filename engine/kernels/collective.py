@@ -1,0 +1,1 @@
+"""collective kernels (spec: see each function)."""

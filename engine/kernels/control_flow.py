@@ -1,0 +1,1 @@
+"""control_flow kernels (spec: see each function)."""

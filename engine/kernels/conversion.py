@@ -1,0 +1,1 @@
+"""conversion kernels (spec: see each function)."""

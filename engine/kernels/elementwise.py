@@ -1,0 +1,1 @@
+"""elementwise kernels (spec: see each function)."""

@@ -1,0 +1,1 @@
+"""linalg kernels (spec: see each function)."""

@@ -1,0 +1,1 @@
+"""movement kernels (spec: see each function)."""

@@ -1,0 +1,1 @@
+"""quantization kernels (spec: see each function)."""

@@ -1,0 +1,1 @@
+"""random kernels (spec: see each function)."""

@@ -1,0 +1,1 @@
+"""reduction kernels (spec: see each function)."""

@@ -1,0 +1,55 @@
+"""Runtime values.
+
+A tensor value is a NumPy array whose dtype is ``parser.ir.numpy_dtype`` of its
+StableHLO type (storage type for quantized tensors; the quantization parameters live
+in the type, which kernels receive as ``result_type``).  A token is the ``TOKEN``
+singleton; a tuple value is a Python tuple of values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from parser.ir import Region
+
+
+class Token:
+    """The value of ``!stablehlo.token``: carries no data, only ordering."""
+
+    __slots__ = ()
+    _instance: Token | None = None
+
+    def __new__(cls) -> Token:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "TOKEN"
+
+
+TOKEN = Token()
+
+
+@dataclass(frozen=True, eq=False)
+class RegionFn:
+    """A region, prepared once, callable on whole tensors.
+
+    ``fn(*values) -> tuple`` runs the region's entry block with ``values`` bound to its
+    arguments and returns the values of its terminator.  Values may be larger than the
+    block's declared (often 0-d) argument types: elementwise bodies then run on whole
+    tensors at once, which is how reduce/scatter/sort bodies avoid per-element loops.
+
+    ``combiner`` names the op when the body is exactly ``return op(arg_i, arg_j)`` for a
+    binary op applied pairwise (``"stablehlo.add"``, ``"stablehlo.maximum"``...), so a
+    kernel can use the matching NumPy reduction; None otherwise.
+    """
+
+    region: Region
+    call: Callable[..., tuple[Any, ...]]
+    combiner: str | None = None
+
+    def __call__(self, *values: Any) -> tuple[Any, ...]:
+        return self.call(*values)

@@ -1,0 +1,72 @@
+"""The one exception hierarchy of hlorun.
+
+Every error the library raises for a bad program, a bad input or an unsupported case
+is an ``HloError``.  Messages follow MLIR's diagnostic style::
+
+    file:line:col: error: 'stablehlo.slice' op ... (slice_c3)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class SourcePos:
+    """Where a construct starts in its source text (1-based line and column)."""
+
+    filename: str
+    line: int
+    col: int
+
+    def __str__(self) -> str:
+        return f"{self.filename}:{self.line}:{self.col}"
+
+
+UNKNOWN_POS = SourcePos("<unknown>", 0, 0)
+
+
+class HloError(Exception):
+    """Base class of every error hlorun raises on purpose."""
+
+    def __init__(
+        self,
+        message: str,
+        pos: SourcePos | None = None,
+        *,
+        op: str | None = None,
+        label: str | None = None,
+        source_line: str | None = None,
+    ):
+        self.message = message
+        self.pos = pos
+        self.op = op
+        self.label = label
+        self.source_line = source_line
+        super().__init__(self.render())
+
+    def render(self, *, with_source: bool = False) -> str:
+        where = f"{self.pos}: " if self.pos is not None else ""
+        what = f"'{self.op}' op " if self.op else ""
+        tag = f" ({self.label})" if self.label else ""
+        text = f"{where}error: {what}{self.message}{tag}"
+        if with_source and self.source_line is not None and self.pos is not None:
+            caret = " " * max(self.pos.col - 1, 0) + "^"
+            text += f"\n{self.source_line}\n{caret}"
+        return text
+
+
+class ParseError(HloError):
+    """The text is not well-formed MLIR / StableHLO."""
+
+
+class VerificationError(HloError):
+    """The program is well-formed but violates a constraint of the spec."""
+
+
+class InterpreterError(HloError):
+    """Execution failed: a failed check, a bad input, a resource limit, ..."""
+
+
+class UnsupportedError(HloError):
+    """A well-formed, valid construct that hlorun does not implement (yet)."""

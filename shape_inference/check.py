@@ -1,0 +1,1 @@
+"""check shape functions and verifiers (spec: see each function)."""

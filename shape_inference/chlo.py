@@ -1,0 +1,1 @@
+"""chlo shape functions and verifiers (spec: see each function)."""

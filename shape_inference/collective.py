@@ -1,0 +1,1 @@
+"""collective shape functions and verifiers (spec: see each function)."""

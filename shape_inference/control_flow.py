@@ -1,0 +1,1 @@
+"""control_flow shape functions and verifiers (spec: see each function)."""

@@ -1,0 +1,1 @@
+"""conversion shape functions and verifiers (spec: see each function)."""

@@ -1,0 +1,1 @@
+"""elementwise shape functions and verifiers (spec: see each function)."""

@@ -1,0 +1,1 @@
+"""linalg shape functions and verifiers (spec: see each function)."""

@@ -1,0 +1,1 @@
+"""movement shape functions and verifiers (spec: see each function)."""

@@ -1,0 +1,138 @@
+"""The one op table: op name -> attribute spec (decoder), shape function, kernel.
+
+Like JAX's ``standard_primitive``, the static rule and the implementation sit side by
+side in one row.  ``shape_inference`` family modules create the rows with
+``@shape_function(...)`` (declaring the op's attributes with their defaults and its
+region names); ``engine.kernels`` family modules fill the kernel column with
+``@kernel(...)``.  Registering the same column of the same op twice is an error.
+
+Calling conventions
+-------------------
+Shape function::
+
+    fn(ctx: ShapeContext, *operand_types, **attrs) -> Type | tuple[Type, ...] | None
+
+It takes types and decoded attributes, never arrays; it returns the inferred result
+type(s), or None when the result cannot be inferred (then it checks
+``ctx.result_types`` itself).  It raises through ``ctx.error(label, message)``.
+
+Kernel::
+
+    fn(*operands, result_type=..., **attrs, **regions) -> value | tuple[value, ...]
+
+Operands are NumPy arrays (or ``Token`` / tuples); ``result_type`` is the declared
+result ``Type`` (``result_types``, a tuple, for ``multi_result`` ops); attributes
+arrive decoded as Python values; each region arrives as a ``RegionFn`` under the name
+the row declares (``body``, ``comparator``, ``branches``...).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from parser.errors import SourcePos, VerificationError
+from parser.ir import Region, Type
+
+
+class _Required:
+    def __repr__(self) -> str:
+        return "REQUIRED"
+
+
+REQUIRED: Any = _Required()
+
+
+@dataclass
+class OpDef:
+    """One row of the op table."""
+
+    name: str
+    attrs: Mapping[str, Any] = field(default_factory=dict)
+    regions: tuple[str, ...] = ()
+    variadic_regions: bool = False  # True: all regions arrive as one tuple (case branches)
+    multi_result: bool = False
+    decode: Callable[..., dict[str, Any]] | None = None  # custom decoder (op) -> kwargs
+    shape: Callable[..., Any] | None = None
+    kernel: Callable[..., Any] | None = None
+    kernel_options: dict[str, Any] = field(default_factory=dict)
+
+
+OP_TABLE: dict[str, OpDef] = {}
+
+
+class RegistrationError(Exception):
+    """A programming error in the op table (duplicate row, conflicting spec)."""
+
+
+def _row(name: str) -> OpDef:
+    row = OP_TABLE.get(name)
+    if row is None:
+        row = OP_TABLE[name] = OpDef(name)
+    return row
+
+
+def define_op(
+    name: str,
+    shape: Callable[..., Any] | None,
+    *,
+    attrs: Mapping[str, Any] | None = None,
+    regions: tuple[str, ...] = (),
+    variadic_regions: bool = False,
+    multi_result: bool = False,
+    decode: Callable[..., dict[str, Any]] | None = None,
+) -> OpDef:
+    """Create (or complete) the static side of a row: attributes, regions, shape function."""
+    row = _row(name)
+    if row.shape is not None or row.attrs or row.regions:
+        raise RegistrationError(f"shape function for {name!r} registered twice")
+    row.shape = shape
+    row.attrs = dict(attrs or {})
+    row.regions = tuple(regions)
+    row.variadic_regions = variadic_regions
+    row.multi_result = multi_result
+    row.decode = decode
+    return row
+
+
+def shape_function(name: str, **spec: Any) -> Callable[[Callable], Callable]:
+    """Decorator form of ``define_op``."""
+
+    def wrap(fn: Callable) -> Callable:
+        define_op(name, fn, **spec)
+        return fn
+
+    return wrap
+
+
+def register_kernel(name: str, fn: Callable[..., Any], **options: Any) -> None:
+    row = _row(name)
+    if row.kernel is not None:
+        raise RegistrationError(f"kernel for {name!r} registered twice")
+    row.kernel = fn
+    row.kernel_options = options
+
+
+def kernel(name: str, **options: Any) -> Callable[[Callable], Callable]:
+    """Decorator: fill the kernel column of ``name``'s row."""
+
+    def wrap(fn: Callable) -> Callable:
+        register_kernel(name, fn, **options)
+        return fn
+
+    return wrap
+
+
+@dataclass
+class ShapeContext:
+    """What a shape function may know besides operand types and attributes."""
+
+    op: str
+    pos: SourcePos | None = None
+    result_types: tuple[Type, ...] = ()
+    regions: tuple[Region, ...] = ()
+
+    def error(self, label: str, message: str) -> VerificationError:
+        """Build the error to raise: ``raise ctx.error("slice_c3", "...")``."""
+        return VerificationError(message, self.pos, op=self.op, label=label)

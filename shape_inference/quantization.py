@@ -1,0 +1,1 @@
+"""quantization shape functions and verifiers (spec: see each function)."""

@@ -1,0 +1,1 @@
+"""random shape functions and verifiers (spec: see each function)."""

@@ -1,0 +1,1 @@
+"""reduction shape functions and verifiers (spec: see each function)."""
