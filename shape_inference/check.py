@@ -1,1 +1,49 @@
-"""check shape functions and verifiers (spec: see each function)."""
+"""The ``check`` and ``interpreter`` test dialects (docs/test-dialects.md)."""
+
+from __future__ import annotations
+
+from parser.ir import TensorType, Type
+
+from .optable import REQUIRED, ShapeContext, define_op
+from .verifier import compatible
+
+
+def _pair(ctx: ShapeContext, actual: Type, expected: Type, **_):
+    """expect_eq / expect_almost_eq / expect_close: both operands of one type."""
+    if not compatible(actual, expected):
+        raise ctx.error("check_same_type", f"operands have different types {actual} and {expected}")
+    return ()
+
+
+def _const(ctx: ShapeContext, actual: Type, *, value, **_):
+    """expect_*_const: the constant has the operand's shape."""
+    if isinstance(actual, TensorType) and actual.shape is not None and value is not None:
+        if tuple(value.shape) != tuple(d for d in actual.shape):
+            raise ctx.error(
+                "check_same_shape", f"constant of shape {value.shape} for operand type {actual}"
+            )
+    return ()
+
+
+def _probe(ctx: ShapeContext, operand: Type, **_):
+    return operand
+
+
+def _none(ctx: ShapeContext, *operands: Type, **_):
+    return ()
+
+
+define_op("check.expect_eq", _pair)
+define_op("check.expect_eq_const", _const, attrs={"value": REQUIRED})
+define_op("check.expect_almost_eq", _pair, attrs={"tolerance": 1e-4})
+define_op("check.expect_almost_eq_const", _const, attrs={"value": REQUIRED, "tolerance": 1e-4})
+define_op(
+    "check.expect_close", _pair, attrs={"max_ulp_difference": 1, "min_ulp_difference": 0}
+)
+define_op(
+    "check.expect_serialized_eq",
+    _none,
+    attrs={"probe_id": REQUIRED, "iter": 0, "iteration": None},
+)
+define_op("interpreter.probe", _probe, attrs={"probe_id": REQUIRED})
+define_op("interpreter.print", _none)

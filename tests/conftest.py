@@ -4,10 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import sys
+
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared" / "stablehlo"
+
+# Test helper modules (suite.py...) live beside the tests that use them.
+for _sub in ("conformance",):
+    sys.path.insert(0, str(Path(__file__).parent / _sub))
 
 
 def shared_dir(*parts: str) -> Path:
@@ -17,3 +23,22 @@ def shared_dir(*parts: str) -> Path:
         pytest.skip(f"{path} not found: the StableHLO reference material sits beside the repo "
                     "only in CI and developer checkouts")
     return path
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """Per-file pass counts of the conformance suite, when it ran."""
+    import sys
+
+    suite = sys.modules.get("suite")
+    if suite is None or not suite.TALLY:
+        return
+    tally = suite.TALLY
+    tr = terminalreporter
+    tr.section("StableHLO interpret conformance (per file)")
+    totals: dict[str, int] = {}
+    for file in sorted(tally):
+        counts = tally[file]
+        for k, v in counts.items():
+            totals[k] = totals.get(k, 0) + v
+        tr.write_line(f"{file}: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
+    tr.write_line("total: " + ", ".join(f"{v} {k}" for k, v in sorted(totals.items())))

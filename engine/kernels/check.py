@@ -1,1 +1,198 @@
-"""check kernels (spec: see each function)."""
+"""Kernels of the ``check`` and ``interpreter`` test dialects (docs/test-dialects.md).
+
+Float equality of ``expect_eq``: **bitwise** by default, as the spec's testing notes
+say (NaN equals NaN of the same payload, +0 differs from -0).  The official tool uses
+IEEE equality (NaN never equal, +0 == -0); ``float_eq="ieee"`` (CLI
+``--float-eq=ieee``) selects that.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import re
+from typing import Any
+
+import numpy as np
+
+from parser.errors import InterpreterError
+from shape_inference.optable import kernel
+
+from ..element import equal_mask, first_mismatch, format_element, ulp_distance
+
+
+def _fail(check: str, actual: np.ndarray, expected: np.ndarray, bad: np.ndarray, extra: str = ""):
+    idx = first_mismatch(bad)
+    where = f" at index {list(idx)}" if actual.ndim else ""
+    a = format_element(actual[idx] if actual.ndim else actual[()], actual.dtype)
+    e = format_element(expected[idx] if expected.ndim else expected[()], expected.dtype)
+    n = int(np.count_nonzero(bad))
+    raise InterpreterError(
+        f"{check} failed{where}: got {a}, expected {e}{extra} "
+        f"({n} of {bad.size} elements differ)",
+        op=check,
+    )
+
+
+def _expect_eq(actual, expected, *, context, check="check.expect_eq"):
+    expected = np.asarray(expected)
+    if expected.dtype != actual.dtype:
+        expected = expected.astype(actual.dtype)
+    if actual.shape != expected.shape:
+        raise InterpreterError(
+            f"{check} failed: shape {actual.shape} differs from expected {expected.shape}",
+            op=check,
+        )
+    bad = ~equal_mask(actual, expected, mode=context.float_eq)
+    if bad.any():
+        _fail(check, actual, expected, bad)
+
+
+def _almost_mask(actual: np.ndarray, expected: np.ndarray, tolerance: float) -> np.ndarray:
+    if actual.dtype.kind in "biu":
+        return actual == expected
+    a = actual.astype(np.complex128 if actual.dtype.kind == "c" else np.float64)
+    e = expected.astype(a.dtype)
+    with np.errstate(invalid="ignore", over="ignore"):
+        ok = (a == e) | (np.abs(a - e) <= tolerance)
+        if a.dtype.kind == "c":
+            ok |= np.isnan(a.real) & np.isnan(e.real) | (np.isnan(a.imag) & np.isnan(e.imag))
+        else:
+            ok |= np.isnan(a) & np.isnan(e)
+    return ok
+
+
+def _expect_almost_eq(actual, expected, *, tolerance, check="check.expect_almost_eq"):
+    expected = np.asarray(expected)
+    if actual.shape != expected.shape:
+        raise InterpreterError(
+            f"{check} failed: shape {actual.shape} differs from expected {expected.shape}",
+            op=check,
+        )
+    bad = ~_almost_mask(actual, expected.astype(actual.dtype), tolerance)
+    if bad.any():
+        _fail(check, actual, expected, bad, f" (tolerance {tolerance})")
+
+
+def _expect_close(actual, expected, *, max_ulp, min_ulp, check="check.expect_close"):
+    if actual.dtype.kind == "c":
+        parts = [(actual.real, expected.real), (actual.imag, expected.imag)]
+    else:
+        parts = [(actual, expected)]
+    bad = np.zeros(actual.shape, dtype=bool)
+    for a, e in parts:
+        d = ulp_distance(np.asarray(a), np.asarray(e))
+        bad |= (d < min_ulp) | (d > max_ulp)
+    if bad.any():
+        _fail(check, actual, expected, bad, f" (ULP distance outside [{min_ulp}, {max_ulp}])")
+
+
+@kernel("check.expect_eq", context=True)
+def expect_eq(actual, expected, *, result_type, context):
+    _expect_eq(actual, expected, context=context)
+
+
+@kernel("check.expect_eq_const", context=True)
+def expect_eq_const(actual, *, value, result_type, context):
+    _expect_eq(actual, value, context=context, check="check.expect_eq_const")
+
+
+@kernel("check.expect_almost_eq")
+def expect_almost_eq(actual, expected, *, tolerance, result_type):
+    _expect_almost_eq(actual, expected, tolerance=tolerance)
+
+
+@kernel("check.expect_almost_eq_const")
+def expect_almost_eq_const(actual, *, value, tolerance, result_type):
+    _expect_almost_eq(actual, value, tolerance=tolerance, check="check.expect_almost_eq_const")
+
+
+@kernel("check.expect_close")
+def expect_close(actual, expected, *, max_ulp_difference, min_ulp_difference, result_type):
+    _expect_close(actual, expected, max_ulp=max_ulp_difference, min_ulp=min_ulp_difference)
+
+
+# ---- the side-effecting custom_call forms (docs/test-dialects.md) -------------------
+
+
+def _cc_eq(actual, expected, *, context):
+    _expect_eq(actual, expected, context=context, check="custom_call @check.expect_eq")
+
+
+def _cc_close(actual, expected, *, context):
+    _expect_close(actual, expected, max_ulp=3, min_ulp=0, check="custom_call @check.expect_close")
+
+
+def _cc_almost(actual, expected, *, context):
+    _expect_almost_eq(actual, expected, tolerance=1e-3, check="custom_call @check.expect_almost_eq")
+
+
+def _cc_check_eq(actual, expected, *, context):
+    if actual.dtype.kind in "biu":
+        _expect_eq(actual, expected, context=context, check="custom_call @check.eq")
+    else:
+        _expect_almost_eq(actual, expected, tolerance=1e-4, check="custom_call @check.eq")
+
+
+CUSTOM_CALL_CHECKS = {
+    "check.expect_eq": _cc_eq,
+    "check.expect_close": _cc_close,
+    "check.expect_almost_eq": _cc_almost,
+    "check.eq": _cc_check_eq,
+}
+
+
+# ---- probe / print ---------------------------------------------------------------
+
+
+def _probe_file(probe_id: str, n: int) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", probe_id) + f"_{n}.npy"
+
+
+@kernel("interpreter.probe", context=True)
+def probe(operand, *, probe_id: str, result_type, context):
+    """Return ``operand`` and write it to ``<probe_dir>/<probe_id>_<n>.npy`` (n counts
+    executions from 1), with a row in ``index.csv``."""
+    n = context.probe_counts.get(probe_id, 0) + 1
+    context.probe_counts[probe_id] = n
+    directory = context.probe_dir
+    if directory is None:
+        raise InterpreterError(
+            "interpreter.probe needs a probe output directory (--probe-output-dir)"
+        )
+    os.makedirs(directory, exist_ok=True)
+    name = _probe_file(probe_id, n)
+    np.save(os.path.join(directory, name), operand, allow_pickle=False)
+    from parser.printer import format_type
+
+    with open(os.path.join(directory, "index.csv"), "a", newline="") as f:
+        csv.writer(f).writerow([probe_id, format_type(result_type), name])
+    return operand
+
+
+@kernel("check.expect_serialized_eq", context=True)
+def expect_serialized_eq(actual, *, probe_id: str, iter: int, iteration: Any, result_type, context):
+    """The value ``interpreter.probe`` wrote for ``probe_id`` at iteration ``iter`` (from 0)."""
+    it = iteration if iteration is not None else iter
+    directory = context.probe_dir
+    path = os.path.join(directory or "", _probe_file(probe_id, it + 1))
+    if directory is None or not os.path.exists(path):
+        raise InterpreterError(
+            f"check.expect_serialized_eq failed: no probe '{probe_id}' at iteration {it}",
+            op="check.expect_serialized_eq",
+        )
+    stored = np.load(path, allow_pickle=False)
+    if stored.dtype != actual.dtype:
+        stored = stored.view(actual.dtype) if stored.dtype.itemsize == actual.dtype.itemsize else stored
+    _expect_eq(actual, stored, context=context, check="check.expect_serialized_eq")
+    return ()
+
+
+@kernel("interpreter.print", context=True, operand_types=True)
+def print_(operand, *, result_type, context, operand_types):
+    from ..format import format_value
+
+    text = format_value(operand, operand_types[0])
+    context.printed.append(text)
+    print(text, flush=True)
+    return ()

@@ -1,1 +1,112 @@
-"""control_flow kernels (spec: see each function)."""
+"""Control-flow kernels (spec "while", "if", "case", "optimization_barrier", "tuple",
+"get_tuple_element", "custom_call", "composite", "after_all", "create_token")."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from parser.errors import InterpreterError, UnsupportedError
+from shape_inference.optable import kernel
+
+from ..values import TOKEN, RegionFn
+
+# User-registered custom_call targets: name -> fn(*operands, result_types=...) -> tuple.
+CUSTOM_CALLS: dict[str, Callable[..., Any]] = {}
+
+
+def register_custom_call(name: str, fn: Callable[..., Any], *, replace: bool = False) -> None:
+    """Plug in a ``stablehlo.custom_call`` target.  ``fn(*operands, result_types=...)``
+    returns one value per result (a tuple, or a single array for one result)."""
+    if name in CUSTOM_CALLS and not replace:
+        raise ValueError(f"custom_call target {name!r} is already registered")
+    CUSTOM_CALLS[name] = fn
+
+
+@kernel("stablehlo.while", context=True)
+def while_(*operands, cond: RegionFn, body: RegionFn, result_types, context):
+    """spec "while": run body while cond holds."""
+    values = operands
+    interp = context.interpreter
+    while True:
+        interp.check_limits_per_iteration()
+        (c,) = cond(*values)
+        if not c:
+            return tuple(values)
+        values = body(*values)
+
+
+@kernel("stablehlo.if")
+def if_(pred, *, true_branch: RegionFn, false_branch: RegionFn, result_types):
+    """spec "if": run true_branch when pred, else false_branch."""
+    return true_branch() if pred else false_branch()
+
+
+@kernel("stablehlo.case")
+def case(index, *, branches: tuple[RegionFn, ...], result_types):
+    """spec "case": branches[index], or the last branch when index is out of range."""
+    i = int(index)
+    if not 0 <= i < len(branches):
+        i = len(branches) - 1
+    return branches[i]()
+
+
+@kernel("stablehlo.optimization_barrier")
+def optimization_barrier(*operands, result_types):
+    """spec "optimization_barrier": the identity."""
+    return operands
+
+
+@kernel("stablehlo.tuple")
+def tuple_(*operands, result_type):
+    return tuple(operands)
+
+
+@kernel("stablehlo.get_tuple_element")
+def get_tuple_element(operand, *, index: int, result_type):
+    return operand[index]
+
+
+@kernel("stablehlo.after_all")
+def after_all(*inputs, result_type):
+    return TOKEN
+
+
+@kernel("stablehlo.create_token")
+def create_token(*inputs, result_type):
+    return TOKEN
+
+
+@kernel("stablehlo.custom_call", context=True)
+def custom_call(*operands, call_target_name: str, result_types, context, **attrs):
+    """spec "custom_call": ``check.*`` targets, then user-registered targets."""
+    from .check import CUSTOM_CALL_CHECKS
+
+    check = CUSTOM_CALL_CHECKS.get(call_target_name)
+    if check is not None:
+        check(*operands, context=context)
+        return ()
+    fn = CUSTOM_CALLS.get(call_target_name)
+    if fn is None:
+        raise UnsupportedError(
+            f"custom_call target '{call_target_name}' is not registered "
+            "(register one with engine.register_custom_call)"
+        )
+    out = fn(*operands, result_types=result_types)
+    if not isinstance(out, tuple | list):
+        out = (out,)
+    out = tuple(np.asarray(v) if isinstance(v, np.generic) else v for v in out)
+    if len(out) != len(result_types):
+        raise InterpreterError(
+            f"custom_call target '{call_target_name}' returned {len(out)} values "
+            f"for {len(result_types)} results"
+        )
+    return out
+
+
+@kernel("stablehlo.composite", context=True)
+def composite(*operands, decomposition: str, result_types, context, **attrs):
+    """spec "composite": run the decomposition function."""
+    return context.interpreter.call(decomposition, operands)

@@ -1,1 +1,617 @@
-"""linalg kernels (spec: see each function)."""
+"""linalg kernels: dot_general, dot, convolution, dynamic_conv, fft, triangular_solve,
+cholesky, batch_norm_* (spec: see each function).
+
+Arithmetic policy (shared by dot_general and convolution):
+
+* integer results: operands are converted to the result type first (spec: the
+  products and sums are in ``element_type(result)``), then multiplied in int64 /
+  uint64, which NumPy computes exactly modulo 2**64; wrapping to the result width
+  gives exactly the spec's wraparound result.
+* bool (i1) results: ``and`` then ``or``: an int64 count of true products, ``!= 0``.
+* f32 / f64 / complex results: operands converted to the result type, one BLAS matmul.
+* narrow floats (bf16, f16, f8*, f6*, f4*, tf32 storage): computed in float64 and
+  rounded once to the result type.  Each product of two narrow values is exact in
+  float64; the sum is accurate to float64 before the single final rounding, so the
+  result is the correctly rounded exact dot product except when the float64 sum's
+  own rounding error straddles a rounding boundary of the narrow type (double
+  rounding; needs ~2**-52 relative cancellation, practically never).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from engine.dtypes import dtype_of
+from parser.errors import InterpreterError, UnsupportedError
+from parser.ir import ComplexType, FloatType, IntegerType, QuantizedType, TensorType, Type
+from shape_inference.optable import kernel
+
+# --------------------------------------------------------------------------------------
+# helpers
+# --------------------------------------------------------------------------------------
+
+_NATIVE_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+_COMPLEX = (np.dtype(np.complex64), np.dtype(np.complex128))
+
+
+def _element(t: Type) -> Type:
+    return t.element_type if isinstance(t, TensorType) else t
+
+
+def _check_not_quantized(op: str, result_type: Type, *operands: np.ndarray) -> None:
+    if isinstance(_element(result_type), QuantizedType):
+        raise UnsupportedError(f"quantized '{op}' is not supported", op=f"stablehlo.{op}")
+    kinds = {o.dtype.kind for o in operands}
+    if len(operands) > 1 and ("f" in kinds or "V" in kinds) and kinds & {"i", "u"}:
+        # hybrid quantized (float lhs, quantized-storage rhs): not supported
+        raise UnsupportedError(
+            f"hybrid quantized '{op}' (float and integer operands) is not supported",
+            op=f"stablehlo.{op}",
+        )
+
+
+def _compute_dtype(result_type: Type) -> tuple[np.dtype, np.dtype]:
+    """(result dtype, dtype the products and sums are computed in)."""
+    out = dtype_of(result_type)
+    et = _element(result_type)
+    if isinstance(et, IntegerType):
+        if et.is_bool:
+            return out, np.dtype(np.int64)
+        return out, np.dtype(np.uint64 if et.is_unsigned else np.int64)
+    if isinstance(et, ComplexType):
+        return out, out
+    if isinstance(et, FloatType):
+        if out in _NATIVE_FLOATS and et.name != "tf32":
+            return out, out
+        return out, np.dtype(np.float64)
+    raise UnsupportedError(f"element type {et} is not supported")
+
+
+def _to_compute(x: np.ndarray, out: np.dtype, work: np.dtype) -> np.ndarray:
+    """Convert an operand to the result type (spec: the computation is in the result
+    type), then to the dtype the arithmetic runs in."""
+    if x.dtype != out:
+        if out == np.bool_:
+            x = x != 0
+        else:
+            x = x.astype(out)  # integer narrowing wraps, as convert does
+    if x.dtype != work:
+        x = x.astype(work)
+    return x
+
+
+def _from_compute(y: np.ndarray, out: np.dtype) -> np.ndarray:
+    if out == np.bool_:
+        return y != 0
+    if y.dtype == out:
+        return y
+    return y.astype(out)
+
+
+def _finish(y: np.ndarray, out: np.dtype) -> np.ndarray:
+    return np.asarray(_from_compute(np.asarray(y), out))
+
+
+# --------------------------------------------------------------------------------------
+# dot_general / dot
+# --------------------------------------------------------------------------------------
+
+
+def dot_general_arrays(
+    lhs: np.ndarray,
+    rhs: np.ndarray,
+    lhs_batching_dimensions: Sequence[int],
+    rhs_batching_dimensions: Sequence[int],
+    lhs_contracting_dimensions: Sequence[int],
+    rhs_contracting_dimensions: Sequence[int],
+) -> np.ndarray:
+    """dot_general on arrays already in the compute dtype: transpose + reshape to
+    (B, M, K) x (B, K, N), one ``np.matmul``, reshape to batch + lhs free + rhs free."""
+    lb, rb = tuple(lhs_batching_dimensions), tuple(rhs_batching_dimensions)
+    lc, rc = tuple(lhs_contracting_dimensions), tuple(rhs_contracting_dimensions)
+    lf = tuple(d for d in range(lhs.ndim) if d not in lb and d not in lc)
+    rf = tuple(d for d in range(rhs.ndim) if d not in rb and d not in rc)
+    batch_shape = tuple(lhs.shape[d] for d in lb)
+    lf_shape = tuple(lhs.shape[d] for d in lf)
+    rf_shape = tuple(rhs.shape[d] for d in rf)
+    b = int(np.prod(batch_shape, dtype=np.int64))
+    m = int(np.prod(lf_shape, dtype=np.int64))
+    n = int(np.prod(rf_shape, dtype=np.int64))
+    k = int(np.prod([lhs.shape[d] for d in lc], dtype=np.int64))
+    lt = lhs.transpose(lb + lf + lc)
+    rt = rhs.transpose(rb + rc + rf)
+    if b == 1 and lt.ndim - len(lb) == 2 and rt.ndim - len(rb) == 2:
+        lm = lt.reshape(m, k)  # plain matrix product: keep BLAS-friendly 2-D views
+        rm = rt.reshape(k, n)
+    else:
+        lm = lt.reshape(b, m, k)
+        rm = rt.reshape(b, k, n)
+    y = np.matmul(lm, rm)
+    return y.reshape(batch_shape + lf_shape + rf_shape)
+
+
+@kernel("stablehlo.dot_general")
+def dot_general(
+    lhs: np.ndarray,
+    rhs: np.ndarray,
+    *,
+    result_type: Type,
+    lhs_batching_dimensions: Sequence[int] = (),
+    rhs_batching_dimensions: Sequence[int] = (),
+    lhs_contracting_dimensions: Sequence[int] = (),
+    rhs_contracting_dimensions: Sequence[int] = (),
+    precision_config: Sequence[str] = (),
+    algorithm: object = None,
+    **_: object,
+) -> np.ndarray:
+    """spec: dot_general.  ``precision_config`` and ``algorithm`` do not change the
+    result here: every product is computed at (at least) the result type's precision."""
+    _check_not_quantized("dot_general", result_type, lhs, rhs)
+    out, work = _compute_dtype(result_type)
+    y = dot_general_arrays(
+        _to_compute(lhs, out, work),
+        _to_compute(rhs, out, work),
+        lhs_batching_dimensions,
+        rhs_batching_dimensions,
+        lhs_contracting_dimensions,
+        rhs_contracting_dimensions,
+    )
+    return _finish(y, out)
+
+
+@kernel("stablehlo.dot")
+def dot(
+    lhs: np.ndarray,
+    rhs: np.ndarray,
+    *,
+    result_type: Type,
+    precision_config: Sequence[str] = (),
+    **_: object,
+) -> np.ndarray:
+    """Legacy stablehlo.dot: vector/matrix products, contracting the last dimension of
+    ``lhs`` with the first of ``rhs`` (= dot_general with no batching dimensions)."""
+    return dot_general(
+        lhs,
+        rhs,
+        result_type=result_type,
+        lhs_contracting_dimensions=(lhs.ndim - 1,),
+        rhs_contracting_dimensions=(0,),
+    )
+
+
+# --------------------------------------------------------------------------------------
+# convolution / dynamic_conv
+# --------------------------------------------------------------------------------------
+
+
+def conv_output_spatial_size(
+    size: int, kernel_size: int, stride: int, pad_lo: int, pad_hi: int, lhs_dil: int,
+    rhs_dil: int,
+) -> int:
+    """spec: convolution (C25) num_windows for one spatial dimension."""
+    dilated = 0 if size == 0 else (size - 1) * lhs_dil + 1
+    padded = pad_lo + dilated + pad_hi
+    window = 0 if kernel_size == 0 else (kernel_size - 1) * rhs_dil + 1
+    if padded <= 0 or window > padded:
+        return 0
+    return (padded - window) // stride + 1
+
+
+def _dilate_and_pad(x: np.ndarray, lhs_dilation, padding) -> np.ndarray:
+    """lhs (N, C, spatial...) -> interior zeros (lhs_dilation - 1), then edge padding;
+    negative padding crops.  Spatial axes start at 2."""
+    spatial = x.shape[2:]
+    if any(d != 1 for d in lhs_dilation):
+        dil_shape = tuple(0 if s == 0 else (s - 1) * d + 1 for s, d in zip(spatial, lhs_dilation))
+        buf = np.zeros(x.shape[:2] + dil_shape, dtype=x.dtype)
+        buf[(slice(None), slice(None)) + tuple(slice(None, None, d) for d in lhs_dilation)] = x
+        x = buf
+    lo = [int(p[0]) for p in padding]
+    hi = [int(p[1]) for p in padding]
+    if any(v > 0 for v in lo + hi):
+        x = np.pad(x, [(0, 0), (0, 0)] + [(max(a, 0), max(b, 0)) for a, b in zip(lo, hi)])
+    if any(v < 0 for v in lo + hi):
+        crop = tuple(
+            slice(max(-a, 0), x.shape[2 + i] - max(-b, 0)) for i, (a, b) in enumerate(zip(lo, hi))
+        )
+        x = x[(slice(None), slice(None)) + crop]
+    return x
+
+
+def conv_arrays(
+    x: np.ndarray,
+    w: np.ndarray,
+    *,
+    window_strides: Sequence[int],
+    padding,
+    lhs_dilation: Sequence[int],
+    rhs_dilation: Sequence[int],
+    window_reversal: Sequence[bool],
+    feature_group_count: int,
+    batch_group_count: int,
+) -> np.ndarray:
+    """Convolution in canonical layouts: x (N, C, spatial...), w (O, I, spatial...)
+    -> (N / batch_group_count, O, out_spatial...), arrays in the compute dtype.
+
+    Window reversal reverses the lhs window; the dot product of a reversed window with
+    the kernel equals that of the window with the reversed kernel, so the kernel is
+    flipped.  Windows are strided views (sliding_window_view, subsampled by the window
+    strides and the kernel dilation); one im2col copy; one matmul per group batch.
+    """
+    nsp = x.ndim - 2
+    n, c = x.shape[:2]
+    o, i_ = w.shape[:2]
+    ksp = w.shape[2:]
+    out_sp = tuple(
+        conv_output_spatial_size(
+            x.shape[2 + d], ksp[d], window_strides[d], int(padding[d][0]), int(padding[d][1]),
+            lhs_dilation[d], rhs_dilation[d],
+        )
+        for d in range(nsp)
+    )
+    g = feature_group_count if feature_group_count > 1 else batch_group_count
+    nb = n // batch_group_count
+    og = o // g
+    cg = c // feature_group_count
+    result_shape = (nb, o) + out_sp
+    if 0 in result_shape:
+        return np.zeros(result_shape, dtype=x.dtype)
+    if cg == 0 or 0 in ksp:
+        return np.zeros(result_shape, dtype=x.dtype)  # empty dot products
+    flips = tuple(2 + d for d in range(nsp) if d < len(window_reversal) and window_reversal[d])
+    if flips:
+        w = np.flip(w, axis=flips)
+    xp = _dilate_and_pad(x, lhs_dilation, padding)
+    # group split: (G, Nb, Cg, spatial...)
+    if feature_group_count > 1:
+        xg = xp.reshape((n, g, cg) + xp.shape[2:]).swapaxes(0, 1)
+    else:
+        xg = xp.reshape((g, nb, c) + xp.shape[2:])
+    wg = w.reshape((g, og, i_) + ksp)
+    dil_k = tuple((k - 1) * r + 1 for k, r in zip(ksp, rhs_dilation))
+    sp_axes = tuple(range(3, 3 + nsp))
+    win = np.lib.stride_tricks.sliding_window_view(xg, dil_k, axis=sp_axes)
+    # win: (G, Nb, Cg, P1.., K1..) ; subsample windows by stride and kernel dilation
+    sel = (slice(None),) * 3
+    sel += tuple(slice(0, s * (cnt - 1) + 1, s) for s, cnt in zip(window_strides, out_sp))
+    sel += tuple(slice(None, None, r) for r in rhs_dilation)
+    win = win[sel]
+    # im2col: (G, Nb * P, Cg * K)
+    perm = (0, 1) + tuple(range(3, 3 + nsp)) + (2,) + tuple(range(3 + nsp, 3 + 2 * nsp))
+    p = int(np.prod(out_sp, dtype=np.int64))
+    kk = cg * int(np.prod(ksp, dtype=np.int64))
+    cols = win.transpose(perm).reshape(g, nb * p, kk)
+    kmat = wg.reshape(g, og, kk).transpose(0, 2, 1)
+    y = np.matmul(cols, kmat)  # (G, Nb*P, Og)
+    y = y.reshape((g, nb) + out_sp + (og,))
+    # -> (Nb, G, Og, spatial...) -> (Nb, O, spatial...)
+    y = y.transpose((1, 0, 2 + nsp) + tuple(range(2, 2 + nsp)))
+    return y.reshape(result_shape)
+
+
+def _convolution(
+    lhs: np.ndarray,
+    rhs: np.ndarray,
+    padding,
+    *,
+    op: str,
+    result_type: Type,
+    window_strides=None,
+    lhs_dilation=None,
+    rhs_dilation=None,
+    window_reversal=None,
+    input_batch_dimension: int,
+    input_feature_dimension: int,
+    input_spatial_dimensions: Sequence[int],
+    kernel_input_feature_dimension: int,
+    kernel_output_feature_dimension: int,
+    kernel_spatial_dimensions: Sequence[int],
+    output_batch_dimension: int,
+    output_feature_dimension: int,
+    output_spatial_dimensions: Sequence[int],
+    feature_group_count: int = 1,
+    batch_group_count: int = 1,
+) -> np.ndarray:
+    _check_not_quantized(op, result_type, lhs, rhs)
+    nsp = lhs.ndim - 2
+    window_strides = tuple(window_strides) if window_strides is not None else (1,) * nsp
+    lhs_dilation = tuple(lhs_dilation) if lhs_dilation is not None else (1,) * nsp
+    rhs_dilation = tuple(rhs_dilation) if rhs_dilation is not None else (1,) * nsp
+    window_reversal = tuple(window_reversal) if window_reversal is not None else (False,) * nsp
+    if padding is None:
+        padding = np.zeros((nsp, 2), dtype=np.int64)
+    padding = np.asarray(padding, dtype=np.int64).reshape(nsp, 2)
+    out, work = _compute_dtype(result_type)
+    x = lhs.transpose((input_batch_dimension, input_feature_dimension, *input_spatial_dimensions))
+    w = rhs.transpose(
+        (kernel_output_feature_dimension, kernel_input_feature_dimension, *kernel_spatial_dimensions)
+    )
+    y = conv_arrays(
+        _to_compute(x, out, work),
+        _to_compute(w, out, work),
+        window_strides=window_strides,
+        padding=padding,
+        lhs_dilation=lhs_dilation,
+        rhs_dilation=rhs_dilation,
+        window_reversal=window_reversal,
+        feature_group_count=feature_group_count,
+        batch_group_count=batch_group_count,
+    )
+    src = {output_batch_dimension: 0, output_feature_dimension: 1}
+    for i, d in enumerate(output_spatial_dimensions):
+        src[d] = 2 + i
+    y = y.transpose([src[d] for d in range(y.ndim)])
+    return _finish(np.ascontiguousarray(y), out)
+
+
+@kernel("stablehlo.convolution")
+def convolution(
+    lhs: np.ndarray,
+    rhs: np.ndarray,
+    *,
+    result_type: Type,
+    padding=None,
+    precision_config: Sequence[str] = (),
+    **attrs,
+) -> np.ndarray:
+    """spec: convolution (feature_group_count / batch_group_count as the spec's split +
+    concatenate; precision_config does not change the result)."""
+    return _convolution(lhs, rhs, padding, op="convolution", result_type=result_type, **attrs)
+
+
+@kernel("stablehlo.dynamic_conv")
+def dynamic_conv(
+    lhs: np.ndarray,
+    rhs: np.ndarray,
+    padding: np.ndarray,
+    *,
+    result_type: Type,
+    precision_config: Sequence[str] = (),
+    **attrs,
+) -> np.ndarray:
+    """spec: dynamic_conv: convolution with ``padding`` an operand."""
+    nsp = lhs.ndim - 2
+    if padding.shape != (nsp, 2):
+        raise InterpreterError(
+            f"padding must have shape [{nsp}, 2], got {list(padding.shape)}",
+            op="stablehlo.dynamic_conv",
+        )
+    return _convolution(lhs, rhs, padding, op="dynamic_conv", result_type=result_type, **attrs)
+
+
+# --------------------------------------------------------------------------------------
+# fft
+# --------------------------------------------------------------------------------------
+
+
+@kernel("stablehlo.fft")
+def fft(
+    operand: np.ndarray, *, result_type: Type, fft_type: str, fft_length: Sequence[int], **_: object
+) -> np.ndarray:
+    """spec: fft over the trailing ``len(fft_length)`` dimensions, computed in
+    complex128 / float64 and rounded once to the result type."""
+    out = dtype_of(result_type)
+    length = tuple(int(v) for v in fft_length)
+    axes = tuple(range(operand.ndim - len(length), operand.ndim))
+    shape = tuple(result_type.shape) if isinstance(result_type, TensorType) else None
+    if fft_type in ("FFT", "IFFT"):
+        res_shape = operand.shape
+    elif fft_type == "RFFT":
+        last = operand.shape[-1]
+        res_shape = operand.shape[:-1] + (0 if last == 0 else last // 2 + 1,)
+    elif fft_type == "IRFFT":
+        res_shape = operand.shape[: operand.ndim - len(length)] + length
+    else:
+        raise UnsupportedError(f"fft_type {fft_type}", op="stablehlo.fft")
+    if shape is not None and all(s is not None for s in shape):
+        res_shape = shape
+    if operand.size == 0 or 0 in res_shape or 0 in length:
+        return np.zeros(res_shape, dtype=out)
+    if fft_type == "FFT":
+        y = np.fft.fftn(operand.astype(np.complex128), axes=axes)
+    elif fft_type == "IFFT":
+        y = np.fft.ifftn(operand.astype(np.complex128), axes=axes)
+    elif fft_type == "RFFT":
+        y = np.fft.rfftn(operand.astype(np.float64), s=length, axes=axes)
+    else:
+        y = np.fft.irfftn(operand.astype(np.complex128), s=length, axes=axes)
+    return y.astype(out)
+
+
+# --------------------------------------------------------------------------------------
+# triangular_solve / cholesky
+# --------------------------------------------------------------------------------------
+
+
+def _wide(dt: np.dtype) -> np.dtype:
+    return np.dtype(np.complex128) if dt.kind == "c" else np.dtype(np.float64)
+
+
+def _solve_left(m: np.ndarray, b: np.ndarray, lower: bool, unit_diagonal: bool) -> np.ndarray:
+    """Solve m @ x = b for triangular m (..., n, n), b (..., n, k) by substitution:
+    one loop over the n rows, each step a whole-batch vector operation."""
+    n = m.shape[-1]
+    x = np.zeros(np.broadcast_shapes(m.shape[:-2], b.shape[:-2]) + b.shape[-2:], dtype=b.dtype)
+    rows = range(n) if lower else range(n - 1, -1, -1)
+    for i in rows:
+        done = slice(0, i) if lower else slice(i + 1, n)
+        acc = b[..., i, :] - np.matmul(m[..., i : i + 1, done], x[..., done, :])[..., 0, :]
+        x[..., i, :] = acc if unit_diagonal else acc / m[..., i, i][..., None]
+    return x
+
+
+@kernel("stablehlo.triangular_solve")
+def triangular_solve(
+    a: np.ndarray,
+    b: np.ndarray,
+    *,
+    result_type: Type,
+    left_side: bool,
+    lower: bool,
+    unit_diagonal: bool,
+    transpose_a: str,
+    **_: object,
+) -> np.ndarray:
+    """spec: triangular_solve.  Only the ``lower`` (or upper) triangle of ``a`` is read;
+    with ``unit_diagonal`` the diagonal is taken as 1.  Computed in float64 /
+    complex128 and rounded once to the result type."""
+    if isinstance(_element(result_type), QuantizedType):
+        raise UnsupportedError("quantized triangular_solve", op="stablehlo.triangular_solve")
+    out = dtype_of(result_type)
+    wd = _wide(out)
+    a = a.astype(wd)
+    b = b.astype(wd)
+    tri = np.tril(a) if lower else np.triu(a)
+    is_lower = lower
+    if transpose_a in ("TRANSPOSE", "ADJOINT"):
+        tri = np.swapaxes(tri, -1, -2)
+        if transpose_a == "ADJOINT":
+            tri = tri.conj()
+        is_lower = not is_lower
+    elif transpose_a != "NO_TRANSPOSE":
+        raise UnsupportedError(f"transpose_a {transpose_a}", op="stablehlo.triangular_solve")
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if left_side:
+            x = _solve_left(tri, b, is_lower, unit_diagonal)
+        else:
+            # x @ A = b  <=>  A^T @ x^T = b^T
+            xt = _solve_left(np.swapaxes(tri, -1, -2), np.swapaxes(b, -1, -2), not is_lower,
+                             unit_diagonal)
+            x = np.swapaxes(xt, -1, -2)
+    return np.ascontiguousarray(x).astype(out)
+
+
+@kernel("stablehlo.cholesky")
+def cholesky(a: np.ndarray, *, result_type: Type, lower: bool = False, **_: object) -> np.ndarray:
+    """spec: cholesky.  Only the ``lower`` (or upper) triangle of ``a`` is read (the
+    matrix is taken as Hermitian).  The other triangle of the result is zero (spec:
+    implementation-defined).  A matrix that is not positive definite gives NaNs from
+    the first failing column on (spec: undefined behaviour).  Computed column by column
+    (one loop over n, whole-batch vector operations) in float64 / complex128."""
+    if isinstance(_element(result_type), QuantizedType):
+        raise UnsupportedError("quantized cholesky", op="stablehlo.cholesky")
+    out = dtype_of(result_type)
+    wd = _wide(out)
+    x = a.astype(wd)
+    if not lower:
+        x = np.swapaxes(x, -1, -2).conj()  # read the upper triangle as the lower one
+    n = x.shape[-1]
+    l_ = np.zeros_like(x)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        for j in range(n):
+            lj = l_[..., j, :j]
+            d = x[..., j, j] - np.sum(lj * lj.conj(), axis=-1)
+            d = np.real(d) if wd.kind == "c" else d
+            djj = np.sqrt(d)
+            l_[..., j, j] = djj
+            if j + 1 < n:
+                below = x[..., j + 1 :, j] - np.matmul(l_[..., j + 1 :, :j], lj.conj()[..., None])[..., 0]
+                l_[..., j + 1 :, j] = below / djj[..., None]
+    if not lower:
+        l_ = np.swapaxes(l_, -1, -2).conj()
+    return np.ascontiguousarray(l_).astype(out)
+
+
+# --------------------------------------------------------------------------------------
+# batch_norm_*
+# --------------------------------------------------------------------------------------
+
+
+def _bn_work(dt: np.dtype) -> np.dtype:
+    return np.dtype(np.float64) if dt == np.float64 else np.dtype(np.float32)
+
+
+def _bcast(v: np.ndarray, ndim: int, feature_index: int) -> np.ndarray:
+    shape = [1] * ndim
+    shape[feature_index] = v.shape[0]
+    return v.reshape(shape)
+
+
+def _bn_check(op: str, result_types) -> None:
+    for t in result_types if isinstance(result_types, tuple) else (result_types,):
+        if isinstance(_element(t), QuantizedType):
+            raise UnsupportedError(f"quantized {op}", op=f"stablehlo.{op}")
+
+
+@kernel("stablehlo.batch_norm_inference")
+def batch_norm_inference(
+    operand, scale, offset, mean, variance, *, result_type: Type, epsilon: float,
+    feature_index: int, **_: object,
+) -> np.ndarray:
+    """spec: batch_norm_inference (narrow floats computed in float32, rounded once)."""
+    _bn_check("batch_norm_inference", result_type)
+    out = dtype_of(result_type)
+    wd = _bn_work(out)
+    x = operand.astype(wd)
+    r = x.ndim
+    sc, of, mu, var = (_bcast(v.astype(wd), r, feature_index) for v in (scale, offset, mean, variance))
+    stddev = np.sqrt(var + wd.type(epsilon))
+    return (sc * ((x - mu) / stddev) + of).astype(out)
+
+
+def _reduce_axes(ndim: int, feature_index: int) -> tuple[int, ...]:
+    return tuple(i for i in range(ndim) if i != feature_index)
+
+
+@kernel("stablehlo.batch_norm_training")
+def batch_norm_training(
+    operand, scale, offset, *, result_types, epsilon: float, feature_index: int, **_: object
+):
+    """spec: batch_norm_training: (output, batch_mean, batch_var)."""
+    _bn_check("batch_norm_training", tuple(result_types))
+    out = dtype_of(result_types[0])
+    wd = _bn_work(out)
+    x = operand.astype(wd)
+    axes = _reduce_axes(x.ndim, feature_index)
+    count = wd.type(x.size // x.shape[feature_index]) if x.shape[feature_index] else wd.type(0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.sum(x, axis=axes) / count
+        centered = x - _bcast(mean, x.ndim, feature_index)
+        var = np.sum(centered * centered, axis=axes) / count
+        stddev = np.sqrt(_bcast(var, x.ndim, feature_index) + wd.type(epsilon))
+        y = _bcast(scale.astype(wd), x.ndim, feature_index) * (centered / stddev)
+        y = y + _bcast(offset.astype(wd), x.ndim, feature_index)
+    return (
+        y.astype(dtype_of(result_types[0])),
+        mean.astype(dtype_of(result_types[1])),
+        var.astype(dtype_of(result_types[2])),
+    )
+
+
+@kernel("stablehlo.batch_norm_grad")
+def batch_norm_grad(
+    operand, scale, mean, variance, grad_output, *, result_types, epsilon: float,
+    feature_index: int, **_: object,
+):
+    """spec: batch_norm_grad (the spec's decomposition, from XLA's batchnorm_expander):
+    (grad_operand, grad_scale, grad_offset)."""
+    _bn_check("batch_norm_grad", tuple(result_types))
+    out = dtype_of(result_types[0])
+    wd = _bn_work(out)
+    x = operand.astype(wd)
+    go = grad_output.astype(wd)
+    r = x.ndim
+    axes = _reduce_axes(r, feature_index)
+    sc, mu, var = (_bcast(v.astype(wd), r, feature_index) for v in (scale, mean, variance))
+    eps = wd.type(epsilon)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        centered = x - mu
+        stddev = np.sqrt(var + eps)
+        normalized = centered / stddev
+        n = wd.type(x.size // x.shape[feature_index]) if x.shape[feature_index] else wd.type(0)
+        i1 = go * n
+        i2 = _bcast(np.sum(go, axis=axes), r, feature_index)
+        i3 = _bcast(np.sum(go * centered, axis=axes), r, feature_index)
+        i4 = i3 * centered
+        i5 = i4 / (var + eps)
+        i6 = (i1 - i2) - i5
+        grad_operand = ((sc / stddev) / n) * i6
+        grad_scale = np.sum(go * normalized, axis=axes)
+        grad_offset = np.sum(go, axis=axes)
+    return (
+        grad_operand.astype(dtype_of(result_types[0])),
+        grad_scale.astype(dtype_of(result_types[1])),
+        grad_offset.astype(dtype_of(result_types[2])),
+    )

@@ -1,1 +1,666 @@
-"""movement kernels (spec: see each function)."""
+"""Data-movement kernels (spec: constant, iota, broadcast_in_dim, reshape, transpose,
+slice, dynamic_slice, dynamic_update_slice, concatenate, pad, reverse,
+get_dimension_size, gather, dynamic_gather, scatter and the dynamic_* shape forms).
+
+Every kernel here moves or selects elements without arithmetic on them, so it works for
+every element type (bool, all integers incl. ml_dtypes int2/int4, all floats incl. the
+narrow ml_dtypes ones, complex, quantized storage arrays): NumPy slicing, fancy
+indexing, ``np.pad``-free padding and ``np.concatenate`` all work on ml_dtypes arrays.
+Gather and scatter build whole index arrays with broadcasting and index once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from parser.errors import InterpreterError, UnsupportedError
+from parser.ir import (
+    ComplexType,
+    DenseElementsAttr,
+    FloatType,
+    IntegerType,
+    QuantizedType,
+    TensorType,
+    Type,
+)
+from shape_inference.optable import kernel
+
+from ..dtypes import dtype_of
+from ..values import RegionFn
+
+_I64_MAX = np.iinfo(np.int64).max
+
+
+# --------------------------------------------------------------------------------------
+# helpers
+# --------------------------------------------------------------------------------------
+
+
+def _ints(values: Any) -> tuple[int, ...]:
+    """A dimension list (tuple, DenseArrayAttr values, or dense array) -> tuple of ints."""
+    if values is None:
+        return ()
+    if isinstance(values, np.ndarray):
+        return tuple(int(v) for v in values.reshape(-1))
+    return tuple(int(v) for v in values)
+
+
+def _as_i64(a: np.ndarray) -> np.ndarray:
+    """Integer index values -> int64, saturating unsigned values above int64's range
+    (they only ever get clamped down afterwards)."""
+    a = np.asarray(a)
+    if a.dtype == np.int64:
+        return a
+    if a.dtype.kind == "u" and a.dtype.itemsize == 8:
+        return np.minimum(a, np.uint64(_I64_MAX)).astype(np.int64)
+    return a.astype(np.int64)
+
+
+def _scalar_index(a: Any) -> int:
+    return int(_as_i64(np.asarray(a)).reshape(()))
+
+
+def _result_dtype(result_type: Type | None, fallback: np.dtype) -> np.dtype:
+    if isinstance(result_type, TensorType):
+        return dtype_of(result_type)
+    return fallback
+
+
+def _runtime_shape(values: np.ndarray, result_type: Type | None, op: str) -> tuple[int, ...]:
+    """A shape operand's runtime values, checked against the static dims of the result."""
+    shape = tuple(int(v) for v in _as_i64(values).reshape(-1))
+    if any(d < 0 for d in shape):
+        raise InterpreterError(f"'stablehlo.{op}': negative dimension size in {list(shape)}")
+    if isinstance(result_type, TensorType) and result_type.shape is not None:
+        declared = result_type.shape
+        if len(declared) != len(shape) or any(
+            d is not None and d != s for d, s in zip(declared, shape)
+        ):
+            raise InterpreterError(
+                f"'stablehlo.{op}': runtime shape {list(shape)} does not match the result "
+                f"type's shape {['?' if d is None else d for d in declared]}"
+            )
+    return shape
+
+
+# --------------------------------------------------------------------------------------
+# constant, iota
+# --------------------------------------------------------------------------------------
+
+
+@kernel("stablehlo.constant")
+def constant(*, result_type: Type, value: Any, value_type: Type | None = None, **_: Any):
+    """spec: constant.  The attribute's array already holds the result's storage dtype."""
+    if isinstance(value, DenseElementsAttr):
+        value = value.array
+    if not isinstance(value, np.ndarray):
+        raise UnsupportedError(
+            f"'stablehlo.constant' with a {type(value).__name__} value is not supported"
+        )
+    dtype = _result_dtype(result_type, value.dtype)
+    if value.dtype != dtype:
+        if value.dtype.itemsize == dtype.itemsize:
+            return value.view(dtype)
+        raise InterpreterError(
+            f"'stablehlo.constant': value of dtype {value.dtype} for a result of dtype {dtype}"
+        )
+    return value
+
+
+def _quantize_indices(idx: np.ndarray, q: QuantizedType) -> np.ndarray:
+    """spec: quantize(x, type) for x = index values, computed in the expressed type."""
+    if q.is_per_axis:
+        raise UnsupportedError("iota with a per-axis quantized result is not supported")
+    etype = dtype_of(q.expressed_type)
+    storage = dtype_of(q.storage_type)
+    info_min, info_max = _storage_range(q)
+    x = idx.astype(etype)
+    scaled = x / np.asarray(q.scales[0]).astype(etype)
+    scaled = scaled + np.asarray(q.zero_points[0]).astype(etype)
+    clamped = np.clip(scaled, np.asarray(info_min).astype(etype), np.asarray(info_max).astype(etype))
+    rounded = np.rint(clamped.astype(np.float64))
+    return rounded.astype(np.int64).astype(storage)
+
+
+def _storage_range(q: QuantizedType) -> tuple[int, int]:
+    st = q.storage_type
+    w = st.width
+    if st.is_unsigned:
+        lo, hi = 0, (1 << w) - 1
+    else:
+        lo, hi = -(1 << (w - 1)), (1 << (w - 1)) - 1
+    return (lo if q.storage_min is None else q.storage_min,
+            hi if q.storage_max is None else q.storage_max)
+
+
+def _iota_values(n: int, elem: Type, dtype: np.dtype) -> np.ndarray:
+    """The values 0..n-1 converted to the element type (spec: constant(i, element_type))."""
+    idx = np.arange(n, dtype=np.int64)
+    if isinstance(elem, QuantizedType):
+        return _quantize_indices(idx, elem)
+    if isinstance(elem, IntegerType) and elem.is_bool:
+        return idx != 0
+    if isinstance(elem, FloatType | ComplexType):
+        return idx.astype(np.float64).astype(dtype)
+    return idx.astype(dtype)  # integers: wraparound, as convert does
+
+
+def _iota(shape: Sequence[int], iota_dimension: int, result_type: TensorType) -> np.ndarray:
+    dtype = dtype_of(result_type)
+    rank = len(shape)
+    if not 0 <= iota_dimension < rank:
+        raise InterpreterError(f"iota_dimension {iota_dimension} out of range for rank {rank}")
+    values = _iota_values(shape[iota_dimension], result_type.element_type, dtype)
+    view = [1] * rank
+    view[iota_dimension] = shape[iota_dimension]
+    return np.broadcast_to(values.reshape(view), tuple(shape))
+
+
+@kernel("stablehlo.iota")
+def iota(*, result_type: TensorType, iota_dimension: int, **_: Any) -> np.ndarray:
+    """spec: iota."""
+    if not result_type.is_static:
+        raise InterpreterError("'stablehlo.iota' needs a static result shape")
+    return _iota(result_type.shape, iota_dimension, result_type)
+
+
+@kernel("stablehlo.dynamic_iota")
+def dynamic_iota(output_shape, *, result_type: TensorType, iota_dimension: int, **_: Any):
+    """spec: dynamic_iota."""
+    shape = _runtime_shape(output_shape, result_type, "dynamic_iota")
+    return _iota(shape, iota_dimension, result_type)
+
+
+# --------------------------------------------------------------------------------------
+# broadcast_in_dim, reshape, transpose, reverse, get_dimension_size
+# --------------------------------------------------------------------------------------
+
+
+def _broadcast_in_dim(operand: np.ndarray, shape: tuple[int, ...], dims: tuple[int, ...]):
+    rank = len(shape)
+    # Move operand axes into result order, then insert size-1 axes and broadcast.
+    order = sorted(range(operand.ndim), key=lambda d: dims[d])
+    moved = np.transpose(operand, order)
+    view = [1] * rank
+    for d in order:
+        view[dims[d]] = operand.shape[d]
+    for d in range(operand.ndim):
+        if operand.shape[d] not in (1, shape[dims[d]]):
+            raise InterpreterError(
+                f"operand dimension {d} of size {operand.shape[d]} cannot broadcast to "
+                f"result dimension {dims[d]} of size {shape[dims[d]]}"
+            )
+    return np.broadcast_to(moved.reshape(view), shape)
+
+
+@kernel("stablehlo.broadcast_in_dim")
+def broadcast_in_dim(operand, *, result_type: TensorType, broadcast_dimensions, **_: Any):
+    """spec: broadcast_in_dim."""
+    if not result_type.is_static:
+        raise InterpreterError("'stablehlo.broadcast_in_dim' needs a static result shape")
+    return _broadcast_in_dim(operand, tuple(result_type.shape), _ints(broadcast_dimensions))
+
+
+@kernel("stablehlo.dynamic_broadcast_in_dim")
+def dynamic_broadcast_in_dim(
+    operand, output_dimensions, *, result_type: TensorType, broadcast_dimensions, **_: Any
+):
+    """spec: dynamic_broadcast_in_dim."""
+    shape = _runtime_shape(output_dimensions, result_type, "dynamic_broadcast_in_dim")
+    return _broadcast_in_dim(operand, shape, _ints(broadcast_dimensions))
+
+
+def _reshape(operand: np.ndarray, shape: Sequence[int | None]) -> np.ndarray:
+    dims = [-1 if d is None else d for d in shape]
+    if dims.count(-1) > 1:
+        raise InterpreterError(
+            f"cannot reshape {operand.shape} to a shape with several dynamic dimensions"
+        )
+    try:
+        return operand.reshape(dims)
+    except ValueError as e:
+        raise InterpreterError(f"cannot reshape {operand.shape} to {list(shape)}") from e
+
+
+@kernel("stablehlo.reshape")
+def reshape(operand, *, result_type: TensorType, **_: Any) -> np.ndarray:
+    """spec: reshape (row-major order is kept)."""
+    return _reshape(operand, result_type.shape)
+
+
+@kernel("stablehlo.dynamic_reshape")
+def dynamic_reshape(operand, output_shape, *, result_type: TensorType, **_: Any):
+    """spec: dynamic_reshape."""
+    shape = _runtime_shape(output_shape, result_type, "dynamic_reshape")
+    return _reshape(operand, shape)
+
+
+@kernel("stablehlo.transpose")
+def transpose(operand, *, permutation, **_: Any) -> np.ndarray:
+    """spec: transpose: result_index[d] = operand_index[permutation[d]]."""
+    return np.transpose(operand, _ints(permutation))
+
+
+@kernel("stablehlo.reverse")
+def reverse(operand, *, dimensions, **_: Any) -> np.ndarray:
+    """spec: reverse."""
+    dims = set(_ints(dimensions))
+    return operand[tuple(slice(None, None, -1) if d in dims else slice(None)
+                         for d in range(operand.ndim))]
+
+
+@kernel("stablehlo.get_dimension_size")
+def get_dimension_size(operand, *, dimension: int, result_type: Type = None, **_: Any):
+    """spec: get_dimension_size (result si32)."""
+    return np.array(operand.shape[dimension], dtype=_result_dtype(result_type, np.dtype(np.int32)))
+
+
+# --------------------------------------------------------------------------------------
+# slice, dynamic_slice, dynamic_update_slice, real_dynamic_slice
+# --------------------------------------------------------------------------------------
+
+
+@kernel("stablehlo.slice")
+def slice_(operand, *, start_indices, limit_indices, strides, **_: Any) -> np.ndarray:
+    """spec: slice: operand_index = start_indices + result_index * strides."""
+    return operand[tuple(slice(s, l, st) for s, l, st in
+                         zip(_ints(start_indices), _ints(limit_indices), _ints(strides)))]
+
+
+@kernel("stablehlo.real_dynamic_slice")
+def real_dynamic_slice(operand, start_indices, limit_indices, strides, *, result_type=None,
+                       **_: Any):
+    """StableHLO dialect op: slice with the three index lists given as 1-d operands."""
+    starts, limits, steps = (tuple(int(v) for v in _as_i64(a).reshape(-1))
+                             for a in (start_indices, limit_indices, strides))
+    if not len(starts) == len(limits) == len(steps) == operand.ndim:
+        raise InterpreterError("'stablehlo.real_dynamic_slice': index lists must have one "
+                               f"entry per operand dimension ({operand.ndim})")
+    for d, (s, l, st) in enumerate(zip(starts, limits, steps)):
+        if st <= 0 or not 0 <= s <= l <= operand.shape[d]:
+            raise InterpreterError(
+                f"'stablehlo.real_dynamic_slice': invalid slice [{s}:{l}:{st}] of dimension "
+                f"{d} of size {operand.shape[d]}"
+            )
+    out = operand[tuple(slice(s, l, st) for s, l, st in zip(starts, limits, steps))]
+    if isinstance(result_type, TensorType) and result_type.shape is not None:
+        _runtime_shape(np.array(out.shape), result_type, "real_dynamic_slice")
+    return out
+
+
+def _clamped_starts(starts: Sequence[Any], operand_shape, sizes) -> list[int]:
+    """spec: adjusted_start_indices = clamp(0, start_indices, shape(operand) - sizes)."""
+    return [min(max(_scalar_index(s), 0), n - k) for s, n, k in zip(starts, operand_shape, sizes)]
+
+
+@kernel("stablehlo.dynamic_slice")
+def dynamic_slice(operand, *start_indices, slice_sizes, **_: Any) -> np.ndarray:
+    """spec: dynamic_slice (start indices clamped)."""
+    sizes = _ints(slice_sizes)
+    starts = _clamped_starts(start_indices, operand.shape, sizes)
+    return operand[tuple(slice(s, s + k) for s, k in zip(starts, sizes))]
+
+
+@kernel("stablehlo.dynamic_update_slice")
+def dynamic_update_slice(operand, update, *start_indices, **_: Any) -> np.ndarray:
+    """spec: dynamic_update_slice (start indices clamped)."""
+    starts = _clamped_starts(start_indices, operand.shape, update.shape)
+    out = operand.copy()
+    out[tuple(slice(s, s + k) for s, k in zip(starts, update.shape))] = update
+    return out
+
+
+# --------------------------------------------------------------------------------------
+# concatenate, pad
+# --------------------------------------------------------------------------------------
+
+
+@kernel("stablehlo.concatenate")
+def concatenate(*inputs, dimension: int, **_: Any) -> np.ndarray:
+    """spec: concatenate."""
+    return np.concatenate(inputs, axis=dimension)
+
+
+def _pad(operand: np.ndarray, padding_value: np.ndarray, low, high, interior) -> np.ndarray:
+    """spec: pad: result[low + i * (interior + 1)] = operand[i]; negative edges crop."""
+    tmp_shape, place, crop = [], [], []
+    for n, lo, hi, it in zip(operand.shape, low, high, interior):
+        if it < 0:
+            raise InterpreterError(f"interior padding must be non-negative, got {it}")
+        inner = n + max(n - 1, 0) * it
+        lo_pos, hi_pos = max(lo, 0), max(hi, 0)
+        size = lo_pos + inner + hi_pos
+        if lo + inner + hi < 0:
+            raise InterpreterError("padding gives a negative dimension size")
+        tmp_shape.append(size)
+        place.append(slice(lo_pos, lo_pos + inner, it + 1))
+        crop.append(slice(max(-lo, 0), size - max(-hi, 0)))
+    out = np.full(tmp_shape, np.asarray(padding_value).reshape(()), dtype=operand.dtype)
+    out[tuple(place)] = operand
+    return out[tuple(crop)]
+
+
+@kernel("stablehlo.pad")
+def pad(operand, padding_value, *, edge_padding_low, edge_padding_high, interior_padding,
+        **_: Any) -> np.ndarray:
+    """spec: pad."""
+    return _pad(operand, padding_value, _ints(edge_padding_low), _ints(edge_padding_high),
+                _ints(interior_padding))
+
+
+@kernel("stablehlo.dynamic_pad")
+def dynamic_pad(operand, padding_value, edge_padding_low, edge_padding_high, interior_padding,
+                *, result_type=None, **_: Any) -> np.ndarray:
+    """spec: dynamic_pad."""
+    lists = [tuple(int(v) for v in _as_i64(a).reshape(-1))
+             for a in (edge_padding_low, edge_padding_high, interior_padding)]
+    if any(len(x) != operand.ndim for x in lists):
+        raise InterpreterError("'stablehlo.dynamic_pad': padding operands must have one entry "
+                               f"per operand dimension ({operand.ndim})")
+    out = _pad(operand, padding_value, *lists)
+    if isinstance(result_type, TensorType) and result_type.shape is not None:
+        _runtime_shape(np.array(out.shape), result_type, "dynamic_pad")
+    return out
+
+
+# --------------------------------------------------------------------------------------
+# gather
+# --------------------------------------------------------------------------------------
+
+
+def _index_vectors(indices: np.ndarray, index_vector_dim: int) -> np.ndarray:
+    """start/scatter indices with the index vector as the last axis (spec: an implicit
+    trailing 1 when index_vector_dim == rank)."""
+    idx = _as_i64(indices)
+    if index_vector_dim == idx.ndim:
+        return idx[..., None]
+    return np.moveaxis(idx, index_vector_dim, -1)
+
+
+def _batch_coordinate(batch_shape: tuple[int, ...], axis: int, extra: int) -> np.ndarray:
+    """arange along batch axis ``axis``, shaped to broadcast over batch + ``extra`` axes."""
+    view = [1] * (len(batch_shape) + extra)
+    view[axis] = batch_shape[axis]
+    return np.arange(batch_shape[axis], dtype=np.int64).reshape(view)
+
+
+def _gather(
+    operand: np.ndarray,
+    start_indices: np.ndarray,
+    *,
+    offset_dims: tuple[int, ...],
+    collapsed_slice_dims: tuple[int, ...],
+    operand_batching_dims: tuple[int, ...],
+    start_indices_batching_dims: tuple[int, ...],
+    start_index_map: tuple[int, ...],
+    index_vector_dim: int,
+    slice_sizes: tuple[int, ...],
+) -> np.ndarray:
+    """spec: gather, with ONE fancy-indexing call.
+
+    Operand dims whose slice covers the whole dimension (offset dims with
+    slice_sizes[d] == dim(operand, d), whose clamped start is always 0) are moved last and
+    taken with a plain slice; every other dim gets a broadcast index array of shape
+    batch + window.  The result is then transposed into offset_dims / batch order.
+    """
+    rank = operand.ndim
+    idx = _index_vectors(start_indices, index_vector_dim)
+    batch_shape = idx.shape[:-1]
+    nb = len(batch_shape)
+    non_offset = set(collapsed_slice_dims) | set(operand_batching_dims)
+    window_dims = [d for d in range(rank) if d not in non_offset]  # <-> offset_dims
+    full = [d for d in window_dims if slice_sizes[d] == operand.shape[d]]
+    adv_window = [d for d in window_dims if d not in full]
+    advanced = [d for d in range(rank) if d not in full]
+    nw = len(adv_window)
+
+    arrays = []
+    for d in advanced:
+        parts = []
+        if d in start_index_map:
+            k = start_index_map.index(d)
+            hi = operand.shape[d] - slice_sizes[d]
+            start = np.clip(idx[..., k], 0, hi)
+            parts.append(start.reshape(batch_shape + (1,) * nw))
+        if d in operand_batching_dims:
+            d_start = start_indices_batching_dims[operand_batching_dims.index(d)]
+            axis = d_start - (0 if d_start < index_vector_dim else 1)
+            parts.append(_batch_coordinate(batch_shape, axis, nw))
+        if d in adv_window:
+            view = [1] * (nb + nw)
+            view[nb + adv_window.index(d)] = slice_sizes[d]
+            parts.append(np.arange(slice_sizes[d], dtype=np.int64).reshape(view))
+        if not parts:
+            parts.append(np.zeros((1,) * (nb + nw), dtype=np.int64))
+        total = parts[0]
+        for p in parts[1:]:
+            total = total + p
+        arrays.append(total)
+
+    moved = np.transpose(operand, advanced + full) if full else operand
+    target = batch_shape + tuple(slice_sizes[d] for d in adv_window)
+    if arrays:
+        arrays = [a if a.shape == target else np.broadcast_to(a, target) for a in arrays]
+        taken = moved[tuple(arrays) + (Ellipsis,)]
+    else:
+        taken = np.broadcast_to(moved, target + moved.shape)
+    # taken: batch + adv_window + full-window axes; window axes are in operand order
+    # after sorting adv_window and full back together.
+    taken = taken.reshape(batch_shape + tuple(slice_sizes[d] for d in adv_window)
+                          + tuple(operand.shape[d] for d in full))
+    window_order = adv_window + full  # current order of the window axes
+    result_rank = nb + len(window_dims)
+    # result axis offset_dims[j] <- window dim window_dims[j]; the other axes <- batch axes
+    perm = [0] * result_rank
+    batch_axes = iter(range(nb))
+    offset_pos = {r: j for j, r in enumerate(offset_dims)}
+    for r in range(result_rank):
+        if r in offset_pos:
+            perm[r] = nb + window_order.index(window_dims[offset_pos[r]])
+        else:
+            perm[r] = next(batch_axes)
+    return np.transpose(taken, perm)
+
+
+_GATHER_FIELDS = ("offset_dims", "collapsed_slice_dims", "operand_batching_dims",
+                  "start_indices_batching_dims", "start_index_map")
+
+
+def _gather_kwargs(attrs: dict[str, Any]) -> dict[str, Any]:
+    out = {k: _ints(attrs.get(k, ())) for k in _GATHER_FIELDS}
+    out["index_vector_dim"] = int(attrs["index_vector_dim"])
+    return out
+
+
+@kernel("stablehlo.gather")
+def gather(operand, start_indices, *, slice_sizes, result_type=None, **attrs: Any):
+    """spec: gather."""
+    return _gather(operand, start_indices, slice_sizes=_ints(slice_sizes), **_gather_kwargs(attrs))
+
+
+@kernel("stablehlo.dynamic_gather")
+def dynamic_gather(operand, start_indices, slice_sizes, *, result_type=None, **attrs: Any):
+    """spec: dynamic_gather (slice_sizes is an operand)."""
+    sizes = tuple(int(v) for v in _as_i64(slice_sizes).reshape(-1))
+    if len(sizes) != operand.ndim or any(not 0 <= k <= n for k, n in zip(sizes, operand.shape)):
+        raise InterpreterError(
+            f"'stablehlo.dynamic_gather': slice_sizes {list(sizes)} invalid for operand shape "
+            f"{list(operand.shape)}"
+        )
+    kw = _gather_kwargs(attrs)
+    for d in kw["collapsed_slice_dims"] + kw["operand_batching_dims"]:
+        if sizes[d] > 1:
+            raise InterpreterError(f"'stablehlo.dynamic_gather': slice_sizes[{d}] must be <= 1")
+    out = _gather(operand, start_indices, slice_sizes=sizes, **kw)
+    if isinstance(result_type, TensorType) and result_type.shape is not None:
+        _runtime_shape(np.array(out.shape), result_type, "dynamic_gather")
+    return out
+
+
+# --------------------------------------------------------------------------------------
+# scatter
+# --------------------------------------------------------------------------------------
+
+# Combiners with an exact NumPy ``ufunc.at`` equivalent, by element kind.
+_UFUNC_AT: dict[str, tuple[np.ufunc, str]] = {
+    "stablehlo.add": (np.add, "biufc"),
+    "stablehlo.multiply": (np.multiply, "biufc"),
+    "stablehlo.maximum": (np.maximum, "iu"),
+    "stablehlo.minimum": (np.minimum, "iu"),
+    "stablehlo.or": (np.bitwise_or, "biu"),
+    "stablehlo.and": (np.bitwise_and, "biu"),
+    "stablehlo.xor": (np.bitwise_xor, "biu"),
+}
+_NATIVE = {np.dtype(t) for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8,
+                                  np.uint16, np.uint32, np.uint64, np.float16, np.float32,
+                                  np.float64, np.complex64, np.complex128)}
+
+
+def _is_replace(region_fn: RegionFn, n: int) -> bool:
+    """True when the body is just ``return %updates...`` (the last n block arguments)."""
+    region = region_fn.region
+    if region is None or len(region.blocks) != 1:
+        return region_fn.combiner == "replace"
+    block = region.blocks[0]
+    if len(block.operations) != 1 or len(block.arguments) != 2 * n:
+        return False
+    ret = block.operations[0]
+    return [v.name for v in ret.operands] == [v.name for v in block.arguments[n:]]
+
+
+def _region_element_types(region_fn: RegionFn, n: int) -> list[Type | None]:
+    """Ei of spec scatter_c23: the element types of the update arguments of the region."""
+    region = region_fn.region
+    if region is None or not region.blocks or len(region.blocks[0].arguments) != 2 * n:
+        return [None] * n
+    out: list[Type | None] = []
+    for v in region.blocks[0].arguments[n:]:
+        out.append(v.type.element_type if isinstance(v.type, TensorType) else None)
+    return out
+
+
+def _scatter_positions(
+    input_shape: tuple[int, ...],
+    scatter_indices: np.ndarray,
+    update_shape: tuple[int, ...],
+    *,
+    update_window_dims: tuple[int, ...],
+    inserted_window_dims: tuple[int, ...],
+    input_batching_dims: tuple[int, ...],
+    scatter_indices_batching_dims: tuple[int, ...],
+    scatter_dims_to_operand_dims: tuple[int, ...],
+    index_vector_dim: int,
+) -> tuple[np.ndarray, np.ndarray, list[int]]:
+    """spec: scatter's result_index for every update_index, vectorized.
+
+    Returns (linear result index of each in-bounds update element, in the row-major
+    order of update_index; which update elements are in bounds (flat mask over the
+    transposed updates); the permutation that puts updates in batch + window order).
+    """
+    rank = len(input_shape)
+    idx = _index_vectors(scatter_indices, index_vector_dim)
+    batch_shape = idx.shape[:-1]
+    nb = len(batch_shape)
+    update_scatter_dims = [d for d in range(len(update_shape)) if d not in update_window_dims]
+    non_window = set(inserted_window_dims) | set(input_batching_dims)
+    window_dims = [d for d in range(rank) if d not in non_window]  # <-> update_window_dims
+    window_sizes = tuple(update_shape[d] for d in update_window_dims)
+    nw = len(window_sizes)
+    full_shape = batch_shape + window_sizes
+    strides = np.ones(rank, dtype=np.int64)
+    for d in range(rank - 2, -1, -1):
+        strides[d] = strides[d + 1] * input_shape[d + 1]
+    linear = np.zeros((1,) * (nb + nw), dtype=np.int64)
+    in_bounds = np.ones((1,) * (nb + nw), dtype=bool)
+    for d in range(rank):
+        total = np.zeros((1,) * (nb + nw), dtype=np.int64)
+        if d in scatter_dims_to_operand_dims:
+            k = scatter_dims_to_operand_dims.index(d)
+            total = total + idx[..., k].reshape(batch_shape + (1,) * nw)
+        if d in input_batching_dims:
+            d_start = scatter_indices_batching_dims[input_batching_dims.index(d)]
+            axis = d_start - (0 if d_start < index_vector_dim else 1)
+            total = total + _batch_coordinate(batch_shape, axis, nw)
+        if d in window_dims:
+            j = window_dims.index(d)
+            view = [1] * (nb + nw)
+            view[nb + j] = window_sizes[j]
+            total = total + np.arange(window_sizes[j], dtype=np.int64).reshape(view)
+        in_bounds = in_bounds & (total >= 0) & (total < input_shape[d])
+        linear = linear + total * strides[d]
+    linear = np.broadcast_to(linear, full_shape).reshape(-1)
+    mask = np.broadcast_to(in_bounds, full_shape).reshape(-1)
+    perm = update_scatter_dims + list(update_window_dims)
+    return linear[mask], mask, perm
+
+
+def _rounds(positions: np.ndarray) -> list[np.ndarray]:
+    """Split update elements into rounds in which no result position repeats; element i
+    goes to round (number of earlier elements with the same position), so colliding
+    updates apply in update_index order."""
+    n = positions.size
+    if n == 0:
+        return []
+    order = np.argsort(positions, kind="stable")
+    sorted_pos = positions[order]
+    new_group = np.empty(n, dtype=bool)
+    new_group[0] = True
+    new_group[1:] = sorted_pos[1:] != sorted_pos[:-1]
+    group_start = np.maximum.accumulate(np.where(new_group, np.arange(n), 0))
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = np.arange(n) - group_start
+    by_round = np.argsort(rank, kind="stable")
+    counts = np.bincount(rank)
+    return np.split(by_round, np.cumsum(counts)[:-1])
+
+
+@kernel("stablehlo.scatter")
+def scatter(*operands, result_types, update_computation: RegionFn, **attrs: Any):
+    """spec: scatter.  Update elements whose result_index is out of bounds are skipped
+    (the spec's per-element rule).  Known combiners run as one ``ufunc.at`` call; any
+    other body runs on whole vectors, one call per round of non-colliding updates."""
+    if len(operands) % 2 != 1:
+        raise InterpreterError("'stablehlo.scatter' expects inputs, scatter_indices, updates")
+    n = len(operands) // 2
+    inputs, scatter_indices, updates = operands[:n], operands[n], operands[n + 1:]
+    dims = {k: _ints(attrs.get(k, ())) for k in (
+        "update_window_dims", "inserted_window_dims", "input_batching_dims",
+        "scatter_indices_batching_dims", "scatter_dims_to_operand_dims")}
+    dims["index_vector_dim"] = int(attrs["index_vector_dim"])
+    shape = inputs[0].shape
+    positions, mask, perm = _scatter_positions(shape, scatter_indices, updates[0].shape, **dims)
+
+    out_dtypes = [dtype_of(t) for t in result_types]
+    region_types = _region_element_types(update_computation, n)
+    upd_dtypes = [dtype_of(t) if t is not None else o for t, o in zip(region_types, out_dtypes)]
+    results = [np.array(x, dtype=dt, copy=True).reshape(-1) if x.dtype == dt
+               else x.astype(dt).reshape(-1) for x, dt in zip(inputs, out_dtypes)]
+    vals = [np.transpose(u, perm).reshape(-1)[mask] for u in updates]
+    vals = [v if v.dtype == dt else v.astype(dt) for v, dt in zip(vals, upd_dtypes)]
+
+    if positions.size:
+        if _is_replace(update_computation, n):
+            # colliding updates: the last one in update_index order wins
+            _, first_in_reversed = np.unique(positions[::-1], return_index=True)
+            last = positions.size - 1 - first_in_reversed
+            for r, v in zip(results, vals):
+                r[positions[last]] = v[last]
+        elif (n == 1 and update_computation.combiner in _UFUNC_AT
+              and results[0].dtype in _NATIVE and results[0].dtype == vals[0].dtype
+              and results[0].dtype.kind in _UFUNC_AT[update_computation.combiner][1]):
+            _UFUNC_AT[update_computation.combiner][0].at(results[0], positions, vals[0])
+        else:
+            for sel in _rounds(positions):
+                pos = positions[sel]
+                new = update_computation(*[r[pos] for r in results], *[v[sel] for v in vals])
+                if len(new) != n:
+                    raise InterpreterError(
+                        f"'stablehlo.scatter': update_computation returned {len(new)} values, "
+                        f"expected {n}"
+                    )
+                for r, x in zip(results, new):
+                    r[pos] = np.broadcast_to(np.asarray(x), pos.shape)
+    return tuple(r.reshape(shape) for r in results)

@@ -1,0 +1,224 @@
+"""The ``hlorun`` command line.
+
+    hlorun format [--split-input-file] FILE
+    hlorun verify [--split-input-file] FILE
+    hlorun interpret [--split-input-file] [--args "[dense<..> : tensor<..>, ...]"]
+                     [--interpreter-print-dense] [--probe-output-dir DIR]
+                     [--float-eq bitwise|ieee] [--entry NAME] FILE
+
+Flags follow ``stablehlo-translate`` / ``stablehlo-opt`` where they exist.  Every
+diagnostic is printed as ``file:line:col: error: ...`` and makes the exit status 1;
+hlorun never shows a Python traceback for a bad program.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from parser import parse_module, print_module
+from parser.errors import HloError, ParseError
+
+SPLIT_MARKER = re.compile(r"^// -----\s*$")
+
+
+@dataclass(frozen=True)
+class Chunk:
+    text: str  # padded with blank lines so that line numbers match the original file
+    first_line: int
+
+
+def split_input(text: str, split: bool) -> Iterator[Chunk]:
+    """``--split-input-file``: chunks separated by lines ``// -----``."""
+    if not split:
+        yield Chunk(text, 1)
+        return
+    lines = text.splitlines(keepends=True)
+    start = 0
+    for i, line in enumerate(lines + ["// -----\n"]):
+        if SPLIT_MARKER.match(line):
+            body = "".join(lines[start:i])
+            yield Chunk("\n" * start + body, start + 1)
+            start = i + 1
+
+
+def _source_lines(path: str, text: str) -> list[str]:
+    return text.splitlines()
+
+
+def report(err: HloError, lines: list[str], out=sys.stderr) -> None:
+    """Print ``file:line:col: error: ...`` plus, for parse errors, the line and a caret."""
+    src = None
+    if err.pos is not None and 0 < err.pos.line <= len(lines):
+        src = lines[err.pos.line - 1]
+    if err.source_line is None and src is not None and isinstance(err, ParseError):
+        err.source_line = src
+    print(err.render(with_source=isinstance(err, ParseError)), file=out)
+
+
+def _read(path: str) -> str:
+    if path == "-":
+        return sys.stdin.read()
+    return Path(path).read_text()
+
+
+def cmd_format(args: argparse.Namespace) -> int:
+    text = _read(args.file)
+    lines = _source_lines(args.file, text)
+    failed = 0
+    outputs = []
+    for chunk in split_input(text, args.split_input_file):
+        try:
+            outputs.append(print_module(parse_module(chunk.text, args.file)))
+        except HloError as e:
+            report(e, lines)
+            failed += 1
+    sys.stdout.write("\n// -----\n\n".join(o.rstrip("\n") + "\n" for o in outputs))
+    return 1 if failed else 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from shape_inference import verify_module
+
+    text = _read(args.file)
+    lines = _source_lines(args.file, text)
+    failed = 0
+    for chunk in split_input(text, args.split_input_file):
+        try:
+            verify_module(parse_module(chunk.text, args.file))
+        except HloError as e:
+            report(e, lines)
+            failed += 1
+    return 1 if failed else 0
+
+
+def _parse_args_attr(spec: str) -> list:
+    """``--args="[dense<1> : tensor<2xi32>, ...]"`` -> arrays."""
+    from parser.ir import ArrayAttr, DenseElementsAttr
+
+    spec = spec.strip()
+    if not (spec.startswith("[") and spec.endswith("]")):
+        raise ParseError(
+            "expected array attribute string for args, i.e. --args=[dense<1> : tensor<2xi32>, ...]"
+        )
+    module = parse_module(f'module attributes {{hlorun.args = {spec}}} {{}}', "--args")
+    attr = module.attr("hlorun.args")
+    if not isinstance(attr, ArrayAttr):
+        raise ParseError("expected array attribute string for args")
+    values = []
+    for a in attr.elements:
+        if not isinstance(a, DenseElementsAttr):
+            raise ParseError(
+                "expected dense elements attribute for args elements, "
+                "i.e. --args=[dense<1> : tensor<2xi32>, ...]"
+            )
+        values.append(a.array)
+    return values
+
+
+def _print_results(results, types, dense: bool) -> None:
+    from parser.ir import DenseElementsAttr, TensorType
+
+    from .format import format_value
+
+    for value, t in zip(results, types):
+        if dense and isinstance(t, TensorType):
+            from parser.printer import format_attribute
+
+            print(format_attribute(DenseElementsAttr(t, value)))
+        else:
+            print(format_value(value, t))
+
+
+def cmd_interpret(args: argparse.Namespace) -> int:
+    from .api import entry_function, run
+
+    text = _read(args.file)
+    lines = _source_lines(args.file, text)
+    inputs = []
+    if args.args is not None:
+        try:
+            inputs = _parse_args_attr(args.args)
+        except HloError as e:
+            print(f"error: {e.message}", file=sys.stderr)
+            return 1
+    failed = 0
+    for chunk in split_input(text, args.split_input_file):
+        try:
+            module = parse_module(chunk.text, args.file)
+            if not module.functions:
+                continue
+            fn = entry_function(module, args.entry)
+            results = run(
+                module,
+                inputs,
+                function=fn.name,
+                float_eq=args.float_eq,
+                probe_dir=args.probe_output_dir,
+                max_steps=args.max_steps,
+                timeout=args.timeout,
+            )
+            _print_results(results, fn.type.results, args.interpreter_print_dense)
+        except HloError as e:
+            report(e, lines)
+            failed += 1
+        sys.stdout.flush()
+    return 1 if failed else 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="hlorun", description="A fast StableHLO interpreter.")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    def common(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument("file", help="an .mlir file, or - for standard input")
+        sp.add_argument(
+            "--split-input-file",
+            "-split-input-file",
+            action="store_true",
+            help="treat each chunk between lines '// -----' as its own program",
+        )
+
+    f = sub.add_parser("format", help="parse a program and print it back")
+    common(f)
+    f.set_defaults(func=cmd_format)
+
+    v = sub.add_parser("verify", help="verify a program; print every error")
+    common(v)
+    v.set_defaults(func=cmd_verify)
+
+    i = sub.add_parser("interpret", help="run a program (like stablehlo-translate --interpret)")
+    common(i)
+    i.add_argument("--args", help='inputs as "[dense<...> : tensor<...>, ...]"')
+    i.add_argument("--interpreter-print-dense", action="store_true",
+                   help="print results as dense<...> : tensor<...>")
+    i.add_argument("--probe-output-dir", default=None, help="where interpreter.probe writes")
+    i.add_argument("--float-eq", choices=("bitwise", "ieee"), default="bitwise",
+                   help="float equality of check.expect_eq: bitwise (spec) or ieee")
+    i.add_argument("--entry", default=None, help="entry function (default: main, or the only one)")
+    i.add_argument("--max-steps", type=int, default=None, help="stop after this many ops")
+    i.add_argument("--timeout", type=float, default=None, help="stop after this many seconds")
+    i.set_defaults(func=cmd_interpret)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except HloError as e:
+        print(e.render(), file=sys.stderr)
+        return 1
+    except OSError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

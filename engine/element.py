@@ -1,0 +1,96 @@
+"""Element-level views used by the check ops: bitwise equality, ULP distance, and
+printing one element in its type's own notation.
+
+Whole-array helpers (no per-element loops) plus ``format_element`` for the one
+element a failed check reports.
+"""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+
+_UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def _float_bits(dtype: np.dtype) -> tuple[int, bool]:
+    """(number of bits, has a sign bit) of a floating dtype (NumPy or ml_dtypes)."""
+    info = ml_dtypes.finfo(dtype) if dtype.kind == "V" or dtype.type.__module__ == "ml_dtypes" else np.finfo(dtype)
+    return int(info.bits), bool(info.min < 0)
+
+
+def is_floating(dtype: np.dtype) -> bool:
+    if dtype.kind == "f":
+        return True
+    try:
+        ml_dtypes.finfo(dtype)
+        return True
+    except (ValueError, TypeError):
+        return False
+
+
+def equal_mask(a: np.ndarray, b: np.ndarray, *, mode: str = "bitwise") -> np.ndarray:
+    """Elementwise equality: "bitwise" compares bit patterns of floats (and of complex
+    parts); "ieee" uses IEEE equality (NaN != NaN, +0 == -0)."""
+    dt = a.dtype
+    if mode == "ieee" or not (is_floating(dt) or dt.kind == "c"):
+        with np.errstate(invalid="ignore"):
+            return np.asarray(a == b)
+    if dt.kind == "c":
+        ra, rb = a.real.copy(), b.real.copy()
+        ia, ib = a.imag.copy(), b.imag.copy()
+        return equal_mask(ra, rb) & equal_mask(ia, ib)
+    u = _UINT[dt.itemsize]
+    return np.ascontiguousarray(a).view(u) == np.ascontiguousarray(b).view(u)
+
+
+def first_mismatch(bad: np.ndarray) -> tuple[int, ...]:
+    """Index of the first True in row-major order."""
+    flat = int(np.argmax(bad.reshape(-1)))
+    return tuple(int(i) for i in np.unravel_index(flat, bad.shape)) if bad.ndim else ()
+
+
+def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """ULP distance of two float arrays of one dtype (docs/test-dialects.md): 0 when
+    bitwise equal or both NaN; for two finite values, the distance of their bit patterns
+    ordered as integers; otherwise unbounded (returned as a huge value)."""
+    dt = a.dtype
+    bits, signed = _float_bits(dt)
+    u = _UINT[dt.itemsize]
+    ua = np.ascontiguousarray(a).view(u).astype(np.int64) & ((1 << bits) - 1 if bits < 64 else -1)
+    ub = np.ascontiguousarray(b).view(u).astype(np.int64) & ((1 << bits) - 1 if bits < 64 else -1)
+    if signed and bits < 64:
+        sign = 1 << (bits - 1)
+        oa = np.where(ua & sign, -(ua & (sign - 1)), ua)
+        ob = np.where(ub & sign, -(ub & (sign - 1)), ub)
+    elif signed:  # f64: keep the arithmetic in int64 (magnitudes < 2**63)
+        mask = np.int64(0x7FFFFFFFFFFFFFFF)
+        oa = np.where(ua < 0, -(ua & mask), ua)
+        ob = np.where(ub < 0, -(ub & mask), ub)
+    else:
+        oa, ob = ua, ub
+    with np.errstate(invalid="ignore", over="ignore"):
+        fa = a.astype(np.float64)
+        fb = b.astype(np.float64)
+        finite = np.isfinite(fa) & np.isfinite(fb)
+        both_nan = np.isnan(fa) & np.isnan(fb)
+        d = np.abs(oa - ob).astype(np.float64)
+    same = ua == ub
+    return np.where(same | both_nan, 0.0, np.where(finite, d, np.inf))
+
+
+def format_element(value, dtype: np.dtype) -> str:
+    """One element in MLIR's notation (ints as-is, floats as %e, bools true/false)."""
+    if dtype == np.bool_:
+        return "true" if bool(value) else "false"
+    if dtype.kind == "c":
+        return f"({format_element(value.real, np.dtype(np.float64))}, {format_element(value.imag, np.dtype(np.float64))})"
+    if is_floating(dtype):
+        f = float(value)
+        if np.isnan(f):
+            bits = np.asarray(value, dtype).reshape(1).view(_UINT[dtype.itemsize])[0]
+            return f"nan (0x{int(bits):0{dtype.itemsize * 2}X})"
+        if np.isinf(f):
+            return "inf" if f > 0 else "-inf"
+        return f"{f:e}"
+    return str(int(value))

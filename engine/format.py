@@ -1,0 +1,40 @@
+"""Printing runtime values the way ``stablehlo-translate --interpret`` does."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from parser.ir import TensorType, TokenType, TupleType, Type
+
+from .element import format_element
+from .values import Token
+
+
+def _elements_1d(a: np.ndarray) -> list[str]:
+    return [format_element(a[i], a.dtype) for i in range(a.shape[0])]
+
+
+def _rows(a: np.ndarray, indent: int) -> str:
+    pad = "  " * indent
+    if a.ndim == 1:
+        return pad + "[" + ", ".join(_elements_1d(a)) + "]"
+    inner = ",\n".join(_rows(a[i], indent + 1) for i in range(a.shape[0]))
+    return f"{pad}[\n{inner}\n{pad}]"
+
+
+def format_value(value: Any, t: Type | None) -> str:
+    """``tensor<2xi32> {\\n  [0, 1]\\n}``; a 0-d tensor as ``tensor<ui8> {1}``."""
+    from parser.printer import format_type
+
+    if isinstance(value, Token) or isinstance(t, TokenType):
+        return "!stablehlo.token"
+    if isinstance(value, tuple):
+        types = t.types if isinstance(t, TupleType) else (None,) * len(value)
+        return "(" + ", ".join(format_value(v, s) for v, s in zip(value, types)) + ")"
+    a = np.asarray(value)
+    head = format_type(t) if isinstance(t, TensorType) else f"array<{a.shape}, {a.dtype}>"
+    if a.ndim == 0:
+        return f"{head} {{{format_element(a[()], a.dtype)}}}"
+    return f"{head} {{\n{_rows(a, 1)}\n}}"

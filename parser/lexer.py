@@ -1,0 +1,247 @@
+"""Terminals of the MLIR grammar and a cursor that scans them.
+
+The terminals are pyparsing ``Regex`` tokens; the hot loop of the parser matches their
+compiled patterns (``token.re``) directly at the cursor, which is what makes the parser
+fast enough for large modules (one regex per terminal, no backtracking over the text).
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+import pyparsing as pp
+
+from .errors import ParseError, SourcePos
+
+
+def _token(pattern: str, name: str, flags: int = 0) -> pp.Regex:
+    return pp.Regex(pattern, flags=flags).set_name(name)
+
+
+# ---- terminals (MLIR's lexical grammar, docs: mlir.llvm.org/docs/LangRef) ------------
+WS = _token(r"(?:[ \t\r\n\f\v]+|//[^\n]*)+", "whitespace")
+# SSA value use or definition: `%name`, `%0`, `%x#1` (the `#n` is a use of a result).
+VALUE_ID = _token(r"%(?:[0-9]+|[A-Za-z_$.\-][A-Za-z0-9_$.\-]*)(?:#[0-9]+)?", "SSA value")
+VALUE_DEF = _token(r"%(?:[0-9]+|[A-Za-z_$.\-][A-Za-z0-9_$.\-]*)(?::([0-9]+))?", "SSA result")
+BARE_ID = _token(r"[A-Za-z_][A-Za-z0-9_$.\-]*", "identifier")
+KEYWORD = _token(r"[A-Za-z_][A-Za-z0-9_$]*", "keyword")
+SYMBOL = _token(r'@(?:[A-Za-z_$.\-][A-Za-z0-9_$.\-]*|"(?:[^"\\\n]|\\.)*")', "symbol")
+CARET_ID = _token(r"\^[A-Za-z0-9_$.\-]+", "block label")
+STRING = _token(r'"(?:[^"\\\n]|\\.)*"', "string")
+INTEGER = _token(r"[-+]?(?:0x[0-9A-Fa-f]+|[0-9]+)(?![0-9A-Za-z_.])", "integer")
+FLOAT = _token(r"[-+]?[0-9]+(?:\.[0-9]*(?:[eE][-+]?[0-9]+)?|[eE][-+]?[0-9]+)", "float")
+HASH_ID = _token(r"#[A-Za-z_][A-Za-z0-9_$.\-]*", "attribute alias or dialect attribute")
+BANG_ID = _token(r"![A-Za-z_][A-Za-z0-9_$.\-]*", "type alias or dialect type")
+# Whole fast-path tensor type: `tensor<4x?xf32>` (no nesting inside).
+SIMPLE_TENSOR = _token(r"tensor<((?:(?:[0-9]+|\?)x)*)([a-z][A-Za-z0-9]*)>", "tensor type")
+
+_WS = WS.re
+_VALUE_ID = VALUE_ID.re
+_VALUE_DEF = VALUE_DEF.re
+_BARE_ID = BARE_ID.re
+_KEYWORD = KEYWORD.re
+_SYMBOL = SYMBOL.re
+_CARET_ID = CARET_ID.re
+_STRING = STRING.re
+_INTEGER = INTEGER.re
+_FLOAT = FLOAT.re
+_HASH_ID = HASH_ID.re
+_BANG_ID = BANG_ID.re
+_ESCAPE = re.compile(r"\\(?:([0-9A-Fa-f]{2})|(.))", re.S)
+_SIMPLE_ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\"}
+
+
+def unescape_string(body: str) -> str:
+    """The value of a string literal's body (between the quotes): ``\\"`` ``\\\\`` ``\\n``
+    ``\\t`` and ``\\XX`` (a hex byte, kept as a latin-1 character)."""
+    if "\\" not in body:
+        return body
+
+    def repl(m: re.Match) -> str:
+        if m.group(1) is not None:
+            return chr(int(m.group(1), 16))
+        c = m.group(2)
+        if c in _SIMPLE_ESCAPES:
+            return _SIMPLE_ESCAPES[c]
+        raise ValueError(f"unknown escape sequence '\\{c}' in string")
+
+    return _ESCAPE.sub(repl, body)
+
+
+class Cursor:
+    """A position in a text, with MLIR-aware whitespace skipping and error reporting."""
+
+    __slots__ = ("text", "pos", "filename", "line_offset", "_line_starts", "n")
+
+    def __init__(self, text: str, filename: str, line_offset: int = 0):
+        self.text = text
+        self.pos = 0
+        self.n = len(text)
+        self.filename = filename
+        self.line_offset = line_offset
+        self._line_starts: list[int] | None = None
+
+    # ---- positions -------------------------------------------------------------------
+    def location(self, pos: int | None = None) -> SourcePos:
+        if pos is None:
+            pos = self.pos
+        starts = self._line_starts
+        if starts is None:
+            starts = [0]
+            starts.extend(m.end() for m in re.finditer("\n", self.text))
+            self._line_starts = starts
+        i = bisect.bisect_right(starts, pos) - 1
+        return SourcePos(self.filename, i + 1 + self.line_offset, pos - starts[i] + 1)
+
+    def source_line(self, pos: int) -> str:
+        start = self.text.rfind("\n", 0, pos) + 1
+        end = self.text.find("\n", pos)
+        return self.text[start : end if end >= 0 else self.n]
+
+    def error(self, message: str, pos: int | None = None) -> ParseError:
+        if pos is None:
+            pos = self.pos
+        pos = min(max(pos, 0), self.n)
+        return ParseError(message, self.location(pos), source_line=self.source_line(pos))
+
+    def describe(self) -> str:
+        """What stands at the cursor, for error messages."""
+        if self.pos >= self.n:
+            return "end of input"
+        m = re.compile(r"[A-Za-z0-9_%@#!^.$\-]+|\S").match(self.text, self.pos)
+        return f"'{m.group(0)[:40]}'" if m else "whitespace"
+
+    # ---- scanning --------------------------------------------------------------------
+    def skip(self) -> int:
+        m = _WS.match(self.text, self.pos)
+        if m:
+            self.pos = m.end()
+        return self.pos
+
+    def at_end(self) -> bool:
+        return self.skip() >= self.n
+
+    def peek(self) -> str:
+        """The next non-blank character ('' at the end)."""
+        p = self.skip()
+        return self.text[p] if p < self.n else ""
+
+    def startswith(self, s: str) -> bool:
+        self.skip()
+        return self.text.startswith(s, self.pos)
+
+    def accept(self, s: str) -> bool:
+        """Consume the punctuation ``s`` if it comes next."""
+        self.skip()
+        if self.text.startswith(s, self.pos):
+            self.pos += len(s)
+            return True
+        return False
+
+    def expect(self, s: str, what: str | None = None) -> None:
+        self.skip()
+        if self.text.startswith(s, self.pos):
+            self.pos += len(s)
+            return
+        raise self.error(f"expected '{s}'{' ' + what if what else ''}, found {self.describe()}")
+
+    def accept_keyword(self, word: str) -> bool:
+        self.skip()
+        m = _KEYWORD.match(self.text, self.pos)
+        if m and m.group(0) == word:
+            self.pos = m.end()
+            return True
+        return False
+
+    def expect_keyword(self, word: str) -> None:
+        if not self.accept_keyword(word):
+            raise self.error(f"expected '{word}', found {self.describe()}")
+
+    def match(self, pattern: re.Pattern) -> re.Match | None:
+        self.skip()
+        m = pattern.match(self.text, self.pos)
+        if m:
+            self.pos = m.end()
+        return m
+
+    def expect_match(self, pattern: re.Pattern, what: str) -> re.Match:
+        m = self.match(pattern)
+        if m is None:
+            raise self.error(f"expected {what}, found {self.describe()}")
+        return m
+
+    def keyword(self) -> str | None:
+        m = self.match(_KEYWORD)
+        return m.group(0) if m else None
+
+    def bare_id(self) -> str | None:
+        m = self.match(_BARE_ID)
+        return m.group(0) if m else None
+
+    def string(self) -> str | None:
+        """A string literal's unescaped value, or None if none comes next."""
+        self.skip()
+        m = _STRING.match(self.text, self.pos)
+        if m is None:
+            if self.text.startswith('"', self.pos):
+                raise self.error("unterminated string literal")
+            return None
+        try:
+            value = unescape_string(m.group(0)[1:-1])
+        except ValueError as e:
+            raise self.error(str(e)) from None
+        self.pos = m.end()
+        return value
+
+    def balanced(self, open_: str, close: str) -> str:
+        """Consume a balanced ``open_ ... close`` group (strings respected); return its text."""
+        self.skip()
+        start = self.pos
+        text = self.text
+        if not text.startswith(open_, start):
+            raise self.error(f"expected '{open_}', found {self.describe()}")
+        pairs = {"<": ">", "(": ")", "[": "]", "{": "}"}
+        stack: list[str] = []
+        i = start
+        n = self.n
+        while i < n:
+            c = text[i]
+            if c == '"':
+                m = _STRING.match(text, i)
+                if m is None:
+                    raise self.error("unterminated string literal", i)
+                i = m.end()
+                continue
+            if c in pairs:
+                if c == "<" or (stack and stack[-1] == ">" and c not in "<([{"):
+                    pass
+                stack.append(pairs[c])
+                if len(stack) > 1000:
+                    raise self.error("nesting too deep", i)
+            elif c in ">)]}":
+                if c == ">" and i > 0 and text[i - 1] == "-":
+                    i += 1  # `->` inside an opaque attribute
+                    continue
+                if not stack or stack[-1] != c:
+                    raise self.error(f"unbalanced '{c}'", i)
+                stack.pop()
+                if not stack:
+                    self.pos = i + 1
+                    return text[start : i + 1]
+            i += 1
+        raise self.error(f"unterminated '{open_}'", start)
+
+
+VALUE_ID_RE = _VALUE_ID
+VALUE_DEF_RE = _VALUE_DEF
+BARE_ID_RE = _BARE_ID
+KEYWORD_RE = _KEYWORD
+SYMBOL_RE = _SYMBOL
+CARET_ID_RE = _CARET_ID
+STRING_RE = _STRING
+INTEGER_RE = _INTEGER
+FLOAT_RE = _FLOAT
+HASH_ID_RE = _HASH_ID
+BANG_ID_RE = _BANG_ID
+SIMPLE_TENSOR_RE = SIMPLE_TENSOR.re

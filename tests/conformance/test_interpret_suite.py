@@ -1,0 +1,59 @@
+"""The official interpreter conformance suite (../shared/stablehlo/tests/interpret).
+
+Every chunk runs through the same path as ``hlorun interpret --split-input-file``:
+parse, verify, run the entry, and every ``check.*`` op must pass.  Chunks known not
+to pass are listed in KNOWN_FAILURES with the reason; they are strict xfails, so one
+that starts passing must be taken off the list.
+"""
+
+from __future__ import annotations
+
+import pytest
+from conftest import SHARED
+from suite import TALLY, interpret_cases
+
+import engine
+from engine.api import entry_function
+from parser import parse_module
+
+CASES = interpret_cases()
+
+# "file::function" -> why it does not pass yet.
+KNOWN_FAILURES: dict[str, str] = {}
+
+
+def _run(case, tmp_path):
+    module = parse_module(case.text, str(case.path))
+    if not module.functions:
+        return
+    inputs = []
+    if case.args:
+        from engine.cli import _parse_args_attr
+
+        inputs = _parse_args_attr(case.args)
+    fn = entry_function(module)
+    engine.run(module, inputs if fn.type.inputs else [], function=fn.name, probe_dir=tmp_path,
+               timeout=60)
+
+
+@pytest.mark.conformance
+@pytest.mark.skipif(not CASES, reason=f"{SHARED} not found: the conformance files sit beside "
+                    "the repo only in CI and developer checkouts")
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_interpret(case, tmp_path):
+    file = case.id.split("::")[0]
+    reason = KNOWN_FAILURES.get(case.id)
+    if reason is not None:
+        try:
+            _run(case, tmp_path)
+        except Exception:
+            TALLY[file]["known failure"] += 1
+            pytest.xfail(reason)
+        TALLY[file]["passed"] += 1
+        pytest.fail(f"{case.id} passes now: take it off KNOWN_FAILURES")
+    try:
+        _run(case, tmp_path)
+    except BaseException:
+        TALLY[file]["failed"] += 1
+        raise
+    TALLY[file]["passed"] += 1
