@@ -50,14 +50,14 @@ def _source_lines(path: str, text: str) -> list[str]:
     return text.splitlines()
 
 
-def report(err: HloError, lines: list[str], out=sys.stderr) -> None:
+def report(err: HloError, lines: list[str], out=None) -> None:
     """Print ``file:line:col: error: ...`` plus, for parse errors, the line and a caret."""
     src = None
     if err.pos is not None and 0 < err.pos.line <= len(lines):
         src = lines[err.pos.line - 1]
     if err.source_line is None and src is not None and isinstance(err, ParseError):
         err.source_line = src
-    print(err.render(with_source=isinstance(err, ParseError)), file=out)
+    print(err.render(with_source=isinstance(err, ParseError)), file=out or sys.stderr)
 
 
 def _read(path: str) -> str:
@@ -127,7 +127,7 @@ def _print_results(results, types, dense: bool) -> None:
 
     for value, t in zip(results, types):
         if dense and isinstance(t, TensorType):
-            from parser.printer import format_attribute
+            from parser.printer import print_attribute as format_attribute
 
             print(format_attribute(DenseElementsAttr(t, value)))
         else:

@@ -1,8 +1,15 @@
-"""Element-level views used by the check ops: bitwise equality, ULP distance, and
-printing one element in its type's own notation.
+"""The ``Element`` adapter, and the whole-array views the check ops use.
 
-Whole-array helpers (no per-element loops) plus ``format_element`` for the one
-element a failed check reports.
+An ``Element`` holds ONE value of any StableHLO element type as its bit pattern plus
+its type, and compares bitwise: it is the definition of ``check.expect_eq``'s
+equality (spec: bitwise).  The check kernels find mismatches with the equivalent
+whole-array ``equal_mask`` and use ``Element`` to report the first one in the type's own
+notation; a test keeps the two in agreement.  Nothing in engine/kernels except the
+check kernels may import this module (a test enforces it).
+
+Float equality decision: bitwise by default (NaN == NaN of the same payload, +0 != -0),
+as the spec's testing notes say; ``mode="ieee"`` gives the official tool's IEEE
+equality (NaN never equal, +0 == -0).
 """
 
 from __future__ import annotations
@@ -94,3 +101,40 @@ def format_element(value, dtype: np.dtype) -> str:
             return "inf" if f > 0 else "-inf"
         return f"{f:e}"
     return str(int(value))
+
+
+class Element:
+    """One value of an element type (a NumPy / ml_dtypes dtype), compared bitwise."""
+
+    __slots__ = ("dtype", "bits")
+
+    def __init__(self, value, dtype: np.dtype):
+        self.dtype = np.dtype(dtype)
+        raw = np.asarray(value, self.dtype).reshape(1)
+        self.bits = bytes(raw.view(np.uint8))
+
+    @classmethod
+    def at(cls, array: np.ndarray, index: tuple[int, ...]) -> Element:
+        return cls(array[index], array.dtype)
+
+    @property
+    def value(self):
+        return np.frombuffer(self.bits, self.dtype)[0]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Element):
+            return NotImplemented
+        return self.dtype == other.dtype and self.bits == other.bits
+
+    def __hash__(self) -> int:
+        return hash((self.dtype.str, self.bits))
+
+    def ieee_eq(self, other: Element) -> bool:
+        with np.errstate(invalid="ignore"):
+            return bool(self.value == other.value)
+
+    def __str__(self) -> str:
+        return format_element(self.value, self.dtype)
+
+    def __repr__(self) -> str:
+        return f"Element({self}, {self.dtype})"

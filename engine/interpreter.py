@@ -87,13 +87,17 @@ def _nbytes(t: Type) -> int | None:
     return None
 
 
-def _conforms(value: Any, t: Type) -> bool:
-    """Does a kernel's result match its declared type (dtype, and static dims)?"""
+def _conforms(value: Any, t: Type, in_region: bool = False) -> bool:
+    """Does a kernel's result match its declared type (dtype, and static dims)?
+
+    Inside regions, values may carry extra leading (batch) dimensions: reduce, sort and
+    scatter bodies run on whole tensors at once, so only the dtype is checked there.
+    """
     if isinstance(t, TensorType):
         if not isinstance(value, np.ndarray) or value.dtype != dtype_of(t):
             return False
         shape = t.shape
-        if shape is None:
+        if shape is None or in_region:
             return True
         if len(shape) != value.ndim:
             return False
@@ -125,6 +129,7 @@ class Step:
     multi: bool
     check_types: tuple[Type, ...]
     nbytes: int  # static size of the results, checked against the memory cap
+    in_region: bool = False
 
 
 @dataclass(eq=False)
@@ -295,7 +300,10 @@ class Interpreter:
             fn = row.kernel
         results = tuple(scope.define(v.name) for v in op.results)
         nbytes = sum(_nbytes(v.type) or 0 for v in op.results)
-        return Step(op, fn, operands, results, kwargs, multi, op.result_types, nbytes)
+        return Step(
+            op, fn, operands, results, kwargs, multi, op.result_types, nbytes,
+            in_region=scope.parent is not None,
+        )
 
     def _call_kernel(self, op: Operation) -> Callable[..., Any]:
         callee = op.attr("callee")
@@ -377,13 +385,13 @@ class Interpreter:
                 for slot, value, t in zip(results, out, step.check_types):
                     if type(value) is not np.ndarray and isinstance(value, np.generic):
                         value = np.asarray(value)
-                    if not _conforms(value, t):
+                    if not _conforms(value, t, step.in_region):
                         self._bad_result(step, value, t)
                     frame[slot] = value
             elif results:
                 if type(out) is not np.ndarray and isinstance(out, np.generic):
                     out = np.asarray(out)
-                if not _conforms(out, step.check_types[0]):
+                if not _conforms(out, step.check_types[0], step.in_region):
                     self._bad_result(step, out, step.check_types[0])
                 frame[results[0]] = out
             cb = self.context.callback

@@ -25,10 +25,12 @@ __all__ = [
 ]
 
 
-def parse_module(text: str, filename: str = "<string>"):
+def parse_module(text: str, filename: str = "<string>", *, line_offset: int = 0):
+    """Parse MLIR text into a ``Module``; ``line_offset`` is added to reported lines
+    (for a chunk of a larger file)."""
     from .grammar import parse_module as _parse
 
-    return _parse(text, filename)
+    return _parse(text, filename, line_offset=line_offset)
 
 
 def print_module(module) -> str:

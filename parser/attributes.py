@@ -46,6 +46,10 @@ MAX_NESTING = 256
 _SUB_BYTE = {"f4E2M1FN": 0xF, "f6E2M3FN": 0x3F, "f6E3M2FN": 0x3F}
 
 
+def _sub_byte_bits(name: str) -> int:
+    return {"f4E2M1FN": 4, "f6E2M3FN": 6, "f6E3M2FN": 6}.get(name, 0)
+
+
 def _storage_type(t: Type) -> Type:
     return t.storage_type if isinstance(t, QuantizedType) else t
 
@@ -113,13 +117,17 @@ def round_floats(x64: np.ndarray, t: FloatType, texts: list[str] | None = None) 
     dtype = float_dtype(t)
     with np.errstate(over="ignore", invalid="ignore"):
         r = x64.astype(dtype)
+    if name == "f8E8M0FNU" and (x64 == 0).any():
+        # no zero in this format: APFloat makes a zero the smallest normal (2^-127, 0x00)
+        r = r.copy()
+        r.view(np.uint8)[x64 == 0] = 0
     if texts is None:
         return r
     back = r.astype(np.float64)
     nmant = ml_dtypes.finfo(dtype).nmant
     bits = x64.view(np.uint64)
     low = np.uint64((1 << (52 - nmant - 1)) - 1)
-    suspect = (back != x64) & np.isfinite(x64) & ((bits & low) == 0)
+    suspect = (back != x64) & np.isfinite(x64) & (x64 != 0) & ((bits & low) == 0)
     if suspect.any():
         r = r.copy()
         for i in np.flatnonzero(suspect.reshape(-1)):
@@ -138,16 +146,19 @@ def _round_exact(text: str, x: float, dtype: np.dtype):
     except (ValueError, ZeroDivisionError):
         return np.array(x).astype(dtype)
     r = np.array([x]).astype(dtype)
-    u = r.view(_uint_view_dtype(dtype))
+    udt = _uint_view_dtype(dtype)
+    bits = int(r.view(udt)[0])
     back = float(r.astype(np.float64)[0])
     step = 1 if abs(x) > abs(back) else -1
-    other = (u + np.array(step, dtype=u.dtype)).view(dtype)
+    if not 0 <= bits + step < 1 << (8 * dtype.itemsize):
+        return r[0]
+    other = np.array([bits + step], dtype=udt).view(dtype)
     ob = float(other.astype(np.float64)[0])
     if not (math.isfinite(back) and math.isfinite(ob)):
         return r[0]
     d1 = abs(exact - Fraction(back))
     d2 = abs(exact - Fraction(ob))
-    if d2 < d1 or (d1 == d2 and int(other.view(u.dtype)[0]) % 2 == 0):
+    if d2 < d1 or (d1 == d2 and (bits + step) % 2 == 0):
         return other[0]
     return r[0]
 
@@ -166,7 +177,7 @@ def float_from_bits(bits: int, t: FloatType) -> float:
     u = _uint_view_dtype(dtype)
     nbits = dtype.itemsize * 8
     if t.name in _SUB_BYTE:
-        nbits = 4 if t.name.startswith("f4") else 6
+        nbits = _sub_byte_bits(t.name)
     if bits < 0 or bits >= 1 << nbits:
         raise LiteralError(f"hexadecimal float literal 0x{bits:X} does not fit in type {t}")
     return float(np.array([bits], dtype=u).view(dtype).astype(np.float64)[0])
@@ -396,7 +407,7 @@ def _float_leaf_values(leaves: list, t: FloatType) -> np.ndarray:
     if hex_bits:
         dtype = out.dtype
         u = out.view(_uint_view_dtype(dtype))
-        nbits = 4 if t.name.startswith("f4") else 6 if t.name.startswith("f6") else dtype.itemsize * 8
+        nbits = _sub_byte_bits(t.name) or dtype.itemsize * 8
         for i, b in hex_bits.items():
             if b >= 1 << nbits:
                 raise LiteralError(f"hexadecimal float literal 0x{b:X} does not fit in type {t}")

@@ -48,6 +48,7 @@ _INTEGER = INTEGER.re
 _FLOAT = FLOAT.re
 _HASH_ID = HASH_ID.re
 _BANG_ID = BANG_ID.re
+_WS_START = frozenset(" \t\r\n\f\v/")
 _ESCAPE = re.compile(r"\\(?:([0-9A-Fa-f]{2})|(.))", re.S)
 _SIMPLE_ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\"}
 
@@ -114,7 +115,10 @@ class Cursor:
 
     # ---- scanning --------------------------------------------------------------------
     def skip(self) -> int:
-        m = _WS.match(self.text, self.pos)
+        pos = self.pos
+        if pos < self.n and self.text[pos] not in _WS_START:
+            return pos
+        m = _WS.match(self.text, pos)
         if m:
             self.pos = m.end()
         return self.pos
@@ -214,8 +218,6 @@ class Cursor:
                 i = m.end()
                 continue
             if c in pairs:
-                if c == "<" or (stack and stack[-1] == ">" and c not in "<([{"):
-                    pass
                 stack.append(pairs[c])
                 if len(stack) > 1000:
                     raise self.error("nesting too deep", i)

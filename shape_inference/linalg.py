@@ -70,6 +70,28 @@ def _unique(xs: Sequence[int]) -> bool:
     return len(set(xs)) == len(xs)
 
 
+def _check_quantized_combo(ctx: ShapeContext, label: str, le: Type, re_: Type) -> None:
+    """dot_general_c14 / convolution_c28: is_quantized(lhs) = is_quantized(result) and
+    is_quantized(rhs)."""
+    d = _declared(ctx)
+    res_q = isinstance(_elem(d), QuantizedType) if d is not None else isinstance(le, QuantizedType)
+    if isinstance(le, QuantizedType) != (res_q and isinstance(re_, QuantizedType)):
+        raise ctx.error(label, "is_quantized(lhs) must equal is_quantized(result) and is_quantized(rhs)")
+
+
+_PRECISIONS = ("DEFAULT", "HIGH", "HIGHEST")
+
+
+def _check_precision(ctx: ShapeContext, label: str, precision_config: Sequence[object]) -> None:
+    """precision_config: at most 2 of DEFAULT / HIGH / HIGHEST (the spec says exactly
+    2; MLIR's verifier, which the verifier suite follows, accepts 0, 1 or 2)."""
+    if len(precision_config) > 2:
+        raise ctx.error(label, f"expects precision config to be empty or have <= 2 elements, got {len(precision_config)}")
+    for p in precision_config:
+        if p not in _PRECISIONS:
+            raise ctx.error(label, f"'precision_config' failed to satisfy constraint: {p!r}")
+
+
 # --------------------------------------------------------------------------------------
 # dot_general / dot
 # --------------------------------------------------------------------------------------
@@ -109,11 +131,14 @@ def dot_general(
         raise ctx.error("dot_general_c3", "has duplicated dimension from lhs_batching_dimensions and lhs_contracting_dimensions")
     if not _unique(rb + rc):  # dot_general_c4
         raise ctx.error("dot_general_c4", "has duplicated dimension from rhs_batching_dimensions and rhs_contracting_dimensions")
-    if len(precision_config) not in (0, 2):  # dot_general_c11
-        raise ctx.error("dot_general_c11", f"expects precision config to be empty or have <= 2 elements, got {len(precision_config)}")
+    _check_precision(ctx, "dot_general_c11", precision_config)
     if algorithm is not None:
         if any(p != "DEFAULT" for p in precision_config):  # dot_general_c21
             raise ctx.error("dot_general_c21", "must specify DEFAULT precision config when algorithm is set")
+        for field in ("lhs_precision_type", "rhs_precision_type", "accumulation_type"):
+            t = getattr(algorithm, field, None)
+            if t is not None and not isinstance(t, FloatType):  # dot_general_c21 (I8-I10)
+                raise ctx.error("dot_general_c21", "dot algorithm not known to be supported on any hardware")
         for label, field in (("dot_general_c22", "lhs_component_count"),
                              ("dot_general_c23", "rhs_component_count"),
                              ("dot_general_c24", "num_primitive_operations")):
@@ -144,6 +169,7 @@ def dot_general(
     le, re_ = _elem(lhs), _elem(rhs)
     if not isinstance(le, QuantizedType) and not isinstance(re_, QuantizedType) and le != re_:
         raise ctx.error("dot_general_c13", f"lhs and rhs element types differ: {le} vs {re_}")  # dot_general_c13
+    _check_quantized_combo(ctx, "dot_general_c14", le, re_)
     # dot_general_c12: shape(result) = batch + lhs free + rhs free
     batch = [ls[a] if ls[a] is not None else rs[b] for a, b in zip(lb, rb)]
     lf = [ls[d] for d in range(len(ls)) if d not in lb and d not in lc]
@@ -157,8 +183,7 @@ def dot_general(
 def dot(ctx: ShapeContext, lhs: Type, rhs: Type, *, precision_config: Sequence[str] = ()) -> Type | None:
     """Legacy stablehlo.dot: (vector|matrix) x (vector|matrix), contracting the last
     dimension of lhs with the first of rhs."""
-    if len(precision_config) not in (0, 2):  # dot_c11 (as dot_general_c11)
-        raise ctx.error("dot_general_c11", "expects precision config to be empty or have 2 elements")
+    _check_precision(ctx, "dot_general_c11", precision_config)
     if not _ranked(lhs, rhs):
         return None
     ls, rs = lhs.shape, rhs.shape
@@ -286,8 +311,7 @@ def _conv_shape(
         raise ctx.error(f"{op}_c22", "batch_group_count must be positive")
     if feature_group_count != 1 and batch_group_count != 1:  # C23
         raise ctx.error(f"{op}_c23", "feature_group_count and batch_group_count cannot both exceed 1")
-    if len(precision_config) not in (0, 2):  # C24
-        raise ctx.error(f"{op}_c24", "expects precision config to be empty or have 2 elements")
+    _check_precision(ctx, f"{op}_c24", precision_config)
     batch = ls[input_batch_dimension]
     feat = ls[input_feature_dimension]
     kin = rs[kernel_input_feature_dimension]
@@ -305,6 +329,7 @@ def _conv_shape(
     le, re_ = _elem(lhs), _elem(rhs)
     if not isinstance(le, QuantizedType) and not isinstance(re_, QuantizedType) and le != re_:
         raise ctx.error(f"{op}_c27", f"lhs and rhs element types differ: {le} vs {re_}")  # C27
+    _check_quantized_combo(ctx, f"{op}_c28", le, re_)
     # C25 / C26: the result shape
     out = [None] * n
     out[output_batch_dimension] = None if batch is None else batch // batch_group_count

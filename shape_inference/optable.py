@@ -132,6 +132,9 @@ class ShapeContext:
     pos: SourcePos | None = None
     result_types: tuple[Type, ...] = ()
     regions: tuple[Region, ...] = ()
+    # The value of each operand that a ``stablehlo.constant`` defines (None otherwise),
+    # for checks the spec states on constant shape operands (dynamic_* ops).
+    operand_values: tuple[Any, ...] = ()
 
     def error(self, label: str, message: str) -> VerificationError:
         """Build the error to raise: ``raise ctx.error("slice_c3", "...")``."""

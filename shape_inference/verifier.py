@@ -52,13 +52,21 @@ def compatible_element(a: Type, b: Type) -> bool:
     )
 
 
-def verify_op(op: Operation, row: OpDef, attrs: dict[str, Any] | None = None) -> None:
-    """Check ``op`` with its row's shape function; raise ``VerificationError``."""
+def verify_op(
+    op: Operation,
+    row: OpDef,
+    attrs: dict[str, Any] | None = None,
+    constants: dict[str, Any] | None = None,
+) -> None:
+    """Check ``op`` with its row's shape function; raise ``VerificationError``.
+
+    ``constants`` maps SSA names defined by ``stablehlo.constant`` to their arrays."""
     if row.shape is None:
         return
     if attrs is None:
         attrs = decode_op_attributes(op, row)
-    ctx = ShapeContext(op.name, op.pos, op.result_types, op.regions)
+    values = tuple(constants.get(v.name) for v in op.operands) if constants else ()
+    ctx = ShapeContext(op.name, op.pos, op.result_types, op.regions, values)
     try:
         inferred = row.shape(ctx, *op.operand_types, **attrs)
     except VerificationError as e:
@@ -88,30 +96,36 @@ def verify_op(op: Operation, row: OpDef, attrs: dict[str, Any] | None = None) ->
 
 def _fmt(types: tuple[Type, ...]) -> str:
     try:
-        from parser.printer import format_type
+        from parser.printer import print_type as format_type
 
         return "'" + "', '".join(format_type(t) for t in types) + "'"
     except Exception:  # the printer is optional here
         return repr(types)
 
 
-def _walk_region(region: Region) -> None:
+def _walk_region(region: Region, constants: dict[str, Any]) -> None:
     for block in region.blocks:
         for op in block.operations:
-            verify_operation(op)
+            verify_operation(op, constants)
 
 
-def verify_operation(op: Operation) -> None:
+def verify_operation(op: Operation, constants: dict[str, Any] | None = None) -> None:
+    if constants is None:
+        constants = {}
     row = OP_TABLE.get(op.name)
     if row is not None:
-        verify_op(op, row)
+        verify_op(op, row, constants=constants)
+    if op.name == "stablehlo.constant" and len(op.results) == 1:
+        value = op.attr("value")
+        if value is not None and hasattr(value, "array"):
+            constants[op.results[0].name] = value.array
     for r in op.regions:
-        _walk_region(r)
+        _walk_region(r, constants)
 
 
 def verify_function(fn: Function) -> None:
     if fn.body is not None:
-        _walk_region(fn.body)
+        _walk_region(fn.body, {})
 
 
 def verify_module(module: Module) -> None:

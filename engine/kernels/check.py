@@ -28,7 +28,7 @@ def _fail(check: str, actual: np.ndarray, expected: np.ndarray, bad: np.ndarray,
     e = format_element(expected[idx] if expected.ndim else expected[()], expected.dtype)
     n = int(np.count_nonzero(bad))
     raise InterpreterError(
-        f"{check} failed{where}: got {a}, expected {e}{extra} "
+        f"failed{where}: got {a}, expected {e}{extra} "
         f"({n} of {bad.size} elements differ)",
         op=check,
     )
@@ -40,7 +40,7 @@ def _expect_eq(actual, expected, *, context, check="check.expect_eq"):
         expected = expected.astype(actual.dtype)
     if actual.shape != expected.shape:
         raise InterpreterError(
-            f"{check} failed: shape {actual.shape} differs from expected {expected.shape}",
+            f"failed: shape {actual.shape} differs from expected {expected.shape}",
             op=check,
         )
     bad = ~equal_mask(actual, expected, mode=context.float_eq)
@@ -66,7 +66,7 @@ def _expect_almost_eq(actual, expected, *, tolerance, check="check.expect_almost
     expected = np.asarray(expected)
     if actual.shape != expected.shape:
         raise InterpreterError(
-            f"{check} failed: shape {actual.shape} differs from expected {expected.shape}",
+            f"failed: shape {actual.shape} differs from expected {expected.shape}",
             op=check,
         )
     bad = ~_almost_mask(actual, expected.astype(actual.dtype), tolerance)
@@ -163,7 +163,7 @@ def probe(operand, *, probe_id: str, result_type, context):
     os.makedirs(directory, exist_ok=True)
     name = _probe_file(probe_id, n)
     np.save(os.path.join(directory, name), operand, allow_pickle=False)
-    from parser.printer import format_type
+    from parser.printer import print_type as format_type
 
     with open(os.path.join(directory, "index.csv"), "a", newline="") as f:
         csv.writer(f).writerow([probe_id, format_type(result_type), name])

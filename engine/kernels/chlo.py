@@ -1,1 +1,823 @@
-"""chlo kernels (spec: see each function)."""
+"""chlo kernels (source of truth: stablehlo docs/chlo.md), run directly without lowering.
+
+Accuracy.  Real functions of f32, f16, bf16 and narrower floats are computed in float64
+(NumPy / scipy.special) and rounded once to the result type; bf16 and the 8/6/4-bit
+formats go through float32 with round-to-odd, so that rounding is a single correct
+round-to-nearest-even of the float64 value.  f64 inputs get float64 library accuracy.
+Complex functions of complex64 are computed in complex128 (NumPy's C99 functions: the
+C99 / NumPy branch cuts and signed-zero conventions) and rounded per component.
+
+Special values follow XLA's CHLO decompositions (what JAX programs expect):
+``lgamma(±inf) = +inf``, ``lgamma`` of a non-positive integer is ``+inf``, and of a
+negative non-integer ``log|Γ(x)|``; ``digamma`` is NaN at its poles (0, -1, -2...,
+-inf); ``zeta(x, q)`` is ``+inf`` at ``x == 1``, NaN for ``x < 1``, NaN for ``q <= 0``
+with non-integer ``x``, and at the poles ``q ∈ {0, -1, ...}`` ``+inf`` if ``x`` is an
+even integer, else NaN; ``polygamma(n, x)`` is NaN unless ``n`` is a natural number,
+``digamma(x)`` for ``n == 0``, else ``(-1)^(n+1) n! zeta(n+1, x)``; ``next_after`` is
+the bit-level algorithm of XLA's ``NextAfter`` (C's ``nextafter`` for IEEE formats).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+from scipy import special
+
+from engine.dtypes import dtype_of
+from engine.values import RegionFn
+from parser.errors import InterpreterError, UnsupportedError
+from parser.ir import IntegerType, QuantizedType, TensorType, Type
+from shape_inference.chlo import (
+    BROADCAST_OPS,
+    ragged_dot_fields,
+    ragged_dot_mode,
+    scan_num_inputs,
+)
+from shape_inference.optable import OP_TABLE, kernel, register_kernel
+
+F16, F32, F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
+C64, C128 = np.dtype(np.complex64), np.dtype(np.complex128)
+_ML_SIGNED = (np.dtype(ml_dtypes.int2), np.dtype(ml_dtypes.int4))
+_ML_UNSIGNED = (np.dtype(ml_dtypes.uint2), np.dtype(ml_dtypes.uint4))
+
+
+def int_kind(dt: np.dtype) -> str | None:
+    """"i" for signed integers (NumPy or ml_dtypes int2/int4), "u" for unsigned, else None."""
+    if dt.kind in "iu":
+        return dt.kind
+    if dt in _ML_SIGNED:
+        return "i"
+    if dt in _ML_UNSIGNED:
+        return "u"
+    return None
+
+# --------------------------------------------------------------------------------------
+# Rounding helpers
+# --------------------------------------------------------------------------------------
+
+
+def round_from_f64(y: np.ndarray, dt: np.dtype) -> np.ndarray:
+    """Round float64 values once (to nearest, ties to even) to the float dtype ``dt``.
+
+    f16 and f32 conversions from float64 are direct.  ml_dtypes converts float64 to
+    bf16 / f8 / f6 / f4 through float32 (double rounding), so we first round to float32
+    with round-to-odd: float32 keeps at least p + 2 bits of every narrower format (also
+    for their subnormals), which makes the second rounding correct.
+    """
+    y = np.asarray(y, dtype=F64)
+    if dt == F64:
+        return y
+    if dt in (F32, F16):
+        with np.errstate(all="ignore"):
+            return y.astype(dt)
+    with np.errstate(all="ignore"):
+        r = y.astype(F32)
+        back = r.astype(F64)
+        inexact = (back != y) & ~np.isnan(y)
+        trunc = np.where(np.abs(back) > np.abs(y), np.nextafter(r, np.float32(0)), r)
+        bits = trunc.view(np.uint32) | inexact.astype(np.uint32)
+        return bits.view(F32).astype(dt)
+
+
+def _out_dtype(result_type: Type) -> np.dtype:
+    return dtype_of(result_type)
+
+
+def _real(fn: Callable[[np.ndarray], np.ndarray], x: np.ndarray, dt: np.dtype) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        y = fn(x.astype(F64))
+    return round_from_f64(y, dt)
+
+
+def _complex(fn: Callable[[np.ndarray], np.ndarray], x: np.ndarray, dt: np.dtype) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        y = fn(x.astype(C128))
+    return np.asarray(y, dtype=C128).astype(dt)
+
+
+# --------------------------------------------------------------------------------------
+# Special functions on float64 arrays (XLA conventions, see the module docstring)
+# --------------------------------------------------------------------------------------
+
+
+# Taylor coefficients of lgamma(1 + e) = -euler_gamma e + sum_k (-1)^k zeta(k) / k e^k and
+# lgamma(2 + e) = (1 - euler_gamma) e + sum_k (-1)^k (zeta(k) - 1) / k e^k, k >= 2.
+_LGAMMA_TERMS = 60
+_LGAMMA1 = np.array(
+    [0.0, -np.euler_gamma]
+    + [(-1) ** k * float(special.zeta(k)) / k for k in range(2, _LGAMMA_TERMS)]
+)
+_LGAMMA2 = np.array(
+    [0.0, 1 - np.euler_gamma]
+    + [(-1) ** k * float(special.zetac(k)) / k for k in range(2, _LGAMMA_TERMS)]
+)
+
+
+def _horner(coeffs: np.ndarray, e: np.ndarray) -> np.ndarray:
+    acc = np.zeros_like(e)
+    for c in coeffs[::-1]:
+        acc = acc * e + c
+    return acc
+
+
+def _lgamma(x: np.ndarray) -> np.ndarray:
+    """log|Gamma(x)|.  On [0.5, 2.5), around the zeros at 1 and 2, Taylor series keep the
+    relative accuracy that scipy's gammaln loses there by cancellation."""
+    y = special.gammaln(x)
+    near1 = (x >= 0.5) & (x < 1.5)
+    near2 = (x >= 1.5) & (x < 2.5)
+    if near1.any():
+        y = np.where(near1, _horner(_LGAMMA1, np.where(near1, x - 1, 0.0)), y)
+    if near2.any():
+        y = np.where(near2, _horner(_LGAMMA2, np.where(near2, x - 2, 0.0)), y)
+    return np.where(np.isinf(x), np.inf, y)
+
+
+def _digamma(x: np.ndarray) -> np.ndarray:
+    pole = (x <= 0) & (x == np.floor(x))
+    return np.where(pole, np.nan, special.psi(x))
+
+
+def _erfc(x: np.ndarray) -> np.ndarray:
+    """erfc; for 2 <= x < 30, erfcx(x) * exp(-x²) with x² split exactly into hi + lo
+    (Dekker), since scipy's erfc loses ~400 ulps there (its exp(-x*x) rounds x*x)."""
+    mid = (x >= 2) & (x < 30)
+    xm = np.where(mid, x, 2.0)
+    hi = xm * xm
+    c = 134217729.0 * xm  # 2^27 + 1: splits xm into 26-bit halves
+    xh = c - (c - xm)
+    xl = xm - xh
+    lo = ((xh * xh - hi) + 2 * xh * xl) + xl * xl
+    large = special.erfcx(xm) * np.exp(-hi) * (1 - lo)
+    return np.where(mid, large, special.erfc(x))
+
+
+def _erf_inv(x: np.ndarray) -> np.ndarray:
+    return np.where(x == 0, x, special.erfinv(x))  # keeps the sign of zero
+
+
+def _i1e(x: np.ndarray) -> np.ndarray:
+    return np.where(x == 0, x, special.i1e(x))  # odd function: i1e(-0) = -0
+
+
+def _zeta(x: np.ndarray, q: np.ndarray) -> np.ndarray:
+    y = special.zeta(x, q)
+    y = np.where(x == 1, np.inf, y)
+    y = np.where(x < 1, np.nan, y)
+    q_le_zero = q <= 0
+    x_int = x == np.floor(x)
+    y = np.where(q_le_zero & ~x_int, np.nan, y)
+    at_pole = q_le_zero & (q == np.floor(q))
+    x_even = x_int & (np.fmod(x, 2) == 0)
+    return np.where(at_pole, np.where(x_even, np.inf, np.nan), y)
+
+
+def _polygamma(n: np.ndarray, x: np.ndarray) -> np.ndarray:
+    natural = np.isfinite(n) & (n >= 0) & (n == np.floor(n))
+    n1 = np.where(natural, n, 0.0) + 1.0
+    z = _zeta(n1, x)
+    fact = special.gamma(n1)
+    sign = np.where(np.fmod(n1, 2) == 0, 1.0, -1.0)  # (-1)^(n+1)
+    value = sign * fact * z
+    # n! overflows float64 (n > 170) while n! * zeta(n+1, x) may not: use logarithms.
+    big = np.isinf(fact) & np.isfinite(z) & (z != 0)
+    logged = sign * np.sign(z) * np.exp(special.gammaln(n1) + np.log(np.abs(np.where(big, z, 1))))
+    value = np.where(big, logged, value)
+    value = np.where(n == 0, _digamma(x), value)
+    return np.where(natural, value, np.nan)
+
+
+def _complex_square(z: np.ndarray) -> np.ndarray:
+    """docs/chlo.md: complex((x.real - x.imag) * (x.real + x.imag), x.real * x.imag * 2)."""
+    a, b = z.real, z.imag
+    return ((a - b) * (a + b)) + 1j * (a * b * 2)
+
+
+def _identity(x: np.ndarray) -> np.ndarray:
+    return x
+
+
+# --------------------------------------------------------------------------------------
+# Unary elementwise ops
+# --------------------------------------------------------------------------------------
+
+# op -> (float64 function, complex128 function or None)
+UNARY: dict[str, tuple[Callable, Callable | None]] = {
+    "chlo.acos": (np.arccos, np.arccos),
+    "chlo.acosh": (np.arccosh, np.arccosh),
+    "chlo.asin": (np.arcsin, np.arcsin),
+    "chlo.asinh": (np.arcsinh, np.arcsinh),
+    "chlo.atan": (np.arctan, np.arctan),
+    "chlo.atanh": (np.arctanh, np.arctanh),
+    "chlo.cosh": (np.cosh, np.cosh),
+    "chlo.sinh": (np.sinh, np.sinh),
+    "chlo.tan": (np.tan, np.tan),
+    "chlo.square": (np.square, _complex_square),
+    "chlo.conj": (_identity, np.conj),
+    "chlo.bessel_i1e": (_i1e, None),
+    "chlo.digamma": (_digamma, None),
+    "chlo.erf": (special.erf, None),
+    "chlo.erfc": (_erfc, None),
+    "chlo.erf_inv": (_erf_inv, None),
+    "chlo.lgamma": (_lgamma, None),
+}
+
+
+def _unary_kernel(name: str, real_fn: Callable, complex_fn: Callable | None) -> Callable:
+    def run(operand: np.ndarray, *, result_type: Type) -> np.ndarray:
+        dt = _out_dtype(result_type)
+        if dt.kind == "c":
+            if complex_fn is None:
+                raise UnsupportedError(f"'{name}' of a complex operand is not supported", op=name)
+            return _complex(complex_fn, operand, dt)
+        return _real(real_fn, operand, dt)
+
+    run.__name__ = name.replace("chlo.", "")
+    run.__doc__ = f"{name} element-wise (docs/chlo.md)."
+    return run
+
+
+for _name, (_real_fn, _complex_fn) in UNARY.items():
+    register_kernel(_name, _unary_kernel(_name, _real_fn, _complex_fn))
+
+
+def _as_float(x: np.ndarray) -> np.ndarray:
+    return x if x.dtype in (F16, F32, F64) else x.astype(F32)
+
+
+@kernel("chlo.is_inf")
+def is_inf(operand: np.ndarray, *, result_type: Type) -> np.ndarray:
+    """chlo.is_inf: +inf or -inf (formats without infinities give all false)."""
+    return np.isinf(_as_float(operand))
+
+
+@kernel("chlo.is_pos_inf")
+def is_pos_inf(operand: np.ndarray, *, result_type: Type) -> np.ndarray:
+    """chlo.is_pos_inf."""
+    return np.isposinf(_as_float(operand))
+
+
+@kernel("chlo.is_neg_inf")
+def is_neg_inf(operand: np.ndarray, *, result_type: Type) -> np.ndarray:
+    """chlo.is_neg_inf."""
+    return np.isneginf(_as_float(operand))
+
+
+# --------------------------------------------------------------------------------------
+# _asin_acos_kernel
+# --------------------------------------------------------------------------------------
+
+
+def asin_acos_kernel_f64(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``w = _asin_acos_kernel(z)`` for z = x + iy, float64, following Hull, Fairgrieve &
+    Tang (1997): with a = (|z+1| + |z-1|) / 2, ``w.real = sqrt(a² - |x|²)`` and
+    ``w.imag = acosh(a)``, each computed without cancellation, so that (docs/chlo.md)
+    ``asin(z) = complex(atan2(z.real, w.real), sign(z.imag) * w.imag)``."""
+    x, y = np.abs(x), np.abs(y)
+    safe_max = np.sqrt(np.finfo(F64).max) / 8
+    tiny_y = 1e-100  # below it y*y underflows relative to (1 - x) for x < 1
+    with np.errstate(all="ignore"):
+        xp1, xm1 = x + 1, x - 1
+        r = np.hypot(xp1, y)
+        s = np.hypot(xm1, y)
+        a = 0.5 * (r + s)
+        yy = y * y
+        rpxp1 = r + xp1
+        smxm1 = s - xm1  # s + (1 - x), used when x <= 1
+        spxm1 = s + xm1  # s + (x - 1), used when x > 1
+        half_apx = 0.5 * (a + x)
+        re_le1 = np.sqrt(half_apx * (yy / rpxp1 + smxm1))
+        re_gt1 = y * np.sqrt(half_apx / rpxp1 + half_apx / spxm1)
+        real = np.where(x <= 1, re_le1, re_gt1)
+        am1 = np.where(
+            x < 1, 0.5 * (yy / rpxp1 + yy / smxm1), 0.5 * (yy / rpxp1 + spxm1)
+        )
+        imag_small = np.log1p(am1 + np.sqrt(am1 * (a + 1)))
+        imag_big = np.log(a + np.sqrt((a - 1) * (a + 1)))
+        imag = np.where(a <= 1.5, imag_small, imag_big)
+        # y so small that y*y underflows: first-order terms (x < 1).
+        small = (y < tiny_y) & (x < 1)
+        one_m_xx = np.sqrt((1 - x) * (1 + x))
+        real = np.where(small, one_m_xx, real)
+        imag = np.where(small, y / one_m_xx, imag)
+        # |z| huge: a = hypot(x, y) (to relative 1e-300), w.real = y.
+        huge = np.maximum(x, y) >= safe_max
+        mx, mn = np.maximum(x, y), np.minimum(x, y)
+        ratio = np.where(mx > 0, mn / np.where(mx > 0, mx, 1), 0)
+        imag_huge = np.log(2.0) + np.log(mx) + 0.5 * np.log1p(ratio * ratio)
+        real = np.where(huge, y, real)
+        imag = np.where(huge, imag_huge, imag)
+        nan = np.isnan(x) | np.isnan(y)
+        real = np.where(nan, np.nan, real)
+        imag = np.where(nan, np.nan, imag)
+    return real, imag
+
+
+@kernel("chlo._asin_acos_kernel")
+def asin_acos_kernel(operand: np.ndarray, *, result_type: Type) -> np.ndarray:
+    """chlo._asin_acos_kernel (docs/chlo.md), computed in float64."""
+    dt = _out_dtype(result_type)
+    z = operand.astype(C128)
+    re, im = asin_acos_kernel_f64(z.real, z.imag)
+    out = np.empty(z.shape, dtype=C128)
+    out.real, out.imag = re, im
+    return out.astype(dt)
+
+
+# --------------------------------------------------------------------------------------
+# Binary elementwise ops
+# --------------------------------------------------------------------------------------
+
+
+def _binary_real(fn: Callable, lhs: np.ndarray, rhs: np.ndarray, dt: np.dtype) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        y = fn(lhs.astype(F64), rhs.astype(F64))
+    return round_from_f64(y, dt)
+
+
+@kernel("chlo.zeta")
+def zeta(x: np.ndarray, q: np.ndarray, *, result_type: Type) -> np.ndarray:
+    """chlo.zeta: Hurwitz zeta(x, q) = sum_n (q + n)^-x."""
+    return _binary_real(_zeta, x, q, _out_dtype(result_type))
+
+
+@kernel("chlo.polygamma")
+def polygamma(n: np.ndarray, x: np.ndarray, *, result_type: Type) -> np.ndarray:
+    """chlo.polygamma(n, x): the n-th derivative of digamma."""
+    return _binary_real(_polygamma, n, x, _out_dtype(result_type))
+
+
+def _float_bits(dt: np.dtype) -> int:
+    if dt in (F16, F32, F64):
+        return dt.itemsize * 8
+    return int(ml_dtypes.finfo(dt).bits)
+
+
+_UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+@kernel("chlo.next_after")
+def next_after(x: np.ndarray, y: np.ndarray, *, result_type: Type) -> np.ndarray:
+    """chlo.next_after: the next representable value of ``x`` towards ``y`` (C++
+    std::nextafter), by XLA's bit-level algorithm, for every float format."""
+    dt = _out_dtype(result_type)
+    x = np.asarray(x, dtype=dt)
+    y = np.asarray(y, dtype=dt)
+    u = _UINT[dt.itemsize]
+    fx = x.view(u).astype(np.uint64)
+    fy = y.view(u).astype(np.uint64)
+    one = np.uint64(1)
+    nan = np.isnan(_as_float(x)) | np.isnan(_as_float(y))
+    nan_bits = np.uint64(np.array(np.nan, dtype=dt).view(u)) if _has_nan(dt) else np.uint64(0)
+    if dt == np.dtype(ml_dtypes.float8_e8m0fnu):
+        # No sign bit and no zero: step the exponent; off either end is NaN.
+        up = _as_float(x) < _as_float(y)
+        res = np.where(up, fx + one, fx - one) & np.uint64(0xFF)
+        res = np.where(fx == fy, fy, res)
+        res = np.where(nan, nan_bits, res)
+        return res.astype(u).view(dt)
+    width = _float_bits(dt)
+    sign_mask = np.uint64(1 << (width - 1))
+    mag_mask = np.uint64((1 << (width - 1)) - 1)
+    ax, ay = fx & mag_mask, fy & mag_mask
+    sx, sy = fx & sign_mask, fy & sign_mask
+    smaller = (ax > ay) | (sx != sy)
+    res = np.where(smaller, fx - one, fx + one)
+    from_zero = sy | one  # the smallest subnormal, signed like y
+    res = np.where(ax == 0, np.where(ay == 0, fy, from_zero), res)
+    res = np.where(fx == fy, fy, res)
+    if "fnuz" in dt.name:  # the pattern "-0" is NaN there: stepping to it gives 0
+        res = np.where(res == sign_mask, np.uint64(0), res)
+    res = np.where(nan, nan_bits, res)
+    return res.astype(u).view(dt)
+
+
+def _has_nan(dt: np.dtype) -> bool:
+    return dt in (F16, F32, F64) or bool(np.isnan(np.array(np.nan, dtype=dt).astype(F32)))
+
+
+@kernel("chlo.mulhi")
+def mulhi(lhs: np.ndarray, rhs: np.ndarray, *, result_type: Type) -> np.ndarray:
+    """chlo.mulhi: the high N bits of the 2N-bit product of two N-bit integers."""
+    dt = _out_dtype(result_type)
+    info = ml_dtypes.iinfo(dt) if dt.kind not in "iu" else np.iinfo(dt)
+    width = int(info.bits)
+    signed = int(info.min) < 0
+    if width <= 32:
+        wide = np.int64 if signed else np.uint64
+        p = lhs.astype(wide) * rhs.astype(wide)
+        return (p >> wide(width)).astype(dt)
+    a = lhs.view(np.uint64)
+    b = rhs.view(np.uint64)
+    hi = _umulhi64(a, b)
+    if signed:
+        hi = hi - np.where(lhs < 0, b, np.uint64(0)) - np.where(rhs < 0, a, np.uint64(0))
+        return hi.view(np.int64)
+    return hi
+
+
+def _umulhi64(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """High 64 bits of the 128-bit product, from 32-bit halves (no element loops)."""
+    m = np.uint64(0xFFFFFFFF)
+    s = np.uint64(32)
+    a0, a1 = a & m, a >> s
+    b0, b1 = b & m, b >> s
+    p00, p01, p10, p11 = a0 * b0, a0 * b1, a1 * b0, a1 * b1
+    mid = (p00 >> s) + (p01 & m) + (p10 & m)
+    return p11 + (p01 >> s) + (p10 >> s) + (mid >> s)
+
+
+# --------------------------------------------------------------------------------------
+# Broadcasting ops
+# --------------------------------------------------------------------------------------
+
+
+def broadcast_pair(
+    lhs: np.ndarray, rhs: np.ndarray, broadcast_dimensions: tuple[int, ...] | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Both operands broadcast to their common shape (XLA broadcasting semantics: trailing
+    alignment, or ``broadcast_dimensions`` mapping the lower-rank operand's dims)."""
+    if broadcast_dimensions and lhs.ndim != rhs.ndim:
+        big, small = (lhs, rhs) if lhs.ndim > rhs.ndim else (rhs, lhs)
+        dims = list(broadcast_dimensions)
+        order = np.argsort(dims)
+        small_t = np.transpose(small, order)
+        shape = [1] * big.ndim
+        for i, d in enumerate(sorted(dims)):
+            shape[d] = small_t.shape[i]
+        small_t = small_t.reshape(shape)
+        lhs, rhs = (big, small_t) if lhs.ndim > rhs.ndim else (small_t, big)
+    try:
+        a, b = np.broadcast_arrays(lhs, rhs)
+    except ValueError as e:
+        raise InterpreterError(
+            f"operand shapes {lhs.shape} and {rhs.shape} are not broadcast-compatible"
+        ) from e
+    return a, b
+
+
+def _default_compare_type(x: np.ndarray) -> str:
+    """docs/chlo.md: FLOAT for floats, SIGNED for signed, UNSIGNED for unsigned (and i1)."""
+    if x.dtype == np.bool_:
+        return "UNSIGNED"
+    kind = int_kind(x.dtype)
+    if kind == "i":
+        return "SIGNED"
+    if kind == "u":
+        return "UNSIGNED"
+    return "FLOAT"
+
+
+def _target_kernel(op: str, target: str) -> Callable[..., Any]:
+    row = OP_TABLE.get(target)
+    if row is None or row.kernel is None:
+        raise UnsupportedError(f"'{op}' needs the kernel of '{target}', which is missing", op=op)
+    return row.kernel
+
+
+def _operand_types_for(
+    row_target: str, operand_types: tuple[Type, ...] | None, shape: tuple[int, ...]
+) -> dict[str, Any]:
+    row = OP_TABLE[row_target]
+    if not row.kernel_options.get("operand_types"):
+        return {}
+    types = tuple(
+        TensorType(shape, t.element_type) if isinstance(t, TensorType) else t
+        for t in (operand_types or ())
+    )
+    return {"operand_types": types}
+
+
+def _broadcast_kernel(op: str, target: str) -> Callable[..., Any]:
+    def run(
+        lhs: np.ndarray,
+        rhs: np.ndarray,
+        *,
+        result_type: Type,
+        broadcast_dimensions: tuple[int, ...] | None = None,
+        operand_types: tuple[Type, ...] | None = None,
+        **attrs: Any,
+    ) -> np.ndarray:
+        fn = _target_kernel(op, target)
+        a, b = broadcast_pair(lhs, rhs, broadcast_dimensions)
+        if op == "chlo.broadcast_compare":
+            ct = attrs.get("compare_type")
+            if ct in (None, "NOTYPE"):
+                ct = _default_compare_type(lhs)
+            attrs = {"comparison_direction": attrs["comparison_direction"], "compare_type": ct}
+        extra = _operand_types_for(target, operand_types, a.shape) if target.startswith(
+            "stablehlo.") else {}
+        rt = result_type
+        if isinstance(rt, TensorType):
+            rt = TensorType(a.shape, rt.element_type, rt.encoding)
+        return fn(a, b, result_type=rt, **attrs, **extra)
+
+    run.__name__ = op.replace("chlo.", "")
+    run.__doc__ = f"{op}: broadcast the operands, then {target} (docs/chlo.md)."
+    return run
+
+
+for _name, _target in BROADCAST_OPS.items():
+    register_kernel(_name, _broadcast_kernel(_name, _target), operand_types=True)
+
+
+@kernel("chlo.broadcast_select")
+def broadcast_select(
+    pred: np.ndarray, on_true: np.ndarray, on_false: np.ndarray, *, result_type: Type
+) -> np.ndarray:
+    """chlo.broadcast_select: NumPy-style broadcasting of the three operands, then select."""
+    try:
+        p, t, f = np.broadcast_arrays(pred, on_true, on_false)
+    except ValueError as e:
+        raise InterpreterError(
+            f"shapes {pred.shape}, {on_true.shape}, {on_false.shape} are not "
+            "broadcast-compatible", op="chlo.broadcast_select"
+        ) from e
+    return np.where(p, t, f).astype(_out_dtype(result_type), copy=False)
+
+
+# --------------------------------------------------------------------------------------
+# constant, constant_like
+# --------------------------------------------------------------------------------------
+
+
+@kernel("chlo.constant")
+def constant(*, result_type: Type, value: np.ndarray) -> np.ndarray:
+    """chlo.constant: the value of the ``value`` attribute."""
+    return np.array(value, dtype=_out_dtype(result_type))
+
+
+@kernel("chlo.constant_like")
+def constant_like(
+    operand: np.ndarray, *, result_type: Type, value: Any, value_type: Type | None = None
+) -> np.ndarray:
+    """chlo.constant_like: a splat of ``value`` with the shape of ``operand``."""
+    dt = _out_dtype(result_type)
+    if isinstance(value_type, QuantizedType) or (
+        isinstance(result_type, TensorType) and isinstance(result_type.element_type, QuantizedType)
+    ):
+        raise UnsupportedError(
+            "quantized chlo.constant_like is not supported", op="chlo.constant_like"
+        )
+    v = np.asarray(value)
+    if v.size != 1:
+        raise InterpreterError("constant_like value must be a scalar", op="chlo.constant_like")
+    scalar = v.reshape(()).item()
+    if dt.kind == "c":
+        return np.full(operand.shape, complex(scalar), dtype=dt)
+    if dt == np.bool_ or int_kind(dt) is not None:
+        return np.full(operand.shape, scalar, dtype=dt)
+    return np.full(operand.shape, round_from_f64(np.array(float(scalar)), dt), dtype=dt)
+
+
+# --------------------------------------------------------------------------------------
+# top_k
+# --------------------------------------------------------------------------------------
+
+
+def _descending_key(x: np.ndarray) -> np.ndarray:
+    """An array whose ascending order is the descending total order of ``x`` (floats:
+    -NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN, as XLA's float comparators)."""
+    if x.dtype == np.bool_:
+        return ~x
+    kind = int_kind(x.dtype)
+    if kind is not None:
+        return ~(x if x.dtype.kind in "iu" else x.astype(np.int64))
+    if x.dtype.kind == "c":
+        raise UnsupportedError("chlo.top_k of complex values is not supported", op="chlo.top_k")
+    bits = x.astype(F64).view(np.int64)
+    # sign-magnitude -> two's complement: negative values flip their magnitude bits.
+    key = np.where(bits < 0, bits ^ np.int64(0x7FFFFFFFFFFFFFFF), bits)
+    return ~key
+
+
+@kernel("chlo.top_k", operand_types=True)
+def top_k(
+    operand: np.ndarray,
+    *,
+    result_types: tuple[Type, ...],
+    k: int,
+    is_stable: bool = False,
+    operand_types: tuple[Type, ...] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """chlo.top_k: the ``k`` largest entries along the last dimension, largest first; ties
+    keep the lower index first (a stable order, whatever ``is_stable`` says)."""
+    t = operand_types[0] if operand_types else None
+    e = t.element_type if isinstance(t, TensorType) else None
+    if isinstance(e, QuantizedType) and e.is_per_axis and e.quantized_dimension == operand.ndim - 1:
+        raise UnsupportedError(
+            "chlo.top_k over a per-axis quantized dimension is not supported", op="chlo.top_k"
+        )
+    if operand.ndim == 0 or operand.shape[-1] < k:
+        raise InterpreterError(f"top_k: k = {k} exceeds the last dimension", op="chlo.top_k")
+    key = _descending_key(operand)
+    order = np.argsort(key, axis=-1, kind="stable")[..., :k]
+    values = np.take_along_axis(operand, order, axis=-1)
+    vdt, idt = _out_dtype(result_types[0]), _out_dtype(result_types[1])
+    return values.astype(vdt, copy=False), order.astype(idt)
+
+
+# --------------------------------------------------------------------------------------
+# ragged_dot
+# --------------------------------------------------------------------------------------
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _accumulation_dtype(dt: np.dtype) -> np.dtype:
+    if dt.kind == "c":
+        return C128
+    if dt == np.bool_:
+        return np.dtype(np.int64)
+    kind = int_kind(dt)
+    if kind == "u":
+        return np.dtype(np.uint64)
+    if kind == "i":
+        return np.dtype(np.int64)
+    return F64
+
+
+def _finish(acc: np.ndarray, dt: np.dtype) -> np.ndarray:
+    """Round (floats) or wrap modulo 2^N (integers) the accumulator to the result type."""
+    if dt == np.bool_:
+        return acc != 0
+    if acc.dtype == F64:
+        return round_from_f64(acc, dt)
+    with np.errstate(all="ignore"):
+        return acc.astype(dt)
+
+
+def _dot(lhs: np.ndarray, rhs: np.ndarray, lb, rb, lc, rc) -> np.ndarray:
+    """dot_general via einsum: result dims = batch, lhs free, rhs free."""
+    lsub = [""] * lhs.ndim
+    rsub = [""] * rhs.ndim
+    it = iter(_LETTERS)
+    for a, b in zip(lb, rb):
+        lsub[a] = rsub[b] = next(it)
+    for a, b in zip(lc, rc):
+        lsub[a] = rsub[b] = next(it)
+    for i in range(lhs.ndim):
+        if not lsub[i]:
+            lsub[i] = next(it)
+    for i in range(rhs.ndim):
+        if not rsub[i]:
+            rsub[i] = next(it)
+    out = [lsub[a] for a in lb]
+    out += [lsub[i] for i in range(lhs.ndim) if i not in lb and i not in lc]
+    out += [rsub[i] for i in range(rhs.ndim) if i not in rb and i not in rc]
+    spec = f"{''.join(lsub)},{''.join(rsub)}->{''.join(out)}"
+    return np.einsum(spec, lhs, rhs)
+
+
+def _place(mask: np.ndarray, positions: list[int], ndim: int) -> np.ndarray:
+    """A mask with dims in ``positions`` order, reshaped to broadcast in an ndim array."""
+    order = np.argsort(positions)
+    m = np.transpose(mask, order)
+    shape = [1] * ndim
+    for i, p in enumerate(sorted(positions)):
+        shape[p] = m.shape[i]
+    return m.reshape(shape)
+
+
+def _group_masks(group_sizes: np.ndarray, n: int) -> np.ndarray:
+    """[..., g, n] booleans: index i (0 <= i < n) lies in group j."""
+    gs = group_sizes.astype(np.int64)
+    ends = np.cumsum(gs, axis=-1)
+    starts = ends - gs
+    i = np.arange(n)
+    return (starts[..., None] <= i) & (i < ends[..., None])
+
+
+@kernel("chlo.ragged_dot")
+def ragged_dot(
+    lhs: np.ndarray,
+    rhs: np.ndarray,
+    group_sizes: np.ndarray,
+    *,
+    result_type: Type,
+    ragged_dot_dimension_numbers: Any,
+    precision_config: Any = None,
+) -> np.ndarray:
+    """chlo.ragged_dot (docs/chlo.md), modes 1-3.  Mode 1 (ragged non-contracting dim m):
+    row m of group j uses rhs group j; rows past the last group are 0.  Mode 2 (ragged
+    contracting dim k): one dot per group over its k-range, stacked in front.  Mode 3
+    (ragged batch dim): a batched dot.  Products accumulate in float64 / complex128 /
+    64-bit integers, rounded once."""
+    dims = ragged_dot_fields(ragged_dot_dimension_numbers)
+    lb, rb = dims["lhs_batching_dimensions"], dims["rhs_batching_dimensions"]
+    lc, rc = dims["lhs_contracting_dimensions"], dims["rhs_contracting_dimensions"]
+    r = dims["lhs_ragged_dimensions"][0]
+    rg = dims["rhs_group_dimensions"]
+    dt = _out_dtype(result_type)
+    acc = _accumulation_dtype(dt)
+    a = lhs.astype(acc)
+    b = rhs.astype(acc)
+    mode = ragged_dot_mode(dims, lhs.ndim)
+    gs = np.asarray(group_sizes)
+    if mode == 3:
+        return _finish(_dot(a, b, lb, rb, lc, rc), dt)
+    if mode == 1:
+        g_dim = rg[0]
+        n = lhs.shape[r]
+        masks = _group_masks(gs, n)  # [batch..., g, n] or [g, n]
+        lfree = [i for i in range(lhs.ndim) if i not in lb and i not in lc]
+        out_ndim = len(lb) + len(lfree) + (rhs.ndim - len(rb) - len(rc) - 1)
+        r_pos = len(lb) + lfree.index(r)
+        out = None
+        rb_j = tuple(d if d < g_dim else d - 1 for d in rb)
+        rc_j = tuple(d if d < g_dim else d - 1 for d in rc)
+        for j in range(rhs.shape[g_dim]):
+            d = _dot(a, np.take(b, j, axis=g_dim), lb, rb_j, lc, rc_j)
+            mj = masks[..., j, :]
+            positions = list(range(gs.ndim - 1)) + [r_pos]
+            m = _place(mj, positions, out_ndim)
+            if out is None:
+                out = np.zeros(d.shape, dtype=acc)
+            out = np.where(m, d, out)
+        if out is None:
+            raise InterpreterError("ragged_dot with zero groups", op="chlo.ragged_dot")
+        return _finish(out, dt)
+    # mode 2: ragged contracting dimension.
+    k = lhs.shape[r]
+    rk = rc[lc.index(r)]
+    masks = _group_masks(gs, k)  # [batch..., g, k]
+    ng = masks.shape[-2]
+    lpos = list(lb[: gs.ndim - 1]) + [r]
+    rpos = list(rb[: gs.ndim - 1]) + [rk]
+    outs = []
+    for j in range(ng):
+        mj = masks[..., j, :]
+        aj = np.where(_place(mj, lpos, lhs.ndim), a, 0)
+        bj = np.where(_place(mj, rpos, rhs.ndim), b, 0)
+        outs.append(_dot(aj, bj, lb, rb, lc, rc))
+    return _finish(np.stack(outs, axis=0), dt)
+
+
+# --------------------------------------------------------------------------------------
+# scan
+# --------------------------------------------------------------------------------------
+
+
+@kernel("chlo.scan", operand_types=True)
+def scan(
+    *operands: np.ndarray,
+    result_types: tuple[Type, ...],
+    body: RegionFn,
+    dimension: int,
+    is_reverse: bool = False,
+    is_associative: bool | None = None,
+    scan_dim_size: int | None = None,
+    operandSegmentSizes: tuple[int, ...] | None = None,  # noqa: N803 (MLIR's name)
+    resultSegmentSizes: tuple[int, ...] | None = None,  # noqa: N803
+    operand_types: tuple[Type, ...] | None = None,
+) -> tuple[np.ndarray, ...]:
+    """chlo.scan (docs/chlo.md, XLA "Scan"): for each index along ``dimension`` (last to
+    first when ``is_reverse``), ``body(input slices..., carries...)`` returns the output
+    slices at that index and the next carries.  Returns (outputs..., final carries...)."""
+    region = getattr(body, "region", None)
+    block_types = None
+    if region is not None and region.blocks:
+        block_types = tuple(v.type for v in region.blocks[0].arguments)
+    types = operand_types or tuple(
+        TensorType(tuple(o.shape), IntegerType(32)) for o in operands
+    )
+    n_in = scan_num_inputs(types, block_types, operandSegmentSizes)
+    if n_in is None:
+        raise UnsupportedError(
+            "cannot tell the scan's inputs from its inits (no operandSegmentSizes)",
+            op="chlo.scan",
+        )
+    inputs, carries = list(operands[:n_in]), list(operands[n_in:])
+    n_out = len(result_types) - len(carries)
+    size = inputs[0].shape[dimension] if inputs else (scan_dim_size or 0)
+    steps = range(size - 1, -1, -1) if is_reverse else range(size)
+    slices: list[list[np.ndarray]] = [[None] * size for _ in range(n_out)]  # type: ignore[list-item]
+    for i in steps:
+        args = [np.take(x, i, axis=dimension) for x in inputs]
+        res = body(*args, *carries)
+        if len(res) != n_out + len(carries):
+            raise InterpreterError(
+                f"scan body returned {len(res)} values, expected {n_out + len(carries)}",
+                op="chlo.scan",
+            )
+        for j in range(n_out):
+            slices[j][i] = np.asarray(res[j])
+        carries = [np.asarray(c) for c in res[n_out:]]
+    outs = []
+    for j in range(n_out):
+        dt = _out_dtype(result_types[j])
+        if size == 0:
+            shape = result_types[j].shape if isinstance(result_types[j], TensorType) else None
+            if shape is None or any(d is None for d in shape):
+                raise UnsupportedError("empty scan with a dynamic output shape", op="chlo.scan")
+            outs.append(np.zeros(shape, dtype=dt))
+        else:
+            outs.append(np.stack(slices[j], axis=dimension).astype(dt, copy=False))
+    finals = [
+        np.asarray(c).astype(_out_dtype(t), copy=False)
+        for c, t in zip(carries, result_types[n_out:])
+    ]
+    return tuple(outs + finals)

@@ -1,1 +1,543 @@
-"""elementwise kernels (spec: see each function)."""
+"""elementwise kernels (spec: "Ops" -> abs ... xor).
+
+Most ops are ROWS of ``_TABLE``: one NumPy function per type family (bool, integer,
+float, complex), registered by one loop.  The special cases get small functions.
+
+Numerics, per family:
+
+* integers compute in the operand dtype (sub-byte int2/int4/uint2/uint4 in int8/uint8)
+  and wrap modulo 2**width at the end (``_bits.wrap_int``).  Division truncates toward
+  zero; the spec leaves x/0, x%0 and INT_MIN/-1 implementation-defined: like XLA we give
+  x/0 = -1 (all ones), x%0 = x, INT_MIN/-1 = INT_MIN, INT_MIN%-1 = 0.  Shifts by an
+  amount outside [0, width) give 0 (shift_left, shift_right_logical) or the sign fill
+  (shift_right_arithmetic, on the bit pattern like LLVM's ``ashr``).  power with a
+  negative exponent: 0 unless |base| = 1 (the reference interpreter's rule).
+* floats: ops marked ``exact`` (+ - * / sqrt fmod, and the exact ones: abs, negate,
+  max/min, floor/ceil/round, sign) run natively in float32/float64.  Every other case
+  computes in float64 and rounds ONCE to the result type (``_bits.round_float``): for
+  + - * / sqrt of formats with p <= 24 bits that is correctly rounded (53 >= 2p+2);
+  transcendental functions (exp, log, sin, pow, tanh, ...) are as accurate as NumPy's
+  float64 versions (the reference interpreter also computes them in double), so they
+  can be off by one unit in the last place of the result type in rare cases.
+* complex: add/subtract/multiply/negate natively; everything else in complex128, then
+  rounded per component.  Formulas for the ops C has no function for follow the
+  reference interpreter: expm1(z) = exp(z) - 1, log1p(z) = log(z + 1), cbrt via polar
+  form, atan2(y, x) = -i log((x + iy) / sqrt(x*x + y*y)).
+
+Quantized element types are not handled here (another family will dequantize):
+the kernels raise ``UnsupportedError`` for them.  NumPy floating-point warnings are
+expected and silenced.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.dtypes import dtype_of
+from parser.errors import UnsupportedError
+from parser.ir import FloatType, QuantizedType, TensorType, Type
+from shape_inference.optable import register_kernel
+
+from . import _bits as B
+
+# ---------------------------------------------------------------------------------------
+# Shared helpers
+# ---------------------------------------------------------------------------------------
+
+
+def _elem(t: Type | None) -> Type | None:
+    return t.element_type if isinstance(t, TensorType) else t
+
+
+def reject_quantized(op: str, result_type: Type | None, operand_types=None) -> None:
+    """Raise ``UnsupportedError`` when any operand or the result is quantized."""
+    for t in (result_type, *(operand_types or ())):
+        if isinstance(_elem(t), QuantizedType):
+            raise UnsupportedError(
+                f"quantized element types are not supported by the {op} kernel yet",
+                op=f"stablehlo.{op}",
+            )
+
+
+def is_tf32(t: Type | None) -> bool:
+    e = _elem(t)
+    return isinstance(e, FloatType) and e.name == "tf32"
+
+
+def _family(dt: np.dtype) -> str:
+    if dt == B.BOOL:
+        return "bool"
+    if B.is_int_dtype(dt):
+        return "int"
+    if dt.kind == "c":
+        return "complex"
+    if B.is_float_dtype(dt):
+        return "float"
+    raise UnsupportedError(f"no kernel for arrays of dtype {dt}")
+
+
+def _unsupported(op: str, dt: np.dtype) -> UnsupportedError:
+    return UnsupportedError(
+        f"element type of dtype {dt} is not supported by {op}", op=f"stablehlo.{op}"
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# Integer functions: (compute-dtype arrays..., dt=original dtype) -> integer array
+# ---------------------------------------------------------------------------------------
+
+
+def _int_divide(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
+    """Truncating division; x/0 = -1 (all ones), INT_MIN/-1 = INT_MIN."""
+    zero = b == 0
+    if a.dtype.kind == "i":
+        ovf = (a == np.iinfo(a.dtype).min) & (b == -1)
+        safe = np.where(zero | ovf, 1, b).astype(a.dtype)
+        r = np.fmod(a, safe)
+        q = (a - r) // safe  # exact division: floor == truncation
+        q = np.where(ovf, a, q)
+    else:
+        safe = np.where(zero, 1, b).astype(a.dtype)
+        q = a // safe
+    return np.where(zero, ~np.zeros_like(a), q)
+
+
+def _int_remainder(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
+    """Remainder with the dividend's sign; x%0 = x, INT_MIN%-1 = 0."""
+    zero = b == 0
+    if a.dtype.kind == "i":
+        ovf = (a == np.iinfo(a.dtype).min) & (b == -1)
+        safe = np.where(zero | ovf, 1, b).astype(a.dtype)
+        r = np.fmod(a, safe)
+        r = np.where(ovf, 0, r)
+    else:
+        safe = np.where(zero, 1, b).astype(a.dtype)
+        r = a % safe
+    return np.where(zero, a, r)
+
+
+def _int_power(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
+    """Exponentiation by squaring, modulo 2**width; negative exponents give 0 unless
+    |base| = 1 (then the exponent's magnitude is used)."""
+    width, signed = B.int_info(dt)
+    zero_result = np.zeros(np.broadcast(a, b).shape, dtype=bool)
+    e = b
+    if signed:
+        neg = b < 0
+        unit = (a == 1) | (a == -1)
+        e = np.where(neg & unit, -b, b)  # -INT_MIN wraps; its bit pattern is still right
+        zero_result = neg & ~unit
+    bits = np.asarray(e.astype(np.int64).view(np.uint64) & np.uint64((1 << width) - 1))
+    base = np.broadcast_to(a, bits.shape).copy()
+    result = np.ones(bits.shape, dtype=a.dtype)
+    for i in range(width):
+        shifted = bits >> np.uint64(i)
+        if not shifted.any():
+            break
+        result = np.where((shifted & np.uint64(1)) != 0, result * base, result)
+        base = base * base
+    return np.where(zero_result, 0, result).astype(a.dtype)
+
+
+def _shift_amount(b: np.ndarray, dt: np.dtype) -> tuple[np.ndarray, np.ndarray]:
+    """(amount out of range, safe amount) for a shift of ``dt`` values: the amount is
+    read as an unsigned ``width``-bit number, so negative amounts are out of range."""
+    width, _ = B.int_info(dt)
+    amount = B.to_bits(b).astype(np.uint64)
+    big = amount >= np.uint64(width)
+    return big, np.where(big, np.uint64(0), amount)
+
+
+def _signed_pattern(a: np.ndarray, dt: np.dtype) -> np.ndarray:
+    """The bit pattern of ``a`` read as a signed ``width``-bit number (int8..int64)."""
+    width, _ = B.int_info(dt)
+    if dt in B.SUBBYTE_INT:
+        p = B.to_bits(a).astype(np.int8)
+        half = np.int8(1 << (width - 1))
+        return (p ^ half) - half
+    return B.contiguous(a).view(B.signed_view_dtype(dt))
+
+
+def _shift_left(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
+    big, amount = _shift_amount(b, dt)
+    u = B.to_bits(a)
+    r = np.left_shift(u, amount.astype(u.dtype))
+    return np.where(big, 0, r).astype(u.dtype)
+
+
+def _shift_right_logical(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
+    big, amount = _shift_amount(b, dt)
+    u = B.to_bits(a)
+    r = np.right_shift(u, amount.astype(u.dtype))
+    return np.where(big, 0, r).astype(u.dtype)
+
+
+def _shift_right_arithmetic(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
+    big, amount = _shift_amount(b, dt)
+    s = _signed_pattern(a, dt)
+    r = np.right_shift(s, amount.astype(s.dtype))
+    return np.where(big, np.where(s < 0, -1, 0), r).astype(s.dtype)
+
+
+def _clz(a: np.ndarray, dt: np.dtype) -> np.ndarray:
+    width, _ = B.int_info(dt)
+    return B.clz(B.to_bits(a), width)
+
+
+def _popcnt(a: np.ndarray, dt: np.dtype) -> np.ndarray:
+    return B.popcount(B.to_bits(a))
+
+
+def _binary_int(fn: Callable) -> Callable:
+    return lambda a, b, dt: fn(a, b)
+
+
+def _unary_int(fn: Callable) -> Callable:
+    return lambda a, dt: fn(a)
+
+
+# ---------------------------------------------------------------------------------------
+# Float functions (on float32/float64 arrays)
+# ---------------------------------------------------------------------------------------
+
+
+def _fmax(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """IEEE-754 maximum: NaN propagates, -0 < +0."""
+    r = np.maximum(a, b)
+    both_zero = (a == 0) & (b == 0)
+    return np.where(both_zero, np.where(np.signbit(a), b, a), r)
+
+
+def _fmin(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """IEEE-754 minimum: NaN propagates, -0 < +0."""
+    r = np.minimum(a, b)
+    both_zero = (a == 0) & (b == 0)
+    return np.where(both_zero, np.where(np.signbit(a), a, b), r)
+
+
+def _round_afz(x: np.ndarray) -> np.ndarray:
+    """roundToIntegralTiesToAway: x - trunc(x) is exact, so the tie test is exact."""
+    t = np.trunc(x)
+    return np.where(np.abs(x - t) >= 0.5, t + np.sign(x), t)
+
+
+def _fsign(x: np.ndarray) -> np.ndarray:
+    """NaN -> NaN, +-0 -> +-0, else +-1."""
+    one = np.ones_like(x)
+    return np.where(np.isnan(x) | (x == 0), x, np.where(x < 0, -one, one))
+
+
+def _logistic(x: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def _rsqrt(x: np.ndarray) -> np.ndarray:
+    return 1.0 / np.sqrt(x)
+
+
+# ---------------------------------------------------------------------------------------
+# Complex functions (on complex64/complex128 arrays)
+# ---------------------------------------------------------------------------------------
+
+
+def _make_complex(re: np.ndarray, im: np.ndarray, dtype=np.complex128) -> np.ndarray:
+    """re + i*im without the inf*0 = NaN of complex multiplication."""
+    re, im = np.broadcast_arrays(re, im)
+    out = np.empty(re.shape, dtype=dtype)
+    out.real = re
+    out.imag = im
+    return out
+
+
+def _cmax(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Lexicographic maximum of (real, imag), as the reference interpreter."""
+    pick_a = np.where(a.real == b.real, a.imag > b.imag, a.real > b.real)
+    return np.where(pick_a, a, b)
+
+
+def _cmin(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    pick_a = np.where(a.real == b.real, a.imag < b.imag, a.real < b.real)
+    return np.where(pick_a, a, b)
+
+
+def _csign(z: np.ndarray) -> np.ndarray:
+    nan = np.isnan(z.real) | np.isnan(z.imag)
+    zero = z == 0
+    a = np.abs(z)
+    r = _make_complex(z.real / a, z.imag / a)  # real divisions: correctly rounded
+    r = np.where(zero, 0, r)
+    return np.where(nan, complex(np.nan, np.nan), r)
+
+
+def _ccbrt(z: np.ndarray) -> np.ndarray:
+    theta = np.arctan2(z.imag, z.real) / 3.0
+    mag = np.power(z.real * z.real + z.imag * z.imag, 1.0 / 6.0)
+    return _make_complex(mag * np.cos(theta), mag * np.sin(theta))
+
+
+def _catan2(y: np.ndarray, x: np.ndarray) -> np.ndarray:
+    i = 1j
+    return -i * np.log((x + i * y) / np.sqrt(x * x + y * y))
+
+
+def _clog1p(z: np.ndarray) -> np.ndarray:
+    return np.log(z + 1.0)
+
+
+def _cexpm1(z: np.ndarray) -> np.ndarray:
+    return np.exp(z) - 1.0
+
+
+# ---------------------------------------------------------------------------------------
+# The table
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Row:
+    """One elementwise op: a function per type family (None = not allowed)."""
+
+    name: str
+    boolean: Callable | None = None
+    integer: Callable | None = None  # (compute arrays..., dt) -> ints; wrapped afterwards
+    real: Callable | None = None
+    complex: Callable | None = None
+    exact: bool = False  # real/complex fn is exact (or correctly rounded) natively
+    raw_int: bool = False  # integer fn takes the original arrays, not int8-widened ones
+
+
+_TABLE: tuple[Row, ...] = (
+    Row("abs", None, _unary_int(np.abs), np.abs, np.abs, exact=True),
+    Row("add", np.logical_or, _binary_int(np.add), np.add, np.add, exact=True),
+    Row("and", np.logical_and, _binary_int(np.bitwise_and)),
+    Row("atan2", None, None, np.arctan2, _catan2),
+    Row("cbrt", None, None, np.cbrt, _ccbrt),
+    Row("ceil", None, None, np.ceil, None, exact=True),
+    Row("cosine", None, None, np.cos, np.cos),
+    Row("count_leading_zeros", None, _clz, raw_int=True),
+    Row("divide", None, _int_divide, np.divide, np.divide, exact=True),
+    Row("exponential", None, None, np.exp, np.exp),
+    Row("exponential_minus_one", None, None, np.expm1, _cexpm1),
+    Row("floor", None, None, np.floor, None, exact=True),
+    Row("log", None, None, np.log, np.log),
+    Row("log_plus_one", None, None, np.log1p, _clog1p),
+    Row("logistic", None, None, _logistic, _logistic),
+    Row("maximum", np.logical_or, _binary_int(np.maximum), _fmax, _cmax, exact=True),
+    Row("minimum", np.logical_and, _binary_int(np.minimum), _fmin, _cmin, exact=True),
+    Row("multiply", np.logical_and, _binary_int(np.multiply), np.multiply, np.multiply,
+        exact=True),
+    Row("negate", None, _unary_int(np.negative), np.negative, np.negative, exact=True),
+    Row("not", np.logical_not, _unary_int(np.invert)),
+    Row("or", np.logical_or, _binary_int(np.bitwise_or)),
+    Row("popcnt", None, _popcnt, raw_int=True),
+    Row("power", None, _int_power, np.power, np.power),
+    Row("remainder", None, _int_remainder, np.fmod, None, exact=True),
+    Row("round_nearest_afz", None, None, _round_afz, None, exact=True),
+    Row("round_nearest_even", None, None, np.rint, None, exact=True),
+    Row("rsqrt", None, None, _rsqrt, _rsqrt),
+    Row("shift_left", None, _shift_left, raw_int=True),
+    Row("shift_right_arithmetic", None, _shift_right_arithmetic, raw_int=True),
+    Row("shift_right_logical", None, _shift_right_logical, raw_int=True),
+    Row("sign", None, _unary_int(np.sign), _fsign, _csign, exact=True),
+    Row("sine", None, None, np.sin, np.sin),
+    Row("sqrt", None, None, np.sqrt, np.sqrt, exact=True),
+    Row("subtract", None, _binary_int(np.subtract), np.subtract, np.subtract, exact=True),
+    Row("tan", None, None, np.tan, np.tan),
+    Row("tanh", None, None, np.tanh, np.tanh),
+    Row("xor", np.logical_xor, _binary_int(np.bitwise_xor)),
+)
+
+# Complex ops the reference computes in the element type itself (others: complex128).
+_NATIVE_COMPLEX = {"add", "subtract", "multiply", "negate", "maximum", "minimum"}
+
+
+def apply(row: Row, xs: tuple[np.ndarray, ...], result_type: Type) -> np.ndarray:
+    """Evaluate ``row`` on whole arrays; the result has exactly the result type's dtype."""
+    dt_in = xs[0].dtype
+    dt_out = dtype_of(result_type)
+    family = _family(dt_in)
+    with np.errstate(all="ignore"):
+        if family == "bool":
+            if row.boolean is None:
+                raise _unsupported(row.name, dt_in)
+            return np.asarray(row.boolean(*xs)).astype(dt_out, copy=False)
+        if family == "int":
+            if row.integer is None:
+                raise _unsupported(row.name, dt_in)
+            args = xs if row.raw_int else tuple(B.int_compute(x) for x in xs)
+            return B.wrap_int(row.integer(*args, dt=dt_in), dt_out)
+        if family == "complex":
+            if row.complex is None:
+                raise _unsupported(row.name, dt_in)
+            if row.name in _NATIVE_COMPLEX:
+                y = row.complex(*xs)
+            else:
+                y = row.complex(*(x.astype(B.C128) for x in xs))
+            return np.asarray(y).astype(dt_out, copy=False)
+        if row.real is None:
+            raise _unsupported(row.name, dt_in)
+        tf32 = is_tf32(result_type)
+        if row.exact and dt_in in (B.F32, B.F64) and not tf32:
+            y = row.real(*xs)
+        else:
+            y = row.real(*(x.astype(B.F64) for x in xs))
+        return B.round_float(np.asarray(y), dt_out, tf32=tf32)
+
+
+def _table_kernel(row: Row) -> Callable:
+    def kernel(*operands: np.ndarray, result_type: Type, operand_types=None, **_attrs) -> np.ndarray:
+        # ``result_accuracy`` (when declared) asks for at least our accuracy: ignored.
+        reject_quantized(row.name, result_type, operand_types)
+        return apply(row, operands, result_type)
+
+    kernel.__name__ = f"{row.name}_kernel"
+    kernel.__doc__ = f"spec: {row.name} (elementwise table row)."
+    return kernel
+
+
+ROWS: dict[str, Row] = {row.name: row for row in _TABLE}
+
+for _row in _TABLE:
+    register_kernel(f"stablehlo.{_row.name}", _table_kernel(_row), operand_types=True)
+
+
+# ---------------------------------------------------------------------------------------
+# Special ops
+# ---------------------------------------------------------------------------------------
+
+
+def _total_order_key(x: np.ndarray) -> np.ndarray:
+    """int64 keys ordered like IEEE-754 totalOrder (-NaN < -inf < ... < -0 < +0 < ...
+    < +inf < +NaN): negative values map to -magnitude-1 (XLA's integer trick)."""
+    bits = B.to_bits(x).astype(np.int64)
+    width = B.num_bits(x.dtype)
+    if B.float_info(x.dtype).min >= 0:  # no sign bit (f8E8M0FNU)
+        return bits
+    sign = (bits >> (width - 1)) & 1
+    mag = bits & ((1 << (width - 1)) - 1)
+    return np.where(sign == 1, -mag - 1, mag)
+
+
+_COMPARE: dict[str, Callable] = {
+    "EQ": np.equal,
+    "NE": np.not_equal,
+    "GE": np.greater_equal,
+    "GT": np.greater,
+    "LE": np.less_equal,
+    "LT": np.less,
+}
+
+
+def _compare_complex(a: np.ndarray, b: np.ndarray, direction: str) -> np.ndarray:
+    """Lexicographic comparison of (real, imag) pairs."""
+    eq = (a.real == b.real) & (a.imag == b.imag)
+    if direction == "EQ":
+        return eq
+    if direction == "NE":
+        return ~eq
+    op = _COMPARE[direction]
+    strict = np.less if direction in ("LT", "LE") else np.greater
+    return strict(a.real, b.real) | ((a.real == b.real) & op(a.imag, b.imag))
+
+
+def compare(
+    lhs: np.ndarray,
+    rhs: np.ndarray,
+    *,
+    comparison_direction: str,
+    compare_type: str | None = None,
+    result_type: Type,
+    operand_types=None,
+) -> np.ndarray:
+    """spec: compare.  Integers compare by their own signedness, booleans as 0 < 1,
+    floats with IEEE quiet comparisons (FLOAT) or by totalOrder (TOTALORDER: bitwise
+    equality for EQ/NE, -0 < +0, NaNs ordered by sign and payload), complex numbers
+    lexicographically."""
+    reject_quantized("compare", None, operand_types)
+    if comparison_direction not in _COMPARE:
+        raise UnsupportedError(
+            f"unknown comparison_direction {comparison_direction}", op="stablehlo.compare"
+        )
+    family = _family(lhs.dtype)
+    with np.errstate(invalid="ignore"):
+        if family == "complex":
+            out = _compare_complex(lhs, rhs, comparison_direction)
+        elif family == "float" and compare_type == "TOTALORDER":
+            out = _COMPARE[comparison_direction](_total_order_key(lhs), _total_order_key(rhs))
+        elif family == "float":
+            a, b = (lhs, rhs) if lhs.dtype in (B.F32, B.F64) else (
+                lhs.astype(B.F64), rhs.astype(B.F64))
+            out = _COMPARE[comparison_direction](a, b)
+        else:
+            out = _COMPARE[comparison_direction](B.int_compute(lhs), B.int_compute(rhs))
+    return np.asarray(out, dtype=np.bool_)
+
+
+register_kernel("stablehlo.compare", compare, operand_types=True)
+
+
+def select(pred, on_true, on_false, *, result_type: Type, operand_types=None) -> np.ndarray:
+    """spec: select (pred is a scalar or has the operands' shape)."""
+    reject_quantized("select", result_type, operand_types)
+    out = np.where(pred, on_true, on_false)
+    return np.asarray(out).astype(dtype_of(result_type), copy=False)
+
+
+register_kernel("stablehlo.select", select, operand_types=True)
+
+
+def clamp(min_, operand, max_, *, result_type: Type, operand_types=None) -> np.ndarray:
+    """spec: clamp = minimum(maximum(operand, min), max), min/max scalar or full-shape."""
+    reject_quantized("clamp", result_type, operand_types)
+    shape = np.broadcast_shapes(np.shape(min_), np.shape(operand), np.shape(max_))
+    operand = np.broadcast_to(operand, shape)
+    lo = np.broadcast_to(min_, shape)
+    hi = np.broadcast_to(max_, shape)
+    t = apply(ROWS["maximum"], (operand, lo), result_type)
+    return apply(ROWS["minimum"], (t, hi), result_type)
+
+
+register_kernel("stablehlo.clamp", clamp, operand_types=True)
+
+
+def complex_(lhs, rhs, *, result_type: Type, operand_types=None) -> np.ndarray:
+    """spec: complex (real and imaginary parts, f32 -> complex<f32>, f64 -> complex<f64>)."""
+    return _make_complex(lhs, rhs, dtype_of(result_type))
+
+
+register_kernel("stablehlo.complex", complex_, operand_types=True)
+
+
+def real(operand, *, result_type: Type, operand_types=None) -> np.ndarray:
+    """spec: real (identity on floats)."""
+    dt = dtype_of(result_type)
+    if operand.dtype.kind == "c":
+        return B.contiguous(operand.real).astype(dt)
+    return np.array(operand, dtype=dt)
+
+
+def imag(operand, *, result_type: Type, operand_types=None) -> np.ndarray:
+    """spec: imag (zero for floats)."""
+    dt = dtype_of(result_type)
+    if operand.dtype.kind == "c":
+        return B.contiguous(operand.imag).astype(dt)
+    return np.zeros(operand.shape, dtype=dt)
+
+
+register_kernel("stablehlo.real", real, operand_types=True)
+register_kernel("stablehlo.imag", imag, operand_types=True)
+
+
+def is_finite(x, *, result_type: Type, operand_types=None) -> np.ndarray:
+    """spec: is_finite (neither +-inf nor NaN)."""
+    reject_quantized("is_finite", None, operand_types)
+    if not B.is_float_dtype(x.dtype):
+        raise _unsupported("is_finite", x.dtype)
+    a = x if x.dtype in (B.F32, B.F64) else x.astype(B.F64)
+    return np.asarray(np.isfinite(a), dtype=np.bool_)
+
+
+register_kernel("stablehlo.is_finite", is_finite, operand_types=True)

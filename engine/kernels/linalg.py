@@ -6,21 +6,28 @@ Arithmetic policy (shared by dot_general and convolution):
 * integer results: operands are converted to the result type first (spec: the
   products and sums are in ``element_type(result)``), then multiplied in int64 /
   uint64, which NumPy computes exactly modulo 2**64; wrapping to the result width
-  gives exactly the spec's wraparound result.
-* bool (i1) results: ``and`` then ``or``: an int64 count of true products, ``!= 0``.
-* f32 / f64 / complex results: operands converted to the result type, one BLAS matmul.
-* narrow floats (bf16, f16, f8*, f6*, f4*, tf32 storage): computed in float64 and
-  rounded once to the result type.  Each product of two narrow values is exact in
-  float64; the sum is accurate to float64 before the single final rounding, so the
-  result is the correctly rounded exact dot product except when the float64 sum's
-  own rounding error straddles a rounding boundary of the narrow type (double
-  rounding; needs ~2**-52 relative cancellation, practically never).
+  gives exactly the spec's wraparound result.  When ``k * max|lhs| * max|rhs| <
+  2**53`` (k = contraction length) the same integers go through float64 BLAS
+  instead: every partial sum is then an integer below 2**53, so every float64
+  operation is exact whatever the summation order; the result is identical, faster.
+* bool (i1) results: ``and`` then ``or``: the count of true products, ``!= 0``.
+* f32 / f64 / complex results: operands converted to the result type, one BLAS matmul
+  (summation order is BLAS's, as the spec leaves it unspecified).
+* narrow floats (bf16, f16, f8*, f6*, f4*) and tf32: computed in float64 and rounded
+  ONCE to the result type (float64 -> float32 rounding to odd, then to the narrow
+  type: no double rounding).  Each product of two narrow values is exact in float64;
+  the float64 sum is exact too unless the terms span more than ~53 bits of
+  magnitude, so the result is the correctly rounded exact dot product except in
+  that (rare) case, where it is within the float64 sum's error of it.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from functools import lru_cache
 
+import ml_dtypes
 import numpy as np
 
 from engine.dtypes import dtype_of
@@ -33,7 +40,6 @@ from shape_inference.optable import kernel
 # --------------------------------------------------------------------------------------
 
 _NATIVE_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
-_COMPLEX = (np.dtype(np.complex64), np.dtype(np.complex128))
 
 
 def _element(t: Type) -> Type:
@@ -41,6 +47,10 @@ def _element(t: Type) -> Type:
 
 
 def _check_not_quantized(op: str, result_type: Type, *operands: np.ndarray) -> None:
+    if len(operands) == 2 and operands[0].dtype == operands[1].dtype and not isinstance(
+        _element(result_type), QuantizedType
+    ):
+        return
     if isinstance(_element(result_type), QuantizedType):
         raise UnsupportedError(f"quantized '{op}' is not supported", op=f"stablehlo.{op}")
     kinds = {o.dtype.kind for o in operands}
@@ -52,6 +62,7 @@ def _check_not_quantized(op: str, result_type: Type, *operands: np.ndarray) -> N
         )
 
 
+@lru_cache(maxsize=256)
 def _compute_dtype(result_type: Type) -> tuple[np.dtype, np.dtype]:
     """(result dtype, dtype the products and sums are computed in)."""
     out = dtype_of(result_type)
@@ -69,29 +80,91 @@ def _compute_dtype(result_type: Type) -> tuple[np.dtype, np.dtype]:
     raise UnsupportedError(f"element type {et} is not supported")
 
 
-def _to_compute(x: np.ndarray, out: np.dtype, work: np.dtype) -> np.ndarray:
+def _to_compute(x: np.ndarray, out: np.dtype, work: np.dtype, tf32: bool = False) -> np.ndarray:
     """Convert an operand to the result type (spec: the computation is in the result
     type), then to the dtype the arithmetic runs in."""
-    if x.dtype != out:
-        if out == np.bool_:
-            x = x != 0
-        else:
-            x = x.astype(out)  # integer narrowing wraps, as convert does
+    if x.dtype != out or tf32:
+        x = _from_compute(x, out, tf32)  # integer narrowing wraps, as convert does
     if x.dtype != work:
         x = x.astype(work)
     return x
 
 
-def _from_compute(y: np.ndarray, out: np.dtype) -> np.ndarray:
+def _exact_in_float64(a: np.ndarray, b: np.ndarray, k: int) -> bool:
+    """True when an integer dot product of length ``k`` of values of ``a`` and ``b`` can
+    run in float64 BLAS exactly: every partial sum is an integer of magnitude at most
+    ``k * max|a| * max|b| < 2**53``, so every float64 operation (in any order, with or
+    without FMA) is exact."""
+    if a.size == 0 or b.size == 0:
+        return True
+    ma = max(abs(int(a.min())), abs(int(a.max())))
+    mb = max(abs(int(b.min())), abs(int(b.max())))
+    return max(k, 1) * ma * mb < 2**53
+
+
+def _round_to_odd_f32(y: np.ndarray) -> np.ndarray:
+    """float64 -> float32 rounding to odd (sticky last bit): rounding that once more
+    to a format with <= 22 significand bits gives the correctly rounded result
+    (Boldo & Melquiond, "When double rounding is odd")."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        f = y.astype(np.float32)
+        back = f.astype(np.float64)
+        inexact = (back != y) & np.isfinite(y)
+        away = inexact & (np.abs(back) > np.abs(y))
+    bits = np.array(f, order="C").view(np.uint32)
+    bits = np.where(away, bits - np.uint32(1), bits)
+    bits = np.where(inexact, bits | np.uint32(1), bits).astype(np.uint32)
+    return bits.view(np.float32)
+
+
+def _round_tf32(x: np.ndarray) -> np.ndarray:
+    """float32 -> nearest TensorFloat-32 value (10 mantissa bits), ties to even."""
+    bits = np.array(x, dtype=np.float32, order="C").view(np.uint32)
+    lsb = (bits >> np.uint32(13)) & np.uint32(1)
+    with np.errstate(over="ignore"):
+        r = ((bits + np.uint32(0xFFF) + lsb) & np.uint32(0xFFFFE000)).astype(np.uint32)
+    return np.where(np.isnan(x), x, r.view(np.float32))
+
+
+_SUBBYTE = {
+    np.dtype(ml_dtypes.int2): (2, True),
+    np.dtype(ml_dtypes.int4): (4, True),
+    np.dtype(ml_dtypes.uint2): (2, False),
+    np.dtype(ml_dtypes.uint4): (4, False),
+}
+
+
+def _from_compute(y: np.ndarray, out: np.dtype, tf32: bool = False) -> np.ndarray:
+    """Compute dtype -> result dtype: integers wrap modulo 2**width, floats are rounded
+    ONCE (float64 -> narrow formats through float32 rounded to odd)."""
     if out == np.bool_:
         return y != 0
+    if tf32:
+        y32 = _round_to_odd_f32(y) if y.dtype == np.float64 else y.astype(np.float32)
+        return _round_tf32(y32)
     if y.dtype == out:
         return y
+    if out in _SUBBYTE:
+        width, signed = _SUBBYTE[out]
+        u = y.astype(np.int64) & ((1 << width) - 1)
+        if signed:
+            u = (u ^ (1 << (width - 1))) - (1 << (width - 1))
+        return u.astype(out)
+    if y.dtype == np.float64 and out not in (np.float32, np.float16) and out.kind != "c":
+        with np.errstate(over="ignore", invalid="ignore"):
+            return _round_to_odd_f32(y).astype(out)
     return y.astype(out)
 
 
-def _finish(y: np.ndarray, out: np.dtype) -> np.ndarray:
-    return np.asarray(_from_compute(np.asarray(y), out))
+def _finish(y: np.ndarray, out: np.dtype, tf32: bool = False) -> np.ndarray:
+    if not tf32 and type(y) is np.ndarray and y.dtype == out:
+        return y
+    return np.asarray(_from_compute(np.asarray(y), out, tf32))
+
+
+def _is_tf32(t: Type) -> bool:
+    e = _element(t)
+    return isinstance(e, FloatType) and e.name == "tf32"
 
 
 # --------------------------------------------------------------------------------------
@@ -116,14 +189,15 @@ def dot_general_arrays(
     batch_shape = tuple(lhs.shape[d] for d in lb)
     lf_shape = tuple(lhs.shape[d] for d in lf)
     rf_shape = tuple(rhs.shape[d] for d in rf)
-    b = int(np.prod(batch_shape, dtype=np.int64))
-    m = int(np.prod(lf_shape, dtype=np.int64))
-    n = int(np.prod(rf_shape, dtype=np.int64))
-    k = int(np.prod([lhs.shape[d] for d in lc], dtype=np.int64))
-    lt = lhs.transpose(lb + lf + lc)
-    rt = rhs.transpose(rb + rc + rf)
-    if b == 1 and lt.ndim - len(lb) == 2 and rt.ndim - len(rb) == 2:
-        lm = lt.reshape(m, k)  # plain matrix product: keep BLAS-friendly 2-D views
+    b = math.prod(batch_shape)
+    m = math.prod(lf_shape)
+    n = math.prod(rf_shape)
+    k = math.prod([lhs.shape[d] for d in lc])
+    lperm, rperm = lb + lf + lc, rb + rc + rf
+    lt = lhs if lperm == tuple(range(lhs.ndim)) else lhs.transpose(lperm)
+    rt = rhs if rperm == tuple(range(rhs.ndim)) else rhs.transpose(rperm)
+    if not lb:
+        lm = lt.reshape(m, k)  # no batch: plain 2-D matrix product (BLAS-friendly views)
         rm = rt.reshape(k, n)
     else:
         lm = lt.reshape(b, m, k)
@@ -150,15 +224,25 @@ def dot_general(
     result here: every product is computed at (at least) the result type's precision."""
     _check_not_quantized("dot_general", result_type, lhs, rhs)
     out, work = _compute_dtype(result_type)
+    tf32 = _is_tf32(result_type)
+    a = _to_compute(lhs, out, work, tf32)
+    b = _to_compute(rhs, out, work, tf32)
+    exact_float = work.kind in "iu" and _exact_in_float64(
+        a, b, math.prod(lhs.shape[d] for d in lhs_contracting_dimensions)
+    )
+    if exact_float:  # integer products computed exactly by float64 BLAS
+        a, b = a.astype(np.float64), b.astype(np.float64)
     y = dot_general_arrays(
-        _to_compute(lhs, out, work),
-        _to_compute(rhs, out, work),
+        a,
+        b,
         lhs_batching_dimensions,
         rhs_batching_dimensions,
         lhs_contracting_dimensions,
         rhs_contracting_dimensions,
     )
-    return _finish(y, out)
+    if exact_float:
+        y = y.astype(work)
+    return _finish(y, out, _is_tf32(result_type))
 
 
 @kernel("stablehlo.dot")
@@ -199,25 +283,41 @@ def conv_output_spatial_size(
     return (padded - window) // stride + 1
 
 
-def _dilate_and_pad(x: np.ndarray, lhs_dilation, padding) -> np.ndarray:
-    """lhs (N, C, spatial...) -> interior zeros (lhs_dilation - 1), then edge padding;
-    negative padding crops.  Spatial axes start at 2."""
-    spatial = x.shape[2:]
-    if any(d != 1 for d in lhs_dilation):
-        dil_shape = tuple(0 if s == 0 else (s - 1) * d + 1 for s, d in zip(spatial, lhs_dilation))
-        buf = np.zeros(x.shape[:2] + dil_shape, dtype=x.dtype)
-        buf[(slice(None), slice(None)) + tuple(slice(None, None, d) for d in lhs_dilation)] = x
-        x = buf
-    lo = [int(p[0]) for p in padding]
-    hi = [int(p[1]) for p in padding]
-    if any(v > 0 for v in lo + hi):
-        x = np.pad(x, [(0, 0), (0, 0)] + [(max(a, 0), max(b, 0)) for a, b in zip(lo, hi)])
-    if any(v < 0 for v in lo + hi):
-        crop = tuple(
-            slice(max(-a, 0), x.shape[2 + i] - max(-b, 0)) for i, (a, b) in enumerate(zip(lo, hi))
-        )
-        x = x[(slice(None), slice(None)) + crop]
-    return x
+def _padded_buffer(
+    xg: np.ndarray, lhs_dilation, padding, channels_last: bool
+) -> np.ndarray:
+    """Grouped lhs (G, Nb, Cg, spatial...) -> interior zeros (lhs_dilation - 1) and edge
+    padding (negative padding crops), in ONE fresh buffer; returned as a
+    (G, Nb, Cg, padded spatial...) view whose memory is channels-last or channels-first."""
+    spatial = xg.shape[3:]
+    src: list[slice] = []
+    dst: list[slice] = []
+    padded_shape = []
+    for size, d, (lo, hi) in zip(spatial, lhs_dilation, padding):
+        lo, hi = int(lo), int(hi)
+        dilated = 0 if size == 0 else (size - 1) * d + 1
+        padded = max(lo + dilated + hi, 0)
+        padded_shape.append(padded)
+        # element j lands at lo + j * d; keep it when 0 <= lo + j * d < padded
+        j0 = (-lo + d - 1) // d if lo < 0 else 0
+        j1 = min(size - 1, (padded - 1 - lo) // d) if padded > 0 else -1
+        if j1 < j0:
+            src.append(slice(0, 0))
+            dst.append(slice(0, 0))
+        else:
+            src.append(slice(j0, j1 + 1))
+            start = lo + j0 * d
+            dst.append(slice(start, start + (j1 - j0) * d + 1, d))
+    g, nb, cg = xg.shape[:3]
+    if channels_last:
+        buf = np.zeros((g, nb, *padded_shape, cg), dtype=xg.dtype)
+        view = np.moveaxis(buf, -1, 2)
+    else:
+        buf = np.zeros((g, nb, cg, *padded_shape), dtype=xg.dtype)
+        view = buf
+    lead = (slice(None),) * 3
+    view[lead + tuple(dst)] = xg[lead + tuple(src)]
+    return view
 
 
 def conv_arrays(
@@ -231,14 +331,17 @@ def conv_arrays(
     window_reversal: Sequence[bool],
     feature_group_count: int,
     batch_group_count: int,
+    channels_last: bool = False,
 ) -> np.ndarray:
     """Convolution in canonical layouts: x (N, C, spatial...), w (O, I, spatial...)
     -> (N / batch_group_count, O, out_spatial...), arrays in the compute dtype.
 
     Window reversal reverses the lhs window; the dot product of a reversed window with
     the kernel equals that of the window with the reversed kernel, so the kernel is
-    flipped.  Windows are strided views (sliding_window_view, subsampled by the window
-    strides and the kernel dilation); one im2col copy; one matmul per group batch.
+    flipped.  The dilated + padded lhs is one fresh buffer; windows are strided views of
+    it (sliding_window_view, subsampled by the window strides and the kernel dilation);
+    one im2col copy, ordered to read the buffer sequentially (channels-last or
+    channels-first, as the input's layout); one matmul per group batch.
     """
     nsp = x.ndim - 2
     n, c = x.shape[:2]
@@ -256,38 +359,44 @@ def conv_arrays(
     og = o // g
     cg = c // feature_group_count
     result_shape = (nb, o) + out_sp
-    if 0 in result_shape:
-        return np.zeros(result_shape, dtype=x.dtype)
-    if cg == 0 or 0 in ksp:
-        return np.zeros(result_shape, dtype=x.dtype)  # empty dot products
+    if 0 in result_shape or cg == 0 or 0 in ksp:
+        return np.zeros(result_shape, dtype=x.dtype)  # no windows, or empty dot products
     flips = tuple(2 + d for d in range(nsp) if d < len(window_reversal) and window_reversal[d])
     if flips:
         w = np.flip(w, axis=flips)
-    xp = _dilate_and_pad(x, lhs_dilation, padding)
     # group split: (G, Nb, Cg, spatial...)
     if feature_group_count > 1:
-        xg = xp.reshape((n, g, cg) + xp.shape[2:]).swapaxes(0, 1)
+        xg = x.reshape((n, g, cg) + x.shape[2:]).swapaxes(0, 1)
     else:
-        xg = xp.reshape((g, nb, c) + xp.shape[2:])
+        xg = x.reshape((g, nb, c) + x.shape[2:])
+    xp = _padded_buffer(xg, lhs_dilation, padding, channels_last)
     wg = w.reshape((g, og, i_) + ksp)
     dil_k = tuple((k - 1) * r + 1 for k, r in zip(ksp, rhs_dilation))
     sp_axes = tuple(range(3, 3 + nsp))
-    win = np.lib.stride_tricks.sliding_window_view(xg, dil_k, axis=sp_axes)
+    win = np.lib.stride_tricks.sliding_window_view(xp, dil_k, axis=sp_axes)
     # win: (G, Nb, Cg, P1.., K1..) ; subsample windows by stride and kernel dilation
     sel = (slice(None),) * 3
     sel += tuple(slice(0, s * (cnt - 1) + 1, s) for s, cnt in zip(window_strides, out_sp))
     sel += tuple(slice(None, None, r) for r in rhs_dilation)
     win = win[sel]
-    # im2col: (G, Nb * P, Cg * K)
-    perm = (0, 1) + tuple(range(3, 3 + nsp)) + (2,) + tuple(range(3 + nsp, 3 + 2 * nsp))
+    p_axes = tuple(range(3, 3 + nsp))
+    k_axes = tuple(range(3 + nsp, 3 + 2 * nsp))
     p = int(np.prod(out_sp, dtype=np.int64))
     kk = cg * int(np.prod(ksp, dtype=np.int64))
-    cols = win.transpose(perm).reshape(g, nb * p, kk)
-    kmat = wg.reshape(g, og, kk).transpose(0, 2, 1)
-    y = np.matmul(cols, kmat)  # (G, Nb*P, Og)
-    y = y.reshape((g, nb) + out_sp + (og,))
-    # -> (Nb, G, Og, spatial...) -> (Nb, O, spatial...)
-    y = y.transpose((1, 0, 2 + nsp) + tuple(range(2, 2 + nsp)))
+    if channels_last:
+        # rows (Nb, P...), columns (K..., Cg): reads the channels-last buffer in order
+        cols = win.transpose((0, 1) + p_axes + k_axes + (2,)).reshape(g, nb * p, kk)
+        kmat = wg.transpose((0,) + tuple(range(3, 3 + nsp)) + (2, 1)).reshape(g, kk, og)
+        y = np.matmul(cols, kmat)  # (G, Nb*P, Og)
+        y = y.reshape((g, nb) + out_sp + (og,))
+        y = y.transpose((1, 0, 2 + nsp) + tuple(range(2, 2 + nsp)))
+    else:
+        # rows (Cg, K...), columns (Nb, P...): reads the channels-first buffer in order
+        cols = win.transpose((0, 2) + k_axes + (1,) + p_axes).reshape(g, kk, nb * p)
+        kmat = wg.reshape(g, og, kk)
+        y = np.matmul(kmat, cols)  # (G, Og, Nb*P)
+        y = y.reshape((g, og, nb) + out_sp)
+        y = y.transpose((2, 0, 1) + tuple(range(3, 3 + nsp)))
     return y.reshape(result_shape)
 
 
@@ -328,9 +437,15 @@ def _convolution(
     w = rhs.transpose(
         (kernel_output_feature_dimension, kernel_input_feature_dimension, *kernel_spatial_dimensions)
     )
+    tf32 = _is_tf32(result_type)
+    xc = _to_compute(x, out, work, tf32)
+    wc = _to_compute(w, out, work, tf32)
+    exact_float = work.kind in "iu" and _exact_in_float64(xc, wc, math.prod(w.shape[1:]))
+    if exact_float:  # integer products computed exactly by float64 BLAS
+        xc, wc = xc.astype(np.float64), wc.astype(np.float64)
     y = conv_arrays(
-        _to_compute(x, out, work),
-        _to_compute(w, out, work),
+        xc,
+        wc,
         window_strides=window_strides,
         padding=padding,
         lhs_dilation=lhs_dilation,
@@ -338,12 +453,15 @@ def _convolution(
         window_reversal=window_reversal,
         feature_group_count=feature_group_count,
         batch_group_count=batch_group_count,
+        channels_last=input_feature_dimension == lhs.ndim - 1,
     )
+    if exact_float:
+        y = y.astype(work)
     src = {output_batch_dimension: 0, output_feature_dimension: 1}
     for i, d in enumerate(output_spatial_dimensions):
         src[d] = 2 + i
     y = y.transpose([src[d] for d in range(y.ndim)])
-    return _finish(np.ascontiguousarray(y), out)
+    return _finish(np.ascontiguousarray(y), out, _is_tf32(result_type))
 
 
 @kernel("stablehlo.convolution")
@@ -480,7 +598,7 @@ def triangular_solve(
             xt = _solve_left(np.swapaxes(tri, -1, -2), np.swapaxes(b, -1, -2), not is_lower,
                              unit_diagonal)
             x = np.swapaxes(xt, -1, -2)
-    return np.ascontiguousarray(x).astype(out)
+    return _from_compute(np.ascontiguousarray(x), out)
 
 
 @kernel("stablehlo.cholesky")
@@ -511,7 +629,7 @@ def cholesky(a: np.ndarray, *, result_type: Type, lower: bool = False, **_: obje
                 l_[..., j + 1 :, j] = below / djj[..., None]
     if not lower:
         l_ = np.swapaxes(l_, -1, -2).conj()
-    return np.ascontiguousarray(l_).astype(out)
+    return _from_compute(np.ascontiguousarray(l_), out)
 
 
 # --------------------------------------------------------------------------------------

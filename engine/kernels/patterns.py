@@ -94,6 +94,7 @@ class SortKey:
     operand: int
     descending: bool
     compare_type: str | None
+    part: str | None = None  # "real" / "imag": the key is that part of a complex operand
 
 
 _DIRECTIONS = {
@@ -125,29 +126,35 @@ def _i1_splat(op) -> bool | None:
 def _formula(block, n_operands: int):
     """Symbolic evaluation of a comparator block.
 
-    Returns ``(keys, types, table_fn)`` where ``keys`` lists the operand indices that are
-    compared, ``types`` their compare types, and ``table_fn(outcomes)`` evaluates the
+    Returns ``(keys, types, table_fn)`` where ``keys`` lists the ``(operand index, part)``
+    pairs that are compared (``part`` is "real"/"imag" for ``stablehlo.real``/``imag`` of
+    a complex operand, as JAX writes complex keys, else None), ``types`` their compare types, and ``table_fn(outcomes)`` evaluates the
     formula given a dict key -> outcome array.  None when the block is not a boolean
     formula over pairwise compares of ``arg_{2i}`` with ``arg_{2i+1}``.
     """
-    args = {v.name: i for i, v in enumerate(block.arguments)}
+    args = {v.name: (i, None) for i, v in enumerate(block.arguments)}
     if len(args) != 2 * n_operands:
         return None
-    keys: list[int] = []
-    types: dict[int, str | None] = {}
+    keys: list[tuple[int, str | None]] = []
+    types: dict[tuple[int, str | None], str | None] = {}
     program = []  # (result name, kind, payload)
     for op in block.operations[:-1]:
         if len(op.results) != 1 or op.regions:
             return None
         res = op.results[0].name
         names = [o.name for o in op.operands]
+        if op.name in ("stablehlo.real", "stablehlo.imag"):  # jax sorts complex keys so
+            if len(names) != 1 or names[0] not in args or args[names[0]][1] is not None:
+                return None
+            args[res] = (args[names[0]][0], op.name.split(".")[1])
+            continue
         if op.name == "stablehlo.compare":
             if len(names) != 2 or names[0] not in args or names[1] not in args:
                 return None
-            p, q = args[names[0]], args[names[1]]
-            if p // 2 != q // 2 or p == q:
+            (p, part_p), (q, part_q) = args[names[0]], args[names[1]]
+            if p // 2 != q // 2 or p == q or part_p != part_q:
                 return None
-            key = p // 2
+            key = (p // 2, part_p)
             direction = _enum(op.attr("comparison_direction"))
             if direction not in _DIRECTIONS:
                 return None
@@ -247,7 +254,7 @@ def sort_keys(region: Region | None, n_operands: int) -> tuple[SortKey, ...] | N
                     found = descending
                     break
             if found is not None:
-                order.append(SortKey(k, found, types[k]))
+                order.append(SortKey(k[0], found, types[k], k[1]))
                 remaining.remove(k)
                 mask = mask & (o == 0)
                 break

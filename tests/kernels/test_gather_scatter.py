@@ -1,0 +1,412 @@
+"""gather / dynamic_gather / scatter kernels: the spec's examples, and random dimension
+numbers checked against slow references written from the spec's index formulas."""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import engine.kernels  # noqa: F401  (fills the kernel column)
+import shape_inference  # noqa: F401
+from engine.values import RegionFn
+from parser.errors import InterpreterError
+from parser.ir import IntegerType, TensorType
+from shape_inference.optable import OP_TABLE
+
+I64 = IntegerType(64)
+I32 = IntegerType(32)
+
+
+def gather(operand, start_indices, **kw):
+    kw.setdefault("dimension_numbers", None)
+    kw.setdefault("indices_are_sorted", False)
+    for k in ("offset_dims", "collapsed_slice_dims", "operand_batching_dims",
+              "start_indices_batching_dims", "start_index_map"):
+        kw.setdefault(k, ())
+    return OP_TABLE["stablehlo.gather"].kernel(operand, start_indices, result_type=None, **kw)
+
+
+def scatter(inputs, scatter_indices, updates, region, result_types=None, **kw):
+    for k in ("update_window_dims", "inserted_window_dims", "input_batching_dims",
+              "scatter_indices_batching_dims", "scatter_dims_to_operand_dims"):
+        kw.setdefault(k, ())
+    kw.setdefault("scatter_dimension_numbers", None)
+    kw.setdefault("indices_are_sorted", False)
+    kw.setdefault("unique_indices", False)
+    if result_types is None:
+        result_types = tuple(TensorType(x.shape, _elem_of(x.dtype)) for x in inputs)
+    return OP_TABLE["stablehlo.scatter"].kernel(
+        *inputs, scatter_indices, *updates, result_types=result_types,
+        update_computation=region, **kw)
+
+
+def _elem_of(dtype):
+    from parser.ir import FloatType
+    table = {np.dtype(np.int64): I64, np.dtype(np.int32): I32,
+             np.dtype(np.float32): FloatType("f32"),
+             np.dtype(ml_dtypes.bfloat16): FloatType("bf16"),
+             np.dtype(np.int8): IntegerType(8), np.dtype(np.bool_): IntegerType(1)}
+    return table[np.dtype(dtype)]
+
+
+ADD = RegionFn(region=None, call=lambda a, b: (np.add(a, b),), combiner="stablehlo.add")
+REPLACE = RegionFn(region=None, call=lambda a, b: (b,), combiner="replace")
+
+# The operand / indices of the spec's gather and scatter examples.
+SPEC_OPERAND = np.arange(1, 49, dtype=np.int64).reshape(2, 3, 4, 2)
+SPEC_INDICES = np.array([[[[0, 0], [1, 0], [2, 1]], [[0, 1], [1, 1], [0, 9]]],
+                         [[[0, 0], [2, 1], [2, 2]], [[1, 2], [0, 1], [1, 0]]]], dtype=np.int64)
+
+
+def test_gather_spec_example():
+    out = gather(SPEC_OPERAND.astype(np.int32), SPEC_INDICES, offset_dims=(3, 4),
+                 collapsed_slice_dims=(1,), operand_batching_dims=(0,),
+                 start_indices_batching_dims=(1,), start_index_map=(2, 1),
+                 index_vector_dim=3, slice_sizes=(1, 1, 2, 2))
+    expected = np.array([
+        [[[[1, 2], [3, 4]], [[3, 4], [5, 6]], [[13, 14], [15, 16]]],
+         [[[33, 34], [35, 36]], [[35, 36], [37, 38]], [[41, 42], [43, 44]]]],
+        [[[[1, 2], [3, 4]], [[13, 14], [15, 16]], [[21, 22], [23, 24]]],
+         [[[43, 44], [45, 46]], [[33, 34], [35, 36]], [[27, 28], [29, 30]]]],
+    ], dtype=np.int32)
+    assert out.dtype == np.int32
+    np.testing.assert_array_equal(out, expected)
+
+
+DG_OPERAND = np.arange(1, 25, dtype=np.int64).reshape(3, 4, 2)
+DG_INDICES = np.array([[[0, 0], [1, 0], [2, 1]], [[0, 1], [1, 1], [0, 2]]], dtype=np.int64)
+DG_EXPECTED = np.array([[[[1, 2], [3, 4]], [[3, 4], [5, 6]], [[13, 14], [15, 16]]],
+                        [[[9, 10], [11, 12]], [[11, 12], [13, 14]], [[17, 18], [19, 20]]]])
+
+
+def test_dynamic_gather_spec_example():
+    out = OP_TABLE["stablehlo.dynamic_gather"].kernel(
+        DG_OPERAND, DG_INDICES, np.array([1, 2, 2]), result_type=None,
+        offset_dims=(2, 3), collapsed_slice_dims=(0,), operand_batching_dims=(),
+        start_indices_batching_dims=(), start_index_map=(1, 0), index_vector_dim=2,
+        indices_are_sorted=False, dimension_numbers=None)
+    np.testing.assert_array_equal(out, DG_EXPECTED)
+
+
+def test_dynamic_gather_rejects_bad_slice_sizes():
+    with pytest.raises(InterpreterError):
+        OP_TABLE["stablehlo.dynamic_gather"].kernel(
+            DG_OPERAND, DG_INDICES, np.array([1, 9, 2]), result_type=None,
+            offset_dims=(2, 3), collapsed_slice_dims=(0,), start_index_map=(1, 0),
+            index_vector_dim=2)
+
+
+def test_gather_conformance_example_with_clamping():
+    # tests/interpret/gather.mlir: index [0, 9] clamps to the last valid start.
+    out = gather(DG_OPERAND, DG_INDICES.copy() * 0 + np.array([0, 9]), offset_dims=(2, 3),
+                 collapsed_slice_dims=(0,), start_index_map=(1, 0), index_vector_dim=2,
+                 slice_sizes=(1, 2, 2))
+    np.testing.assert_array_equal(out[0, 0], DG_OPERAND[2, 0:2, :])
+
+
+def test_gather_rows_like_take_all_dtypes():
+    for dtype in (np.bool_, ml_dtypes.int4, ml_dtypes.uint2, ml_dtypes.float8_e4m3fn,
+                  ml_dtypes.float4_e2m1fn, ml_dtypes.bfloat16, np.complex64, np.uint64):
+        table = (np.arange(40) % 3).astype(dtype).reshape(10, 4)
+        idx = np.array([[3], [0], [9], [12], [-4]], dtype=np.int8 if dtype is np.bool_
+                       else np.int32)
+        out = gather(table, idx, offset_dims=(1,), collapsed_slice_dims=(0,),
+                     start_index_map=(0,), index_vector_dim=1, slice_sizes=(1, 4))
+        clamped = np.clip(idx[:, 0].astype(np.int64), 0, 9)
+        assert out.dtype == np.dtype(dtype)
+        np.testing.assert_array_equal(out.view(np.uint8), table[clamped].view(np.uint8))
+
+
+def test_gather_unsigned_64_bit_indices_clamp_high():
+    table = np.arange(12).reshape(6, 2)
+    idx = np.array([2**64 - 1, 1], dtype=np.uint64)
+    out = gather(table, idx, offset_dims=(1,), collapsed_slice_dims=(0,),
+                 start_index_map=(0,), index_vector_dim=1, slice_sizes=(1, 2))
+    np.testing.assert_array_equal(out, table[[5, 1]])
+
+
+def test_gather_zero_size_collapsed_slice_is_an_error():
+    with pytest.raises(InterpreterError):
+        gather(np.zeros((2, 3)), np.array([[0]]), offset_dims=(1,), collapsed_slice_dims=(0,),
+               start_index_map=(0,), index_vector_dim=1, slice_sizes=(0, 3))
+
+
+def test_gather_full_slices_broadcast_over_batch():
+    operand = np.arange(6).reshape(2, 3)
+    idx = np.zeros((4, 1), dtype=np.int32) + 1
+    out = gather(operand, idx, offset_dims=(1, 2), start_index_map=(0,), index_vector_dim=1,
+                 slice_sizes=(2, 3))
+    assert out.shape == (4, 2, 3)
+    np.testing.assert_array_equal(out, np.broadcast_to(operand, (4, 2, 3)))
+
+
+# ---- scatter -------------------------------------------------------------------------
+
+SPEC_SCATTER_EXPECTED = np.array([
+    [[[3, 4], [6, 7], [6, 7], [7, 8]],
+     [[9, 10], [11, 12], [15, 16], [17, 18]],
+     [[17, 18], [19, 20], [22, 23], [24, 25]]],
+    [[[25, 26], [28, 29], [30, 31], [31, 32]],
+     [[35, 36], [38, 39], [38, 39], [39, 40]],
+     [[41, 42], [44, 45], [46, 47], [47, 48]]],
+])
+
+SPEC_SCATTER_DN = dict(update_window_dims=(3, 4), inserted_window_dims=(1,),
+                       input_batching_dims=(0,), scatter_indices_batching_dims=(1,),
+                       scatter_dims_to_operand_dims=(2, 1), index_vector_dim=3)
+
+
+def test_scatter_spec_example():
+    inputs = SPEC_OPERAND.copy()
+    (out,) = scatter([inputs], SPEC_INDICES, [np.ones((2, 2, 3, 2, 2), np.int64)], ADD,
+                     **SPEC_SCATTER_DN)
+    np.testing.assert_array_equal(out, SPEC_SCATTER_EXPECTED)
+    np.testing.assert_array_equal(inputs, SPEC_OPERAND)  # inputs are not modified
+
+
+def test_scatter_spec_example_general_region_path():
+    region = RegionFn(region=None, call=lambda a, b: (np.add(a, b),), combiner=None)
+    (out,) = scatter([SPEC_OPERAND], SPEC_INDICES, [np.ones((2, 2, 3, 2, 2), np.int64)],
+                     region, **SPEC_SCATTER_DN)
+    np.testing.assert_array_equal(out, SPEC_SCATTER_EXPECTED)
+
+
+def test_scatter_conformance_example():
+    inputs = DG_OPERAND
+    idx = np.array([[[0, 2], [1, 0], [2, 1]], [[0, 1], [1, 0], [0, 9]]])
+    (out,) = scatter([inputs], idx, [np.ones((2, 3, 2, 2), np.int64)], ADD,
+                     update_window_dims=(2, 3), inserted_window_dims=(0,),
+                     scatter_dims_to_operand_dims=(1, 0), index_vector_dim=2)
+    expected = [[[1, 2], [5, 6], [7, 8], [7, 8]],
+                [[10, 11], [12, 13], [14, 15], [16, 17]],
+                [[18, 19], [20, 21], [21, 22], [23, 24]]]
+    np.testing.assert_array_equal(out, expected)
+
+
+def test_scatter_multiple_inputs_and_partial_out_of_bounds():
+    a = np.zeros(5, np.int32)
+    b = np.full(5, -100, np.float32)
+    idx = np.array([[1], [3], [1], [4]])
+    ua = np.array([[1, 1], [2, 2], [4, 4], [8, 8]], np.int32)
+    ub = np.array([[5, 6], [7, 8], [1, 9], [3, 4]], np.float32)
+    region = RegionFn(region=None,
+                      call=lambda a0, a1, b0, b1: (a0 + b0, np.maximum(a1, b1)))
+    ra, rb = scatter([a, b], idx, [ua, ub], region, update_window_dims=(1,),
+                     scatter_dims_to_operand_dims=(0,), index_vector_dim=1)
+    # Windows [1,2], [3,4], [1,2], [4,5]: element 5 of the last window is out of bounds
+    # and is skipped on its own (the spec's per-element rule).
+    np.testing.assert_array_equal(ra, [0, 5, 5, 2, 10])
+    np.testing.assert_array_equal(rb, [-100, 5, 9, 7, 8])
+    assert ra.dtype == np.int32 and rb.dtype == np.float32
+
+
+def test_scatter_replace_last_update_wins():
+    (out,) = scatter([np.zeros(4, np.int64)], np.array([[2], [2], [0], [2]]),
+                     [np.array([1, 2, 3, 4])], REPLACE, inserted_window_dims=(0,),
+                     scatter_dims_to_operand_dims=(0,), index_vector_dim=1)
+    np.testing.assert_array_equal(out, [3, 0, 4, 0])
+
+
+def test_scatter_bf16_add_rounds_each_step():
+    # 1 + 2**-8 + 2**-8 in bf16: each step rounds back to 1 (ties to even).
+    one = np.ones(1, ml_dtypes.bfloat16)
+    upd = np.array([2**-8, 2**-8], ml_dtypes.bfloat16)
+    region = RegionFn(region=None, call=lambda a, b: ((a + b).astype(ml_dtypes.bfloat16),),
+                      combiner="stablehlo.add")
+    (out,) = scatter([one], np.array([[0], [0]]), [upd], region, inserted_window_dims=(0,),
+                     scatter_dims_to_operand_dims=(0,), index_vector_dim=1)
+    assert out.dtype == ml_dtypes.bfloat16
+    assert float(out[0]) == 1.0
+
+
+# ---- random dimension numbers vs the spec's formulas ---------------------------------
+
+
+def ref_gather(operand, si, offset_dims, collapsed, obd, sibd, smap, ivd, sizes):
+    """spec: gather, element by element."""
+    batch_shape = [n for d, n in enumerate(si.shape) if d != ivd]
+    window = [sizes[d] for d in range(operand.ndim) if d not in collapsed and d not in obd]
+    rrank = len(batch_shape) + len(window)
+    shape, b, w = [], iter(batch_shape), iter(window)
+    for r in range(rrank):
+        shape.append(next(w) if r in offset_dims else next(b))
+    out = np.zeros(shape, operand.dtype)
+    batch_dims = [d for d in range(rrank) if d not in offset_dims]
+    for ri in np.ndindex(*shape):
+        bi = [ri[d] for d in batch_dims]
+        if ivd < si.ndim:
+            start = [si[tuple(bi[:ivd]) + (k,) + tuple(bi[ivd:])] for k in range(si.shape[ivd])]
+        else:
+            start = [si[tuple(bi)]]
+        full_start = [0] * operand.ndim
+        for k, d in enumerate(smap):
+            full_start[d] = min(max(int(start[k]), 0), operand.shape[d] - sizes[d])
+        full_batch = [0] * operand.ndim
+        for dop, dst in zip(obd, sibd):
+            full_batch[dop] = bi[dst - (0 if dst < ivd else 1)]
+        oi = iter([ri[d] for d in offset_dims])
+        full_off = [0 if (d in collapsed or d in obd) else next(oi) for d in range(operand.ndim)]
+        idx = tuple(a + b + c for a, b, c in zip(full_start, full_batch, full_off))
+        out[ri] = operand[idx]
+    return out
+
+
+@st.composite
+def gather_case(draw):
+    rank = draw(st.integers(1, 3))
+    shape = [draw(st.integers(1, 4)) for _ in range(rank)]
+    dims = list(range(rank))
+    roles = [draw(st.sampled_from(["batch", "collapsed", "offset", "offset"])) for _ in dims]
+    obd = [d for d in dims if roles[d] == "batch"]
+    collapsed = [d for d in dims if roles[d] == "collapsed"]
+    offset_operand = [d for d in dims if roles[d] == "offset"]
+    smap = draw(st.permutations([d for d in dims if d not in obd]))
+    smap = smap[: draw(st.integers(0, len(smap)))]
+    implicit = len(smap) == 1 and draw(st.booleans())
+    nb = len(obd) + draw(st.integers(0, 2))
+    batch_shape = [draw(st.integers(1, 3)) for _ in range(nb)]
+    positions = draw(st.permutations(list(range(nb))))[: len(obd)]
+    for p, d in zip(positions, obd):
+        batch_shape[p] = shape[d]
+    if implicit:
+        ivd = nb
+        si_shape = batch_shape
+        sibd = list(positions)
+    else:
+        ivd = draw(st.integers(0, nb))
+        si_shape = batch_shape[:ivd] + [len(smap)] + batch_shape[ivd:]
+        sibd = [p if p < ivd else p + 1 for p in positions]
+    sizes = [1 if roles[d] != "offset" else draw(st.integers(0, shape[d]))
+             for d in dims]
+    rrank = nb + len(offset_operand)
+    offset_dims = sorted(draw(st.permutations(list(range(rrank))))[: len(offset_operand)])
+    hi = max(shape) + 2
+    si = np.array(draw(st.lists(st.integers(-2, hi), min_size=int(np.prod(si_shape)),
+                                max_size=int(np.prod(si_shape)))), dtype=np.int64)
+    operand = np.arange(int(np.prod(shape)), dtype=np.int32).reshape(shape)
+    return dict(operand=operand, si=si.reshape(si_shape), offset_dims=tuple(offset_dims),
+                collapsed=tuple(collapsed), obd=tuple(obd), sibd=tuple(sibd),
+                smap=tuple(smap), ivd=ivd, sizes=tuple(sizes))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(gather_case())
+def test_gather_matches_spec_formula(c):
+    expected = ref_gather(c["operand"], c["si"], c["offset_dims"], c["collapsed"], c["obd"],
+                          c["sibd"], c["smap"], c["ivd"], c["sizes"])
+    out = gather(c["operand"], c["si"], offset_dims=c["offset_dims"],
+                 collapsed_slice_dims=c["collapsed"], operand_batching_dims=c["obd"],
+                 start_indices_batching_dims=c["sibd"], start_index_map=c["smap"],
+                 index_vector_dim=c["ivd"], slice_sizes=c["sizes"])
+    assert out.shape == expected.shape
+    np.testing.assert_array_equal(out, expected)
+    # The static side infers the same result shape.
+    from parser.ir import TensorType as T
+    from shape_inference.optable import ShapeContext
+    t = OP_TABLE["stablehlo.gather"].shape(
+        ShapeContext("stablehlo.gather"), T(c["operand"].shape, I32), T(c["si"].shape, I64),
+        dimension_numbers=None, offset_dims=c["offset_dims"],
+        collapsed_slice_dims=c["collapsed"], operand_batching_dims=c["obd"],
+        start_indices_batching_dims=c["sibd"], start_index_map=c["smap"],
+        index_vector_dim=c["ivd"], slice_sizes=c["sizes"], indices_are_sorted=False)
+    assert t.shape == expected.shape
+
+
+def ref_scatter(inputs, si, updates, fn, uwd, iwd, ibd, sibd, sdod, ivd):
+    """spec: scatter, one update element at a time in row-major update_index order."""
+    results = [x.copy() for x in inputs]
+    rank = inputs[0].ndim
+    usd = [d for d in range(updates[0].ndim) if d not in uwd]
+    for ui in np.ndindex(*updates[0].shape):
+        usi = [ui[d] for d in usd]
+        if ivd < si.ndim:
+            start = [si[tuple(usi[:ivd]) + (k,) + tuple(usi[ivd:])] for k in range(si.shape[ivd])]
+        else:
+            start = [si[tuple(usi)]]
+        full_start = [0] * rank
+        for k, d in enumerate(sdod):
+            full_start[d] = int(start[k])
+        full_batch = [0] * rank
+        for dop, dst in zip(ibd, sibd):
+            full_batch[dop] = usi[dst - (0 if dst < ivd else 1)]
+        wi = iter([ui[d] for d in uwd])
+        full_win = [0 if (d in iwd or d in ibd) else next(wi) for d in range(rank)]
+        ri = tuple(a + b + c for a, b, c in zip(full_start, full_batch, full_win))
+        if all(0 <= i < n for i, n in zip(ri, inputs[0].shape)):
+            new = fn(*[r[ri] for r in results], *[u[ui] for u in updates])
+            for r, v in zip(results, new):
+                r[ri] = v
+    return results
+
+
+@st.composite
+def scatter_case(draw):
+    rank = draw(st.integers(1, 3))
+    shape = [draw(st.integers(1, 4)) for _ in range(rank)]
+    dims = list(range(rank))
+    roles = [draw(st.sampled_from(["batch", "inserted", "window", "window"])) for _ in dims]
+    ibd = [d for d in dims if roles[d] == "batch"]
+    iwd = [d for d in dims if roles[d] == "inserted"]
+    win = [d for d in dims if roles[d] == "window"]
+    sdod = draw(st.permutations([d for d in dims if d not in ibd]))
+    sdod = sdod[: draw(st.integers(0, len(sdod)))]
+    implicit = len(sdod) == 1 and draw(st.booleans())
+    nb = len(ibd) + draw(st.integers(0, 2))
+    batch_shape = [draw(st.integers(1, 3)) for _ in range(nb)]
+    positions = draw(st.permutations(list(range(nb))))[: len(ibd)]
+    for p, d in zip(positions, ibd):
+        batch_shape[p] = shape[d]
+    if implicit:
+        ivd, si_shape, sibd = nb, batch_shape, list(positions)
+    else:
+        ivd = draw(st.integers(0, nb))
+        si_shape = batch_shape[:ivd] + [len(sdod)] + batch_shape[ivd:]
+        sibd = [p if p < ivd else p + 1 for p in positions]
+    wsizes = [draw(st.integers(0, shape[d])) for d in win]
+    urank = nb + len(win)
+    uwd = sorted(draw(st.permutations(list(range(urank))))[: len(win)])
+    ushape, b, w = [], iter(batch_shape), iter(wsizes)
+    for r in range(urank):
+        ushape.append(next(w) if r in uwd else next(b))
+    n = int(np.prod(si_shape))
+    si = np.array(draw(st.lists(st.integers(-1, max(shape)), min_size=n, max_size=n)),
+                  dtype=np.int32).reshape(si_shape)
+    kind = draw(st.sampled_from(["add", "replace", "general", "multi"]))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    inputs = rng.integers(-5, 5, size=shape).astype(np.int64)
+    updates = rng.integers(-5, 5, size=ushape).astype(np.int64)
+    return dict(inputs=inputs, si=si, updates=updates, uwd=tuple(uwd), iwd=tuple(iwd),
+                ibd=tuple(ibd), sibd=tuple(sibd), sdod=tuple(sdod), ivd=ivd, kind=kind)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(scatter_case())
+def test_scatter_matches_spec_formula(c):
+    dn = dict(update_window_dims=c["uwd"], inserted_window_dims=c["iwd"],
+              input_batching_dims=c["ibd"], scatter_indices_batching_dims=c["sibd"],
+              scatter_dims_to_operand_dims=c["sdod"], index_vector_dim=c["ivd"])
+    ref_dn = (c["uwd"], c["iwd"], c["ibd"], c["sibd"], c["sdod"], c["ivd"])
+    x, u = c["inputs"], c["updates"]
+    if c["kind"] == "add":
+        got = scatter([x], c["si"], [u], ADD, **dn)
+        want = ref_scatter([x], c["si"], [u], lambda a, b: (a + b,), *ref_dn)
+    elif c["kind"] == "replace":
+        got = scatter([x], c["si"], [u], REPLACE, **dn)
+        want = ref_scatter([x], c["si"], [u], lambda a, b: (b,), *ref_dn)
+    elif c["kind"] == "general":  # not commutative: the order of colliding updates shows
+        region = RegionFn(region=None, call=lambda a, b: (a * 3 + b,))
+        got = scatter([x], c["si"], [u], region, **dn)
+        want = ref_scatter([x], c["si"], [u], lambda a, b: (a * 3 + b,), *ref_dn)
+    else:
+        x2, u2 = x.astype(np.float32) * 0.5, u.astype(np.float32)
+        region = RegionFn(region=None, call=lambda a, b, c_, d: (a - c_, np.minimum(b, d)))
+        got = scatter([x, x2], c["si"], [u, u2], region, **dn)
+        want = ref_scatter([x, x2], c["si"], [u, u2],
+                           lambda a, b, c_, d: (a - c_, min(b, d)), *ref_dn)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype
+        np.testing.assert_array_equal(g, w)
