@@ -162,7 +162,11 @@ def cmd_interpret(args: argparse.Namespace) -> int:
                 max_steps=args.max_steps,
                 timeout=args.timeout,
             )
-            _print_results(results, fn.type.results, args.interpreter_print_dense)
+            if results and all(isinstance(r, list) for r in results) and fn.type.results:
+                for per_process in results:  # a process grid: one list per process
+                    _print_results(per_process, fn.type.results, args.interpreter_print_dense)
+            else:
+                _print_results(results, fn.type.results, args.interpreter_print_dense)
         except HloError as e:
             report(e, lines)
             failed += 1

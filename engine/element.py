@@ -48,7 +48,7 @@ def equal_mask(a: np.ndarray, b: np.ndarray, *, mode: str = "bitwise") -> np.nda
         ia, ib = a.imag.copy(), b.imag.copy()
         return equal_mask(ra, rb) & equal_mask(ia, ib)
     u = _UINT[dt.itemsize]
-    return np.ascontiguousarray(a).view(u) == np.ascontiguousarray(b).view(u)
+    return (np.ascontiguousarray(a).view(u) == np.ascontiguousarray(b).view(u)).reshape(a.shape)
 
 
 def first_mismatch(bad: np.ndarray) -> tuple[int, ...]:
@@ -61,6 +61,9 @@ def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """ULP distance of two float arrays of one dtype (docs/test-dialects.md): 0 when
     bitwise equal or both NaN; for two finite values, the distance of their bit patterns
     ordered as integers; otherwise unbounded (returned as a huge value)."""
+    shape = a.shape
+    a = a.reshape(-1)
+    b = b.reshape(-1)
     dt = a.dtype
     bits, signed = _float_bits(dt)
     u = _UINT[dt.itemsize]
@@ -83,7 +86,7 @@ def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         both_nan = np.isnan(fa) & np.isnan(fb)
         d = np.abs(oa - ob).astype(np.float64)
     same = ua == ub
-    return np.where(same | both_nan, 0.0, np.where(finite, d, np.inf))
+    return np.where(same | both_nan, 0.0, np.where(finite, d, np.inf)).reshape(shape)
 
 
 def format_element(value, dtype: np.dtype) -> str:

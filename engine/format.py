@@ -13,13 +13,17 @@ from .values import Token
 
 
 def _elements_1d(a: np.ndarray) -> list[str]:
+    if a.dtype.kind == "c":  # a complex element prints as [re, im]
+        part = np.dtype(np.float32 if a.dtype.itemsize == 8 else np.float64)
+        return [f"[{format_element(a[i].real, part)}, {format_element(a[i].imag, part)}]"
+                for i in range(a.shape[0])]
     return [format_element(a[i], a.dtype) for i in range(a.shape[0])]
 
 
 def _rows(a: np.ndarray, indent: int) -> str:
     pad = "  " * indent
-    if a.ndim == 1:
-        return pad + "[" + ", ".join(_elements_1d(a)) + "]"
+    if a.ndim == 1 or a.shape[0] == 0:
+        return pad + "[" + ", ".join(_elements_1d(a) if a.ndim == 1 else []) + "]"
     inner = ",\n".join(_rows(a[i], indent + 1) for i in range(a.shape[0]))
     return f"{pad}[\n{inner}\n{pad}]"
 

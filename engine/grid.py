@@ -48,6 +48,7 @@ class _Waiter:
     ready: Callable[[], bool]
     pos: SourcePos | None
     op: str | None
+    missing: Callable[[], list]  # the peers that have not arrived yet
 
 
 @dataclass
@@ -141,6 +142,16 @@ class ProcessGrid:
         if self.error is not None:
             return
         live = [p for p in self.process_ids() if p not in self._done]
+        for p, w in self._waiting.items():
+            gone = [q for q in w.missing() if q in self._done]
+            if gone and not w.ready():
+                self._fail(InterpreterError(
+                    f"deadlock detected: process {p} waits in {w.what} for processes {gone}, "
+                    "which finished without reaching it",
+                    w.pos,
+                    op=w.op,
+                ), p)
+                return
         if not live or any(p not in self._waiting for p in live):
             return
         if any(w.ready() for w in self._waiting.values()):
@@ -157,12 +168,13 @@ class ProcessGrid:
         self._fail(err, live[0])
 
     def _wait(self, pid: ProcessId, ready: Callable[[], bool], op: Operation | None,
-              kind: str, waiting_for: Callable[[], str]) -> None:
+              kind: str, waiting_for: Callable[[], str],
+              missing: Callable[[], list] = list) -> None:
         """Block (holding ``self._cond``) until ``ready()``; raise on abort or deadlock."""
         if ready():
             return
         waiter = _Waiter(describe_op(op, kind), ready, op.pos if op else None,
-                         op.name if op else kind)
+                         op.name if op else kind, missing)
         self._waiting[pid] = waiter
         try:
             self._check_deadlock()
@@ -214,13 +226,11 @@ class ProcessGrid:
                 r.complete = True
                 self._cond.notify_all()
             else:
-                self._wait(
-                    pid,
-                    lambda: r.complete,
-                    op,
-                    kind,
-                    lambda: "processes " + str([p for p in group if p not in r.values]),
-                )
+                def missing() -> list:
+                    return [p for p in group if p not in r.values]
+
+                self._wait(pid, lambda: r.complete, op, kind,
+                           lambda: f"processes {missing()}", missing)
             values = r.values
             r.taken += 1
             if r.taken == r.size:

@@ -27,6 +27,7 @@ from parser.ir import (
     Function,
     Module,
     Operation,
+    QuantizedType,
     Region,
     TensorType,
     TupleType,
@@ -111,6 +112,15 @@ def _conforms(value: Any, t: Type, in_region: bool = False) -> bool:
             and all(_conforms(v, s) for v, s in zip(value, t.types))
         )
     return True
+
+
+def _touches_quantized(op: Operation) -> bool:
+    """Has the op a quantized operand or result (spec "quantized operation semantics")?"""
+    for v in (*op.operands, *op.results):
+        t = v.type
+        if isinstance(t, TensorType) and isinstance(t.element_type, QuantizedType):
+            return True
+    return False
 
 
 def describe(value: Any) -> str:
@@ -298,6 +308,10 @@ class Interpreter:
             if row.kernel_options.get("operand_types"):
                 kwargs["operand_types"] = op.operand_types
             fn = row.kernel
+            if _touches_quantized(op):
+                from .kernels.quantization import quantized_kernel
+
+                fn = quantized_kernel(op, row, fn)
         results = tuple(scope.define(v.name) for v in op.results)
         nbytes = sum(_nbytes(v.type) or 0 for v in op.results)
         return Step(

@@ -46,4 +46,8 @@ define_op(
     attrs={"probe_id": REQUIRED, "iter": 0, "iteration": None},
 )
 define_op("interpreter.probe", _probe, attrs={"probe_id": REQUIRED})
-define_op("interpreter.print", _none)
+define_op(
+    "interpreter.print",
+    _none,
+    decode=lambda op: {"operand_name": op.operands[0].name if op.operands else ""},
+)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import csv
 import os
 import re
+import sys
+import threading
 from typing import Any
 
 import numpy as np
@@ -188,11 +190,17 @@ def expect_serialized_eq(actual, *, probe_id: str, iter: int, iteration: Any, re
     return ()
 
 
+_PRINT_LOCK = threading.Lock()
+
+
 @kernel("interpreter.print", context=True, operand_types=True)
-def print_(operand, *, result_type, context, operand_types):
+def print_(operand, *, operand_name: str, result_type, context, operand_types):
+    """Print ``%name = <value>`` as one write, so processes of a grid never interleave."""
     from ..format import format_value
 
-    text = format_value(operand, operand_types[0])
+    text = f"{operand_name} = {format_value(operand, operand_types[0])}"
     context.printed.append(text)
-    print(text, flush=True)
+    with _PRINT_LOCK:
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
     return ()

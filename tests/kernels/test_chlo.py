@@ -201,14 +201,20 @@ def test_erf_erfc_vs_math(x):
 
 
 @pytest.mark.parametrize("x", [0.5, 1.5, 3.0, 10.25, 100.0, -0.5, -2.5, -7.25])
-def test_lgamma_vs_math(x):
-    for dt in (np.float32, np.float64):
-        got = float(run1("chlo.lgamma", np.array([x], dt))[0])
-        # glibc's lgamma (math.lgamma) itself is off by ~15 ulps at 1.5: a loose f64 bound
-        # here; the tight bounds are checked against mpmath above.
-        assert close_ulps(got, math.lgamma(x), dt, 1 if dt == np.float32 else 32)
-    half = float(run1("chlo.lgamma", np.array([1.5]))[0])
-    assert close_ulps(half, 0.5 * math.log(math.pi) - math.log(2), np.float64, 2)
+def test_lgamma_f32_vs_math(x):
+    got = float(run1("chlo.lgamma", np.array([x], np.float32))[0])
+    assert close_ulps(got, math.lgamma(x), np.float32, 1)
+
+
+def test_lgamma_f64_identities():
+    # glibc's lgamma (math.lgamma) is off by 15-40 ulps at some of these points, so
+    # float64 is checked against exact Gamma values instead.
+    sp = math.sqrt(math.pi)
+    cases = {0.5: math.log(sp), 1.5: math.log(sp / 2), 3.0: math.log(2.0), 1.0: 0.0,
+             -0.5: math.log(2 * sp), -2.5: math.log(8 * sp / 15), 5.5: math.log(945 * sp / 32)}
+    got = run1("chlo.lgamma", np.array(list(cases), np.float64))
+    for g, want in zip(got.tolist(), cases.values()):
+        assert close_ulps(g, want, np.float64, 3) if want else g == 0.0
 
 
 def test_known_values():
@@ -324,7 +330,8 @@ def _format_values(dt) -> list[tuple[Fraction, int]]:
     n = np.dtype(dt).itemsize
     u = {1: np.uint8, 2: np.uint16}[n]
     pats = np.arange(2 ** (8 * n), dtype=u)
-    vals = pats.view(dt).astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        vals = pats.view(dt).astype(np.float64)
     out = {}
     for p, v in zip(pats.tolist(), vals.tolist()):
         if math.isfinite(v) and not (v == 0 and math.copysign(1, v) < 0):
@@ -332,11 +339,16 @@ def _format_values(dt) -> list[tuple[Fraction, int]]:
     return sorted(out.items())
 
 
+@functools.cache
+def _format_keys(dt) -> list[Fraction]:
+    return [k for k, _ in _format_values(dt)]
+
+
 def _round_exact(value: Fraction, table, dt) -> float:
     """Nearest value of the format, ties to the even bit pattern (overflow not covered)."""
     import bisect
 
-    keys = [k for k, _ in table]
+    keys = _format_keys(dt)
     i = bisect.bisect_left(keys, value)
     if i < len(keys) and keys[i] == value:
         return float(keys[i])
@@ -454,7 +466,7 @@ def test_is_inf_without_infinities():
 SPECIALS = [0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 1e-45, -1e-45, 3.4e38, 2.5, -7.0]
 
 
-@pytest.mark.parametrize("dt", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
 def test_next_after_ieee_matches_c(dt):
     vals = np.array(SPECIALS, dtype=dt)
     x = np.repeat(vals, len(vals))
@@ -486,9 +498,10 @@ def _next_after_ref(xv: float, yv: float, dt) -> float | None:
     return math.copysign(0.0, xv) if want == 0 else want
 
 
-@pytest.mark.parametrize("dt", [ml_dtypes.bfloat16, ml_dtypes.float8_e4m3fn,
+@pytest.mark.parametrize("dt", [np.float16, ml_dtypes.bfloat16, ml_dtypes.float8_e4m3fn,
                                 ml_dtypes.float8_e5m2, ml_dtypes.float8_e4m3fnuz])
 def test_next_after_narrow_formats(dt):
+    # (float16 is here too: NumPy's float16 nextafter returns x, not y, when x == y.)
     rng = np.random.default_rng(3)
     n = np.dtype(dt).itemsize
     u = {1: np.uint8, 2: np.uint16}[n]
@@ -497,7 +510,7 @@ def test_next_after_narrow_formats(dt):
     specials = np.array([0.0, -0.0, 1.0, -1.0], dt).view(u)
     xb = np.concatenate([xb, np.repeat(specials, 4)])
     yb = np.concatenate([yb, np.tile(specials, 4)])
-    name = {np.dtype(ml_dtypes.bfloat16): "bf16", np.dtype(ml_dtypes.float8_e4m3fn): "f8E4M3FN",
+    name = {np.dtype(np.float16): "f16", np.dtype(ml_dtypes.bfloat16): "bf16", np.dtype(ml_dtypes.float8_e4m3fn): "f8E4M3FN",
             np.dtype(ml_dtypes.float8_e5m2): "f8E5M2",
             np.dtype(ml_dtypes.float8_e4m3fnuz): "f8E4M3FNUZ"}[np.dtype(dt)]
     got = K("chlo.next_after")(xb.view(dt), yb.view(dt), result_type=T(xb.shape, FloatType(name)))
@@ -544,9 +557,10 @@ def test_mulhi_vs_big_int(dt, width, signed, et):
     hi = (1 << (width - 1)) - 1 if signed else (1 << width) - 1
     rng = np.random.default_rng(width)
     vals = [lo, hi, 0, 1, -1 if signed else 2, lo + 1, hi - 1]
-    a = vals * len(vals) + [int(v) for v in rng.integers(lo, hi, 100, endpoint=True)]
-    b = [v for v in vals for _ in vals] + [int(v) for v in rng.integers(lo, hi, 100,
-                                                                        endpoint=True)]
+    rand = [lo + int(v) for v in rng.integers(0, 2**62, 200)]
+    rand = [lo + (r * 7919) % (hi - lo + 1) for r in rand]
+    a = vals * len(vals) + rand[:100]
+    b = [v for v in vals for _ in vals] + rand[100:]
     got = K("chlo.mulhi")(np.array(a).astype(dt), np.array(b).astype(dt),
                           result_type=T((len(a),), et))
     assert got.dtype == np.dtype(dt)

@@ -660,3 +660,36 @@ def test_all_gather_result_size_must_match_the_grid():
     with pytest.raises(InterpreterError) as info:
         run(src, [i64([[1, 2], [3, 4]])], num_replicas=2)
     assert info.value.label == "all_gather_c6"
+
+
+def test_deadlock_is_detected_while_other_processes_still_run():
+    # Replica 0 waits for replica 1 in an all_reduce; replica 1 skips it and finishes;
+    # replica 2 loops forever.  The deadlock is reported as soon as replica 1 finishes
+    # (not after deadlock_timeout), and replica 2 is stopped.
+    src = """
+    func.func @main(%x: tensor<i64>) -> tensor<i64> {
+      %id = stablehlo.replica_id : tensor<ui32>
+      %idx = stablehlo.convert %id : (tensor<ui32>) -> tensor<i32>
+      %r = "stablehlo.case"(%idx) ({
+        %s = "stablehlo.all_reduce"(%x) ({
+          ^bb0(%a: tensor<i64>, %b: tensor<i64>):
+            %t = stablehlo.add %a, %b : tensor<i64>
+            stablehlo.return %t : tensor<i64>
+        }) {replica_groups = dense<[[0, 1], [2, -1]]> : tensor<2x2xi64>} : (tensor<i64>) -> tensor<i64>
+        stablehlo.return %s : tensor<i64>
+      }, {
+        stablehlo.return %x : tensor<i64>
+      }, {
+        %w = stablehlo.while(%v = %x) : tensor<i64>
+        cond {
+          %t = stablehlo.constant dense<true> : tensor<i1>
+          stablehlo.return %t : tensor<i1>
+        } do {
+          stablehlo.return %v : tensor<i64>
+        }
+        stablehlo.return %w : tensor<i64>
+      }) : (tensor<i32>) -> tensor<i64>
+      func.return %r : tensor<i64>
+    }"""
+    with pytest.raises(InterpreterError, match=r"process \(0, 0\) .*\(1, 0\).*finished without"):
+        run(src, [i64(1)], num_replicas=3, deadlock_timeout=30)

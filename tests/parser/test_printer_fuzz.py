@@ -215,9 +215,14 @@ class Scope:
         return f"{prefix}{self.n}"
 
 
+def pick(draw, scope: Scope, n: int) -> tuple[Value, ...]:
+    vals = list(scope.values)
+    return tuple(draw(st.lists(st.sampled_from(vals), max_size=n))) if vals else ()
+
+
 @st.composite
 def generic_ops(draw, scope: Scope, depth: int) -> Operation:
-    operands = tuple(draw(st.lists(st.sampled_from(scope.values), max_size=3))) if scope.values else ()
+    operands = pick(draw, scope, 3)
     rtypes = draw(st.lists(types, max_size=3))
     if len(rtypes) > 1 and draw(st.booleans()):
         base = scope.fresh()
@@ -249,8 +254,7 @@ def regions_st(draw, scope: Scope, depth: int) -> Region:
     saved = list(scope.values)
     scope.values.extend(args)
     ops = [draw(generic_ops(scope, depth)) for _ in range(draw(st.integers(0, 2)))]
-    ops.append(Operation("stablehlo.return", tuple(draw(st.lists(st.sampled_from(scope.values),
-                                                                    max_size=2))) if scope.values else ()))
+    ops.append(Operation("stablehlo.return", pick(draw, scope, 2)))
     scope.values = saved
     return Region((Block(args, tuple(ops), None, locs),))
 
@@ -347,7 +351,7 @@ def modules(draw) -> Module:
             ops.extend(draw(pretty_ops(scope)))
         else:
             ops.append(draw(generic_ops(scope, 0)))
-    ret = tuple(draw(st.lists(st.sampled_from(scope.values), max_size=2)))
+    ret = pick(draw, scope, 2)
     ops.append(Operation("func.return", ret))
     arg_attrs = ()
     if args and draw(st.booleans()):
