@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -19,7 +19,7 @@ from parser.ir import (
 __all__ = ["numpy_dtype", "dtype_of", "is_float", "is_integer", "is_bool", "is_complex"]
 
 
-@lru_cache(maxsize=None)
+@cache
 def dtype_of(t: Type) -> np.dtype:
     """Cached ``numpy_dtype``: the dtype of a tensor type's (or element type's) values."""
     return numpy_dtype(t)

@@ -2,15 +2,41 @@
 
 Preparing a function (spec "Program execution") resolves each op to its row of the op
 table, decodes its attributes, checks its shape function, and assigns every SSA value a
-slot in a frame.  Running it is then a loop of ``kernel(*operands, **kwargs)`` calls.
-Regions (while/if/case bodies, reduce bodies, sort comparators...) become nested plans
-wrapped as ``RegionFn`` objects that run on whole tensors in the enclosing frame.
+slot in a frame.  Each op becomes a ``Step`` whose ``run(frame)`` closure does all the
+work of executing it: fetch the operands from their slots, call the kernel, check the
+result against the declared type, store it, and release the slots whose last use this
+was.  Running a block is then ``for run in block.runs: run(frame)``.
+
+What the plan decides once, so that running costs one Python call plus the kernel:
+
+* constants are evaluated at plan time and pre-filled in every new frame (their arrays
+  are shared across runs, so they are handed out read-only);
+* liveness: each value's last use is computed per block (a use inside a nested region
+  counts as a use by the op that owns the region); its slot is cleared right after, so
+  peak memory stays near the largest live set;
+* common elementwise ops on plain dtypes (``_FAST``: add, multiply, compare, ...) call
+  a NumPy ufunc or operator directly: on 0-d values that is NumPy scalar arithmetic,
+  and 0-d values may be kept in frames as NumPy scalars (converted back to 0-d arrays
+  for every other kernel, region caller and function result);
+* buffer reuse: a large elementwise result is written into the buffer of an operand
+  that dies at this op when nothing else can see that buffer (``sys.getrefcount``
+  proves no other slot, view, tuple, caller or constant holds it);
+* while / if / case run their region plans inline, without ``RegionFn`` calls.
+
+Limits (memory cap, step limit, time limit) and the per-op ``callback`` and profile
+run a checked loop; without them the plain loop runs.  Every kernel result is checked
+against the declared type (dtype and static shape), so a wrong kernel is an error,
+never a silently wrong answer.
 """
 
 from __future__ import annotations
 
+import inspect
+import operator
+import sys
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,26 +50,42 @@ from parser.errors import (
 )
 from parser.ir import (
     Block,
+    FloatType,
     Function,
+    IntegerType,
     Module,
     Operation,
     QuantizedType,
     Region,
     TensorType,
-    TupleType,
     TokenType,
+    TupleType,
     Type,
 )
 from shape_inference.decode import decode_op_attributes
 from shape_inference.optable import OP_TABLE, OpDef
 
 from .dtypes import dtype_of
-from .values import Token, RegionFn
+from .values import RegionFn, Token
 
 RETURN_OPS = frozenset({"func.return", "stablehlo.return", "return", "chlo.return"})
 CALL_OPS = frozenset({"func.call", "call"})
 
 DEFAULT_MEMORY_CAP = 4 << 30  # bytes one tensor may take
+
+# Buffer reuse: results of at least this many elements may be written into a dying
+# operand's buffer (smaller ones are cheaper to allocate than to check).
+INPLACE_MIN_ELEMENTS = 4096
+# Split elementwise ops on at least this many elements into two halves run on two
+# threads (NumPy releases the GIL in its loops).  None: never.  Off by default: on the
+# measured machine (2 shared cores) it was slower; see benchmarks/.
+PARALLEL_MIN_ELEMENTS: int | None = None
+
+_ndarray = np.ndarray
+_asarray = np.asarray
+_getrefcount = sys.getrefcount
+_F32 = np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
 
 
 @dataclass
@@ -75,6 +117,70 @@ class ExecutionContext:
     printed: list[str] = field(default_factory=list)
 
 
+# ------------------------------------------------------------------------------ profile
+@dataclass
+class OpStats:
+    """Time and bytes of one op kind in a profile."""
+
+    count: int = 0
+    seconds: float = 0.0  # self time: without the ops its regions or callee ran
+    total: float = 0.0  # inclusive time
+    bytes: int = 0  # bytes of the results it produced
+
+
+class Profile:
+    """Time and bytes per op kind, filled by runs with profiling on
+    (``engine.run(..., profile=...)``, ``hlorun interpret --profile``)."""
+
+    def __init__(self) -> None:
+        self.ops: dict[str, OpStats] = {}
+        self.runs = 0
+        self._child = 0.0  # inclusive time of the steps nested in the current step
+
+    def record(self, name: str, self_seconds: float, total: float, nbytes: int) -> None:
+        s = self.ops.get(name)
+        if s is None:
+            s = self.ops[name] = OpStats()
+        s.count += 1
+        s.seconds += self_seconds
+        s.total += total
+        s.bytes += nbytes
+
+    @property
+    def seconds(self) -> float:
+        return sum(s.seconds for s in self.ops.values())
+
+    def table(self) -> str:
+        """A text table, slowest op kinds first."""
+        total = self.seconds or 1e-30
+        rows = sorted(self.ops.items(), key=lambda kv: -kv[1].seconds)
+        width = max([len("op"), *(len(n) for n in self.ops)])
+        lines = [
+            f"{'op':<{width}} {'count':>8} {'self ms':>10} {'%':>6} {'incl ms':>10} "
+            f"{'us/call':>9} {'MB out':>9}"
+        ]
+        for name, s in rows:
+            lines.append(
+                f"{name:<{width}} {s.count:>8} {s.seconds * 1e3:>10.3f} "
+                f"{100 * s.seconds / total:>6.1f} {s.total * 1e3:>10.3f} "
+                f"{s.seconds / s.count * 1e6:>9.1f} {s.bytes / 1e6:>9.3f}"
+            )
+        lines.append(
+            f"{'total':<{width}} {sum(s.count for s in self.ops.values()):>8} "
+            f"{self.seconds * 1e3:>10.3f} {100.0:>6.1f}"
+        )
+        return "\n".join(lines)
+
+
+def _value_nbytes(v: Any) -> int:
+    if isinstance(v, np.ndarray | np.generic):
+        return int(v.nbytes)
+    if isinstance(v, tuple):
+        return sum(_value_nbytes(x) for x in v)
+    return 0
+
+
+# ------------------------------------------------------------------------------ helpers
 def _nbytes(t: Type) -> int | None:
     if isinstance(t, TensorType) and t.is_static:
         try:
@@ -129,6 +235,168 @@ def describe(value: Any) -> str:
     return type(value).__name__
 
 
+def _may_be_scalar(t: Type) -> bool:
+    """Can a slot of type ``t`` hold a NumPy scalar (a 0-d value of a fast op)?"""
+    return isinstance(t, TensorType) and (t.shape is None or t.shape == ())
+
+
+def _plain_dtype(t: Type) -> np.dtype | None:
+    """The dtype of ``t`` when NumPy computes on it natively: i1, 8..64-bit integers,
+    f32, f64 (not tf32, f16, narrow floats, complex, quantized)."""
+    if not isinstance(t, TensorType):
+        return None
+    e = t.element_type
+    if isinstance(e, IntegerType):
+        if e.width in (1, 8, 16, 32, 64):
+            return dtype_of(t)
+        return None
+    if isinstance(e, FloatType) and e.name in ("f32", "f64"):
+        return dtype_of(t)
+    return None
+
+
+def _static_size(t: Type) -> int | None:
+    if isinstance(t, TensorType) and t.is_static:
+        n = 1
+        for d in t.shape:
+            n *= d
+        return n
+    return None
+
+
+# ----------------------------------------------------------------- fast elementwise ops
+@dataclass(frozen=True)
+class _Fast:
+    """An elementwise op whose NumPy ufunc equals the spec (and our elementwise kernel)
+    for the dtype kinds listed: ``b`` bool, ``i``/``u`` integers (wrapping), ``f``
+    f32/f64.  ``exact``: computed natively in f32; otherwise f32 computes in f64 and
+    rounds once, as the elementwise kernel does.  ``op``: the Python operator with the
+    same meaning on NumPy scalars and arrays of one dtype (fast on 0-d values)."""
+
+    ufunc: np.ufunc
+    kinds: str
+    op: Callable[..., Any] | None = None
+    exact: bool = True
+
+
+_FAST: dict[str, _Fast] = {
+    "stablehlo.add": _Fast(np.add, "iuf", operator.add),
+    "stablehlo.subtract": _Fast(np.subtract, "iuf", operator.sub),
+    "stablehlo.multiply": _Fast(np.multiply, "iuf", operator.mul),
+    "stablehlo.divide": _Fast(np.divide, "f", operator.truediv),
+    "stablehlo.remainder": _Fast(np.fmod, "f"),
+    "stablehlo.negate": _Fast(np.negative, "iuf", operator.neg),
+    "stablehlo.abs": _Fast(np.absolute, "iuf", operator.abs),
+    "stablehlo.sqrt": _Fast(np.sqrt, "f"),
+    "stablehlo.floor": _Fast(np.floor, "f"),
+    "stablehlo.ceil": _Fast(np.ceil, "f"),
+    "stablehlo.round_nearest_even": _Fast(np.rint, "f"),
+    "stablehlo.and": _Fast(np.bitwise_and, "biu", operator.and_),
+    "stablehlo.or": _Fast(np.bitwise_or, "biu", operator.or_),
+    "stablehlo.xor": _Fast(np.bitwise_xor, "biu", operator.xor),
+    "stablehlo.not": _Fast(np.invert, "biu", operator.invert),
+    # Float maximum/minimum order -0 < +0 (spec): not np.maximum; integers only.
+    "stablehlo.maximum": _Fast(np.maximum, "iu"),
+    "stablehlo.minimum": _Fast(np.minimum, "iu"),
+    "stablehlo.exponential": _Fast(np.exp, "f", exact=False),
+    "stablehlo.exponential_minus_one": _Fast(np.expm1, "f", exact=False),
+    "stablehlo.log": _Fast(np.log, "f", exact=False),
+    "stablehlo.log_plus_one": _Fast(np.log1p, "f", exact=False),
+    "stablehlo.tanh": _Fast(np.tanh, "f", exact=False),
+    "stablehlo.sine": _Fast(np.sin, "f", exact=False),
+    "stablehlo.cosine": _Fast(np.cos, "f", exact=False),
+    "stablehlo.tan": _Fast(np.tan, "f", exact=False),
+    "stablehlo.cbrt": _Fast(np.cbrt, "f", exact=False),
+    "stablehlo.atan2": _Fast(np.arctan2, "f", exact=False),
+    "stablehlo.power": _Fast(np.power, "f", exact=False),
+}
+
+_COMPARE: dict[str, tuple[Callable[..., Any], np.ufunc]] = {
+    "EQ": (operator.eq, np.equal),
+    "NE": (operator.ne, np.not_equal),
+    "LT": (operator.lt, np.less),
+    "LE": (operator.le, np.less_equal),
+    "GT": (operator.gt, np.greater),
+    "GE": (operator.ge, np.greater_equal),
+}
+
+
+def _via_f64(ufunc: np.ufunc, dt: np.dtype) -> Callable[..., Any]:
+    """``ufunc`` computed in float64 and rounded once to ``dt`` (f32)."""
+    scalar = dt.type
+
+    def call(*xs: Any) -> Any:
+        y = ufunc(*xs, dtype=_F64)
+        if y.__class__ is _ndarray:
+            return y.astype(dt)
+        return scalar(y)
+
+    return call
+
+
+def _select(pred: Any, on_true: Any, on_false: Any) -> Any:
+    """spec select on one dtype: a scalar predicate picks a whole operand."""
+    if pred.__class__ is np.bool_:
+        return on_true if pred else on_false
+    return np.where(pred, on_true, on_false)
+
+
+def _fast_op(op: Operation, kwargs: dict[str, Any]) -> tuple[Callable[..., Any], _Fast | None, np.dtype] | None:
+    """(callable, table row, result dtype) when ``op`` can skip its kernel; None otherwise."""
+    if len(op.results) != 1 or not op.operands:
+        return None
+    rt = op.results[0].type
+    dt = _plain_dtype(rt)
+    if dt is None:
+        return None
+    for v in op.operands:
+        if v.type != rt and not (
+            isinstance(v.type, TensorType) and v.type.shape == rt.shape
+            and _plain_dtype(v.type) is not None
+        ):
+            return None
+    name = op.name
+    if name == "stablehlo.compare":
+        t0 = op.operands[0].type
+        odt = _plain_dtype(t0)
+        if odt is None or dt.kind != "b" or op.operands[1].type != t0:
+            return None
+        if kwargs.get("compare_type") == "TOTALORDER":
+            return None
+        fns = _COMPARE.get(kwargs.get("comparison_direction"))
+        if fns is None:
+            return None
+        return fns[0], None, dt
+    if any(v.type != rt for v in op.operands):
+        return None
+    if name == "stablehlo.select":
+        return None  # pred has another type: handled by _prepare_op
+    row = _FAST.get(name)
+    if row is None or dt.kind not in row.kinds:
+        return None
+    if dt == _F32 and not row.exact:
+        return _via_f64(row.ufunc, dt), row, dt
+    return (row.op or row.ufunc), row, dt
+
+
+_POOL: ThreadPoolExecutor | None = None
+
+
+def _parallel(ufunc: np.ufunc, xs: Sequence[np.ndarray], out: np.ndarray, **kw: Any) -> np.ndarray:
+    """``ufunc(*xs, out=out)`` on two threads, one half each (bit-identical: elementwise)."""
+    global _POOL
+    if _POOL is None:
+        _POOL = ThreadPoolExecutor(1, thread_name_prefix="hlorun")
+    flat = [x.reshape(-1) for x in xs]
+    of = out.reshape(-1)
+    h = (of.size // 2) & ~63
+    fut = _POOL.submit(ufunc, *[f[h:] for f in flat], out=of[h:], **kw)
+    ufunc(*[f[:h] for f in flat], out=of[:h], **kw)
+    fut.result()
+    return out
+
+
+# ------------------------------------------------------------------------------ plans
 @dataclass(eq=False)
 class Step:
     op: Operation
@@ -140,6 +408,17 @@ class Step:
     check_types: tuple[Type, ...]
     nbytes: int  # static size of the results, checked against the memory cap
     in_region: bool = False
+    kind: str = "kernel"  # kernel | call | constant | fast | select | while | if | case
+    blocks: tuple[BlockPlan, ...] = ()  # plans of the op's regions (while/if/case)
+    uses: frozenset[int] = frozenset()  # operands + enclosing values its regions read
+    kills: tuple[int, ...] = ()  # slots whose last use is this step
+    const: Any = None  # constant steps: the value
+    fast: Any = None  # fast steps: (callable, _Fast row | None, dtype)
+    run: Callable[[list[Any]], None] | None = None
+
+    @property
+    def name(self) -> str:
+        return self.op.name
 
 
 @dataclass(eq=False)
@@ -147,6 +426,11 @@ class BlockPlan:
     steps: list[Step]
     args: tuple[int, ...]
     returns: tuple[int, ...]
+    runs: tuple[Callable[[list[Any]], None], ...] = ()  # steps that do work (no constants)
+    bind: tuple[tuple[int, int], ...] = ()  # (argument #, slot) of the arguments it reads
+    clear: tuple[int, ...] = ()  # its own slots still set after a run (region results)
+    free: frozenset[int] = frozenset()  # slots of enclosing blocks it reads
+    max_nbytes: int = 0
 
 
 @dataclass(eq=False)
@@ -155,6 +439,9 @@ class FunctionPlan:
     block: BlockPlan | None = None
     nslots: int = 0
     frames: list[list[Any]] = field(default_factory=list)  # the stack of live frames
+    consts: dict[int, Any] = field(default_factory=dict)  # slot -> constant value
+    template: list[Any] = field(default_factory=list)  # a fresh frame: constants filled
+    result_scalar: tuple[bool, ...] = ()
 
 
 class _Scope:
@@ -200,6 +487,54 @@ def _combiner(region: Region) -> str | None:
     return None
 
 
+_ACCEPTS_OUT: dict[Any, bool] = {}
+
+
+def _accepts_out(row: OpDef) -> bool:
+    """Does the row's kernel take ``out=`` (register option ``out=True``, or an ``out``
+    parameter)?  It is then passed a dying operand's buffer of the result's dtype and
+    shape, or None, and may write its result there."""
+    fn = row.kernel
+    got = _ACCEPTS_OUT.get(fn)
+    if got is None:
+        got = bool(row.kernel_options.get("out"))
+        if not got:
+            try:
+                got = "out" in inspect.signature(fn).parameters
+            except (TypeError, ValueError):
+                got = False
+        _ACCEPTS_OUT[fn] = got
+    return got
+
+
+def _reraise(step: Step, e: BaseException) -> None:
+    """Raise ``e`` as the error of ``step`` (its op name and location)."""
+    op = step.op
+    if isinstance(e, HloError):
+        if e.pos is None:
+            raise type(e)(e.message, op.pos, op=e.op or op.name, label=e.label) from None
+        raise e
+    if isinstance(e, RecursionError):
+        raise InterpreterError("nesting too deep", op.pos, op=op.name) from None
+    if isinstance(e, ValueError | TypeError | IndexError | ArithmeticError | MemoryError):
+        raise InterpreterError(
+            f"kernel failed: {type(e).__name__}: {e}", op.pos, op=op.name
+        ) from e
+    raise e
+
+
+def _bad_result(step: Step, value: Any, t: Type) -> None:
+    raise InterpreterError(
+        f"internal error: kernel produced {describe(value)} for declared type {t}",
+        step.op.pos,
+        op=step.op.name,
+    )
+
+
+def _as_array(v: Any) -> Any:
+    return _asarray(v) if isinstance(v, np.generic) else v
+
+
 class Interpreter:
     """Runs the functions of one module.  One instance per process of a process grid."""
 
@@ -209,11 +544,17 @@ class Interpreter:
         *,
         limits: Limits | None = None,
         context: dict[str, Any] | None = None,
+        profile: Profile | None = None,
+        inplace: bool = True,
     ):
         self.module = module
         self.limits = limits or Limits()
         self.context = ExecutionContext(self, **(context or {}))
+        self.profile = profile
+        self.inplace = inplace
         self._plans: dict[str, FunctionPlan] = {}
+        self._depth = 0
+        self._fast = True  # no limit, callback or profile to check per step
 
     # ---------------------------------------------------------------- preparing
     def plan(self, name: str) -> FunctionPlan:
@@ -225,11 +566,21 @@ class Interpreter:
             plan = self._plans[name] = FunctionPlan(fn)
             if fn.body is None:
                 raise UnsupportedError(f"function @{name} is a declaration without a body", fn.pos)
-            scope = _Scope(plan)
-            plan.block = self._prepare_block(fn.body, scope, plan)
+            try:
+                scope = _Scope(plan)
+                plan.block = self._prepare_block(fn.body, scope, plan, top=True)
+            except BaseException:
+                del self._plans[name]
+                raise
+            template = [None] * plan.nslots
+            for slot, value in plan.consts.items():
+                template[slot] = value
+            plan.template = template
         return plan
 
-    def _prepare_block(self, region: Region, scope: _Scope, plan: FunctionPlan) -> BlockPlan:
+    def _prepare_block(
+        self, region: Region, scope: _Scope, plan: FunctionPlan, top: bool = False
+    ) -> BlockPlan:
         if len(region.blocks) != 1:
             raise UnsupportedError(
                 f"regions with {len(region.blocks)} blocks are not supported (StableHLO uses one)"
@@ -249,39 +600,84 @@ class Interpreter:
             steps.append(self._prepare_op(op, scope, plan))
         ret = ops[-1]
         returns = tuple(scope.lookup(v.name, ret) for v in ret.operands)
-        return BlockPlan(steps, args, returns)
+        bp = BlockPlan(steps, args, returns)
+        self._liveness(bp, plan, top)
+        for st in steps:
+            st.run = self._compile(st, plan)
+        bp.runs = tuple(st.run for st in steps if st.kind != "constant")
+        bp.max_nbytes = max((st.nbytes for st in steps), default=0)
+        return bp
 
-    def _region_fn(self, region: Region, scope: _Scope, plan: FunctionPlan) -> RegionFn:
-        inner = self._prepare_block(region, _Scope(plan, scope), plan)
+    def _liveness(self, bp: BlockPlan, plan: FunctionPlan, top: bool) -> None:
+        """Last uses: each step's ``kills``; the block's ``bind``, ``clear`` and ``free``."""
+        steps = bp.steps
+        defined = set(bp.args)
+        for st in steps:
+            defined.update(st.results)
+        last: dict[int, int] = {}
+        used: set[int] = set(bp.returns)
+        for i, st in enumerate(steps):
+            for s in st.uses:
+                last[s] = i
+            used |= st.uses
+        returned = set(bp.returns)
+        consts = plan.consts
+        kills: list[list[int]] = [[] for _ in steps]
+        for s, i in last.items():
+            if s in defined and s not in returned and s not in consts:
+                kills[i].append(s)
+        for i, st in enumerate(steps):
+            for r in st.results:
+                if r not in last and r not in returned and r not in consts and i + 1 < len(steps):
+                    kills[i + 1].append(r)  # never read: released by the next step
+        for st, k in zip(steps, kills):
+            st.kills = tuple(sorted(set(k)))
+        bp.free = frozenset(used - defined)
+        bp.bind = tuple((k, s) for k, s in enumerate(bp.args) if s in used)
+        if not top:
+            bp.clear = tuple(s for s in dict.fromkeys(bp.returns) if s in defined and s not in consts)
+
+    def _prepare_region(self, region: Region, scope: _Scope, plan: FunctionPlan) -> BlockPlan:
+        return self._prepare_block(region, _Scope(plan, scope), plan)
+
+    def _region_fn(self, inner: BlockPlan, region: Region, plan: FunctionPlan) -> RegionFn:
         run_block = self._run_block
-        args, returns = inner.args, inner.returns
+        nargs, bind, returns, clear = len(inner.args), inner.bind, inner.returns, inner.clear
 
         def call(*values: Any) -> tuple[Any, ...]:
             frame = plan.frames[-1]
-            if len(values) != len(args):
-                raise InterpreterError(
-                    f"region takes {len(args)} arguments, got {len(values)}"
-                )
-            for slot, v in zip(args, values):
-                frame[slot] = v
+            if len(values) != nargs:
+                raise InterpreterError(f"region takes {nargs} arguments, got {len(values)}")
+            for k, slot in bind:
+                frame[slot] = values[k]
             run_block(inner, frame)
-            return tuple([frame[s] for s in returns])
+            out = tuple([frame[s] for s in returns])
+            for s in clear:
+                frame[s] = None
+            return tuple([_as_array(v) for v in out])
 
         return RegionFn(region=region, call=call, combiner=_combiner(region))
 
     def _prepare_op(self, op: Operation, scope: _Scope, plan: FunctionPlan) -> Step:
         operands = tuple(scope.lookup(v.name, op) for v in op.operands)
+        in_region = scope.parent is not None
+        blocks: tuple[BlockPlan, ...] = ()
+        kind = "kernel"
+        fast = None
         if op.name in CALL_OPS:
             fn = self._call_kernel(op)
             kwargs: dict[str, Any] = {}
             multi = True
+            kind = "call"
         else:
             row: OpDef | None = OP_TABLE.get(op.name)
             if row is None or row.kernel is None:
                 raise UnsupportedError(f"op '{op.name}' is not supported", op.pos, op=op.name)
             kwargs = decode_op_attributes(op, row)
+            quantized = _touches_quantized(op)
             if row.regions:
-                fns = [self._region_fn(r, scope, plan) for r in op.regions]
+                blocks = tuple(self._prepare_region(r, scope, plan) for r in op.regions)
+                fns = [self._region_fn(b, r, plan) for b, r in zip(blocks, op.regions)]
                 if row.variadic_regions:
                     kwargs[row.regions[0]] = tuple(fns)
                 else:
@@ -292,7 +688,15 @@ class Interpreter:
                             op=op.name,
                         )
                     kwargs.update(zip(row.regions, fns))
+                if not quantized and op.name in ("stablehlo.while", "stablehlo.if", "stablehlo.case"):
+                    kind = op.name.split(".")[1]
             multi = row.multi_result
+            if not quantized and not row.regions and self.inplace is not None:
+                fast = _fast_op(op, kwargs)
+                if fast is not None:
+                    kind = "fast"
+                elif op.name == "stablehlo.select" and self._fast_select(op):
+                    kind = "select"
             if multi:
                 kwargs["result_types"] = op.result_types
             elif len(op.results) == 1:
@@ -308,16 +712,58 @@ class Interpreter:
             if row.kernel_options.get("operand_types"):
                 kwargs["operand_types"] = op.operand_types
             fn = row.kernel
-            if _touches_quantized(op):
+            if quantized:
                 from .kernels.quantization import quantized_kernel
 
                 fn = quantized_kernel(op, row, fn)
+            elif kind == "kernel" and self.inplace and _accepts_out(row):
+                kind = "kernel_out"
         results = tuple(scope.define(v.name) for v in op.results)
         nbytes = sum(_nbytes(v.type) or 0 for v in op.results)
-        return Step(
+        uses = frozenset(operands).union(*(b.free for b in blocks))
+        step = Step(
             op, fn, operands, results, kwargs, multi, op.result_types, nbytes,
-            in_region=scope.parent is not None,
+            in_region=in_region, kind=kind, blocks=blocks, uses=uses, fast=fast,
         )
+        if op.name == "stablehlo.constant" and len(results) == 1 and not op.regions:
+            self._hoist_constant(step, plan)
+        return step
+
+    @staticmethod
+    def _fast_select(op: Operation) -> bool:
+        if len(op.operands) != 3 or len(op.results) != 1:
+            return False
+        rt = op.results[0].type
+        pt = op.operands[0].type
+        return (
+            _plain_dtype(rt) is not None
+            and op.operands[1].type == rt
+            and op.operands[2].type == rt
+            and isinstance(pt, TensorType)
+            and _plain_dtype(pt) is not None
+            and dtype_of(pt).kind == "b"
+        )
+
+    def _hoist_constant(self, step: Step, plan: FunctionPlan) -> None:
+        """Evaluate a constant once; its slot is pre-filled in every frame.  A constant
+        whose kernel fails stays a step (it fails when, and only if, it runs)."""
+        try:
+            value = step.fn(**step.kwargs)
+        except Exception:
+            return
+        t = step.check_types[0]
+        value = _as_array(value)
+        if not _conforms(value, t):
+            return
+        if isinstance(value, np.ndarray):
+            if value.ndim == 0 and _plain_dtype(t) is not None:
+                value = value[()]  # a NumPy scalar: fast ops on it are scalar arithmetic
+            else:
+                value = value.view()
+                value.flags.writeable = False  # shared by every run: never written
+        step.kind = "constant"
+        step.const = value
+        plan.consts[step.results[0]] = value
 
     def _call_kernel(self, op: Operation) -> Callable[..., Any]:
         callee = op.attr("callee")
@@ -332,7 +778,401 @@ class Interpreter:
 
         return call
 
+    # ---------------------------------------------------------------- compiling steps
+    def _compile(self, st: Step, plan: FunctionPlan) -> Callable[[list[Any]], None]:
+        kind = st.kind
+        if kind == "constant":
+            return self._compile_constant(st)
+        if kind == "fast":
+            return self._compile_fast(st)
+        if kind == "select":
+            return self._compile_select(st)
+        if kind == "while":
+            return self._compile_while(st)
+        if kind in ("if", "case"):
+            return self._compile_branch(st)
+        return self._compile_kernel(st)
+
+    @staticmethod
+    def _compile_constant(st: Step) -> Callable[[list[Any]], None]:
+        slot, value = st.results[0], st.const
+
+        def run(frame: list[Any]) -> None:
+            frame[slot] = value
+
+        return run
+
+    def _fixer(self, st: Step, t: Type) -> Callable[[Any], Any]:
+        """The slow path of the result check: a NumPy scalar becomes a 0-d array; a value
+        that does not conform to ``t`` is an internal error."""
+        in_region = st.in_region
+
+        def fix(value: Any) -> Any:
+            if value.__class__ is not _ndarray and isinstance(value, np.generic):
+                value = _asarray(value)
+            if not _conforms(value, t, in_region):
+                _bad_result(st, value, t)
+            return value
+
+        return fix
+
+    @staticmethod
+    def _fast_check(st: Step, t: Type) -> tuple[Any, Any]:
+        """(dtype, shape) a result is compared with on the fast path (``shape`` None: not
+        checked there); (None, None) when only the slow path can check ``t``."""
+        if not isinstance(t, TensorType):
+            return None, None
+        try:
+            dt = dtype_of(t)
+        except (TypeError, ValueError):
+            return None, None
+        shape = tuple(t.shape) if t.is_static and not st.in_region else None
+        return dt, shape
+
+    def _compile_kernel(self, st: Step) -> Callable[[list[Any]], None]:
+        fn, kw, ops, res = st.fn, st.kwargs, st.operands, st.results
+        kills = st.kills
+        after = bool(st.blocks) or st.kind == "call"
+        conv = tuple(
+            k for k, v in enumerate(st.op.operands) if _may_be_scalar(v.type) or v.type is None
+        )
+        if st.kind == "call":
+            conv = ()  # callee frames may hold scalars
+        multi = st.multi
+        nres = len(res)
+        if multi:
+            fixers = tuple(self._fixer(st, t) for t in st.check_types)
+            checks = tuple(self._fast_check(st, t) for t in st.check_types)
+            items = tuple(zip(res, checks, fixers))
+        else:
+            t = st.check_types[0] if res else None
+            fix = self._fixer(st, t) if res else None
+            dt, shape = self._fast_check(st, t) if res else (None, None)
+            slot = res[0] if res else None
+        out_slots: tuple[tuple[int, int], ...] = ()
+        if st.kind == "kernel_out" and res and not multi and shape is not None:
+            size = _static_size(st.check_types[0])
+            if size is not None and size >= INPLACE_MIN_ELEMENTS:
+                out_slots = tuple(
+                    (k, s) for k, s in enumerate(ops)
+                    if s in kills and st.op.operands[k].type == st.check_types[0]
+                    and ops.count(s) == 1
+                )
+        step = st
+
+        def run(frame: list[Any]) -> None:
+            args = [frame[i] for i in ops]
+            for k in conv:
+                a = args[k]
+                if a.__class__ is not _ndarray and isinstance(a, np.generic):
+                    args[k] = _asarray(a)
+            if not after:
+                for s in kills:
+                    frame[s] = None
+            try:
+                if out_slots:
+                    buf = None
+                    for k, _s in out_slots:
+                        a = args[k]
+                        # the args list, ``a`` and getrefcount's argument: nobody else
+                        if _getrefcount(a) == 3 and a.base is None and a.flags.writeable:
+                            buf = a
+                            break
+                    a = None
+                    out = fn(*args, out=buf, **kw)
+                else:
+                    out = fn(*args, **kw)
+            except Exception as e:
+                _reraise(step, e)
+            if multi:
+                if len(out) != nres:
+                    raise InterpreterError(
+                        f"kernel returned {len(out)} values for {nres} results",
+                        step.op.pos,
+                        op=step.op.name,
+                    )
+                for (s, (cdt, cshape), cfix), value in zip(items, out):
+                    if (
+                        value.__class__ is not _ndarray
+                        or value.dtype != cdt
+                        or (cshape is not None and value.shape != cshape)
+                    ):
+                        value = cfix(value)
+                    frame[s] = value
+            elif slot is not None:
+                if (
+                    out.__class__ is not _ndarray
+                    or out.dtype != dt
+                    or (shape is not None and out.shape != shape)
+                ):
+                    out = fix(out)
+                frame[slot] = out
+            if after:
+                for s in kills:
+                    frame[s] = None
+
+        return run
+
+    def _compile_fast(self, st: Step) -> Callable[[list[Any]], None]:
+        fn, row, dt = st.fast
+        ops, kills, slot = st.operands, st.kills, st.results[0]
+        sct = dt.type
+        t = st.check_types[0]
+        fix = self._fixer(st, t)
+        step = st
+        size = _static_size(t)
+        shape = tuple(t.shape) if size is not None else None
+        cands: tuple[int, ...] = ()
+        if row is not None and self.inplace and size is not None and size >= INPLACE_MIN_ELEMENTS:
+            cands = tuple(
+                k for k, s in enumerate(ops) if s in kills and ops.count(s) == 1
+            )
+        par = (
+            row is not None and size is not None and PARALLEL_MIN_ELEMENTS is not None
+            and size >= PARALLEL_MIN_ELEMENTS
+        )
+        if cands or par:
+            return self._compile_fast_big(st, row, dt, cands, shape, par, fix)
+        if len(ops) == 2:
+            i0, i1 = ops
+
+            def run2(frame: list[Any]) -> None:
+                a = frame[i0]
+                b = frame[i1]
+                for s in kills:
+                    frame[s] = None
+                try:
+                    r = fn(a, b)
+                except Exception as e:
+                    _reraise(step, e)
+                if r.__class__ is not sct and (r.__class__ is not _ndarray or r.dtype != dt):
+                    r = fix(r)
+                frame[slot] = r
+
+            return run2
+        if len(ops) == 1:
+            (i0,) = ops
+
+            def run1(frame: list[Any]) -> None:
+                a = frame[i0]
+                for s in kills:
+                    frame[s] = None
+                try:
+                    r = fn(a)
+                except Exception as e:
+                    _reraise(step, e)
+                if r.__class__ is not sct and (r.__class__ is not _ndarray or r.dtype != dt):
+                    r = fix(r)
+                frame[slot] = r
+
+            return run1
+
+        def runn(frame: list[Any]) -> None:
+            args = [frame[i] for i in ops]
+            for s in kills:
+                frame[s] = None
+            try:
+                r = fn(*args)
+            except Exception as e:
+                _reraise(step, e)
+            if r.__class__ is not sct and (r.__class__ is not _ndarray or r.dtype != dt):
+                r = fix(r)
+            frame[slot] = r
+
+        return runn
+
+    def _compile_fast_big(
+        self, st: Step, row: _Fast, dt: np.dtype, cands: tuple[int, ...],
+        shape: tuple[int, ...], par: bool, fix: Callable[[Any], Any],
+    ) -> Callable[[list[Any]], None]:
+        """A large elementwise op: into a dying operand's buffer when nobody else can see
+        it, else into a new array; on two threads when ``par``."""
+        ufunc = row.ufunc
+        kw = {} if row.exact or dt != _F32 else {"dtype": _F64}
+        ops, kills, slot = st.operands, st.kills, st.results[0]
+        step = st
+        par = par and (row.exact or dt == _F64)  # keep identical SIMD paths
+
+        def run(frame: list[Any]) -> None:
+            args = [frame[i] for i in ops]
+            for s in kills:
+                frame[s] = None
+            buf = None
+            for k in cands:
+                a = args[k]
+                # the args list, ``a`` and getrefcount's argument: nobody else holds it
+                if (
+                    _getrefcount(a) == 3
+                    and a.__class__ is _ndarray
+                    and a.base is None
+                    and a.flags.writeable
+                    and a.shape == shape
+                    and a.dtype == dt
+                ):
+                    buf = a
+                    break
+            a = None
+            try:
+                if (
+                    buf is None
+                    or any(x.__class__ is not _ndarray or x.shape != shape for x in args)
+                ):
+                    if buf is None and not par:
+                        r = ufunc(*args, **kw)
+                        if r.__class__ is not _ndarray or r.dtype != dt:
+                            r = fix(r if kw == {} else _asarray(r).astype(dt))
+                        frame[slot] = r
+                        return
+                    if any(x.__class__ is not _ndarray or x.shape != shape for x in args):
+                        r = ufunc(*args, **kw)
+                        frame[slot] = fix(_asarray(r).astype(dt, copy=False))
+                        return
+                    buf = np.empty(shape, dt)
+                if par and all(x.flags.c_contiguous for x in args):
+                    r = _parallel(ufunc, args, buf, **kw)
+                else:
+                    r = ufunc(*args, out=buf, **kw)
+            except Exception as e:
+                _reraise(step, e)
+            frame[slot] = r
+
+        return run
+
+    def _compile_select(self, st: Step) -> Callable[[list[Any]], None]:
+        i0, i1, i2 = st.operands
+        kills, slot = st.kills, st.results[0]
+        dt = dtype_of(st.check_types[0])
+        sct = dt.type
+        fix = self._fixer(st, st.check_types[0])
+        step = st
+
+        def run(frame: list[Any]) -> None:
+            p = frame[i0]
+            a = frame[i1]
+            b = frame[i2]
+            for s in kills:
+                frame[s] = None
+            try:
+                r = _select(p, a, b)
+            except Exception as e:
+                _reraise(step, e)
+            if r.__class__ is not sct and (r.__class__ is not _ndarray or r.dtype != dt):
+                r = fix(r)
+            frame[slot] = r
+
+        return run
+
+    def _compile_while(self, st: Step) -> Callable[[list[Any]], None]:
+        """spec "while", with its cond and body plans run inline."""
+        cond, body = st.blocks
+        ops, res, kills = st.operands, st.results, st.kills
+        nvals = len(ops)
+        if len(cond.args) != nvals or len(body.args) != nvals or len(body.returns) != nvals:
+            return self._compile_kernel(st)
+        if len(cond.returns) != 1 or len(res) != nvals:
+            return self._compile_kernel(st)
+        cbind, bbind = cond.bind, body.bind
+        cret = cond.returns[0]
+        cclear, bclear = cond.clear, body.clear
+        bret = body.returns
+        cruns, bruns = cond.runs, body.runs
+        cap_bytes = max(cond.max_nbytes, body.max_nbytes)
+        limits = self.limits
+        run_block = self._run_block
+        fixers = tuple(self._fixer(st, t) for t in st.check_types)
+        step = st
+
+        def run(frame: list[Any]) -> None:
+            vals = [frame[i] for i in ops]
+            fast = self._fast and cap_bytes <= limits.memory_cap
+            try:
+                while True:
+                    limits.steps += 1
+                    if limits.max_steps is not None and limits.steps > limits.max_steps:
+                        raise InterpreterError(
+                            f"step limit of {limits.max_steps} ops exceeded", op=step.op.name
+                        )
+                    if limits.deadline is not None and time.monotonic() > limits.deadline:
+                        raise InterpreterError(
+                            f"time limit of {limits.timeout} s exceeded", op=step.op.name
+                        )
+                    for k, s in cbind:
+                        frame[s] = vals[k]
+                    if fast:
+                        for r in cruns:
+                            r(frame)
+                    else:
+                        run_block(cond, frame)
+                    c = frame[cret]
+                    for s in cclear:
+                        frame[s] = None
+                    if not c:
+                        break
+                    for k, s in bbind:
+                        frame[s] = vals[k]
+                    vals = None  # the body's slots alone hold the values: buffers reusable
+                    if fast:
+                        for r in bruns:
+                            r(frame)
+                    else:
+                        run_block(body, frame)
+                    vals = [frame[s] for s in bret]
+                    for s in bclear:
+                        frame[s] = None
+            except Exception as e:
+                _reraise(step, e)
+            for s, v, fx in zip(res, vals, fixers):
+                frame[s] = v if v.__class__ is not _ndarray else v
+            for s in kills:
+                frame[s] = None
+
+        return run
+
+    def _compile_branch(self, st: Step) -> Callable[[list[Any]], None]:
+        """spec "if" / "case": the chosen branch's plan runs inline."""
+        blocks = st.blocks
+        res, kills = st.results, st.kills
+        if any(b.args or len(b.returns) != len(res) for b in blocks):
+            return self._compile_kernel(st)
+        (i0,) = st.operands
+        is_if = st.kind == "if"
+        if is_if and len(blocks) != 2:
+            return self._compile_kernel(st)
+        run_block = self._run_block
+        last = len(blocks) - 1
+        step = st
+
+        def run(frame: list[Any]) -> None:
+            x = frame[i0]
+            try:
+                if is_if:
+                    b = blocks[0] if x else blocks[1]
+                else:
+                    i = int(x)
+                    b = blocks[i if 0 <= i < last else last]
+                run_block(b, frame)
+            except Exception as e:
+                _reraise(step, e)
+            vals = [frame[s] for s in b.returns]
+            for s in b.clear:
+                frame[s] = None
+            for s, v in zip(res, vals):
+                frame[s] = v
+            for s in kills:
+                frame[s] = None
+
+        return run
+
     # ---------------------------------------------------------------- running
+    def _update_mode(self) -> None:
+        limits = self.limits
+        self._fast = (
+            limits.max_steps is None
+            and limits.deadline is None
+            and self.context.callback is None
+            and self.profile is None
+        )
+
     def call(self, name: str, args: Sequence[Any]) -> tuple[Any, ...]:
         plan = self.plan(name)
         block = plan.block
@@ -344,19 +1184,54 @@ class Interpreter:
             )
         if len(plan.frames) > 2000:
             raise InterpreterError(f"call depth limit exceeded in @{name}", plan.function.pos)
-        frame: list[Any] = [None] * plan.nslots
+        frame = plan.template.copy()
         for slot, v in zip(block.args, args):
             frame[slot] = v
         plan.frames.append(frame)
+        top = self._depth == 0
+        self._depth += 1
         try:
-            self._run_block(block, frame)
-            return tuple([frame[s] for s in block.returns])
+            if top:
+                self._update_mode()
+                with np.errstate(all="ignore"):
+                    self._run_block(block, frame)
+            else:
+                self._run_block(block, frame)
+            out = tuple([frame[s] for s in block.returns])
         finally:
+            self._depth -= 1
             plan.frames.pop()
+        del frame
+        if top:
+            consts = plan.consts
+            return tuple(
+                [self._result_copy(v) if s in consts else _as_array(v)
+                 for s, v in zip(block.returns, out)]
+            )
+        return tuple([_as_array(v) for v in out])
+
+    @staticmethod
+    def _result_copy(v: Any) -> Any:
+        """A function result that is a (shared, read-only) constant: the caller's copy."""
+        if isinstance(v, np.ndarray | np.generic):
+            return np.array(v)
+        return v
 
     def _run_block(self, block: BlockPlan, frame: list[Any]) -> None:
         limits = self.limits
+        if self._fast and block.max_nbytes <= limits.memory_cap:
+            for run in block.runs:
+                run(frame)
+            limits.steps += len(block.steps)
+            return
+        self._run_checked(block, frame)
+
+    def _run_checked(self, block: BlockPlan, frame: list[Any]) -> None:
+        """The loop with limits, callback and profile checked at every step."""
+        limits = self.limits
         cap = limits.memory_cap
+        cb = self.context.callback
+        prof = self.profile
         for step in block.steps:
             if step.nbytes > cap:
                 raise InterpreterError(
@@ -375,50 +1250,22 @@ class Interpreter:
                     raise InterpreterError(
                         f"time limit of {limits.timeout} s exceeded", step.op.pos, op=step.op.name
                     )
-            try:
-                out = step.fn(*[frame[i] for i in step.operands], **step.kwargs)
-            except HloError as e:
-                if e.pos is None:
-                    e = type(e)(e.message, step.op.pos, op=e.op or step.op.name, label=e.label)
-                    raise e from None
-                raise
-            except RecursionError:
-                raise InterpreterError("nesting too deep", step.op.pos, op=step.op.name) from None
-            except (ValueError, TypeError, IndexError, ArithmeticError, MemoryError) as e:
-                raise InterpreterError(
-                    f"kernel failed: {type(e).__name__}: {e}", step.op.pos, op=step.op.name
-                ) from e
-            results = step.results
-            if step.multi:
-                if len(out) != len(results):
-                    raise InterpreterError(
-                        f"kernel returned {len(out)} values for {len(results)} results",
-                        step.op.pos,
-                        op=step.op.name,
-                    )
-                for slot, value, t in zip(results, out, step.check_types):
-                    if type(value) is not np.ndarray and isinstance(value, np.generic):
-                        value = np.asarray(value)
-                    if not _conforms(value, t, step.in_region):
-                        self._bad_result(step, value, t)
-                    frame[slot] = value
-            elif results:
-                if type(out) is not np.ndarray and isinstance(out, np.generic):
-                    out = np.asarray(out)
-                if not _conforms(out, step.check_types[0], step.in_region):
-                    self._bad_result(step, out, step.check_types[0])
-                frame[results[0]] = out
-            cb = self.context.callback
-            if cb is not None and results:
-                cb(step.op.name, step.op.pos, [frame[s] for s in results])
-
-    @staticmethod
-    def _bad_result(step: Step, value: Any, t: Type) -> None:
-        raise InterpreterError(
-            f"internal error: kernel produced {describe(value)} for declared type {t}",
-            step.op.pos,
-            op=step.op.name,
-        )
+            if prof is not None:
+                saved = prof._child
+                prof._child = 0.0
+                t0 = time.perf_counter()
+                try:
+                    step.run(frame)
+                finally:
+                    dt = time.perf_counter() - t0
+                    inner = prof._child
+                    prof._child = saved + dt
+                nbytes = sum(_value_nbytes(frame[s]) for s in step.results)
+                prof.record(step.op.name, dt - inner, dt, nbytes)
+            else:
+                step.run(frame)
+            if cb is not None and step.results:
+                cb(step.op.name, step.op.pos, [_as_array(frame[s]) for s in step.results])
 
     def check_limits_per_iteration(self, op_name: str = "stablehlo.while") -> None:
         """Called by looping kernels once per iteration."""

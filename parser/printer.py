@@ -201,10 +201,13 @@ def format_float(value: float, type_: Type | None) -> str:
 
 def _untyped_float(x: float) -> str:
     """A FloatAttr without a type (f64 in MLIR): a bit pattern would read back as an
-    integer, so infinities and the default NaNs are spelled ``inf`` / ``nan``."""
+    integer, so a finite value keeps a decimal point (``1000001.0``) and infinities and
+    the default NaNs are spelled ``inf`` / ``nan``."""
     text = format_float(x, None)
     if not text.startswith("0x"):
         return text
+    if np.isfinite(x):
+        return _decimal_literal(x)
     bits = np.float64(x).tobytes()
     for word in ("inf", "-inf", "nan", "-nan"):
         if np.float64(float(word)).tobytes() == bits:
@@ -212,15 +215,18 @@ def _untyped_float(x: float) -> str:
     return text + " : f64"
 
 
+def _decimal_literal(x: float) -> str:
+    """Python's shortest exact decimal for ``x``, with the ``.`` MLIR's lexer wants."""
+    s = repr(float(x))
+    if "." in s:
+        return s
+    return s.replace("e", ".0e", 1) if "e" in s else s + ".0"
+
+
 def _scale_literal(x: float) -> str:
     """A quantization scale: ``%e`` like MLIR when that is exact, else enough digits."""
     s = f"{x:e}"
-    if float(s) == x:
-        return s
-    s = repr(float(x))
-    if "e" in s and "." not in s:
-        s = s.replace("e", ".0e", 1)
-    return s
+    return s if float(s) == x else _decimal_literal(x)
 
 
 # --------------------------------------------------------------------------------------

@@ -246,6 +246,8 @@ _BROADCAST_OPERANDS: dict[str, tuple[Any, str]] = {
     "chlo.broadcast_complex": (lambda e: isinstance(e, FloatType) and e.name in ("f32", "f64"),
                                "f32 or f64"),
     "chlo.broadcast_zeta": _FLOAT,
+    "chlo.broadcast_polygamma": _FLOAT,
+    "chlo.broadcast_next_after": _FLOAT,
 }
 
 
@@ -324,7 +326,7 @@ def _broadcast_binary_shape(op: str):
         _check_elem(ctx, b, pred, "rhs", kind)
         ea, eb = a.element_type, b.element_type
         quantized = isinstance(ea, QuantizedType) or isinstance(eb, QuantizedType)
-        if op not in ("chlo.broadcast_compare",) and not quantized and ea != eb:
+        if not quantized and ea != eb:
             # chlo.broadcast.element_type (SameOperandsAndResultElementType and friends)
             raise ctx.error(
                 "chlo.broadcast.element_type",

@@ -24,6 +24,7 @@ from parser.ir import (
     QuantizedType,
     TensorType,
     Type,
+    TypeExtensions,
 )
 
 from .optable import REQUIRED, ShapeContext, shape_function
@@ -163,7 +164,14 @@ def _decode_constant(op: Operation) -> dict[str, Any]:
 @shape_function("stablehlo.constant", attrs={"value": REQUIRED, "value_type": None},
                 decode=_decode_constant)
 def constant(ctx: ShapeContext, *, value: Any, value_type: Type | None = None):
-    """spec: constant.  constant_c1: type(value) = type(output)."""
+    """spec: constant.  constant_c1: type(value) = type(output); as in the StableHLO
+    dialect, a quantized output may take a value of its storage type."""
+    if isinstance(value_type, TensorType) and ctx.result_types:
+        out = ctx.result_types[0]
+        if (isinstance(out, TensorType) and isinstance(out.element_type, QuantizedType)
+                and out.shape == value_type.shape
+                and out.element_type.storage_type == value_type.element_type):
+            return out
     return value_type
 
 
@@ -427,6 +435,35 @@ def get_dimension_size(ctx: ShapeContext, operand: Type, *, dimension: int):
         raise ctx.error("get_dimension_size_c1", f"requires dimension attribute in range "
                                                  f"[0, {t.rank}); found ({dimension})")
     return TensorType((), IntegerType(32))
+
+
+@shape_function("stablehlo.set_dimension_size", attrs={"dimension": REQUIRED})
+def set_dimension_size(ctx: ShapeContext, operand: Type, size: Type, *, dimension: int):
+    """set_dimension_size (not in the spec; the StableHLO dialect's rule, from XLA): a
+    0-d integer ``size``; the result has dimension ``dimension`` = the constant size, or
+    else dynamic with the operand's size (or bound) as its bound."""
+    t = _tensor(ctx, operand, "operand", "set_dimension_size_i1")
+    s = _tensor(ctx, size, "size", "set_dimension_size_i2")
+    if s.rank != 0:
+        raise ctx.error("set_dimension_size_i2", "size operand should be of rank-0")
+    if dimension < 0:
+        raise ctx.error("set_dimension_size_c1", "attribute 'dimension' failed to satisfy "
+                        "constraint: 64-bit signless integer attribute whose value is "
+                        "non-negative")
+    if dimension >= t.rank:
+        raise ctx.error("set_dimension_size_c1", f"requires dimension attribute in range "
+                                                 f"[0, {t.rank}); found ({dimension})")
+    shape = list(t.shape)
+    bounds = list(t.bounds or (None,) * t.rank)
+    value = _operand_value(ctx, 1)
+    if value is not None and len(value) == 1:
+        shape[dimension], bounds[dimension] = value[0], None
+    else:
+        if shape[dimension] is not None:
+            bounds[dimension] = shape[dimension]
+        shape[dimension] = None
+    encoding = TypeExtensions(tuple(bounds)) if any(b is not None for b in bounds) else None
+    return TensorType(tuple(shape), t.element_type, encoding)
 
 
 # --------------------------------------------------------------------------------------

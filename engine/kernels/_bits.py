@@ -189,23 +189,17 @@ def from_bits(u: np.ndarray, dt: np.dtype) -> np.ndarray:
 
 
 def clz(u: np.ndarray, width: int) -> np.ndarray:
-    """Count leading zeros of ``width``-bit unsigned values, by binary search over the
-    whole array (a loop over bit positions, never over elements).  Returns int64."""
+    """Count leading zeros of ``width``-bit unsigned values, for the whole array: the
+    bit length is the binary exponent (``np.frexp``) of the value converted to float64,
+    exact for values below 2**32; 64-bit values are split in two halves.  Returns int64."""
     x = np.asarray(u).astype(np.uint64) & np.uint64((1 << width) - 1)
-    n = np.zeros(x.shape, dtype=np.int64)
-    mask = np.uint64((1 << width) - 1)
-    step = 1
-    while step * 2 < width:
-        step *= 2
-    while step >= 1:
-        if step < width:
-            top = x >> np.uint64(width - step)
-            zero = top == 0
-            n += np.where(zero, step, 0)
-            x = np.where(zero, (x << np.uint64(step)) & mask, x)
-        step //= 2
-    n += (x >> np.uint64(width - 1)) == 0  # the last bit (all-zero input -> width)
-    return n
+    if width <= 32:
+        length = np.frexp(x.astype(np.float64))[1]
+    else:
+        hi = (x >> np.uint64(32)).astype(np.float64)
+        lo = (x & np.uint64(0xFFFFFFFF)).astype(np.float64)
+        length = np.where(hi != 0, 32 + np.frexp(hi)[1], np.frexp(lo)[1])
+    return (width - length).astype(np.int64)
 
 
 def popcount(u: np.ndarray) -> np.ndarray:

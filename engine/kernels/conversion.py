@@ -51,9 +51,10 @@ def _float_to_float(x: np.ndarray, dst: np.dtype, tf32: bool) -> np.ndarray:
     """One correctly rounded conversion between float formats."""
     if x.dtype == B.F64 or tf32:
         return B.round_float(x, dst, tf32=tf32)
-    # Every other source is exact in float32, so ml_dtypes/NumPy round just once.
+    # Every other source is exact in float32, so ml_dtypes/NumPy round just once
+    # (and ml_dtypes has no direct casts between some of its narrow formats).
     with np.errstate(over="ignore", invalid="ignore"):
-        return x.astype(dst)
+        return x.astype(B.F32).astype(dst)
 
 
 def _to_real(x: np.ndarray, dst: np.dtype, tf32: bool) -> np.ndarray:

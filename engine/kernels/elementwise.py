@@ -13,9 +13,10 @@ Numerics, per family:
   (shift_right_arithmetic, on the bit pattern like LLVM's ``ashr``).  power with a
   negative exponent: 0 unless |base| = 1 (the reference interpreter's rule).
 * floats: ops marked ``exact`` (+ - * / sqrt fmod, and the exact ones: abs, negate,
-  max/min, floor/ceil/round, sign) run natively in float32/float64.  Every other case
-  computes in float64 and rounds ONCE to the result type (``_bits.round_float``): for
-  + - * / sqrt of formats with p <= 24 bits that is correctly rounded (53 >= 2p+2);
+  max/min, floor/ceil/round, sign) run natively in float32/float64, and in float32 for
+  the narrower formats (p <= 11 bits, tf32 included: 24 >= 2p+2, so rounding the
+  float32 result once more is still correctly rounded).  Every other case computes in
+  float64 and rounds ONCE to the result type (``_bits.round_float``);
   transcendental functions (exp, log, sin, pow, tanh, ...) are as accurate as NumPy's
   float64 versions (the reference interpreter also computes them in double), so they
   can be off by one unit in the last place of the result type in rare cases.
@@ -382,6 +383,10 @@ def apply(row: Row, xs: tuple[np.ndarray, ...], result_type: Type) -> np.ndarray
         tf32 = is_tf32(result_type)
         if row.exact and dt_in in (B.F32, B.F64) and not tf32:
             y = row.real(*xs)
+        elif row.exact and dt_in != B.F64:
+            # Formats with p <= 11 bits (all but f32/f64; tf32 too): float32 has
+            # 24 >= 2p+2 bits, so computing there and rounding once more is exact.
+            y = row.real(*(x.astype(B.F32) for x in xs))
         else:
             y = row.real(*(x.astype(B.F64) for x in xs))
         return B.round_float(np.asarray(y), dt_out, tf32=tf32)

@@ -192,15 +192,17 @@ def _slice(x: np.ndarray, axis: int, start: int, stop: int, step: int) -> np.nda
     return x[tuple(idx)]
 
 
-def _tree_region(xs: Arrays, axis: int, body: RegionFn, dtypes: Sequence[np.dtype]) -> Arrays:
+def _tree_region(xs: Arrays, axis: int, body: RegionFn | Callable[[Arrays, Arrays], Arrays],
+                 dtypes: Sequence[np.dtype]) -> Arrays:
     """In-order adjacent-pair tree of a (variadic) body along ``axis``; one region call
-    per level."""
+    (or ``_fold_step`` call) per level."""
     n = len(xs)
+    step = body if not isinstance(body, RegionFn) else (lambda a, b: _call(body, *a, *b))
     while xs[0].shape[axis] > 1:
         k = xs[0].shape[axis]
-        lhs = [_slice(x, axis, 0, k - 1, 2) for x in xs]
-        rhs = [_slice(x, axis, 1, k, 2) for x in xs]
-        ys = _call(body, *lhs, *rhs)
+        lhs = tuple(_slice(x, axis, 0, k - 1, 2) for x in xs)
+        rhs = tuple(_slice(x, axis, 1, k, 2) for x in xs)
+        ys = step(lhs, rhs)
         if len(ys) != n:
             raise InterpreterError(f"reduction body returned {len(ys)} values, expected {n}")
         shape = lhs[0].shape
@@ -406,15 +408,15 @@ def reduce_window(*operands: np.ndarray, result_types: tuple[Type, ...],
     size = int(np.prod(out_shape)) if rank else 1
     if size == 0:
         return tuple(np.empty(out_shape, dtype=dt) for dt in dtypes)
+    step = _fold_step(body, n, result_types)
     if k >= _WINDOW_TREE_MIN and size * k <= _WINDOW_TREE_MAX_ELEMS:
         flat = tuple(np.ascontiguousarray(w).reshape(out_shape + (k,)) for w in wins)
-        ts = _tree_region(flat, rank, body, dtypes)
-        ts = [np.squeeze(t, axis=rank) for t in ts]
-        res = _call(body, *[np.broadcast_to(v, out_shape) for v in inits], *ts)
+        ts = _tree_region(flat, rank, step, dtypes)
+        ts = tuple(np.squeeze(t, axis=rank) for t in ts)
+        res = step(tuple(np.broadcast_to(v, out_shape) for v in inits), ts)
         return tuple(np.array(np.broadcast_to(_as(r, dt), out_shape)) for r, dt in zip(res, dtypes))
     acc: Arrays = tuple(np.broadcast_to(v, out_shape) for v in inits)
     lead = (slice(None),) * rank
-    step = _fold_step(body, n, result_types)
     for pos in _window_positions(wd):
         acc = step(acc, tuple(w[lead + pos] for w in wins))
         acc = tuple(np.broadcast_to(_as(a, dt), out_shape) for a, dt in zip(acc, dtypes))
@@ -495,11 +497,12 @@ def select_and_scatter(operand: np.ndarray, source: np.ndarray, init_value: np.n
     flat_t = np.ravel_multi_index([t[valid] for t in target], operand.shape) if rank else np.zeros(
         int(valid.sum()), np.int64)
     vals = src[valid]  # row-major = ascending source index
-    return _scatter_rounds(result.reshape(-1), flat_t, vals, scatter, dtype).reshape(operand.shape)
+    step = _fold_step(scatter, 1, (result_type,))
+    return _scatter_rounds(result.reshape(-1), flat_t, vals, step, dtype).reshape(operand.shape)
 
 
-def _scatter_rounds(acc: np.ndarray, targets: np.ndarray, vals: np.ndarray, fn: RegionFn,
-                    dtype: np.dtype) -> np.ndarray:
+def _scatter_rounds(acc: np.ndarray, targets: np.ndarray, vals: np.ndarray,
+                    step: Callable[[Arrays, Arrays], Arrays], dtype: np.dtype) -> np.ndarray:
     """``acc[t] = fn(acc[t], v)`` for each (t, v) in order; round r applies the r-th value
     of every target at once."""
     if targets.size == 0:
@@ -514,7 +517,7 @@ def _scatter_rounds(acc: np.ndarray, targets: np.ndarray, vals: np.ndarray, fn: 
     for r in range(int(rank_in_group.max()) + 1):
         sel = rank_in_group == r
         t = ts[sel]
-        (new,) = _call(fn, acc[t], vs[sel])[:1]
+        (new,) = step((acc[t],), (vs[sel],))[:1]
         acc[t] = np.broadcast_to(_as(new, dtype), t.shape)
     return acc
 

@@ -4,9 +4,9 @@ FileCheck lines (printing.mlir, api_input_arguments.mlir)."""
 from __future__ import annotations
 
 import pytest
+from conftest import shared_dir
 from filecheck import filecheck
 
-from conftest import shared_dir
 from engine.cli import main
 
 

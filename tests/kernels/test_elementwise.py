@@ -606,3 +606,38 @@ def test_kernels_broadcast_when_regions_run_on_whole_arrays():
     assert run("power", x, np.array(2, np.int32), result=I32).tolist() == [[0, 1, 4], [9, 16, 25]]
     got = run("compare", x, np.array(2, np.int32), result=I1, comparison_direction="GE")
     assert got.tolist() == [[False, False, True], [True, True, True]]
+
+
+F64_REF = {
+    "abs": np.abs, "add": np.add, "atan2": np.arctan2, "cbrt": np.cbrt, "ceil": np.ceil,
+    "cosine": np.cos, "divide": np.divide, "exponential": np.exp, "exponential_minus_one": np.expm1,
+    "floor": np.floor, "log": np.log, "log_plus_one": np.log1p, "logistic": lambda x: 1 / (1 + np.exp(-x)),
+    "maximum": np.maximum, "minimum": np.minimum, "multiply": np.multiply, "negate": np.negative,
+    "power": np.power, "remainder": np.fmod, "round_nearest_afz": lambda x: np.sign(x) * np.floor(np.abs(x) + 0.5),
+    "round_nearest_even": np.rint, "rsqrt": lambda x: 1 / np.sqrt(x), "sign": np.sign, "sine": np.sin,
+    "sqrt": np.sqrt, "subtract": np.subtract, "tan": np.tan, "tanh": np.tanh,
+}
+_ARITY2 = {"add", "atan2", "divide", "maximum", "minimum", "multiply", "power", "remainder", "subtract"}
+
+
+@pytest.mark.parametrize("name", NARROW_FLOATS + ["f8E8M0FNU", "tf32", "f32", "f64"])
+@pytest.mark.parametrize("op", sorted(F64_REF))
+def test_every_float_op_on_every_float_type(op, name):
+    """Each float op runs on each float type, returns the declared dtype, and is within
+    one unit of the result type's precision of the float64 computation."""
+    e = FloatType(name)
+    dt = numpy_dtype(e)
+    base = [0.5, 1.0, 2.0] if name == "f8E8M0FNU" else [0.5, 1.5, -2.0, 0.25, 3.0, -0.75]
+    x = np.array(base, np.float64).astype(dt)
+    args = (x, x[::-1].copy()) if op in _ARITY2 else (x,)
+    got = run(op, *args, result=T(x.shape, e)).astype(np.float64)
+    with np.errstate(all="ignore"):
+        want = F64_REF[op](*(a.astype(np.float64) for a in args))
+    eps = 2.0 ** -(10 if name == "tf32" else int(ml_dtypes.finfo(dt).nmant))
+    for g, w in zip(got, want):
+        if name == "f8E8M0FNU" and w <= 0:
+            assert np.isnan(g)  # no zero and no negative values: NaN
+            continue
+        if not np.isfinite(w) or np.abs(w) > float(ml_dtypes.finfo(dt).max) or 0 < abs(w) < float(ml_dtypes.finfo(dt).smallest_normal):
+            continue
+        assert abs(g - w) <= abs(w) * eps + 1e-300, (op, name, g, w)

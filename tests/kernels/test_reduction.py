@@ -287,13 +287,14 @@ def test_reduce_window_matches_reference(case, seed):
         np.testing.assert_array_equal(got, want)
 
 
-def test_reduce_window_large_window_tree_path():
+@pytest.mark.parametrize("body", [ADD, ADD_GENERIC])
+def test_reduce_window_large_window_tree_path(body):
     rng = np.random.default_rng(0)
     x = rng.integers(-100, 100, size=(3, 9, 9)).astype(np.int64)
     want = ref_reduce_window(x, np.int64(0), (1, 6, 6), (1, 1, 1), (1, 1, 1), (1, 1, 1),
                              ((0, 0), (0, 0), (0, 0)), lambda a, b: a + b)
     (got,) = reduce_window(x, np.array(0), result_types=(T(want.shape),), window_dimensions=(1, 6, 6),
-                           body=ADD_GENERIC)
+                           body=body)
     np.testing.assert_array_equal(got, want)
 
 
@@ -464,3 +465,19 @@ def test_float_max_min_signed_zero_nan(vals, window, ftype):
             w = ref(w, v)
         assert (math.isnan(w) and np.isnan(float(r))) or (
             float(r) == w and np.signbit(float(r)) == (math.copysign(1, w) < 0))
+
+
+@SETTINGS
+@given(window_case(), st.integers(0, 2**32))
+def test_reduce_window_float_sum_is_the_left_fold(case, seed):
+    """Small windows fold from the init value in ascending window order (bitwise)."""
+    shape, wd, ws, bd, wdil, pad = case
+    rng = np.random.default_rng(seed)
+    x = (rng.standard_normal(shape) * 10.0 ** rng.integers(-4, 4, size=shape)).astype(np.float32)
+    init = np.float32(0.1)
+    want = ref_reduce_window(x, init, wd, ws, bd, wdil, pad, lambda a, b: np.float32(a) + np.float32(b))
+    for body in (ADD, ADD_GENERIC):
+        (got,) = reduce_window(x, np.array(init), result_types=(T(want.shape, F32),), window_dimensions=wd,
+                               window_strides=ws, base_dilations=bd, window_dilations=wdil,
+                               padding=np.array(pad), body=body)
+        np.testing.assert_array_equal(got.view(np.int32), want.view(np.int32))

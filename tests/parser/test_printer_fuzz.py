@@ -188,7 +188,7 @@ leaf_attrs = st.one_of(
     st.builds(DenseArrayAttr, st.just(IntegerType(64)), ints),
     st.builds(DenseArrayAttr, st.just(IntegerType(1)), st.lists(st.booleans(), max_size=3).map(tuple)),
     st.builds(DenseArrayAttr, st.just(FloatType("f32")),
-              st.lists(st.sampled_from([0.5, -2.0, 1e-3 * 1024]), max_size=3).map(tuple)),
+              st.lists(st.sampled_from([0.5, -2.0, 1.25, float(np.float32(0.1))]), max_size=3).map(tuple)),
     dense_attrs(), enums, structs,
     st.builds(SymbolRefAttr, st.one_of(names, st.just("a-b")), st.lists(names, max_size=1).map(tuple)),
     types.map(TypeAttr),
