@@ -349,30 +349,25 @@ def _fast_op(op: Operation, kwargs: dict[str, Any]) -> tuple[Callable[..., Any],
     dt = _plain_dtype(rt)
     if dt is None:
         return None
-    for v in op.operands:
-        if v.type != rt and not (
-            isinstance(v.type, TensorType) and v.type.shape == rt.shape
-            and _plain_dtype(v.type) is not None
-        ):
-            return None
     name = op.name
     if name == "stablehlo.compare":
-        t0 = op.operands[0].type
-        odt = _plain_dtype(t0)
-        if odt is None or dt.kind != "b" or op.operands[1].type != t0:
+        if len(op.operands) != 2:
             return None
-        if kwargs.get("compare_type") == "TOTALORDER":
+        t0 = op.operands[0].type
+        if (
+            op.operands[1].type != t0
+            or _plain_dtype(t0) is None
+            or dt.kind != "b"
+            or t0.shape != rt.shape
+            or kwargs.get("compare_type") == "TOTALORDER"
+        ):
             return None
         fns = _COMPARE.get(kwargs.get("comparison_direction"))
         if fns is None:
             return None
         return fns[0], None, dt
-    if any(v.type != rt for v in op.operands):
-        return None
-    if name == "stablehlo.select":
-        return None  # pred has another type: handled by _prepare_op
     row = _FAST.get(name)
-    if row is None or dt.kind not in row.kinds:
+    if row is None or dt.kind not in row.kinds or any(v.type != rt for v in op.operands):
         return None
     if dt == _F32 and not row.exact:
         return _via_f64(row.ufunc, dt), row, dt
@@ -546,12 +541,14 @@ class Interpreter:
         context: dict[str, Any] | None = None,
         profile: Profile | None = None,
         inplace: bool = True,
+        fast_ops: bool = True,
     ):
         self.module = module
         self.limits = limits or Limits()
         self.context = ExecutionContext(self, **(context or {}))
         self.profile = profile
-        self.inplace = inplace
+        self.inplace = inplace  # buffer reuse (off: every result is a new array)
+        self.fast_ops = fast_ops  # the _FAST table (off: every op calls its kernel)
         self._plans: dict[str, FunctionPlan] = {}
         self._depth = 0
         self._fast = True  # no limit, callback or profile to check per step
@@ -628,8 +625,12 @@ class Interpreter:
                 kills[i].append(s)
         for i, st in enumerate(steps):
             for r in st.results:
-                if r not in last and r not in returned and r not in consts and i + 1 < len(steps):
-                    kills[i + 1].append(r)  # never read: released by the next step
+                if r in last or r in returned or r in consts:
+                    continue
+                # never read: released by the next step that runs (constants do not)
+                nxt = next((j for j in range(i + 1, len(steps)) if steps[j].kind != "constant"), None)
+                if nxt is not None:
+                    kills[nxt].append(r)
         for st, k in zip(steps, kills):
             st.kills = tuple(sorted(set(k)))
         bp.free = frozenset(used - defined)
@@ -691,7 +692,7 @@ class Interpreter:
                 if not quantized and op.name in ("stablehlo.while", "stablehlo.if", "stablehlo.case"):
                     kind = op.name.split(".")[1]
             multi = row.multi_result
-            if not quantized and not row.regions and self.inplace is not None:
+            if not quantized and not row.regions and self.fast_ops:
                 fast = _fast_op(op, kwargs)
                 if fast is not None:
                     kind = "fast"
@@ -833,9 +834,7 @@ class Interpreter:
         fn, kw, ops, res = st.fn, st.kwargs, st.operands, st.results
         kills = st.kills
         after = bool(st.blocks) or st.kind == "call"
-        conv = tuple(
-            k for k, v in enumerate(st.op.operands) if _may_be_scalar(v.type) or v.type is None
-        )
+        conv = tuple(k for k, v in enumerate(st.op.operands) if _may_be_scalar(v.type))
         if st.kind == "call":
             conv = ()  # callee frames may hold scalars
         multi = st.multi
@@ -1013,27 +1012,21 @@ class Interpreter:
                     break
             a = None
             try:
-                if (
-                    buf is None
-                    or any(x.__class__ is not _ndarray or x.shape != shape for x in args)
-                ):
-                    if buf is None and not par:
-                        r = ufunc(*args, **kw)
-                        if r.__class__ is not _ndarray or r.dtype != dt:
-                            r = fix(r if kw == {} else _asarray(r).astype(dt))
-                        frame[slot] = r
-                        return
-                    if any(x.__class__ is not _ndarray or x.shape != shape for x in args):
-                        r = ufunc(*args, **kw)
-                        frame[slot] = fix(_asarray(r).astype(dt, copy=False))
-                        return
-                    buf = np.empty(shape, dt)
-                if par and all(x.flags.c_contiguous for x in args):
-                    r = _parallel(ufunc, args, buf, **kw)
-                else:
-                    r = ufunc(*args, out=buf, **kw)
+                if all(x.__class__ is _ndarray and x.shape == shape for x in args):
+                    if buf is None:
+                        buf = np.empty(shape, dt)
+                    if par and all(x.flags.c_contiguous for x in args):
+                        r = _parallel(ufunc, args, buf, **kw)
+                    else:
+                        r = ufunc(*args, out=buf, **kw)
+                else:  # batch dimensions (a region run on whole tensors)
+                    r = ufunc(*args, **kw)
+                    if kw:
+                        r = r.astype(dt)
             except Exception as e:
                 _reraise(step, e)
+            if r.__class__ is not _ndarray or r.dtype != dt:
+                r = fix(r)
             frame[slot] = r
 
         return run
@@ -1079,7 +1072,6 @@ class Interpreter:
         cap_bytes = max(cond.max_nbytes, body.max_nbytes)
         limits = self.limits
         run_block = self._run_block
-        fixers = tuple(self._fixer(st, t) for t in st.check_types)
         step = st
 
         def run(frame: list[Any]) -> None:
@@ -1121,8 +1113,8 @@ class Interpreter:
                         frame[s] = None
             except Exception as e:
                 _reraise(step, e)
-            for s, v, fx in zip(res, vals, fixers):
-                frame[s] = v if v.__class__ is not _ndarray else v
+            for s, v in zip(res, vals):
+                frame[s] = v
             for s in kills:
                 frame[s] = None
 

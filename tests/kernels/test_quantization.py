@@ -658,13 +658,14 @@ func.func @main(%x: tensor<3x{Z}>, %lo: tensor<{Z}>, %hi: tensor<{Z}>) -> (tenso
 def test_batch_norm_inference_quantized():
     text = f"""
 func.func @main(%x: tensor<2x1x{Z}>) -> tensor<2x1x{Z}> {{
-  %s = stablehlo.constant dense<[2.0]> : tensor<1xf32>
-  %o = stablehlo.constant dense<[1.0]> : tensor<1xf32>
-  %m = stablehlo.constant dense<[0.0]> : tensor<1xf32>
-  %v = stablehlo.constant dense<[1.0]> : tensor<1xf32>
+  %s = stablehlo.constant dense<[12]> : tensor<1x{Z}>
+  %o = stablehlo.constant dense<[11]> : tensor<1x{Z}>
+  %m = stablehlo.constant dense<[10]> : tensor<1x{Z}>
+  %v = stablehlo.constant dense<[11]> : tensor<1x{Z}>
   %r = "stablehlo.batch_norm_inference"(%x, %s, %o, %m, %v) {{epsilon = 0.0 : f32, feature_index = 1 : i64}}
-      : (tensor<2x1x{Z}>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x1x{Z}>
+      : (tensor<2x1x{Z}>, tensor<1x{Z}>, tensor<1x{Z}>, tensor<1x{Z}>, tensor<1x{Z}>) -> tensor<2x1x{Z}>
   func.return %r : tensor<2x1x{Z}>
 }}"""
-    (r,) = run1(text, np.array([[11], [13]], np.int8))  # 1, 3 -> 2x+1 = 3, 7
+    # scale 2, offset 1, mean 0, variance 1: x -> 2x + 1
+    (r,) = run1(text, np.array([[11], [13]], np.int8))  # 1, 3 -> 3, 7
     assert r.reshape(-1).tolist() == [13, 17]
