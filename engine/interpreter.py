@@ -1062,12 +1062,24 @@ class Interpreter:
         nvals = len(ops)
         if len(cond.args) != nvals or len(body.args) != nvals or len(body.returns) != nvals:
             return self._compile_kernel(st)
-        if len(cond.returns) != 1 or len(res) != nvals:
+        if len(cond.returns) != 1 or len(res) != nvals or nvals == 0:
             return self._compile_kernel(st)
         cbind, bbind = cond.bind, body.bind
         cret = cond.returns[0]
         cclear, bclear = cond.clear, body.clear
-        bret = body.returns
+        # Big loop-carried buffers are reused in place when the body's result slots are
+        # cleared every iteration; for small values that is not worth its cost.
+        clear_each = any(
+            (_static_size(t) or INPLACE_MIN_ELEMENTS) >= INPLACE_MIN_ELEMENTS
+            for t in st.check_types
+        )
+        get_vals = operator.itemgetter(*body.returns)
+        if nvals == 1:
+            (r0,) = body.returns
+
+            def get_vals(frame: list[Any]) -> tuple[Any, ...]:
+                return (frame[r0],)
+
         cruns, bruns = cond.runs, body.runs
         cap_bytes = max(cond.max_nbytes, body.max_nbytes)
         limits = self.limits
@@ -1077,13 +1089,18 @@ class Interpreter:
         def run(frame: list[Any]) -> None:
             vals = [frame[i] for i in ops]
             fast = self._fast and cap_bytes <= limits.memory_cap
+            max_steps = limits.max_steps
+            n = 0
             try:
                 while True:
-                    limits.steps += 1
-                    if limits.max_steps is not None and limits.steps > limits.max_steps:
-                        raise InterpreterError(
-                            f"step limit of {limits.max_steps} ops exceeded", op=step.op.name
-                        )
+                    if max_steps is not None:
+                        limits.steps += 1
+                        if limits.steps > max_steps:
+                            raise InterpreterError(
+                                f"step limit of {max_steps} ops exceeded", op=step.op.name
+                            )
+                    else:
+                        n += 1
                     if limits.deadline is not None and time.monotonic() > limits.deadline:
                         raise InterpreterError(
                             f"time limit of {limits.timeout} s exceeded", op=step.op.name
@@ -1095,10 +1112,7 @@ class Interpreter:
                             r(frame)
                     else:
                         run_block(cond, frame)
-                    c = frame[cret]
-                    for s in cclear:
-                        frame[s] = None
-                    if not c:
+                    if not frame[cret]:
                         break
                     for k, s in bbind:
                         frame[s] = vals[k]
@@ -1108,11 +1122,18 @@ class Interpreter:
                             r(frame)
                     else:
                         run_block(body, frame)
-                    vals = [frame[s] for s in bret]
-                    for s in bclear:
-                        frame[s] = None
+                    vals = get_vals(frame)
+                    if clear_each:
+                        for s in bclear:
+                            frame[s] = None
             except Exception as e:
                 _reraise(step, e)
+            finally:
+                limits.steps += n
+                for s in cclear:
+                    frame[s] = None
+                for s in bclear:
+                    frame[s] = None
             for s, v in zip(res, vals):
                 frame[s] = v
             for s in kills:

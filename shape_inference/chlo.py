@@ -158,6 +158,10 @@ BINARY_OPS: dict[str, tuple[Any, str]] = {
     "chlo.polygamma": _FLOAT,
     "chlo.zeta": _FLOAT,
     "chlo.mulhi": _INTEGER,
+    # Not in docs/chlo.md: the regularized incomplete gamma functions P(a, x) and
+    # Q(a, x), which XLA clients emit under these names (lax.igamma / lax.igammac).
+    "chlo.igamma": _FLOAT,
+    "chlo.igammac": _FLOAT,
 }
 
 

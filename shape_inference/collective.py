@@ -29,6 +29,7 @@ from parser.ir import (
     TensorType,
     TokenType,
     Type,
+    TypeExtensions,
 )
 
 from .decode import decode_op_attributes
@@ -413,11 +414,17 @@ def all_to_all_shape(ctx: ShapeContext, *operands: Type, split_dimension: int,
                 f"split dimension has size {s}, expected to be a multiple of split_count "
                 f"{split_count}",
             )
+        bounds = list(t.bounds or (None,) * rank)
         if s is not None:
             shape[split_dimension] = s // split_count
+        elif bounds[split_dimension] is not None:
+            bounds[split_dimension] //= split_count
         if shape[concat_dimension] is not None:
             shape[concat_dimension] *= split_count
-        out.append(TensorType(tuple(shape), t.element_type))  # all_to_all_c9
+        elif bounds[concat_dimension] is not None:
+            bounds[concat_dimension] *= split_count
+        encoding = TypeExtensions(tuple(bounds)) if any(b is not None for b in bounds) else None
+        out.append(TensorType(tuple(shape), t.element_type, encoding))  # all_to_all_c9
     return tuple(out)
 
 

@@ -3,6 +3,10 @@ optimization_barrier, tuple, get_tuple_element, custom_call, composite, tokens."
 
 from __future__ import annotations
 
+import re
+
+import numpy as np
+
 from parser.ir import (
     IntegerType,
     Region,
@@ -10,6 +14,7 @@ from parser.ir import (
     TokenType,
     TupleType,
     Type,
+    TypeExtensions,
 )
 
 from .optable import ShapeContext, define_op
@@ -31,6 +36,42 @@ def _same(ctx: ShapeContext, label: str, got: tuple[Type, ...], want: tuple[Type
 
 def _is_scalar_of(t: Type, pred) -> bool:
     return isinstance(t, TensorType) and t.shape == () and pred(t.element_type)
+
+
+def _branched_dim(a: int | None, b: int | None, abound: int | None, bbound: int | None):
+    """The StableHLO dialect's inferBranchedDimAndBound: equal static sizes stay; else
+    the dimension is dynamic, bounded by the larger size-or-bound when both have one."""
+    if a is not None and a == b:
+        return a, None
+    left = a if a is not None else abound
+    right = b if b is not None else bbound
+    if left is None or right is None:
+        return None, None
+    return None, max(left, right)
+
+
+def _branched_type(x: Type, y: Type) -> Type:
+    if not (isinstance(x, TensorType) and isinstance(y, TensorType)):
+        return x
+    if x.shape is None or y.shape is None or len(x.shape) != len(y.shape):
+        return x if y.shape is None else y
+    xb = x.bounds or (None,) * len(x.shape)
+    yb = y.bounds or (None,) * len(y.shape)
+    dims = [_branched_dim(a, b, p, q) for a, b, p, q in zip(x.shape, y.shape, xb, yb)]
+    bounds = tuple(b for _, b in dims)
+    encoding = TypeExtensions(bounds) if any(b is not None for b in bounds) else None
+    return TensorType(tuple(d for d, _ in dims), x.element_type, encoding)
+
+
+def branched_types(ctx: ShapeContext, label: str, branches) -> tuple[Type, ...]:
+    """Result types of if / case: the branches' returned types, merged dimension by
+    dimension (a dimension where the branches differ becomes dynamic)."""
+    out = tuple(branches[0])
+    for other in branches[1:]:
+        if len(other) != len(out):
+            raise ctx.error(label, "branches return different numbers of values")
+        out = tuple(_branched_type(a, b) for a, b in zip(out, other))
+    return out
 
 
 def while_shape(ctx: ShapeContext, *operand_types: Type):
@@ -60,8 +101,7 @@ def if_shape(ctx: ShapeContext, pred: Type):
             raise ctx.error("if_c1", "branches take no arguments")  # if_c1
     t, f = (_returned_types(r) for r in ctx.regions)
     _same(ctx, "if_c2", f, t, "false branch results")  # if_c2
-    _same(ctx, "if_c3", ctx.result_types, t, "results")  # if_c3
-    return None
+    return branched_types(ctx, "if_c3", (t, f))  # if_c3
 
 
 def case_shape(ctx: ShapeContext, index: Type):
@@ -76,8 +116,7 @@ def case_shape(ctx: ShapeContext, index: Type):
         if _arg_types(r):
             raise ctx.error("case_c2", "branches take no arguments")  # case_c2
         _same(ctx, "case_c3", _returned_types(r), first, "branch results")  # case_c3
-    _same(ctx, "case_c4", ctx.result_types, first, "results")  # case_c4
-    return None
+    return branched_types(ctx, "case_c4", [_returned_types(r) for r in ctx.regions])  # case_c4
 
 
 def identity_shape(ctx: ShapeContext, *operand_types: Type):
@@ -107,6 +146,117 @@ def token_shape(ctx: ShapeContext, *operand_types: Type):
     return TokenType()
 
 
+# ---- custom_call (the StableHLO dialect's verifier; the spec leaves it open) -----------
+
+_API_VERSIONS = {0: "API_VERSION_UNSPECIFIED", 1: "API_VERSION_ORIGINAL",
+                 2: "API_VERSION_STATUS_RETURNING", 3: "API_VERSION_STATUS_RETURNING_UNIFIED",
+                 4: "API_VERSION_TYPED_FFI"}
+
+
+def _layout_text(layout) -> str:
+    values = [int(v) for v in np.asarray(layout).reshape(-1)]
+    if not values:
+        return "dense<> : tensor<0xindex>"
+    body = str(values[0]) if len(values) == 1 else str(values)
+    return f"dense<{body}> : tensor<{len(values)}xindex>"
+
+
+def _check_layouts(ctx: ShapeContext, types: tuple[Type, ...], layouts, what: str) -> None:
+    if len(types) != len(layouts):
+        raise ctx.error("custom_call_layouts", f"Number of {what}s must match the number of "
+                        f"{what} layouts, {len(types)} != {len(layouts)}")
+    for i, (t, layout) in enumerate(zip(types, layouts)):
+        values = [int(v) for v in np.asarray(layout).reshape(-1)]
+        if isinstance(t, TupleType):
+            raise ctx.error("custom_call_layouts",
+                            "Tuple types are not fully supported with layout constraints yet")
+        if not isinstance(t, TensorType):
+            if values:
+                raise ctx.error("custom_call_layouts",
+                                f"Only tensor types can have non-empty layout: {what} #{i} of "
+                                f"type '{_type_text(t)}' has layout {_layout_text(layout)}")
+            continue
+        if t.shape is None:
+            continue
+        if sorted(values) != list(range(len(t.shape))):
+            raise ctx.error("custom_call_layouts",
+                            f"incorrect layout {_layout_text(layout)} for type "
+                            f"'{_type_text(t)}', layout must be a permutation of "
+                            f"[0, {len(t.shape)})")
+
+
+def _check_aliases(ctx: ShapeContext, operand_types: tuple[Type, ...], aliases) -> None:
+    results = ctx.result_types
+    for alias in aliases or ():
+        index = alias.operand_index
+        if not 0 <= index < len(operand_types):
+            raise ctx.error("custom_call_aliases",
+                            f"expects operandIndex in the output_operand_alias attribute to be "
+                            f"in range [0, {len(operand_types)}); got: {index}.")
+        operand_part = operand_types[index]
+        for i in alias.operand_tuple_indices:
+            if not isinstance(operand_part, TupleType) or not 0 <= i < len(operand_part.types):
+                raise ctx.error("custom_call_aliases", "operand_tuple_indices in the "
+                                "output_operand_alias attribute out of bounds")
+            operand_part = operand_part.types[i]
+        output_part = TupleType(tuple(results)) if len(results) != 1 else results[0]
+        for i in alias.output_tuple_indices:
+            if not isinstance(output_part, TupleType) or not 0 <= i < len(output_part.types):
+                raise ctx.error("custom_call_aliases", "output_tuple_indices in the "
+                                "output_operand_alias attribute out of bounds")
+            output_part = output_part.types[i]
+        if operand_part != output_part:
+            raise ctx.error("custom_call_aliases",
+                            "shapes mismatch in the output_operand_alias attribute: operand "
+                            f"part has type '{_type_text(operand_part)}' and output part has "
+                            f"type '{_type_text(output_part)}'")
+
+
+def custom_call_shape(ctx: ShapeContext, *operand_types: Type, operand_layouts=None,
+                      result_layouts=None, output_operand_aliases=(), backend_config=None,
+                      api_version=1, **_: object):
+    """custom_call: layouts, output_operand_aliases and backend_config agree with the
+    operands and results (the StableHLO dialect's CustomCallOp verifier)."""
+    if operand_layouts is not None or result_layouts is not None:
+        if operand_layouts is None or result_layouts is None:
+            raise ctx.error("custom_call_layouts", "Layout attributes should be specified for "
+                            "either both operands and results or none.")
+        results = ctx.result_types
+        if len(results) == 1 and isinstance(results[0], TupleType):
+            results = results[0].types
+        _check_layouts(ctx, operand_types, operand_layouts, "operand")
+        _check_layouts(ctx, tuple(results), result_layouts, "result")
+    _check_aliases(ctx, operand_types, output_operand_aliases)
+    if backend_config is not None:
+        version = api_version if isinstance(api_version, str) else _API_VERSIONS.get(
+            api_version, str(api_version))
+        if version == "API_VERSION_TYPED_FFI" and isinstance(backend_config, str):
+            raise ctx.error("custom_call_backend_config", f"backend_config for api_version "
+                            f"{version} must be a dictionary attribute.")
+        if version != "API_VERSION_TYPED_FFI" and isinstance(backend_config, dict):
+            raise ctx.error("custom_call_backend_config", f"backend_config for api_version "
+                            f"{version} must be a string attribute.")
+    return None
+
+
+# spec: is_namespaced_op_name
+_NAMESPACED_OP_NAME = re.compile(r"[a-zA-Z][a-zA-Z0-9_]*([.][a-zA-Z0-9_$]+)+")
+
+
+def composite_shape(ctx: ShapeContext, *operand_types: Type, name: str = "", **_: object):
+    """composite (C1) is_namespaced_op_name(name).  (C2)-(C4) need the module's symbol
+    table: the verifier checks them."""
+    if not _NAMESPACED_OP_NAME.fullmatch(name):  # composite_c1
+        raise ctx.error("composite_c1", "name must be a valid namespaced op name")
+    return None
+
+
+def _type_text(t: Type) -> str:
+    from parser.printer import print_type
+
+    return print_type(t)
+
+
 define_op("stablehlo.while", while_shape, regions=("cond", "body"), multi_result=True)
 define_op("stablehlo.if", if_shape, regions=("true_branch", "false_branch"), multi_result=True)
 define_op("stablehlo.case", case_shape, regions=("branches",), variadic_regions=True, multi_result=True)
@@ -117,7 +267,7 @@ define_op("stablehlo.after_all", token_shape)
 define_op("stablehlo.create_token", token_shape)
 define_op(
     "stablehlo.custom_call",
-    None,
+    custom_call_shape,
     attrs={
         "call_target_name": "",
         "has_side_effect": False,
@@ -132,7 +282,7 @@ define_op(
 )
 define_op(
     "stablehlo.composite",
-    None,
+    composite_shape,
     attrs={"name": "", "composite_attributes": None, "decomposition": "", "version": 0},
     multi_result=True,
 )

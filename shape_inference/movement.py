@@ -60,6 +60,19 @@ def _result(ctx: ShapeContext, label: str) -> TensorType | None:
     return _tensor(ctx, ctx.result_types[0], "the result", label)
 
 
+def _bounds(t: TensorType) -> tuple[int | None, ...]:
+    """The bound of each dimension of ``t`` (None where it has none)."""
+    return t.bounds or (None,) * len(t.shape)
+
+
+def _tensor_with_bounds(shape: Sequence[int | None], element: Type,
+                        bounds: Sequence[int | None]) -> TensorType:
+    """A tensor type carrying ``#stablehlo.bounds`` for its bounded dynamic dimensions."""
+    bounds = tuple(b if d is None else None for d, b in zip(shape, bounds))
+    encoding = TypeExtensions(bounds) if any(b is not None for b in bounds) else None
+    return TensorType(tuple(shape), element, encoding)
+
+
 def _compatible(a: int | None, b: int | None) -> bool:
     return a is None or b is None or a == b
 
@@ -414,7 +427,8 @@ def transpose(ctx: ShapeContext, operand: Type, *, permutation):
                 raise ctx.error("transpose_c4", "quantization_dimension(operand) must be "
                                                 "permutation[quantization_dimension(result)]")
         element = replace(element, quantized_dimension=qd)
-    return TensorType(shape, element)
+    bounds = _bounds(operand)
+    return _tensor_with_bounds(shape, element, [bounds[p] for p in perm])
 
 
 @shape_function("stablehlo.reverse", attrs={"dimensions": REQUIRED})
@@ -496,6 +510,10 @@ def slice_(ctx: ShapeContext, operand: Type, *, start_indices, limit_indices, st
         if n is not None and l > n:  # slice_c3
             raise ctx.error("slice_c3", f"limit index {l} is larger than dimension size {n} "
                                         f"in dimension {d}")
+        bound = _bounds(t)[d]
+        if n is None and bound is not None and l > bound:  # slice_c3 (bounded dimension)
+            raise ctx.error("slice_c3", f"limit index {l} is larger than dimension bound "
+                                        f"{bound} in dimension {d}")
         if st <= 0:  # slice_c4
             raise ctx.error("slice_c4", f"stride must be positive but got {st} in dimension {d}")
         shape.append(-(-(l - s) // st))  # slice_c5
@@ -600,6 +618,7 @@ def concatenate(ctx: ShapeContext, *inputs: Type, dimension: int):
         raise ctx.error("concatenate_c4", f"dimension {dimension} is out-of-bounds for input "
                                           f"rank {first.rank}")
     shape: list[int | None] = list(first.shape)
+    bounds: list[int | None] = list(_bounds(first))
     for i, t in enumerate(ts[1:], 1):
         if t.rank != first.rank:  # concatenate_c2
             raise ctx.error("concatenate_c2", f"operands (0) and ({i}) do not match rank")
@@ -610,11 +629,27 @@ def concatenate(ctx: ShapeContext, *inputs: Type, dimension: int):
                 raise ctx.error("concatenate_c2", f"shapes of operand (0) and ({i}) are not "
                                                   f"compatible at non-concat index {d}: "
                                                   f"{_fmt(first.shape)} != {_fmt(t.shape)}")
-            if shape[d] is None:
-                shape[d] = t.shape[d]
+            shape[d], bounds[d] = _most_specific(shape[d], t.shape[d], bounds[d],
+                                                 _bounds(t)[d])
+    # concatenate_c6: the sizes add up; a dynamic size makes the result dynamic, bounded
+    # by the sum of sizes-or-bounds when every input has one.
+    sizes = [t.shape[dimension] if t.shape[dimension] is not None else _bounds(t)[dimension]
+             for t in ts]
     dims = [t.shape[dimension] for t in ts]
-    shape[dimension] = None if None in dims else sum(dims)  # concatenate_c6
-    return TensorType(tuple(shape), first.element_type)  # concatenate_c5
+    shape[dimension] = None if None in dims else sum(dims)
+    bounds[dimension] = sum(sizes) if None in dims and None not in sizes else None
+    return _tensor_with_bounds(shape, first.element_type, bounds)  # concatenate_c5
+
+
+def _most_specific(a: int | None, b: int | None, abound: int | None,
+                   bbound: int | None) -> tuple[int | None, int | None]:
+    """Of two compatible dimensions, the most specific: a static size if either has
+    one, else dynamic with the smaller bound."""
+    if a is not None or b is not None:
+        return (a if a is not None else b), None
+    if abound is None or bbound is None:
+        return None, abound if bbound is None else bbound
+    return None, min(abound, bbound)
 
 
 def _check_pad_elements(ctx: ShapeContext, op: str, t: TensorType, pv: Type) -> None:
@@ -644,17 +679,23 @@ def pad(ctx: ShapeContext, operand: Type, padding_value: Type, *, edge_padding_l
             raise ctx.error("pad_c2", f"{name} length ({len(v)}) must match operand rank "
                                       f"({t.rank})")
     shape: list[int | None] = []
-    for d, (n, lo, hi, it) in enumerate(zip(t.shape, low, high, interior)):
+    bounds: list[int | None] = []
+    for d, (n, b, lo, hi, it) in enumerate(zip(t.shape, _bounds(t), low, high, interior)):
         if it < 0:  # pad_c3
             raise ctx.error("pad_c3", f"Interior padding cannot be negative: {it}")
         if n is None:
             shape.append(None)
+            bound = None if b is None else b + lo + max(b - 1, 0) * it + hi
+            if bound is not None and bound < 0:  # pad_c4 (bounded dimension)
+                raise ctx.error("pad_c4", f"Padding result in negative bound for dimension {d}")
+            bounds.append(bound)
             continue
         size = n + lo + max(n - 1, 0) * it + hi  # pad_c4
         if size < 0:  # pad_c4
             raise ctx.error("pad_c4", f"Padding result in negative size for dimension {d}")
         shape.append(size)
-    return TensorType(tuple(shape), t.element_type)
+        bounds.append(None)
+    return _tensor_with_bounds(shape, t.element_type, bounds)
 
 
 @shape_function("stablehlo.dynamic_pad")
@@ -836,6 +877,21 @@ def _gather_batch_shape(idx: TensorType, ivd: int) -> tuple[int | None, ...]:
     return tuple(n for d, n in enumerate(idx.shape) if d != ivd)
 
 
+def _gather_result(t: TensorType, idx: TensorType, dn: dict[str, Any],
+                   sizes: Sequence[int]) -> TensorType:
+    """gather_c22, gather_c23: batch dimensions (with their bounds) from start_indices,
+    offset dimensions from slice_sizes."""
+    ivd = dn["index_vector_dim"]
+    batch = [(n, b) for d, (n, b) in enumerate(zip(idx.shape, _bounds(idx))) if d != ivd]
+    dropped = set(dn["collapsed_slice_dims"]) | set(dn["operand_batching_dims"])
+    window = [(sizes[d], None) for d in range(t.rank) if d not in dropped]
+    dims: list[tuple[int | None, int | None]] = []
+    bi, wi = iter(batch), iter(window)
+    for r in range(len(batch) + len(dn["offset_dims"])):
+        dims.append(next(wi) if r in dn["offset_dims"] else next(bi))
+    return _tensor_with_bounds([d for d, _ in dims], t.element_type, [b for _, b in dims])
+
+
 @shape_function("stablehlo.gather", attrs={**_GATHER_ATTRS, "slice_sizes": REQUIRED})
 def gather(ctx: ShapeContext, operand: Type, start_indices: Type, *, slice_sizes,
            **attrs: Any):
@@ -847,13 +903,7 @@ def gather(ctx: ShapeContext, operand: Type, start_indices: Type, *, slice_sizes
     batch = _gather_batch_shape(idx, dn["index_vector_dim"])
     result_rank = len(batch) + len(dn["offset_dims"])
     _gather_common(ctx, "gather", t, idx, dn, sizes, result_rank)
-    dropped = set(dn["collapsed_slice_dims"]) | set(dn["operand_batching_dims"])
-    window = [sizes[d] for d in range(t.rank) if d not in dropped]
-    shape: list[int | None] = []
-    b, w = iter(batch), iter(window)
-    for r in range(result_rank):  # gather_c22
-        shape.append(next(w) if r in dn["offset_dims"] else next(b))
-    return TensorType(tuple(shape), t.element_type)  # gather_c23
+    return _gather_result(t, idx, dn, sizes)  # gather_c22, gather_c23
 
 
 @shape_function("stablehlo.dynamic_gather", attrs=dict(_GATHER_ATTRS))
@@ -899,6 +949,8 @@ def dynamic_gather(ctx: ShapeContext, operand: Type, start_indices: Type, slice_
         if result.element_type != t.element_type:  # dynamic_gather_c14
             raise ctx.error("dynamic_gather_c14", "result element type does not match the "
                                                   "operand's")
+    if sizes is not None and len(sizes) == t.rank:  # constant slice_sizes: as gather
+        return _gather_result(t, idx, dn, sizes)
     return None
 
 
@@ -1074,4 +1126,4 @@ def scatter(ctx: ShapeContext, *operands: Type, **attrs: Any):
                                           f"be at most input dimension {idim} (size {b})")
     elements = _check_scatter_region(ctx, inputs)  # scatter_c23
     # scatter_c24, scatter_c25
-    return tuple(TensorType(t.shape, e) for t, e in zip(inputs, elements))
+    return tuple(TensorType(t.shape, e, t.encoding) for t, e in zip(inputs, elements))

@@ -386,6 +386,18 @@ def zeta(x: np.ndarray, q: np.ndarray, *, result_type: Type) -> np.ndarray:
     return _binary_real(_zeta, x, q, _out_dtype(result_type))
 
 
+@kernel("chlo.igamma")
+def igamma(a: np.ndarray, x: np.ndarray, *, result_type: Type) -> np.ndarray:
+    """chlo.igamma(a, x): the regularized lower incomplete gamma function P(a, x)."""
+    return _binary_real(special.gammainc, a, x, _out_dtype(result_type))
+
+
+@kernel("chlo.igammac")
+def igammac(a: np.ndarray, x: np.ndarray, *, result_type: Type) -> np.ndarray:
+    """chlo.igammac(a, x): the regularized upper incomplete gamma function Q(a, x)."""
+    return _binary_real(special.gammaincc, a, x, _out_dtype(result_type))
+
+
 @kernel("chlo.polygamma")
 def polygamma(n: np.ndarray, x: np.ndarray, *, result_type: Type) -> np.ndarray:
     """chlo.polygamma(n, x): the n-th derivative of digamma."""

@@ -294,7 +294,7 @@ def quantized_kernel(op: Operation, row: OpDef, kernel: Callable[..., Any]) -> C
             return _native_regions(op, row, kernel)
         return kernel
     raise UnsupportedError(
-        f"op '{name}' does not take quantized tensors (spec)", op.pos, op=name
+        "does not take quantized tensors (spec: not in its Inputs / Outputs)", op.pos, op=name
     )
 
 

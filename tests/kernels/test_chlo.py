@@ -968,3 +968,21 @@ def test_ragged_dot_zero_groups_gives_zeros():
                                ragged_dot_dimension_numbers=ragged_attr((), (), (1,), (0,), (1,),
                                                                         ()))
     assert out.shape == (0, 3, 4)
+
+
+def test_igamma_igammac_against_closed_forms():
+    """P(1, x) = 1 - exp(-x); P(a, x) + Q(a, x) = 1; P(1/2, x) = erf(sqrt(x))."""
+    import math
+
+    import engine  # noqa: F401  (fills the op table)
+    from shape_inference.optable import OP_TABLE
+
+    x = np.array([0.0, 0.5, 1.0, 3.0, 10.0], np.float64)
+    t = TensorType((5,), FloatType("f64"))
+    one = np.ones(5)
+    p = OP_TABLE["chlo.igamma"].kernel(one, x, result_type=t)
+    q = OP_TABLE["chlo.igammac"].kernel(one, x, result_type=t)
+    np.testing.assert_allclose(p, [1 - math.exp(-v) for v in x], rtol=1e-14, atol=1e-16)
+    np.testing.assert_allclose(p + q, 1.0, rtol=1e-15)
+    half = OP_TABLE["chlo.igamma"].kernel(np.full(5, 0.5), x, result_type=t)
+    np.testing.assert_allclose(half, [math.erf(math.sqrt(v)) for v in x], rtol=1e-14, atol=1e-16)

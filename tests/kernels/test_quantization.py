@@ -669,3 +669,66 @@ func.func @main(%x: tensor<2x1x{Z}>) -> tensor<2x1x{Z}> {{
     # scale 2, offset 1, mean 0, variance 1: x -> 2x + 1
     (r,) = run1(text, np.array([[11], [13]], np.int8))  # 1, 3 -> 3, 7
     assert r.reshape(-1).tolist() == [13, 17]
+
+
+def test_all_reduce_promotes_to_the_wider_body_type():
+    w = "!quant.uniform<i16:f32, 1.0:10>"
+    text = f"""
+func.func @main(%x: tensor<3x{Z}>) -> tensor<3x{w}> {{
+  %r = "stablehlo.all_reduce"(%x) ({{
+  ^bb0(%a: tensor<{w}>, %b: tensor<{w}>):
+    %s = stablehlo.add %a, %b : tensor<{w}>
+    stablehlo.return %s : tensor<{w}>
+  }}) {{replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>}} : (tensor<3x{Z}>) -> tensor<3x{w}>
+  func.return %r : tensor<3x{w}>
+}}"""
+    out = engine.run(text, [np.array([11, 12, 13], np.int8)], num_replicas=2)
+    for (r,) in out:  # values 1, 2, 3 from each of 2 replicas
+        assert r.dtype == np.int16 and r.tolist() == [12, 14, 16]
+
+
+def test_select_and_scatter_quantized():
+    text = f"""
+func.func @main(%x: tensor<4x{Z}>, %s: tensor<2x{Z}>) -> tensor<4x{Z}> {{
+  %init = stablehlo.constant dense<10> : tensor<{Z}>
+  %r = "stablehlo.select_and_scatter"(%x, %s, %init) ({{
+  ^bb0(%a: tensor<{Z}>, %b: tensor<{Z}>):
+    %c = stablehlo.compare GE, %a, %b : (tensor<{Z}>, tensor<{Z}>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }}, {{
+  ^bb0(%a: tensor<{Z}>, %b: tensor<{Z}>):
+    %c = stablehlo.add %a, %b : tensor<{Z}>
+    stablehlo.return %c : tensor<{Z}>
+  }}) {{window_dimensions = array<i64: 2>, window_strides = array<i64: 2>}}
+      : (tensor<4x{Z}>, tensor<2x{Z}>, tensor<{Z}>) -> tensor<4x{Z}>
+  func.return %r : tensor<4x{Z}>
+}}"""
+    x = np.array([11, 15, 13, 12], np.int8)  # 1, 5, 3, 2: maxima at 1 and 2
+    (r,) = run1(text, x, np.array([13, 14], np.int8))  # sources 3, 4
+    assert r.tolist() == [10, 13, 14, 10]
+
+
+def test_convert_of_quantized_is_unsupported():
+    text = f"""
+func.func @main(%x: tensor<3x{Z}>) -> tensor<3xf32> {{
+  %r = stablehlo.convert %x : (tensor<3x{Z}>) -> tensor<3xf32>
+  func.return %r : tensor<3xf32>
+}}"""
+    with pytest.raises(UnsupportedError, match="stablehlo.convert"):
+        engine.run(text, [np.array([11, 12, 13], np.int8)], verify=False)
+
+
+def test_dynamic_shapes_and_bf16_expressed_type():
+    q = "!quant.uniform<ui8:bf16, 0.25:128>"
+    text = f"""
+func.func @main(%x: tensor<?xbf16>) -> (tensor<?x{q}>, tensor<?xbf16>) {{
+  %q = stablehlo.uniform_quantize %x : (tensor<?xbf16>) -> tensor<?x{q}>
+  %d = stablehlo.uniform_dequantize %q : (tensor<?x{q}>) -> tensor<?xbf16>
+  func.return %q, %d : tensor<?x{q}>, tensor<?xbf16>
+}}"""
+    x = np.array([-40.0, -1.0, 0.0, 0.125, 0.375, 3.0, 40.0], dtype=ml_dtypes.bfloat16)
+    r, d = engine.run(text, [x])
+    # x / 0.25 + 128, ties to even (0.5 -> 0, 1.5 -> 2), clamped to [0, 255]
+    assert r.dtype == np.uint8 and r.tolist() == [0, 124, 128, 128, 130, 140, 255]
+    assert d.dtype == ml_dtypes.bfloat16
+    assert d.astype(np.float32).tolist() == [-32.0, -1.0, 0.0, 0.0, 0.5, 3.0, 31.75]
