@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -23,8 +24,8 @@ from parser.ir import (
     numpy_dtype,
 )
 
-from .grid import GridRunOptions, ProcessGrid, ProcessHandle, run_grid
-from .interpreter import DEFAULT_MEMORY_CAP, Interpreter, Limits
+from .grid import GridRunOptions, run_grid
+from .interpreter import DEFAULT_MEMORY_CAP, Profile
 from .values import TOKEN, Token
 
 
@@ -120,6 +121,7 @@ def run(
     outfeed: list[Any] | None = None,
     deadlock_timeout: float | None = None,
     host_channels: dict[int, list[Any]] | None = None,
+    profile: bool | Profile | None = None,
 ) -> list[Any]:
     """Run a StableHLO program and return its results as NumPy arrays.
 
@@ -150,6 +152,10 @@ def run(
     ``send`` on such a channel appends a tuple of its inputs to the list, ``recv`` pops
     the list's first entry (a tuple of arrays, or one array).  Host transfers on other
     channels go between the grid's processes (first in, first out per channel).
+
+    ``profile``: True prints a table of time and bytes per op kind to stderr after the
+    run; an ``engine.Profile`` object is filled instead (one process only).  To run a
+    program many times, prepare it once with ``engine.compile``.
     """
     mod = load_module(module)
     if verify:
@@ -171,31 +177,18 @@ def run(
             infeed=infeed, outfeed=outfeed, deadlock_timeout=deadlock_timeout,
             host_channels=host_channels,
         )
-    arg_types = fn.type.inputs
-    inputs = list(inputs)
-    if len(inputs) != len(arg_types):
-        raise InterpreterError(
-            f"@{fn.name} takes {len(arg_types)} arguments, got {len(inputs)}", fn.pos
-        )
-    args = [_check_input(i, v, t, fn) for i, (v, t) in enumerate(zip(inputs, arg_types))]
-    limits = Limits(memory_cap=memory_cap, max_steps=max_steps, timeout=timeout)
-    if timeout is not None:
-        limits.deadline = time.monotonic() + timeout
-    interp = Interpreter(
-        mod,
-        limits=limits,
-        context={
-            "float_eq": float_eq,
-            "probe_dir": os.fspath(probe_dir) if probe_dir is not None else None,
-            "callback": callback,
-            "process": ProcessHandle(
-                ProcessGrid(1, 1, deadlock_timeout=deadlock_timeout, host_channels=host_channels)
-            ),
-            "infeed": _feed_entries(infeed),
-            "outfeed": outfeed if outfeed is not None else [],
-        },
+    from .program import Program, check_inputs
+
+    args = check_inputs(fn, list(inputs))
+    prog = Program(
+        mod, fn.name, verify=False, memory_cap=memory_cap, max_steps=max_steps,
+        timeout=timeout, float_eq=float_eq, probe_dir=probe_dir, callback=callback,
+        profile=profile, deadlock_timeout=deadlock_timeout, host_channels=host_channels,
     )
-    return list(interp.call(fn.name, args))
+    results = prog.execute(args, infeed=_feed_entries(infeed), outfeed=outfeed)
+    if profile is True and prog.profile is not None:
+        print(prog.profile.table(), file=sys.stderr)
+    return results
 
 
 def _grid_size(mod: Module, attr: str, given: int | None) -> int:

@@ -4,7 +4,7 @@
     hlorun verify [--split-input-file] FILE
     hlorun interpret [--split-input-file] [--args "[dense<..> : tensor<..>, ...]"]
                      [--interpreter-print-dense] [--probe-output-dir DIR]
-                     [--float-eq bitwise|ieee] [--entry NAME] FILE
+                     [--float-eq bitwise|ieee] [--entry NAME] [--profile] FILE
 
 Flags follow ``stablehlo-translate`` / ``stablehlo-opt`` where they exist.  Every
 diagnostic is printed as ``file:line:col: error: ...`` and makes the exit status 1;
@@ -124,6 +124,19 @@ def _parse_args_attr(spec: str) -> list:
     return values
 
 
+def entry_points(module, name: str | None = None) -> list:
+    """The functions ``hlorun interpret`` runs: ``--entry``, else ``main``, else the only
+    function, else (a test file whose chunk lacks a separator) every public function
+    that takes no arguments, in text order."""
+    from .api import entry_function
+
+    funcs = module.functions
+    if name is not None or "main" in funcs or len(funcs) == 1:
+        return [entry_function(module, name)]
+    runnable = [f for f in funcs.values() if f.visibility != "private" and not f.type.inputs]
+    return runnable or [entry_function(module, name)]
+
+
 def _print_results(results, types, dense: bool) -> None:
     from parser.ir import DenseElementsAttr, TensorType
 
@@ -139,7 +152,7 @@ def _print_results(results, types, dense: bool) -> None:
 
 
 def cmd_interpret(args: argparse.Namespace) -> int:
-    from .api import entry_function, run
+    from .api import run
 
     text = _read(args.file)
     lines = _source_lines(args.file, text)
@@ -151,30 +164,39 @@ def cmd_interpret(args: argparse.Namespace) -> int:
             print(f"error: {e.message}", file=sys.stderr)
             return 1
     failed = 0
+    profile = None
+    if args.profile:
+        from .interpreter import Profile
+
+        profile = Profile()
     for chunk in split_input(text, args.split_input_file):
         try:
             module = parse_module(chunk.text, args.file)
             if not module.functions:
                 continue
-            fn = entry_function(module, args.entry)
-            results = run(
-                module,
-                inputs,
-                function=fn.name,
-                float_eq=args.float_eq,
-                probe_dir=args.probe_output_dir,
-                max_steps=args.max_steps,
-                timeout=args.timeout,
-            )
-            if results and all(isinstance(r, list) for r in results) and fn.type.results:
-                for per_process in results:  # a process grid: one list per process
-                    _print_results(per_process, fn.type.results, args.interpreter_print_dense)
-            else:
-                _print_results(results, fn.type.results, args.interpreter_print_dense)
+            for fn in entry_points(module, args.entry):
+                results = run(
+                    module,
+                    inputs,
+                    function=fn.name,
+                    float_eq=args.float_eq,
+                    probe_dir=args.probe_output_dir,
+                    max_steps=args.max_steps,
+                    timeout=args.timeout,
+                    profile=profile,
+                )
+                types = fn.type.results
+                if results and all(isinstance(r, list) for r in results) and types:
+                    for per_process in results:  # a process grid: one list per process
+                        _print_results(per_process, types, args.interpreter_print_dense)
+                else:
+                    _print_results(results, types, args.interpreter_print_dense)
         except HloError as e:
             report(e, lines)
             failed += 1
         sys.stdout.flush()
+    if profile is not None:
+        print(profile.table(), file=sys.stderr)
     return 1 if failed else 0
 
 
@@ -210,6 +232,8 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--entry", default=None, help="entry function (default: main, or the only one)")
     i.add_argument("--max-steps", type=int, default=None, help="stop after this many ops")
     i.add_argument("--timeout", type=float, default=None, help="stop after this many seconds")
+    i.add_argument("--profile", action="store_true",
+                   help="print time and bytes per op kind to stderr at the end")
     i.set_defaults(func=cmd_interpret)
     return p
 

@@ -773,6 +773,10 @@ class Interpreter:
             raise VerificationError("requires a 'callee' symbol", op.pos, op=op.name)
         if name not in self.module.functions:
             raise VerificationError(f"'{name}' does not reference a valid function", op.pos, op=op.name)
+        try:
+            self.plan(name)  # prepared now; a callee that cannot be fails when called
+        except HloError:
+            pass
 
         def call(*args: Any) -> tuple[Any, ...]:
             return self.call(name, args)

@@ -255,8 +255,6 @@ _FUNCTIONAL_OPERANDS = frozenset(
     "is_finite bitcast_convert reshape dynamic_reshape dynamic_update_slice "
     "real_dynamic_slice dynamic_pad".split()
 )
-# Commutative binary ops that make a `reduce ... applies <op>` compact form.
-_COMMUTATIVE = frozenset("add and maximum minimum multiply or xor".split())
 
 
 class _Printer:
@@ -493,7 +491,7 @@ class _Printer:
             head += f.visibility + " "
         head += _symbol(f.name)
         args = []
-        if f.body is None:
+        if f.body is None or not f.body.blocks:
             for i, t in enumerate(f.type.inputs):
                 args.append(self.type(t) + self._opt_dict(f.arg_attrs, i))
         else:
@@ -1075,9 +1073,7 @@ def _keyword_form(n_operands: int | None, items: Sequence[tuple[str, str, str]],
             if text is None:
                 return None
             parts.append(f"{keyword} = {text}")
-        sig = p.same_type(op) if types == "same" else (
-            p.type(op.results[0].type) if types == "result" else p.functional(op)
-        )
+        sig = p.same_type(op) if types == "same" else p.functional(op)
         return f"{op.name} {', '.join(parts)}{p.attr_dict(op, custom)} : {sig}"
 
     return fn

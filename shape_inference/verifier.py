@@ -34,6 +34,7 @@ from parser.ir import (
     Function,
     FunctionType,
     Module,
+    OpaqueType,
     Operation,
     QuantizedType,
     Region,
@@ -64,6 +65,10 @@ ROWLESS_OPS = frozenset({
     "stablehlo.trace",
 })
 
+# The StableHLO dialect's types (``!stablehlo.token`` parses to TokenType; the others
+# stay OpaqueType).
+STABLEHLO_TYPES = frozenset({"token", "future"})
+
 FUNC_RETURN = "func.return"
 REGION_RETURNS = frozenset({"stablehlo.return", "chlo.return"})
 TERMINATORS = REGION_RETURNS | {FUNC_RETURN}
@@ -76,7 +81,9 @@ CALL_OPS = frozenset({"func.call"})
 
 
 def compatible(a: Type, b: Type) -> bool:
-    """Types are compatible when they could describe the same runtime value."""
+    """Types are compatible when they could describe the same runtime value: same
+    element type, same rank, equal or dynamic dimensions (a static size no larger than
+    a dynamic dimension's bound)."""
     if a == b:
         return True
     if isinstance(a, TensorType) and isinstance(b, TensorType):
@@ -84,9 +91,21 @@ def compatible(a: Type, b: Type) -> bool:
             return False
         if a.shape is None or b.shape is None:
             return True
-        return len(a.shape) == len(b.shape) and all(
-            x is None or y is None or x == y for x, y in zip(a.shape, b.shape)
-        )
+        if len(a.shape) != len(b.shape):
+            return False
+        abounds, bbounds = a.bounds, b.bounds
+        for i, (x, y) in enumerate(zip(a.shape, b.shape)):
+            if x is None and y is None:
+                continue
+            if x is None:  # a static size fits a bounded dynamic dimension up to its bound
+                if abounds is not None and abounds[i] is not None and y > abounds[i]:
+                    return False
+            elif y is None:
+                if bbounds is not None and bbounds[i] is not None and x > bbounds[i]:
+                    return False
+            elif x != y:
+                return False
+        return True
     if isinstance(a, TupleType) and isinstance(b, TupleType):
         return len(a.types) == len(b.types) and all(
             compatible(x, y) for x, y in zip(a.types, b.types)
@@ -140,16 +159,16 @@ _CRASHES = (IndexError, KeyError, TypeError, ValueError, AttributeError, ZeroDiv
 
 
 
-_ARITY: dict[int, tuple[int, int | None]] = {}
+# id(row) -> (row, shape function, arity); the row is kept so that its id stays unique.
+_ARITY: dict[int, tuple[OpDef, Any, tuple[int, int | None]]] = {}
 
 
 def operand_arity(row: OpDef) -> tuple[int, int | None]:
     """(least, most) operands the row's shape function takes; most is None if variadic."""
-    key = id(row)
-    got = _ARITY.get(key)
-    if got is None:
-        got = _ARITY[key] = _arity(row)
-    return got
+    got = _ARITY.get(id(row))
+    if got is None or got[0] is not row or got[1] is not row.shape:
+        got = _ARITY[id(row)] = (row, row.shape, _arity(row))
+    return got[2]
 
 
 def _arity(row: OpDef) -> tuple[int, int | None]:
@@ -314,6 +333,12 @@ class _Verifier:
         return self.errors
 
     def function(self, fn: Function) -> None:
+        for t in (*fn.type.inputs, *fn.type.results):
+            if isinstance(t, OpaqueType) and t.text.startswith("!stablehlo."):
+                name = t.text[len("!stablehlo."):].split("<", 1)[0]
+                if name not in STABLEHLO_TYPES:
+                    self.fail(f"unknown stablehlo type: {name}", fn, "unknown_type",
+                              op_name="func.func")
         if fn.body is None:
             return
         self.defined, self.constants, self.scope = {}, {}, fn
@@ -334,7 +359,7 @@ class _Verifier:
             if isinstance(owner, Operation) and owner.dialect in VERIFIED_DIALECTS:
                 self.fail("region must have one block", owner, "region_structure")
             return
-        mark: list[str] = []
+        mark: list[tuple[str, Type | None]] = []  # (name, the type it shadowed)
         if len(region.blocks) > 1:  # a CFG: no dominance order between blocks here
             for block in region.blocks:
                 self.define_all(block, mark)
@@ -346,30 +371,35 @@ class _Verifier:
                 self.block(block, owner, mark, predefined)
         finally:
             defined, constants = self.defined, self.constants
-            for name in mark:
-                defined.pop(name, None)
+            for name, shadowed in reversed(mark):
                 constants.pop(name, None)
+                if shadowed is None:
+                    defined.pop(name, None)
+                else:
+                    defined[name] = shadowed
 
-    def define_all(self, block: Block, mark: list[str]) -> None:
+    def define_all(self, block: Block, mark: list[tuple[str, Type | None]]) -> None:
         for v in block.arguments:
             self.define(v.name, v.type, None, mark)
         for op in block.operations:
             for v in op.results:
                 self.define(v.name, v.type, op, mark)
 
-    def define(self, name: str, t: Type, op: Operation | None, mark: list[str]) -> None:
+    def define(self, name: str, t: Type, op: Operation | None,
+               mark: list[tuple[str, Type | None]]) -> None:
         defined = self.defined
         alias = _alias(name)
-        if name in defined or (alias is not None and alias in defined):
+        shadowed = defined.get(name)
+        if shadowed is not None or (alias is not None and alias in defined):
             where = op if op is not None else self.scope
             self.fail(f"redefinition of SSA value '{name}'", where, "ssa_redefinition",
                       op_name=op.name if op is not None else None)
-            return
+        # (after a redefinition, later uses see the new value until the scope ends)
         defined[name] = t
-        mark.append(name)
+        mark.append((name, shadowed))
 
-    def block(self, block: Block, owner: Function | Operation, mark: list[str],
-              predefined: bool) -> None:
+    def block(self, block: Block, owner: Function | Operation,
+              mark: list[tuple[str, Type | None]], predefined: bool) -> None:
         if not predefined:
             for v in block.arguments:
                 self.define(v.name, v.type, None, mark)
@@ -420,7 +450,7 @@ class _Verifier:
                 return
 
     # ---- operations
-    def operation(self, op: Operation, mark: list[str] | None) -> None:
+    def operation(self, op: Operation, mark: list[tuple[str, Type | None]] | None) -> None:
         defined = self.defined
         for i, v in enumerate(op.operands):
             t = defined.get(v.name)

@@ -13,7 +13,7 @@ from conftest import SHARED
 from suite import TALLY, interpret_cases
 
 import engine
-from engine.api import entry_function
+from engine.cli import entry_points
 from parser import parse_module
 
 CASES = interpret_cases()
@@ -31,9 +31,9 @@ def _run(case, tmp_path):
         from engine.cli import _parse_args_attr
 
         inputs = _parse_args_attr(case.args)
-    fn = entry_function(module)
-    engine.run(module, inputs if fn.type.inputs else [], function=fn.name, probe_dir=tmp_path,
-               timeout=60)
+    for fn in entry_points(module):
+        engine.run(module, inputs if fn.type.inputs else [], function=fn.name,
+                   probe_dir=tmp_path, timeout=60)
 
 
 @pytest.mark.conformance

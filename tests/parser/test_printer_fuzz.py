@@ -368,7 +368,7 @@ def modules(draw) -> Module:
                   implicit=implicit)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                   HealthCheck.data_too_large])
 @given(modules())
 def test_random_modules_roundtrip(m):

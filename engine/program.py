@@ -1,0 +1,126 @@
+"""``engine.compile``: parse, verify and plan a program once; run it many times.
+
+    prog = engine.compile(text_or_path_or_module)        # entry: main, or the only one
+    (y,) = prog(x)                                      # NumPy arrays in and out
+
+A ``Program`` keeps its interpreter and the entry function's plan (kernels resolved,
+attributes decoded, constants evaluated), so each call only executes.  Calls are not
+reentrant: one program runs in one thread at a time.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from parser.errors import InterpreterError
+from parser.ir import Function, Module
+
+from .interpreter import DEFAULT_MEMORY_CAP, Interpreter, Limits, Profile
+
+
+class Program:
+    """A prepared entry function of a module: ``program(*inputs) -> list of arrays``."""
+
+    def __init__(
+        self,
+        module: str | os.PathLike | Module,
+        function: str | None = None,
+        *,
+        verify: bool = True,
+        memory_cap: int = DEFAULT_MEMORY_CAP,
+        max_steps: int | None = None,
+        timeout: float | None = None,
+        float_eq: str = "bitwise",
+        probe_dir: str | os.PathLike | None = None,
+        callback: Callable[[str, Any, list[Any]], None] | None = None,
+        profile: bool | Profile | None = None,
+        deadlock_timeout: float | None = None,
+        host_channels: dict[int, list[Any]] | None = None,
+    ):
+        from .api import entry_function, load_module
+
+        mod = load_module(module)
+        if verify:
+            from shape_inference import verify_module
+
+            verify_module(mod)
+        self.module = mod
+        self.function = entry_function(mod, function)
+        self.timeout = timeout
+        self.deadlock_timeout = deadlock_timeout
+        self.host_channels = host_channels
+        if profile is True:
+            profile = Profile()
+        self.profile: Profile | None = profile or None
+        self.interpreter = Interpreter(
+            mod,
+            limits=Limits(memory_cap=memory_cap, max_steps=max_steps, timeout=timeout),
+            context={
+                "float_eq": float_eq,
+                "probe_dir": os.fspath(probe_dir) if probe_dir is not None else None,
+                "callback": callback,
+            },
+            profile=self.profile,
+        )
+        self.interpreter.plan(self.function.name)
+
+    def __call__(
+        self,
+        *inputs: Any,
+        infeed: Sequence[Any] | None = None,
+        outfeed: list[Any] | None = None,
+    ) -> list[Any]:
+        """Run the entry function on ``inputs`` (NumPy arrays or Python scalars of its
+        argument types); ``infeed`` / ``outfeed`` as in ``engine.run``."""
+        return self.execute(check_inputs(self.function, inputs), infeed=infeed, outfeed=outfeed)
+
+    def execute(
+        self,
+        args: Sequence[Any],
+        *,
+        infeed: Sequence[Any] | None = None,
+        outfeed: list[Any] | None = None,
+    ) -> list[Any]:
+        """Run on ``args`` already checked by ``check_inputs``."""
+        from .grid import ProcessGrid, ProcessHandle
+
+        interp = self.interpreter
+        limits = interp.limits
+        limits.steps = 0
+        limits.deadline = time.monotonic() + self.timeout if self.timeout is not None else None
+        ctx = interp.context
+        ctx.process = ProcessHandle(
+            ProcessGrid(1, 1, deadlock_timeout=self.deadlock_timeout,
+                        host_channels=self.host_channels)
+        )
+        ctx.infeed = list(infeed) if infeed is not None else []
+        ctx.outfeed = outfeed if outfeed is not None else []
+        ctx.probe_counts = {}
+        ctx.printed = []
+        if self.profile is not None:
+            self.profile.runs += 1
+        return list(interp.call(self.function.name, args))
+
+
+def check_inputs(fn: Function, inputs: Sequence[Any]) -> list[Any]:
+    """``inputs`` as the arrays ``fn`` takes (Python scalars converted), or an error
+    naming the argument whose count, dtype or shape is wrong."""
+    from .api import _check_input
+
+    arg_types = fn.type.inputs
+    if len(inputs) != len(arg_types):
+        raise InterpreterError(
+            f"@{fn.name} takes {len(arg_types)} arguments, got {len(inputs)}", fn.pos
+        )
+    return [_check_input(i, v, t, fn) for i, (v, t) in enumerate(zip(inputs, arg_types))]
+
+
+def compile(  # noqa: A001  (the public name, like re.compile)
+    module: str | os.PathLike | Module, function: str | None = None, **options: Any
+) -> Program:
+    """Prepare ``module``'s entry function (``function``, else ``main``, else the only
+    one) once; see ``Program`` for the options (those of ``engine.run``)."""
+    return Program(module, function, **options)

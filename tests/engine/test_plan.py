@@ -1,0 +1,587 @@
+"""The execution plan (engine/interpreter.py): fast elementwise ops, liveness, buffer
+reuse, profile, limits and ``engine.compile``.
+
+Behaviour only, never timing.  Expected values come from NumPy written here (exact
+IEEE operations, or float64 then one rounding), from the elementwise kernels (the fast
+ufunc table must agree with them bit for bit), or from plain arithmetic.
+"""
+
+from __future__ import annotations
+
+import gc
+import tracemalloc
+import weakref
+
+import numpy as np
+import pytest
+
+import engine
+from engine import interpreter as I
+from engine.cli import main as cli_main
+from engine.interpreter import Interpreter, Limits, Profile
+from parser import parse_module
+from parser.errors import InterpreterError
+
+BIG = 8192  # >= INPLACE_MIN_ELEMENTS: results may reuse a dying operand's buffer
+assert BIG >= I.INPLACE_MIN_ELEMENTS
+
+TYPES = {
+    "i1": np.bool_, "i8": np.int8, "i32": np.int32, "ui16": np.uint16, "i64": np.int64,
+    "ui64": np.uint64, "f32": np.float32, "f64": np.float64,
+}
+KIND = {"i1": "b", "i8": "i", "i32": "i", "i64": "i", "ui16": "u", "ui64": "u",
+        "f32": "f", "f64": "f"}
+UNARY = {"negate", "abs", "sqrt", "floor", "ceil", "round_nearest_even", "not",
+         "exponential", "exponential_minus_one", "log", "log_plus_one", "tanh", "sine",
+         "cosine", "tan", "cbrt"}
+
+
+def values(ty: str, n: int, seed: int) -> np.ndarray:
+    """Random values of ``ty`` with the special ones first (extremes, zeros, NaN...)."""
+    rng = np.random.default_rng(seed)
+    dt = np.dtype(TYPES[ty])
+    if dt.kind == "b":
+        return rng.integers(0, 2, n).astype(bool)
+    if dt.kind in "iu":
+        info = np.iinfo(dt)
+        special = [info.min, info.max, 0, 1, info.max - 1, info.min + 1]
+        if dt.kind == "i":
+            special += [-1, -2]
+        x = rng.integers(info.min, info.max, n, dtype=dt, endpoint=True)
+    else:
+        special = [np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 0.5, 1e-40, 3e38]
+        x = (rng.standard_normal(n) * 10.0 ** rng.integers(-3, 4, n)).astype(dt)
+    with np.errstate(invalid="ignore"):
+        x[: min(n, len(special))] = np.array(special[:n]).astype(dt)
+    return x
+
+
+def same(x: np.ndarray, y: np.ndarray) -> bool:
+    """Equal dtype, shape and bits."""
+    x, y = np.asarray(x), np.asarray(y)
+    if x.dtype != y.dtype or x.shape != y.shape:
+        return False
+    if x.dtype.kind == "f":
+        return np.array_equal(x.view(f"u{x.dtype.itemsize}"), y.view(f"u{y.dtype.itemsize}"))
+    return np.array_equal(x, y)
+
+
+def run_both(text: str, inputs: list[np.ndarray]) -> tuple[list, list]:
+    """Results with the fast table + buffer reuse, and with every op calling its kernel."""
+    mod = parse_module(text)
+    fast = Interpreter(mod).call("main", [a.copy() for a in inputs])
+    slow = Interpreter(mod, fast_ops=False, inplace=False).call("main", [a.copy() for a in inputs])
+    return list(fast), list(slow)
+
+
+def tensor(ty: str, n: int | None) -> str:
+    return f"tensor<{ty}>" if n is None else f"tensor<{n}x{ty}>"
+
+
+def fresh(ty: str, arg: str, t: str) -> tuple[str, str]:
+    """Lines computing a fresh array equal to ``arg`` (so the next op may reuse it)."""
+    op = "not" if ty == "i1" else "negate"
+    return (f"  %f0 = stablehlo.{op} {arg} : {t}\n  %f1 = stablehlo.{op} %f0 : {t}\n", "%f1")
+
+
+FAST_CASES = [
+    (name.split(".")[1], ty)
+    for name, row in I._FAST.items()
+    for ty in TYPES
+    if KIND[ty] in row.kinds
+]
+
+
+@pytest.mark.parametrize("n", [None, 5, BIG])
+@pytest.mark.parametrize(("op", "ty"), FAST_CASES, ids=[f"{o}-{t}" for o, t in FAST_CASES])
+def test_fast_ops_equal_the_elementwise_kernels(op, ty, n):
+    t = tensor(ty, n)
+    pre, x = fresh(ty, "%a", t)
+    if op in UNARY:
+        body = f"  %r = stablehlo.{op} {x} : {t}\n"
+    else:
+        body = f"  %r = stablehlo.{op} {x}, %b : {t}\n"
+    text = (f"func.func @main(%a: {t}, %b: {t}) -> {t} {{\n{pre}{body}"
+            f"  func.return %r : {t}\n}}")
+    size = 1 if n is None else n
+    shape = () if n is None else (n,)
+    a = values(ty, size, 1).reshape(shape)
+    b = values(ty, size, 2).reshape(shape)
+    if op in ("divide", "remainder") and KIND[ty] in "iu":
+        b[b == 0] = 1
+    (fast,), (slow,) = run_both(text, [a, b])
+    assert isinstance(fast, np.ndarray)
+    assert same(fast, slow), (op, ty, n)
+
+
+COMPARE_TYPES = {"b": "UNSIGNED", "i": "SIGNED", "u": "UNSIGNED", "f": "FLOAT"}
+
+
+@pytest.mark.parametrize("n", [None, BIG])
+@pytest.mark.parametrize("ty", list(TYPES))
+@pytest.mark.parametrize("direction", ["EQ", "NE", "LT", "LE", "GT", "GE"])
+def test_fast_compare_and_select_equal_the_kernels(direction, ty, n):
+    t = tensor(ty, n)
+    p = tensor("i1", n)
+    text = f"""func.func @main(%a: {t}, %b: {t}) -> ({p}, {t}, {t}) {{
+  %c = stablehlo.compare {direction}, %a, %b, {COMPARE_TYPES[KIND[ty]]} : ({t}, {t}) -> {p}
+  %s = stablehlo.select %c, %a, %b : {p}, {t}
+  %z = stablehlo.constant dense<true> : tensor<i1>
+  %w = stablehlo.select %z, %b, %a : tensor<i1>, {t}
+  func.return %c, %s, %w : {p}, {t}, {t}
+}}"""
+    size = 1 if n is None else n
+    shape = () if n is None else (n,)
+    a = values(ty, size, 3).reshape(shape)
+    b = values(ty, size, 4).reshape(shape)
+    if size > 8:
+        b[::3] = a[::3]  # equal pairs too
+    fast, slow = run_both(text, [a, b])
+    for x, y in zip(fast, slow):
+        assert same(x, y)
+    assert same(fast[2], b)
+
+
+# ---------------------------------------------------------------------- buffer reuse
+CHAIN = """func.func @main(%a: tensor<{n}xf32>, %b: tensor<{n}xf32>) -> tensor<{n}xf32> {{
+  %0 = stablehlo.add %a, %b : tensor<{n}xf32>
+  %1 = stablehlo.multiply %0, %a : tensor<{n}xf32>
+  %2 = stablehlo.subtract %1, %b : tensor<{n}xf32>
+  %3 = stablehlo.abs %2 : tensor<{n}xf32>
+  %4 = stablehlo.sqrt %3 : tensor<{n}xf32>
+  %5 = stablehlo.negate %4 : tensor<{n}xf32>
+  %6 = stablehlo.exponential %5 : tensor<{n}xf32>
+  %7 = stablehlo.divide %6, %b : tensor<{n}xf32>
+  %8 = stablehlo.multiply %7, %7 : tensor<{n}xf32>
+  %9 = stablehlo.add %8, %a : tensor<{n}xf32>
+  func.return %9 : tensor<{n}xf32>
+}}"""
+
+
+def chain_reference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    x = ((a + b) * a - b)
+    x = -np.sqrt(np.abs(x))
+    x = np.exp(x.astype(np.float64)).astype(np.float32)  # computed in f64, rounded once
+    x = x / b
+    return x * x + a
+
+
+def test_chain_with_buffer_reuse_equals_numpy():
+    n = 50_000
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal(n).astype(np.float32)
+    b = (rng.standard_normal(n) + 3).astype(np.float32)
+    a0, b0 = a.copy(), b.copy()
+    prog = engine.compile(CHAIN.format(n=n))
+    for _ in range(2):
+        (r,) = prog(a, b)
+        assert same(r, chain_reference(a0, b0))
+        assert same(a, a0) and same(b, b0)  # inputs never written
+
+
+def data_pointers(text: str, inputs: list, **kw) -> list[int]:
+    ptrs: list[int] = []
+
+    def cb(name, pos, vals):
+        ptrs.append(vals[0].__array_interface__["data"][0])
+
+    engine.run(text, inputs, callback=cb, **kw)
+    return ptrs
+
+
+def test_dying_operands_buffers_are_reused_and_only_then():
+    n = BIG
+    text = CHAIN.format(n=n)
+    a = np.ones(n, np.float32)
+    b = np.full(n, 2.0, np.float32)
+    ptrs = data_pointers(text, [a, b])
+    # %1 = multiply %0, %a writes into %0's buffer (nobody else can see it) ...
+    assert ptrs[1] == ptrs[0]
+    # ... and never into an input.
+    inputs = {a.__array_interface__["data"][0], b.__array_interface__["data"][0]}
+    assert not inputs & set(ptrs)
+    # With reuse off, a result never sits in a buffer that is still alive.
+    mod = parse_module(text)
+    ptrs2: list[int] = []
+    it = Interpreter(mod, inplace=False, context={
+        "callback": lambda n_, p, v: ptrs2.append(v[0].__array_interface__["data"][0])})
+    it.call("main", [a, b])
+    assert ptrs2[1] != ptrs2[0]
+
+
+def test_constants_are_never_written_and_results_are_the_callers():
+    n = BIG
+    text = f"""func.func @main(%a: tensor<{n}xf32>) -> (tensor<{n}xf32>, tensor<{n}xf32>, tensor<f32>) {{
+  %c = stablehlo.constant dense<2.5> : tensor<{n}xf32>
+  %s = stablehlo.constant dense<1.5> : tensor<f32>
+  %0 = stablehlo.add %c, %a : tensor<{n}xf32>
+  %1 = stablehlo.multiply %0, %0 : tensor<{n}xf32>
+  func.return %1, %c, %s : tensor<{n}xf32>, tensor<{n}xf32>, tensor<f32>
+}}"""
+    a = np.arange(n, dtype=np.float32)
+    prog = engine.compile(text)
+    r1, c1, s1 = prog(a)
+    c1 += 1  # the caller's copy: writing it must not change the program's constant
+    s1 += 1
+    r2, c2, s2 = prog(a)
+    expected = (np.float32(2.5) + a) * (np.float32(2.5) + a)
+    assert same(r1, expected) and same(r2, expected)
+    assert same(c2, np.full(n, 2.5, np.float32)) and same(s2, np.float32(1.5))
+    assert same(a, np.arange(n, dtype=np.float32))
+
+
+def test_aliases_of_a_dying_value_keep_their_values():
+    n = BIG
+    t = f"tensor<{n}xf32>"
+    text = f"""func.func @main(%a: {t}, %b: {t}) -> ({t}, tensor<2x{n // 2}xf32>, {t}, {t}, {t}) {{
+  %t = stablehlo.negate %a : {t}
+  %v = stablehlo.reshape %t : ({t}) -> tensor<2x{n // 2}xf32>
+  %tup = stablehlo.tuple %t, %b : tuple<{t}, {t}>
+  %o:2 = stablehlo.optimization_barrier %t, %b : {t}, {t}
+  %u = stablehlo.add %t, %b : {t}
+  %g = stablehlo.get_tuple_element %tup[0] : (tuple<{t}, {t}>) -> {t}
+  %w = stablehlo.multiply %u, %b : {t}
+  func.return %w, %v, %g, %o#0, %u : {t}, tensor<2x{n // 2}xf32>, {t}, {t}, {t}
+}}"""
+    a = np.linspace(-3, 3, n, dtype=np.float32)
+    b = np.full(n, 3.0, np.float32)
+    w, v, g, o, u = engine.run(text, [a, b])
+    assert same(v.reshape(-1), -a) and same(g, -a) and same(o, -a)
+    assert same(u, -a + b) and same(w, (-a + b) * b)
+
+
+def test_loop_carried_buffers_and_regions():
+    n = BIG
+    t = f"tensor<{n}xf32>"
+    text = f"""func.func @main(%x: {t}) -> ({t}, tensor<f32>) {{
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %c1 = stablehlo.constant dense<1> : tensor<i32>
+  %c4 = stablehlo.constant dense<4> : tensor<i32>
+  %half = stablehlo.constant dense<0.5> : {t}
+  %r:2 = stablehlo.while(%i = %c0, %v = %x) : tensor<i32>, {t}
+   cond {{
+    %p = stablehlo.compare LT, %i, %c4, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  }} do {{
+    %j = stablehlo.add %i, %c1 : tensor<i32>
+    %w = stablehlo.add %v, %v : {t}
+    %y = stablehlo.multiply %w, %half : {t}
+    %z = stablehlo.add %y, %v : {t}
+    stablehlo.return %j, %z : tensor<i32>, {t}
+  }}
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %s = stablehlo.reduce(%r#1 init: %zero) applies stablehlo.add across dimensions = [0] : ({t}, tensor<f32>) -> tensor<f32>
+  func.return %r#1, %s : {t}, tensor<f32>
+}}"""
+    x = np.arange(n, dtype=np.float32) / 64
+    x0 = x.copy()
+    v, s = engine.run(text, [x])
+    expected = x0 * 16  # (2v * 0.5 + v) four times: exact in f32 for these values
+    assert same(v, expected)
+    assert s.shape == () and s.dtype == np.float32
+    assert float(s) == pytest.approx(float(expected.astype(np.float64).sum()), rel=1e-5)
+    assert same(x, x0)
+
+
+def test_kernels_with_an_out_parameter_get_a_dying_buffer():
+    from shape_inference.optable import OP_TABLE, define_op, register_kernel
+
+    name = "hlorun_test.plan_twice"
+    got: list[bool] = []
+    if name not in OP_TABLE:
+        define_op(name, lambda ctx, t: t)
+
+        def twice(x, *, result_type, out=None):
+            got.append(out is not None)
+            return np.multiply(x, np.float32(2), out=out)
+
+        register_kernel(name, twice)
+    else:
+        got = OP_TABLE[name].kernel.__closure__[0].cell_contents  # pragma: no cover
+    t = f"tensor<{BIG}xf32>"
+    text = f"""func.func @main(%a: {t}) -> ({t}, {t}) {{
+  %0 = stablehlo.negate %a : {t}
+  %1 = "{name}"(%0) : ({t}) -> {t}
+  %2 = "{name}"(%a) : ({t}) -> {t}
+  func.return %1, %2 : {t}, {t}
+}}"""
+    a = np.arange(BIG, dtype=np.float32)
+    r1, r2 = engine.run(text, [a])
+    assert same(r1, -a * 2) and same(r2, a * 2) and same(a, np.arange(BIG, dtype=np.float32))
+    assert got == [True, False]  # the input is never handed out
+
+
+def test_two_threads_give_identical_results(monkeypatch):
+    n = 40_000
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal(n).astype(np.float32)
+    b = (rng.standard_normal(n) + 3).astype(np.float32)
+    monkeypatch.setattr(I, "PARALLEL_MIN_ELEMENTS", 1 << 12)
+    (r,) = engine.run(CHAIN.format(n=n), [a, b])
+    assert same(r, chain_reference(a, b))
+
+
+# ---------------------------------------------------------------------- liveness
+def test_slots_are_released_after_their_last_use():
+    n = BIG
+    t = f"tensor<{n}xf32>"
+    lines = [f"func.func @main(%a: {t}) -> {t} {{", f"  %0 = stablehlo.negate %a : {t}"]
+    lines += [f"  %{i} = stablehlo.negate %{i - 1} : {t}" for i in range(1, 8)]
+    lines += [f"  func.return %7 : {t}", "}"]
+    mod = parse_module("\n".join(lines))
+    refs: list[weakref.ref] = []
+    alive_at: list[list[bool]] = []
+
+    def cb(name, pos, vals):
+        refs.append(weakref.ref(vals[0]))
+        alive_at.append([r() is not None for r in refs])
+
+    it = Interpreter(mod, inplace=False, context={"callback": cb})
+    it.call("main", [np.ones(n, np.float32)])
+    # When op k has run, results 0..k-1 are gone: op k was the last use of result k-1.
+    for k, alive in enumerate(alive_at):
+        assert alive == [False] * k + [True], (k, alive)
+
+
+def test_values_read_by_regions_live_until_the_region_op_ends():
+    text = """func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %big = stablehlo.negate %x : tensor<4xf32>
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %c1 = stablehlo.constant dense<1> : tensor<i32>
+  %c3 = stablehlo.constant dense<3> : tensor<i32>
+  %r:2 = stablehlo.while(%i = %c0, %v = %x) : tensor<i32>, tensor<4xf32>
+   cond {
+    %p = stablehlo.compare LT, %i, %c3, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %j = stablehlo.add %i, %c1 : tensor<i32>
+    %w = stablehlo.add %v, %big : tensor<4xf32>
+    stablehlo.return %j, %w : tensor<i32>, tensor<4xf32>
+  }
+  func.return %r#1 : tensor<4xf32>
+}"""
+    x = np.array([1, 2, 3, 4], np.float32)
+    (r,) = engine.run(text, [x])
+    assert same(r, x - 3 * x)
+
+
+def test_peak_memory_stays_near_the_largest_live_set():
+    n = 200_000  # 800 kB per tensor
+    text = CHAIN.format(n=n)
+    a = np.ones(n, np.float32)
+    b = np.full(n, 2.0, np.float32)
+    prog = engine.compile(text)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        (r,) = prog(a, b)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    # Live at once: the result plus one temporary (exponential's f64 scratch is 2x).
+    assert peak <= 4 * a.nbytes, peak / a.nbytes
+
+
+# ---------------------------------------------------------------------- 0-d values
+def test_0d_values_reach_kernels_callers_and_callbacks_as_arrays():
+    seen: list[object] = []
+
+    def target(x, result_types):
+        seen.append(x)
+        return x
+
+    engine.register_custom_call("hlorun_test_plan_identity", target, replace=True)
+    text = """func.func @main(%a: tensor<f32>, %n: tensor<i32>) -> (tensor<f32>, tensor<i32>, tensor<f32>) {
+  %c = stablehlo.constant dense<2.0> : tensor<f32>
+  %0 = stablehlo.multiply %a, %c : tensor<f32>
+  %1 = stablehlo.custom_call @hlorun_test_plan_identity(%0) : (tensor<f32>) -> tensor<f32>
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %c1 = stablehlo.constant dense<1> : tensor<i32>
+  %r = stablehlo.while(%i = %c0) : tensor<i32>
+   cond {
+    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %j = stablehlo.add %i, %c1 : tensor<i32>
+    stablehlo.return %j : tensor<i32>
+  }
+  func.return %1, %r, %c : tensor<f32>, tensor<i32>, tensor<f32>
+}"""
+    cb_values: list[object] = []
+    out = engine.run(text, [np.float32(1.5), np.int32(7)],
+                     callback=lambda n, p, v: cb_values.extend(v))
+    assert [type(v) for v in out] == [np.ndarray] * 3
+    assert out[0].dtype == np.float32 and float(out[0]) == 3.0
+    assert out[1].dtype == np.int32 and int(out[1]) == 7
+    assert out[2].dtype == np.float32 and float(out[2]) == 2.0
+    assert all(type(v) is np.ndarray for v in seen + cb_values)
+
+
+def test_integer_scalar_arithmetic_wraps():
+    text = """func.func @main(%a: tensor<i32>, %b: tensor<ui8>) -> (tensor<i32>, tensor<ui8>, tensor<i32>) {
+  %0 = stablehlo.add %a, %a : tensor<i32>
+  %1 = stablehlo.subtract %b, %b : tensor<ui8>
+  %c = stablehlo.constant dense<1> : tensor<ui8>
+  %2 = stablehlo.subtract %1, %c : tensor<ui8>
+  %3 = stablehlo.negate %a : tensor<i32>
+  %4 = stablehlo.multiply %3, %3 : tensor<i32>
+  func.return %0, %2, %4 : tensor<i32>, tensor<ui8>, tensor<i32>
+}"""
+    big = np.int32(2**31 - 1)
+    x, y, z = engine.run(text, [big, np.uint8(7)])
+    assert int(x) == -2 and x.dtype == np.int32
+    assert int(y) == 255 and y.dtype == np.uint8
+    assert int(z) == (2**31 - 1) ** 2 % 2**32 - (2**32 if (2**31 - 1) ** 2 % 2**32 >= 2**31 else 0)
+
+
+# ---------------------------------------------------------------------- profile
+def test_profile_has_every_op_kind():
+    prof = Profile()
+    n = BIG
+    engine.run(CHAIN.format(n=n), [np.ones(n, np.float32), np.ones(n, np.float32)],
+               profile=prof)
+    kinds = {f"stablehlo.{k}" for k in ("add", "multiply", "subtract", "abs", "sqrt",
+                                        "negate", "exponential", "divide")}
+    assert kinds <= set(prof.ops)
+    assert prof.ops["stablehlo.add"].count == 2
+    assert prof.ops["stablehlo.add"].bytes == 2 * n * 4
+    table = prof.table()
+    assert all(k in table for k in kinds)
+
+
+def test_profile_counts_nested_ops_once(tmp_path, capsys):
+    text = """func.func @main() -> tensor<i32> {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %c1 = stablehlo.constant dense<1> : tensor<i32>
+  %c5 = stablehlo.constant dense<5> : tensor<i32>
+  %r = stablehlo.while(%i = %c0) : tensor<i32>
+   cond {
+    %p = stablehlo.compare LT, %i, %c5, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %j = stablehlo.add %i, %c1 : tensor<i32>
+    stablehlo.return %j : tensor<i32>
+  }
+  func.return %r : tensor<i32>
+}"""
+    prof = Profile()
+    (r,) = engine.run(text, [], profile=prof)
+    assert int(r) == 5
+    assert prof.ops["stablehlo.add"].count == 5
+    assert prof.ops["stablehlo.compare"].count == 6
+    w = prof.ops["stablehlo.while"]
+    assert w.count == 1 and w.seconds <= w.total
+    path = tmp_path / "w.mlir"
+    path.write_text(text)
+    assert cli_main(["interpret", "--profile", str(path)]) == 0
+    err = capsys.readouterr().err
+    for k in ("stablehlo.while", "stablehlo.add", "stablehlo.compare", "total"):
+        assert k in err
+
+
+def test_run_profile_true_prints_a_table(capsys):
+    engine.run(CHAIN.format(n=4), [np.ones(4, np.float32)] * 2, profile=True)
+    assert "stablehlo.exponential" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------- limits
+INFINITE = """func.func @main() -> tensor<i32> {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %r = stablehlo.while(%i = %c0) : tensor<i32>
+   cond {
+    %p = stablehlo.compare GE, %i, %c0, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    stablehlo.return %i : tensor<i32>
+  }
+  func.return %r : tensor<i32>
+}"""
+
+
+def test_step_and_time_limits_stop_loops():
+    with pytest.raises(InterpreterError, match="step limit of 1000 ops exceeded") as e:
+        engine.run(INFINITE, [], max_steps=1000)
+    assert e.value.op == "stablehlo.while" and e.value.pos is not None
+    with pytest.raises(InterpreterError, match="time limit"):
+        engine.run(INFINITE, [], timeout=0.05)
+
+
+def test_step_limit_in_straight_line_code():
+    text = CHAIN.format(n=4)
+    a = np.ones(4, np.float32)
+    engine.run(text, [a, a], max_steps=10)
+    with pytest.raises(InterpreterError, match="step limit of 9 ops") as e:
+        engine.run(text, [a, a], max_steps=9)
+    assert e.value.op == "stablehlo.add" and e.value.pos.line == 11
+
+
+def test_memory_cap_names_the_op():
+    text = """func.func @main(%a: tensor<f32>) -> tensor<1000x1000xf32> {
+  %0 = stablehlo.negate %a : tensor<f32>
+  %1 = stablehlo.broadcast_in_dim %0, dims = [] : (tensor<f32>) -> tensor<1000x1000xf32>
+  func.return %1 : tensor<1000x1000xf32>
+}"""
+    with pytest.raises(InterpreterError, match="memory cap") as e:
+        engine.run(text, [np.float32(1)], memory_cap=1 << 20)
+    assert e.value.op == "stablehlo.broadcast_in_dim" and e.value.pos.line == 3
+    (r,) = engine.run(text, [np.float32(1)], memory_cap=1 << 23)
+    assert r.shape == (1000, 1000)
+
+
+def test_callback_sees_every_op_including_constants():
+    seen: list[str] = []
+    engine.run(INFINITE.replace("GE", "LT"), [], callback=lambda n, p, v: seen.append(n))
+    assert seen == ["stablehlo.constant", "stablehlo.compare", "stablehlo.while"]
+
+
+def test_kernel_errors_name_the_op_and_its_location():
+    def boom(x, result_types):
+        raise ValueError("no good")
+
+    engine.register_custom_call("hlorun_test_plan_boom", boom, replace=True)
+    text = """func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = stablehlo.add %a, %a : tensor<2xf32>
+  %1 = stablehlo.custom_call @hlorun_test_plan_boom(%0) : (tensor<2xf32>) -> tensor<2xf32>
+  func.return %1 : tensor<2xf32>
+}"""
+    with pytest.raises(InterpreterError, match="kernel failed: ValueError: no good") as e:
+        engine.run(text, [np.ones(2, np.float32)])
+    assert e.value.op == "stablehlo.custom_call" and e.value.pos.line == 3
+
+
+def test_wrong_kernel_results_are_errors(monkeypatch):
+    from shape_inference.optable import OP_TABLE
+
+    row = OP_TABLE["stablehlo.reverse"]
+    monkeypatch.setattr(row, "kernel", lambda x, **kw: x.astype(np.float64))
+    text = """func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = stablehlo.reverse %a, dims = [0] : tensor<2xf32>
+  func.return %0 : tensor<2xf32>
+}"""
+    with pytest.raises(InterpreterError, match="internal error: kernel produced"):
+        engine.run(text, [np.ones(2, np.float32)])
+
+
+# ---------------------------------------------------------------------- compile
+def test_compile_once_run_many():
+    prog = engine.compile(CHAIN.format(n=6))
+    assert isinstance(prog, engine.Program)
+    rng = np.random.default_rng(1)
+    for _ in range(3):
+        a = rng.standard_normal(6).astype(np.float32)
+        b = (rng.standard_normal(6) + 3).astype(np.float32)
+        (r,) = prog(a, b)
+        assert same(r, chain_reference(a, b))
+    with pytest.raises(InterpreterError, match="takes 2 arguments, got 1"):
+        prog(a)
+    with pytest.raises(InterpreterError, match="dtype float64"):
+        prog(a, b.astype(np.float64))
+
+
+def test_compile_keeps_limits_per_call():
+    prog = engine.compile(INFINITE, max_steps=100)
+    for _ in range(2):  # the step count starts again at every call
+        with pytest.raises(InterpreterError, match="step limit of 100"):
+            prog()
+    assert Limits().max_steps is None
