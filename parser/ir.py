@@ -567,7 +567,8 @@ class Operation:
 
     ``attributes`` holds every attribute (the pretty form's custom syntax decoded into
     the same attributes the generic form spells out), in a stable order.
-    ``property_names`` lists those that the generic form wrote inside ``<{...}>``.
+    ``property_names`` lists those that the generic form wrote inside ``<{...}>`` (or the
+    pretty form spelled in its custom syntax); it is not part of equality.
     ``location`` is the explicit ``loc(...)`` written after the op, if any; ``pos`` is
     where the op starts in the source text (not part of equality).
     """
@@ -578,7 +579,9 @@ class Operation:
     attributes: tuple[tuple[str, Attribute], ...] = ()
     regions: tuple[Region, ...] = ()
     successors: tuple[str, ...] = ()
-    property_names: frozenset[str] = frozenset()
+    # Which attributes the text wrote as properties: a spelling, not a meaning (MLIR
+    # treats inherent attributes the same whether written in ``<{}>`` or ``{}``).
+    property_names: frozenset[str] = field(default=frozenset(), compare=False)
     location: LocationAttr | None = None
     pos: SourcePos = field(default=UNKNOWN_POS, compare=False, repr=False)
 

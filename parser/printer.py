@@ -830,18 +830,17 @@ def _fits(op: Operation, custom: Sequence[str] = (), *, n_operands: int | None =
     """Whether ``op`` may take a pretty form whose custom syntax spells the attributes
     ``custom`` (every other attribute going to its attribute dictionary).
 
-    The parser must rebuild exactly ``op`` from the text: it records the attributes the
-    custom syntax spells as properties and those of the dictionary as discardable ones,
-    so ``op.property_names`` must be exactly the custom attributes present.  (Attribute
-    order needs no check: the parser keeps every op's attributes sorted by name.)"""
+    The parser rebuilds ``op`` from the text: the custom syntax spells the ``custom``
+    attributes and the dictionary holds the rest.  Whether the source wrote them as
+    properties does not matter (``property_names`` is a spelling, not part of equality).
+    (Attribute order needs no check: the parser keeps every op's attributes sorted.)"""
     if len(op.regions) != n_regions:
         return False
     if n_operands is not None and len(op.operands) != n_operands:
         return False
     if n_results is not None and len(op.results) != n_results:
         return False
-    amap = op.attr_map
-    return op.property_names == frozenset(n for n in custom if n in amap)
+    return True
 
 
 def _i64_array(a: Attribute | None) -> tuple[int, ...] | None:

@@ -141,14 +141,12 @@ def family_of(split: Split, path: Path) -> str:
         module = parse_module(split.text, str(path), line_offset=split.offset)
     except HloError:
         return "parser"
-    lines = split.lines or frozenset(range(split.line, split.line + split.text.count("\n")))
-    for op in walk(module):
-        if op.pos.line in lines:
-            row = OP_TABLE.get(op.name)
-            if row is not None and row.shape is not None:
-                return row.shape.__module__.rsplit(".", 1)[-1]
-            if op.name.startswith(("func.", "stablehlo.", "chlo.")):
-                return "verifier" if row is None else "control_flow"
+    target = min(split.lines, default=split.line)
+    ops = [op for op in walk(module) if op.pos.line <= target]
+    op = max(ops, key=lambda o: o.pos.line, default=None)  # the op spanning the line
+    row = OP_TABLE.get(op.name) if op is not None else None
+    if row is not None and row.shape is not None:
+        return row.shape.__module__.rsplit(".", 1)[-1]
     return "verifier"
 
 
