@@ -215,13 +215,17 @@ def _num_elements(shape: tuple[int, ...]) -> int:
 
 def decode_hex_blob(hexdigits: str, ttype: TensorType) -> np.ndarray:
     """``dense<"0x...">``: raw little-endian storage (or one element, splatted)."""
+    shape = ttype.shape
+    if shape is None or None in shape:
+        raise LiteralError("dense literal needs a statically shaped tensor type")
     if len(hexdigits) % 2:
         raise LiteralError("hex blob has an odd number of digits")
     try:
         raw = bytes.fromhex(hexdigits)
     except ValueError:
         raise LiteralError("malformed hex blob") from None
-    shape = ttype.shape
+    if 2 * len(raw) != len(hexdigits):  # bytes.fromhex skips whitespace; MLIR does not
+        raise LiteralError("malformed hex blob")
     n = _num_elements(shape)
     elem = _storage_type(ttype.element_type)
     dtype = numpy_dtype(elem)

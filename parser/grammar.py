@@ -22,6 +22,7 @@ from . import lexer as lx
 from .attributes import (
     LiteralError,
     decode_dense,
+    decode_hex_blob,
     float_attr_value,
     wrap_int,
 )
@@ -207,6 +208,7 @@ _RESULT_NAME = re.compile(r"(%(?:[0-9]+|[A-Za-z_$.\-][A-Za-z0-9_$.\-]*))(?::([0-
 _OP_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$.\-]*")
 
 _STABLEHLO_DIALECTS = ("stablehlo", "chlo")
+_NO_PROPS: frozenset[str] = frozenset()
 
 # Fast path for the commonest line of all: `%r = stablehlo.add %a, %b : tensor<4xf32>`
 # (an op whose custom form is `operands : type`, nothing else on the line).
@@ -233,12 +235,21 @@ class Parser:
         self.alias_defs: list[tuple[str, Attribute | Type]] = []
         self.resources: list[tuple[str, str, str]] = []
         self.value_types: dict[str, Type] = {}
+        self.values: dict[str, Value] = {}
         self.depth = 0
         # In a pretty op's `key = value` items, `: tensor<...>` after a value is the op's
         # signature, not the value's type.
         self.scalar_suffix_only = False
 
     # ---- helpers -----------------------------------------------------------------------
+    def _value(self, name: str, t: Type) -> Value:
+        """``Value(name, t)``, reusing an equal one already built (frozen, so sharing is
+        safe; building dataclasses is most of the cost of an op-heavy text)."""
+        v = self.values.get(name)
+        if v is None or v.type is not t:
+            v = self.values[name] = Value(name, t)
+        return v
+
     def error(self, message: str, pos: int | None = None) -> ParseError:
         return self.c.error(message, pos)
 
@@ -558,21 +569,40 @@ class Parser:
     def _dense(self, after: int) -> Attribute:
         c = self.c
         start = c.pos
-        m = _DENSE_END.match(c.text, after + 1)
+        text = c.text
+        q = after + 1
+        if text.startswith('"0x', q):
+            # Hex blob fast path: find the closing quote with str.find (memchr) instead of
+            # scanning with a regex, and decode the digits from a single slice.
+            end = text.find('"', q + 3)
+            if end > 0 and text.startswith(">", end + 1):
+                c.pos = end + 2
+                t = self._dense_type(start)
+                try:
+                    return DenseElementsAttr(t, decode_hex_blob(text[q + 3:end], t), True)
+                except (LiteralError, ValueError, OverflowError, TypeError) as e:
+                    raise c.error(f"invalid dense literal: {e}", start) from None
+        m = _DENSE_END.match(text, q)
         if m is None:
             raise c.error("unterminated dense<...> literal", start)
-        body = c.text[after + 1 : m.end() - 1]
+        body = text[q : m.end() - 1]
         c.pos = m.end()
-        if not c.accept(":"):
-            raise c.error("expected ':' and a tensor type after dense<...>")
-        t = self.parse_type()
-        if not isinstance(t, TensorType):
-            raise c.error("dense<...> needs a tensor type", start)
+        t = self._dense_type(start)
         try:
             array, is_hex = decode_dense(body, t)
         except (LiteralError, ValueError, OverflowError, TypeError) as e:
             raise c.error(f"invalid dense literal: {e}", start) from None
         return DenseElementsAttr(t, array, is_hex)
+
+    def _dense_type(self, start: int) -> TensorType:
+        """``: tensor<...>`` after ``dense<...>``."""
+        c = self.c
+        if not c.accept(":"):
+            raise c.error("expected ':' and a tensor type after dense<...>")
+        t = self.parse_type()
+        if not isinstance(t, TensorType):
+            raise c.error("dense<...> needs a tensor type", start)
+        return t
 
     def _dense_array(self) -> DenseArrayAttr:
         c = self.c
@@ -588,12 +618,11 @@ class Parser:
                     if w not in ("true", "false"):
                         raise c.error("expected true or false in array<i1: ...>")
                     values.append(w == "true")
+                elif isinstance(t, FloatType):
+                    values.append(self._dense_array_float(t))
                 else:
                     a = self._number_attribute()
-                    if isinstance(t, FloatType):
-                        v = a.value if isinstance(a, FloatAttr) else float(a.value)
-                        values.append(float_attr_value(repr(v), t) if t.name != "f64" else v)
-                    elif isinstance(a, IntegerAttr) and isinstance(t, IntegerType):
+                    if isinstance(a, IntegerAttr) and isinstance(t, IntegerType):
                         try:
                             values.append(wrap_int(a.value, t))
                         except LiteralError as e:
@@ -606,6 +635,25 @@ class Parser:
         else:
             c.expect(">", "in array<...>")
         return DenseArrayAttr(t, tuple(values))
+
+    def _dense_array_float(self, t: FloatType) -> float:
+        """One element of ``array<f32: ...>`` as MLIR's DenseArrayElementParser reads it:
+        a hex integer literal is the element's bit pattern, a decimal integer converts to
+        ``t`` (rounded once), a float literal is read as f64 and then rounded to ``t``."""
+        c = self.c
+        start = c.skip()
+        m = _NUMBER.match(c.text, start)
+        if m is None:
+            raise c.error(f"expected integer or floating point literal in array<{t.name}: ...>")
+        lit = m.group(0)
+        c.pos = m.end()
+        try:
+            if "x" in lit or not any(ch in lit for ch in ".eE"):
+                return float_attr_value(lit, t)
+            v = float(lit)
+            return float_attr_value(repr(v), t) if t.name != "f64" else v
+        except (LiteralError, ValueError, OverflowError) as e:
+            raise c.error(str(e), start) from None
 
     def parse_attr_dict(self) -> tuple[tuple[str, Attribute], ...]:
         """``{name = attr, unit_name, "quoted" = attr}``."""
@@ -850,8 +898,8 @@ class Parser:
                 name = m.group(1)
                 self.value_types[name] = t
                 loc = self.trailing_location() if c.peek() == "l" else None
-                return Operation(m.group(2), tuple(Value(u, t) for u in m.group(3).split(", ")),
-                                 (Value(name, t),), (), (), (), frozenset(), loc,
+                return Operation(m.group(2), tuple(self._value(u, t) for u in m.group(3).split(", ")),
+                                 (self._value(name, t),), (), (), (), _NO_PROPS, loc,
                                  c.location(start))
         defs: list[tuple[str, int | None]] = []
         if text.startswith("%", start):

@@ -427,7 +427,8 @@ class TypeExtensions(Attribute):
     the bound of each dimension, None where there is none."""
 
     bounds: tuple[int | None, ...]
-    spelling: str = "bounds"  # "bounds" | "type_extensions"
+    # "bounds" | "type_extensions": how the text spelled it, not part of equality
+    spelling: str = field(default="bounds", compare=False)
 
 
 @dataclass(frozen=True)

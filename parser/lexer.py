@@ -70,6 +70,19 @@ def unescape_string(body: str) -> str:
     return _ESCAPE.sub(repl, body)
 
 
+def _line_starts(text: str) -> list[int]:
+    """Offsets at which the lines of ``text`` start (str.find is memchr: fast over the
+    long lines of hex blobs)."""
+    starts = [0]
+    append = starts.append
+    find = text.find
+    i = find("\n")
+    while i >= 0:
+        append(i + 1)
+        i = find("\n", i + 1)
+    return starts
+
+
 class Cursor:
     """A position in a text, with MLIR-aware whitespace skipping and error reporting."""
 
@@ -89,8 +102,7 @@ class Cursor:
             pos = self.pos
         starts = self._line_starts
         if starts is None:
-            starts = [0]
-            starts.extend(m.end() for m in re.finditer("\n", self.text))
+            starts = _line_starts(self.text)
             self._line_starts = starts
         i = bisect.bisect_right(starts, pos) - 1
         return SourcePos(self.filename, i + 1 + self.line_offset, pos - starts[i] + 1)

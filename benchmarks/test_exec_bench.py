@@ -1,0 +1,335 @@
+"""Execution benchmarks: each prepared hlorun program against its NumPy floor.
+
+Targets (ratio of medians, same session): large elementwise, reductions, matmul
+<= 1.1x; the 10-op chain <= 1.0x (buffer reuse); conv <= 1.5x of im2col + one matmul;
+sort <= 1.3x argsort; gather <= 1.5x take; the 1000-iteration scalar while loop
+<= 1.5 ms; a small 20x20 program parsed, verified and run end to end <= 4 ms.
+Every benchmark also checks hlorun's result against the floor's.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import rand
+
+import engine
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def t(shape: tuple[int, ...], ty: str = "f32") -> str:
+    return "tensor<" + "x".join(map(str, shape)) + ("x" if shape else "") + ty + ">"
+
+
+# ------------------------------------------------------------------ elementwise
+@pytest.mark.parametrize("n", [10_000, 1_000_000], ids=["1e4", "1e6"])
+def test_add_f32(versus, n):
+    ty = t((n,))
+    prog = engine.compile(f"""func.func @main(%a: {ty}, %b: {ty}) -> {ty} {{
+  %0 = stablehlo.add %a, %b : {ty}
+  func.return %0 : {ty}
+}}""")
+    a, b = rand(n, 1), rand(n, 2)
+    (r,) = versus(lambda: prog(a, b), lambda: np.add(a, b), ratio=1.1)
+    assert np.array_equal(r, a + b)
+
+
+CHAIN_OPS = [
+    ("add", "%a, %b"), ("multiply", "{x}, %a"), ("subtract", "{x}, %b"), ("divide", "{x}, %b"),
+    ("negate", "{x}"), ("abs", "{x}"), ("sqrt", "{x}"), ("multiply", "{x}, %a"),
+    ("add", "{x}, %b"), ("subtract", "{x}, %a"),
+]
+
+
+def chain_program(n: int) -> str:
+    ty = t((n,))
+    lines = [f"func.func @main(%a: {ty}, %b: {ty}) -> {ty} {{"]
+    for i, (op, args) in enumerate(CHAIN_OPS):
+        lines.append(f"  %{i} = stablehlo.{op} {args.format(x=f'%{i - 1}')} : {ty}")
+    lines += [f"  func.return %{len(CHAIN_OPS) - 1} : {ty}", "}"]
+    return "\n".join(lines)
+
+
+def chain_floor(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The chain as one NumPy expression (NumPy elides temporaries where it can)."""
+    return np.sqrt(np.abs(-(((a + b) * a - b) / b))) * a + b - a
+
+
+def test_chain10_f32_1e6(versus, peak_vs_live):
+    n = 1_000_000
+    prog = engine.compile(chain_program(n))
+    a, b = rand(n, 1), rand(n, 2) + 4
+    peak_vs_live(prog, a, b)
+    (r,) = versus(lambda: prog(a, b), lambda: chain_floor(a, b), ratio=1.0)
+    assert np.array_equal(r, chain_floor(a, b))
+
+
+# ------------------------------------------------------------------ reductions, linalg
+def test_reduce_sum_1e6(versus):
+    n = 1_000_000
+    prog = engine.compile(f"""func.func @main(%a: {t((n,))}) -> tensor<f32> {{
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %r = stablehlo.reduce(%a init: %z) applies stablehlo.add across dimensions = [0] : ({t((n,))}, tensor<f32>) -> tensor<f32>
+  func.return %r : tensor<f32>
+}}""")
+    a = rand(n, 3)
+    (r,) = versus(lambda: prog(a), lambda: np.add.reduce(a), ratio=1.1)
+    assert float(r) == pytest.approx(float(a.astype(np.float64).sum()), rel=1e-4, abs=1e-2)
+
+
+@pytest.mark.parametrize("n", [256, 1024])
+def test_matmul(versus, n):
+    ty = t((n, n))
+    prog = engine.compile(f"""func.func @main(%a: {ty}, %b: {ty}) -> {ty} {{
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : ({ty}, {ty}) -> {ty}
+  func.return %0 : {ty}
+}}""")
+    a, b = rand((n, n), 4), rand((n, n), 5)
+    (r,) = versus(lambda: prog(a, b), lambda: np.matmul(a, b), ratio=1.1)
+    np.testing.assert_allclose(r, a @ b, rtol=1e-4, atol=1e-3)
+
+
+def im2col_conv(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """NCHW x OIHW, stride 1, pad 1: im2col (one copy) + one matmul."""
+    n, c, h, wd = x.shape
+    o, _, kh, kw = w.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    win = np.lib.stride_tricks.sliding_window_view(xp, (kh, kw), axis=(2, 3))  # n,c,h,w,kh,kw
+    cols = win.transpose(1, 4, 5, 0, 2, 3).reshape(c * kh * kw, n * h * wd)
+    return (w.reshape(o, -1) @ cols).reshape(o, n, h, wd).transpose(1, 0, 2, 3)
+
+
+def test_conv_1x64x56x56_64x64x3x3(versus):
+    xs, ws = (1, 64, 56, 56), (64, 64, 3, 3)
+    prog = engine.compile(f"""func.func @main(%x: {t(xs)}, %w: {t(ws)}) -> {t(xs)} {{
+  %0 = stablehlo.convolution(%x, %w) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {{stride = [1, 1], pad = [[1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1]}} {{batch_group_count = 1 : i64, feature_group_count = 1 : i64}} : ({t(xs)}, {t(ws)}) -> {t(xs)}
+  func.return %0 : {t(xs)}
+}}""")
+    x, w = rand(xs, 6), rand(ws, 7) / 24
+    (r,) = versus(lambda: prog(x, w), lambda: im2col_conv(x, w), ratio=1.5)
+    np.testing.assert_allclose(r, im2col_conv(x, w), rtol=1e-4, atol=1e-4)
+
+
+# ------------------------------------------------------------------ sort, gather, scatter
+LT = """^bb0(%x: tensor<f32>, %y: tensor<f32>):
+      %c = stablehlo.compare LT, %x, %y, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      stablehlo.return %c : tensor<i1>"""
+
+# jnp.sort's comparator (JAX lowering): -0 -> +0, NaN -> one NaN, then totalOrder LT.
+JAX_TOTAL_ORDER = """^bb0(%x: tensor<f32>, %y: tensor<f32>):
+      %z = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+      %nan = stablehlo.constant dense<0x7FC00000> : tensor<f32>
+      %0 = stablehlo.compare EQ, %x, %z, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %1 = stablehlo.select %0, %z, %x : tensor<i1>, tensor<f32>
+      %2 = stablehlo.compare NE, %x, %x, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %3 = stablehlo.select %2, %nan, %1 : tensor<i1>, tensor<f32>
+      %4 = stablehlo.compare EQ, %y, %z, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %5 = stablehlo.select %4, %z, %y : tensor<i1>, tensor<f32>
+      %6 = stablehlo.compare NE, %y, %y, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %7 = stablehlo.select %6, %nan, %5 : tensor<i1>, tensor<f32>
+      %8 = stablehlo.compare LT, %3, %7, TOTALORDER : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      stablehlo.return %8 : tensor<i1>"""
+
+
+@pytest.mark.parametrize("comparator", ["lt", "jax_total_order"])
+def test_sort_1e5(versus, comparator):
+    n = 100_000
+    ty = t((n,))
+    body = LT if comparator == "lt" else JAX_TOTAL_ORDER
+    prog = engine.compile(f"""func.func @main(%a: {ty}) -> {ty} {{
+  %r = "stablehlo.sort"(%a) ({{
+    {body}
+  }}) {{dimension = 0 : i64, is_stable = true}} : ({ty}) -> {ty}
+  func.return %r : {ty}
+}}""")
+    a = rand(n, 8)
+    (r,) = versus(lambda: prog(a), lambda: np.argsort(a, kind="stable"), ratio=1.3)
+    assert np.array_equal(r, np.sort(a))
+
+
+def test_gather_1e4_rows_of_1e5x16(versus):
+    xs, n = (100_000, 16), 10_000
+    prog = engine.compile(f"""func.func @main(%x: {t(xs)}, %i: {t((n, 1), 'i32')}) -> {t((n, 16))} {{
+  %r = "stablehlo.gather"(%x, %i) {{dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, indices_are_sorted = false, slice_sizes = array<i64: 1, 16>}} : ({t(xs)}, {t((n, 1), 'i32')}) -> {t((n, 16))}
+  func.return %r : {t((n, 16))}
+}}""")
+    x = rand(xs, 9)
+    idx = np.random.default_rng(10).integers(0, xs[0], (n, 1)).astype(np.int32)
+    flat = idx[:, 0]
+    (r,) = versus(lambda: prog(x, idx), lambda: np.take(x, flat, axis=0), ratio=1.5)
+    assert np.array_equal(r, x[flat])
+
+
+def test_scatter_add_1e5(versus):
+    n = 100_000
+    prog = engine.compile(f"""func.func @main(%x: {t((n,))}, %i: {t((n, 1), 'i32')}, %u: {t((n,))}) -> {t((n,))} {{
+  %r = "stablehlo.scatter"(%x, %i, %u) ({{
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+      %s = stablehlo.add %a, %b : tensor<f32>
+      stablehlo.return %s : tensor<f32>
+  }}) {{scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>, indices_are_sorted = false, unique_indices = false}} : ({t((n,))}, {t((n, 1), 'i32')}, {t((n,))}) -> {t((n,))}
+  func.return %r : {t((n,))}
+}}""")
+    x, u = rand(n, 11), rand(n, 12)
+    idx = np.random.default_rng(13).integers(0, n, (n, 1)).astype(np.int32)
+    flat = idx[:, 0]
+
+    def floor():
+        out = x.copy()
+        np.add.at(out, flat, u)
+        return out
+
+    (r,) = versus(lambda: prog(x, idx, u), floor, ratio=1.5)
+    np.testing.assert_allclose(r, floor(), rtol=1e-5, atol=1e-5)
+
+
+def maxpool_floor(x: np.ndarray) -> np.ndarray:
+    """3x3 stride-2 max pool, padding 1 (-inf): the max of 9 strided views."""
+    xp = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)), constant_values=-np.inf)
+    h = (xp.shape[2] - 3) // 2 + 1
+    w = (xp.shape[3] - 3) // 2 + 1
+    out = xp[:, :, 0:2 * h:2, 0:2 * w:2].copy()
+    for i in range(3):
+        for j in range(3):
+            if i or j:
+                np.maximum(out, xp[:, :, i:i + 2 * h:2, j:j + 2 * w:2], out=out)
+    return out
+
+
+def test_reduce_window_max_3x3_s2_1x64x112x112(versus):
+    xs, ys = (1, 64, 112, 112), (1, 64, 56, 56)
+    prog = engine.compile(f"""func.func @main(%x: {t(xs)}) -> {t(ys)} {{
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %r = "stablehlo.reduce_window"(%x, %ninf) ({{
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+      %m = stablehlo.maximum %a, %b : tensor<f32>
+      stablehlo.return %m : tensor<f32>
+  }}) {{window_dimensions = array<i64: 1, 1, 3, 3>, window_strides = array<i64: 1, 1, 2, 2>, padding = dense<[[0, 0], [0, 0], [1, 1], [1, 1]]> : tensor<4x2xi64>}} : ({t(xs)}, tensor<f32>) -> {t(ys)}
+  func.return %r : {t(ys)}
+}}""")
+    x = rand(xs, 14)
+    (r,) = versus(lambda: prog(x), lambda: maxpool_floor(x), ratio=1.5)
+    assert np.array_equal(r, maxpool_floor(x))
+
+
+# ------------------------------------------------------------------ control flow
+WHILE = """func.func @main(%n: tensor<i32>) -> tensor<i32> {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %c1 = stablehlo.constant dense<1> : tensor<i32>
+  %r = stablehlo.while(%i = %c0) : tensor<i32>
+   cond {
+    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %j = stablehlo.add %i, %c1 : tensor<i32>
+    stablehlo.return %j : tensor<i32>
+  }
+  func.return %r : tensor<i32>
+}"""
+
+
+def test_while_1000_scalar_adds(versus):
+    prog = engine.compile(WHILE)
+    n = np.array(1000, np.int32)
+
+    def floor():  # the same loop in Python on 0-d NumPy arrays
+        i = np.array(0, np.int32)
+        one = np.array(1, np.int32)
+        while np.less(i, n):
+            i = np.add(i, one)
+        return i
+
+    (r,) = versus(lambda: prog(n), floor, absolute=1.5e-3, note="floor: Python loop, 0-d ufuncs")
+    assert int(r) == 1000
+
+
+# ------------------------------------------------------------------ models, end to end
+def mlp_floor(x, w1, b1, w2, b2):
+    h = np.maximum(x @ w1 + b1, np.float32(0))
+    z = h @ w2 + b2
+    e = np.exp(z - z.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def _mlp_weights():
+    rng = np.random.default_rng(0)  # as examples/make_examples.py
+    x = rng.standard_normal((4, 8)).astype(np.float32)
+    w1 = (rng.standard_normal((8, 16)) * 0.5).astype(np.float32)
+    b1 = (rng.standard_normal(16) * 0.1).astype(np.float32)
+    w2 = (rng.standard_normal((16, 3)) * 0.5).astype(np.float32)
+    b2 = (rng.standard_normal(3) * 0.1).astype(np.float32)
+    return x, w1, b1, w2, b2
+
+
+def test_model_mlp_forward(versus, peak_vs_live):
+    prog = engine.compile(EXAMPLES / "mlp.mlir", "forward")
+    x, *params = _mlp_weights()
+    # the example's constants print 7 significant digits: the floor uses the same values
+    params = [np.float32(np.format_float_scientific(v, 6)) if v.ndim == 0 else
+              np.array([float(f"{e:.6e}") for e in v.ravel()], np.float32).reshape(v.shape)
+              for v in params]
+    x = np.array([float(f"{e:.6e}") for e in x.ravel()], np.float32).reshape(x.shape)
+    peak_vs_live(prog, x)
+    (r,) = versus(lambda: prog(x), lambda: mlp_floor(x, *params), ratio=None, absolute=None,
+                  note="tiny model: per-op overhead")
+    np.testing.assert_allclose(r, mlp_floor(x, *params), rtol=1e-5, atol=1e-6)
+
+
+def test_model_cnn_forward(versus, peak_vs_live):
+    import make_examples as ex
+
+    prog = engine.compile(EXAMPLES / "cnn.mlir", "forward")
+    p = ex.cnn_weights()
+    w1 = np.array([float(f"{e:.6e}") for e in p["w1"].ravel()], np.float32).reshape(p["w1"].shape)
+    b1 = np.array([float(f"{e:.6e}") for e in p["b1"]], np.float32)
+    b2 = np.array([float(f"{e:.6e}") for e in p["b2"]], np.float32)
+    x = p["x"]
+    peak_vs_live(prog, x)
+    (r,) = versus(lambda: prog(x), lambda: ex.cnn_reference(x, w1, b1, p["w2"], b2),
+                  ratio=None, note="floor: im2col conv, reshape-max pool")
+    np.testing.assert_allclose(r, ex.cnn_reference(x, w1, b1, p["w2"], b2), rtol=1e-4, atol=1e-6)
+
+
+SMALL = """func.func @main(%a: tensor<20x20xf32>, %b: tensor<20x20xf32>) -> (tensor<20xf32>, tensor<20x20xf32>) {
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<20x20xf32>, tensor<20x20xf32>) -> tensor<20x20xf32>
+  %1 = stablehlo.add %0, %a : tensor<20x20xf32>
+  %cst = stablehlo.constant dense<0.0> : tensor<f32>
+  %2 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<20x20xf32>
+  %3 = stablehlo.maximum %1, %2 : tensor<20x20xf32>
+  %4 = stablehlo.transpose %3, dims = [1, 0] : (tensor<20x20xf32>) -> tensor<20x20xf32>
+  %5 = stablehlo.reshape %4 : (tensor<20x20xf32>) -> tensor<400xf32>
+  %6 = stablehlo.slice %5 [0:400:2] : (tensor<400xf32>) -> tensor<200xf32>
+  %7 = stablehlo.reshape %6 : (tensor<200xf32>) -> tensor<10x20xf32>
+  %8 = stablehlo.concatenate %7, %7, dim = 0 : (tensor<10x20xf32>, tensor<10x20xf32>) -> tensor<20x20xf32>
+  %9 = stablehlo.compare GT, %8, %b : (tensor<20x20xf32>, tensor<20x20xf32>) -> tensor<20x20xi1>
+  %10 = stablehlo.select %9, %8, %b : tensor<20x20xi1>, tensor<20x20xf32>
+  %11 = stablehlo.exponential %10 : tensor<20x20xf32>
+  %12 = stablehlo.convert %11 : (tensor<20x20xf32>) -> tensor<20x20xf64>
+  %13 = stablehlo.convert %12 : (tensor<20x20xf64>) -> tensor<20x20xf32>
+  %14 = stablehlo.reduce(%13 init: %cst) applies stablehlo.add across dimensions = [1] : (tensor<20x20xf32>, tensor<f32>) -> tensor<20xf32>
+  %15 = stablehlo.multiply %13, %a : tensor<20x20xf32>
+  %16 = stablehlo.iota dim = 0 : tensor<20x20xi32>
+  %17 = stablehlo.convert %16 : (tensor<20x20xi32>) -> tensor<20x20xf32>
+  %18 = stablehlo.subtract %15, %17 : tensor<20x20xf32>
+  func.return %14, %18 : tensor<20xf32>, tensor<20x20xf32>
+}"""
+
+
+def small_floor(a, b):
+    x = np.maximum(a @ b + a, np.float32(0)).T.reshape(-1)[::2].reshape(10, 20)
+    x = np.concatenate([x, x])
+    x = np.exp(np.where(x > b, x, b).astype(np.float64)).astype(np.float32)
+    iota = np.broadcast_to(np.arange(20, dtype=np.float32)[:, None], (20, 20))
+    return x.sum(axis=1), x * a - iota
+
+
+def test_small_20x20_program_end_to_end(versus):
+    a, b = rand((20, 20), 15), rand((20, 20), 16)
+    r = versus(lambda: engine.run(SMALL, [a, b]), lambda: small_floor(a, b), absolute=4e-3,
+               note="parse + verify + run")
+    s, y = small_floor(a, b)
+    np.testing.assert_allclose(r[0], s, rtol=1e-5)
+    np.testing.assert_allclose(r[1], y, rtol=1e-5, atol=1e-5)
