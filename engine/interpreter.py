@@ -9,8 +9,10 @@ was.  Running a block is then ``for run in block.runs: run(frame)``.
 
 What the plan decides once, so that running costs one Python call plus the kernel:
 
-* constants are evaluated at plan time and pre-filled in every new frame (their arrays
-  are shared across runs, so they are handed out read-only);
+* constants, and pure ops of constants (``FOLDABLE``: broadcasts, reshapes, converts,
+  elementwise ops...; results up to ``FOLD_MAX_BYTES``) are evaluated at plan time and
+  pre-filled in every new frame (their arrays are shared across runs, so they are
+  handed out read-only; a function result that is one is the caller's copy);
 * liveness: each value's last use is computed per block (a use inside a nested region
   counts as a use by the op that owns the region); its slot is cleared right after, so
   peak memory stays near the largest live set;
@@ -18,9 +20,14 @@ What the plan decides once, so that running costs one Python call plus the kerne
   a NumPy ufunc or operator directly: on 0-d values that is NumPy scalar arithmetic,
   and 0-d values may be kept in frames as NumPy scalars (converted back to 0-d arrays
   for every other kernel, region caller and function result);
-* buffer reuse: a large elementwise result is written into the buffer of an operand
-  that dies at this op when nothing else can see that buffer (``sys.getrefcount``
-  proves no other slot, view, tuple, caller or constant holds it);
+* ``maximum(x, 0.0)`` (relu) on f32/f64 is ``max(x + 0, 0)``: exact, -0 < +0 included;
+* buffer reuse: a large elementwise result (>= ``INPLACE_MIN_ELEMENTS``) is written into
+  the buffer of an operand that dies at this op when nothing else can see that buffer
+  (``sys.getrefcount`` proves no other slot, view, tuple, caller or constant holds it).
+  Kernels that take ``out=`` (an ``out`` parameter, or register option ``out=True``)
+  get such a buffer, or None;
+* elementwise ops of at least ``PARALLEL_MIN_ELEMENTS`` may run as two halves on two
+  threads (off by default: slower on the measured 2-core machine);
 * while / if / case run their region plans inline, without ``RegionFn`` calls.
 
 Limits (memory cap, step limit, time limit) and the per-op ``callback`` and profile
@@ -285,6 +292,23 @@ def _static_size(t: Type) -> int | None:
     return None
 
 
+# Constant folding: pure ops whose operands are all constants run once, at plan time,
+# when their result takes at most FOLD_MAX_BYTES.
+FOLD_MAX_BYTES = 4 << 20
+FOLDABLE = frozenset(
+    "stablehlo." + name
+    for name in (
+        "broadcast_in_dim broadcast reshape transpose slice concatenate pad reverse iota "
+        "convert bitcast_convert compare select clamp add subtract multiply divide "
+        "remainder power maximum minimum and or xor not negate abs sign floor ceil "
+        "round_nearest_afz round_nearest_even sqrt rsqrt cbrt exponential "
+        "exponential_minus_one log log_plus_one logistic tanh sine cosine tan atan2 "
+        "is_finite popcnt count_leading_zeros shift_left shift_right_arithmetic "
+        "shift_right_logical real imag complex"
+    ).split()
+)
+
+
 # ----------------------------------------------------------------- fast elementwise ops
 @dataclass(frozen=True)
 class _Fast:
@@ -395,6 +419,33 @@ def _fast_op(op: Operation, kwargs: dict[str, Any]) -> tuple[Callable[..., Any],
     return (row.op or row.ufunc), row, dt
 
 
+def _relu(x: Any, zero: Any, out: np.ndarray | None = None) -> Any:
+    """spec maximum(x, +0) with -0 < +0: x + 0 turns -0 into +0 (and changes nothing
+    else, NaN included); then NumPy's maximum (which propagates NaN) is exact."""
+    z = zero.dtype.type(0)
+    if out is None and x.__class__ is not _ndarray:
+        return np.maximum(x + z, z)
+    r = np.add(x, z, out=out)
+    return np.maximum(r, z, out=r)
+
+
+def _relu_op(op: Operation, operands: tuple[int, ...], consts: dict[int, Any]) -> tuple[Any, tuple[int, ...]] | None:
+    """``maximum(x, c)`` (either order) on f32/f64 where ``c`` is a constant of +0.0s:
+    the fast entry and the operands reordered to ``(x, c)``."""
+    if len(operands) != 2 or len(op.results) != 1:
+        return None
+    rt = op.results[0].type
+    dt = _plain_dtype(rt)
+    if dt is None or dt.kind != "f" or any(v.type != rt for v in op.operands):
+        return None
+    for k in (1, 0):
+        c = consts.get(operands[k])
+        if c is not None and not np.any(c) and not np.any(np.signbit(c)):
+            row = _Fast(_relu, "f", None)  # type: ignore[arg-type]
+            return (_relu, row, dt), (operands[1 - k], operands[k])
+    return None
+
+
 _POOL: ThreadPoolExecutor | None = None
 
 
@@ -457,17 +508,21 @@ class FunctionPlan:
     frames: list[list[Any]] = field(default_factory=list)  # the stack of live frames
     consts: dict[int, Any] = field(default_factory=dict)  # slot -> constant value
     template: list[Any] = field(default_factory=list)  # a fresh frame: constants filled
-    result_scalar: tuple[bool, ...] = ()
+    returns_consts: bool = False  # some result is a constant (the caller gets a copy)
 
 
 class _Scope:
     """SSA name -> slot, with lexical nesting for regions (values from enclosing blocks
     are visible inside regions, as in MLIR)."""
 
-    def __init__(self, plan: FunctionPlan, parent: _Scope | None = None):
+    def __init__(self, plan: FunctionPlan, parent: _Scope | None = None, batched: bool = False):
         self.plan = plan
         self.parent = parent
         self.names: dict[str, int] = {}
+        # Inside a region a kernel calls on whole tensors (reduce, sort, scatter...):
+        # values may carry extra leading dimensions.  While / if / case regions run
+        # inline on exactly their declared values.
+        self.batched = batched or (parent is not None and parent.batched)
 
     def define(self, name: str) -> int:
         slot = self.plan.nslots
@@ -594,6 +649,8 @@ class Interpreter:
             for slot, value in plan.consts.items():
                 template[slot] = value
             plan.template = template
+            assert plan.block.args == tuple(range(len(plan.block.args)))
+            plan.returns_consts = any(s in plan.consts for s in plan.block.returns)
         return plan
 
     def _prepare_block(
@@ -659,8 +716,10 @@ class Interpreter:
         if not top:
             bp.clear = tuple(s for s in dict.fromkeys(bp.returns) if s in defined and s not in consts)
 
-    def _prepare_region(self, region: Region, scope: _Scope, plan: FunctionPlan) -> BlockPlan:
-        return self._prepare_block(region, _Scope(plan, scope), plan)
+    def _prepare_region(
+        self, region: Region, scope: _Scope, plan: FunctionPlan, batched: bool = True
+    ) -> BlockPlan:
+        return self._prepare_block(region, _Scope(plan, scope, batched), plan)
 
     def _region_fn(self, inner: BlockPlan, region: Region, plan: FunctionPlan) -> RegionFn:
         run_block = self._run_block
@@ -682,7 +741,7 @@ class Interpreter:
 
     def _prepare_op(self, op: Operation, scope: _Scope, plan: FunctionPlan) -> Step:
         operands = tuple(scope.lookup(v.name, op) for v in op.operands)
-        in_region = scope.parent is not None
+        in_region = scope.batched
         blocks: tuple[BlockPlan, ...] = ()
         kind = "kernel"
         fast = None
@@ -698,7 +757,10 @@ class Interpreter:
             kwargs = decode_op_attributes(op, row)
             quantized = _touches_quantized(op)
             if row.regions:
-                blocks = tuple(self._prepare_region(r, scope, plan) for r in op.regions)
+                inline = op.name in ("stablehlo.while", "stablehlo.if", "stablehlo.case")
+                blocks = tuple(
+                    self._prepare_region(r, scope, plan, batched=not inline) for r in op.regions
+                )
                 fns = [self._region_fn(b, r, plan) for b, r in zip(blocks, op.regions)]
                 if row.variadic_regions:
                     kwargs[row.regions[0]] = tuple(fns)
@@ -719,6 +781,11 @@ class Interpreter:
                     kind = "fast"
                 elif op.name == "stablehlo.select" and self._fast_select(op):
                     kind = "select"
+                elif op.name == "stablehlo.maximum":
+                    relu = _relu_op(op, operands, plan.consts)
+                    if relu is not None:
+                        fast, operands = relu
+                        kind = "fast"
             if multi:
                 kwargs["result_types"] = op.result_types
             elif len(op.results) == 1:
@@ -747,8 +814,8 @@ class Interpreter:
             op, fn, operands, results, kwargs, multi, op.result_types, nbytes,
             in_region=in_region, kind=kind, blocks=blocks, uses=uses, fast=fast,
         )
-        if op.name == "stablehlo.constant" and len(results) == 1 and not op.regions:
-            self._hoist_constant(step, plan)
+        if not op.regions:
+            self._fold(step, plan)
         return step
 
     @staticmethod
@@ -766,11 +833,27 @@ class Interpreter:
             and dtype_of(pt).kind == "b"
         )
 
-    def _hoist_constant(self, step: Step, plan: FunctionPlan) -> None:
-        """Evaluate a constant once; its slot is pre-filled in every frame.  A constant
-        whose kernel fails stays a step (it fails when, and only if, it runs)."""
+    def _fold(self, step: Step, plan: FunctionPlan) -> None:
+        """Constant folding: a constant, or a pure op (``FOLDABLE``) of constants, is
+        evaluated once; its slot is pre-filled in every frame.  One whose kernel fails
+        stays a step (it fails when, and only if, it runs)."""
+        op = step.op
+        if op.name == "stablehlo.constant":
+            if len(step.results) != 1:
+                return
+        elif (
+            op.name not in FOLDABLE
+            or len(step.results) != 1
+            or step.kind not in ("kernel", "fast", "select")
+            or not all(s in plan.consts for s in step.operands)
+            or not 0 < step.nbytes <= FOLD_MAX_BYTES
+            or _touches_quantized(op)
+        ):
+            return
         try:
-            value = step.fn(**step.kwargs)
+            args = [_as_array(plan.consts[s]) for s in step.operands]
+            with np.errstate(all="ignore"):
+                value = step.fn(*args, **step.kwargs)
         except Exception:
             return
         t = step.check_types[0]
@@ -781,6 +864,9 @@ class Interpreter:
             if value.ndim == 0 and _plain_dtype(t) is not None:
                 value = value[()]  # a NumPy scalar: fast ops on it are scalar arithmetic
             else:
+                if op.name != "stablehlo.constant" and not value.flags.c_contiguous:
+                    # e.g. a broadcast bias: contiguous, ops on it run at full speed
+                    value = value.copy(order="C")
                 value = value.view()
                 value.flags.writeable = False  # shared by every run: never written
         step.kind = "constant"
@@ -1014,6 +1100,7 @@ class Interpreter:
         ufunc = row.ufunc
         kw = {} if row.exact or dt != _F32 else {"dtype": _F64}
         ops, kills, slot = st.operands, st.kills, st.results[0]
+        batched = st.in_region
         step = st
         par = par and (row.exact or dt == _F64)  # keep identical SIMD paths
 
@@ -1030,24 +1117,24 @@ class Interpreter:
                     and a.__class__ is _ndarray
                     and a.base is None
                     and a.flags.writeable
-                    and a.shape == shape
-                    and a.dtype == dt
+                    and (not batched or a.shape == shape)
                 ):
                     buf = a
                     break
             a = None
             try:
-                if all(x.__class__ is _ndarray and x.shape == shape for x in args):
-                    if buf is None:
-                        buf = np.empty(shape, dt)
-                    if par and all(x.flags.c_contiguous for x in args):
-                        r = _parallel(ufunc, args, buf, **kw)
-                    else:
-                        r = ufunc(*args, out=buf, **kw)
-                else:  # batch dimensions (a region run on whole tensors)
-                    r = ufunc(*args, **kw)
+                if batched and any(x.__class__ is not _ndarray or x.shape != shape for x in args):
+                    r = ufunc(*args, **kw)  # extra (batch) dimensions
                     if kw:
                         r = r.astype(dt)
+                elif par and all(x.flags.c_contiguous for x in args):
+                    r = _parallel(ufunc, args, buf if buf is not None else np.empty(shape, dt), **kw)
+                elif buf is not None:
+                    r = ufunc(*args, out=buf, **kw)
+                elif kw:
+                    r = ufunc(*args, out=np.empty(shape, dt), **kw)
+                else:
+                    r = ufunc(*args)
             except Exception as e:
                 _reraise(step, e)
             if r.__class__ is not _ndarray or r.dtype != dt:
@@ -1212,20 +1299,23 @@ class Interpreter:
         )
 
     def call(self, name: str, args: Sequence[Any]) -> tuple[Any, ...]:
-        plan = self.plan(name)
+        plan = self._plans.get(name)
+        if plan is None or plan.block is None:
+            plan = self.plan(name)
         block = plan.block
         assert block is not None
-        if len(args) != len(block.args):
+        nargs = len(block.args)
+        if len(args) != nargs:
             raise InterpreterError(
-                f"@{name} takes {len(block.args)} arguments, got {len(args)}",
+                f"@{name} takes {nargs} arguments, got {len(args)}",
                 plan.function.pos,
             )
-        if len(plan.frames) > 2000:
+        frames = plan.frames
+        if len(frames) > 2000:
             raise InterpreterError(f"call depth limit exceeded in @{name}", plan.function.pos)
         frame = plan.template.copy()
-        for slot, v in zip(block.args, args):
-            frame[slot] = v
-        plan.frames.append(frame)
+        frame[:nargs] = args  # a function's arguments take its first slots
+        frames.append(frame)
         top = self._depth == 0
         self._depth += 1
         try:
@@ -1241,15 +1331,15 @@ class Interpreter:
             out = [frame[s] for s in block.returns]
         finally:
             self._depth -= 1
-            plan.frames.pop()
+            frames.pop()
         del frame
-        if top:
+        if top and plan.returns_consts:
             consts = plan.consts
             return tuple(
                 [self._result_copy(v) if s in consts else _as_array(v)
                  for s, v in zip(block.returns, out)]
             )
-        return tuple([_as_array(v) for v in out])
+        return tuple([v if v.__class__ is _ndarray else _as_array(v) for v in out])
 
     @staticmethod
     def _result_copy(v: Any) -> Any:
@@ -1302,7 +1392,10 @@ class Interpreter:
                     inner = prof._child
                     prof._child = saved + dt
                 nbytes = sum(_value_nbytes(frame[s]) for s in step.results)
-                prof.record(step.op.name, dt - inner, dt, nbytes)
+                name = step.op.name
+                if step.kind == "constant" and name != "stablehlo.constant":
+                    name += " (folded)"
+                prof.record(name, dt - inner, dt, nbytes)
             else:
                 step.run(frame)
             if cb is not None and step.results:

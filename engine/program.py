@@ -15,9 +15,12 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
 from parser.errors import InterpreterError
 from parser.ir import Function, Module
 
+from .grid import ProcessGrid, ProcessHandle
 from .interpreter import DEFAULT_MEMORY_CAP, Interpreter, Limits, Profile
 
 
@@ -66,6 +69,7 @@ class Program:
             profile=self.profile,
         )
         self.interpreter.plan(self.function.name)
+        self._fast_inputs = _input_signature(self.function)
 
     def __call__(
         self,
@@ -75,7 +79,15 @@ class Program:
     ) -> list[Any]:
         """Run the entry function on ``inputs`` (NumPy arrays or Python scalars of its
         argument types); ``infeed`` / ``outfeed`` as in ``engine.run``."""
-        return self.execute(check_inputs(self.function, inputs), infeed=infeed, outfeed=outfeed)
+        sig = self._fast_inputs
+        if sig is not None and len(inputs) == len(sig) and all(
+            x.__class__ is np.ndarray and x.dtype == dt and x.shape == shape
+            for x, (dt, shape) in zip(inputs, sig)
+        ):
+            args = list(inputs)  # the common case: arrays of exactly the declared types
+        else:
+            args = check_inputs(self.function, inputs)
+        return self.execute(args, infeed=infeed, outfeed=outfeed)
 
     def execute(
         self,
@@ -85,17 +97,18 @@ class Program:
         outfeed: list[Any] | None = None,
     ) -> list[Any]:
         """Run on ``args`` already checked by ``check_inputs``."""
-        from .grid import ProcessGrid, ProcessHandle
-
         interp = self.interpreter
         limits = interp.limits
         limits.steps = 0
         limits.deadline = time.monotonic() + self.timeout if self.timeout is not None else None
         ctx = interp.context
-        ctx.process = ProcessHandle(
-            ProcessGrid(1, 1, deadlock_timeout=self.deadlock_timeout,
-                        host_channels=self.host_channels)
-        )
+        if self.deadlock_timeout is None and self.host_channels is None:
+            ctx.process = None  # a 1x1 grid is made on first use (engine.grid.process_of)
+        else:
+            ctx.process = ProcessHandle(
+                ProcessGrid(1, 1, deadlock_timeout=self.deadlock_timeout,
+                            host_channels=self.host_channels)
+            )
         ctx.infeed = list(infeed) if infeed is not None else []
         ctx.outfeed = outfeed if outfeed is not None else []
         ctx.probe_counts = {}
@@ -103,6 +116,21 @@ class Program:
         if self.profile is not None:
             self.profile.runs += 1
         return list(interp.call(self.function.name, args))
+
+
+def _input_signature(fn: Function) -> list[tuple[np.dtype, tuple[int, ...]]] | None:
+    """(dtype, shape) of each argument when all are static tensors; None otherwise."""
+    from parser.ir import TensorType, numpy_dtype
+
+    sig = []
+    for t in fn.type.inputs:
+        if not isinstance(t, TensorType) or not t.is_static:
+            return None
+        try:
+            sig.append((numpy_dtype(t), tuple(t.shape)))
+        except (TypeError, ValueError):
+            return None
+    return sig
 
 
 def check_inputs(fn: Function, inputs: Sequence[Any]) -> list[Any]:

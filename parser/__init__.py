@@ -1,7 +1,7 @@
 """parser: MLIR text <-> hlorun's frozen IR.
 
 Public API: ``parse_module(text, filename="<string>") -> Module`` and
-``print_module(module) -> str``.
+``print_module(module, **options) -> str``.
 """
 
 from .errors import (
@@ -33,7 +33,9 @@ def parse_module(text: str, filename: str = "<string>", *, line_offset: int = 0)
     return _parse(text, filename, line_offset=line_offset)
 
 
-def print_module(module) -> str:
+def print_module(module, **options) -> str:
+    """The MLIR text of ``module``; ``options`` go to ``parser.printer.print_module``
+    (e.g. ``hex_above=100``)."""
     from .printer import print_module as _print
 
-    return _print(module)
+    return _print(module, **options)

@@ -170,17 +170,22 @@ def parse_float_text(text: str) -> float:
     return float(text)
 
 
-def float_from_bits(bits: int, t: FloatType) -> float:
-    dtype = float_dtype(t)
+def _hex_float_bits(t: FloatType) -> tuple[np.dtype, int, int]:
+    """Storage dtype of ``t``, the width of its bit pattern as MLIR writes it in a hex
+    literal (19 for tf32: sign, 8 exponent and 10 mantissa bits), and the left shift that
+    places that pattern in the storage (13 for tf32, kept in float32 storage)."""
     if t.name == "tf32":
-        dtype = np.dtype(np.float32)
-    u = _uint_view_dtype(dtype)
-    nbits = dtype.itemsize * 8
-    if t.name in _SUB_BYTE:
-        nbits = _sub_byte_bits(t.name)
+        return np.dtype(np.float32), 19, 13
+    dtype = float_dtype(t)
+    return dtype, _sub_byte_bits(t.name) or dtype.itemsize * 8, 0
+
+
+def float_from_bits(bits: int, t: FloatType) -> float:
+    dtype, nbits, shift = _hex_float_bits(t)
     if bits < 0 or bits >= 1 << nbits:
         raise LiteralError(f"hexadecimal float literal 0x{bits:X} does not fit in type {t}")
-    return float(np.array([bits], dtype=u).view(dtype).astype(np.float64)[0])
+    u = _uint_view_dtype(dtype)
+    return float(np.array([bits << shift], dtype=u).view(dtype).astype(np.float64)[0])
 
 
 def float_attr_value(text: str, t: Type | None) -> float:
@@ -409,13 +414,12 @@ def _float_leaf_values(leaves: list, t: FloatType) -> np.ndarray:
             texts.append(leaf)
     out = round_floats(vals, t, texts)
     if hex_bits:
-        dtype = out.dtype
-        u = out.view(_uint_view_dtype(dtype))
-        nbits = _sub_byte_bits(t.name) or dtype.itemsize * 8
+        u = out.view(_uint_view_dtype(out.dtype))
+        _, nbits, shift = _hex_float_bits(t)
         for i, b in hex_bits.items():
             if b >= 1 << nbits:
                 raise LiteralError(f"hexadecimal float literal 0x{b:X} does not fit in type {t}")
-            u[i] = b
+            u[i] = b << shift
     return out
 
 

@@ -12,6 +12,7 @@ Every failure is a ``ParseError`` carrying ``file:line:col``.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 
@@ -209,6 +210,8 @@ _OP_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$.\-]*")
 
 _STABLEHLO_DIALECTS = ("stablehlo", "chlo")
 _NO_PROPS: frozenset[str] = frozenset()
+# Types of the StableHLO dialect (`!stablehlo.token`, `!stablehlo.future<...>`).
+_STABLEHLO_TYPES = frozenset({"token", "future"})
 
 # Fast path for the commonest line of all: `%r = stablehlo.add %a, %b : tensor<4xf32>`
 # (an op whose custom form is `operands : type`, nothing else on the line).
@@ -361,6 +364,9 @@ class Parser:
         name = m.group(0)
         if name == "!stablehlo.token":
             return TokenType()
+        if name.startswith("!stablehlo.") and name[11:] not in _STABLEHLO_TYPES:
+            # the StableHLO dialect's type parser knows only its own types
+            raise c.error(f"unknown stablehlo type: {name[11:]}", start)
         if name == "!quant.uniform":
             body = c.balanced("<", ">")
             try:
@@ -743,18 +749,28 @@ class Parser:
                 c.expect(",", "or '>'")
         return DialectAttr(dialect, kind, tuple(params))
 
-    def kv_params(self, close: str = ">") -> dict[str, object]:
-        """``key = value, ...`` up to ``close``; values: ints, int lists, types, attributes."""
+    def kv_params(self, close: str = ">", allowed: tuple[str, ...] | None = None
+                  ) -> dict[str, object]:
+        """``key = value, ...`` up to ``close``; values: ints, int lists, types, attributes.
+
+        As StableHLO's struct-attribute parsers: a key given twice is an error
+        ("duplicated `key` entry"), and so is one not in ``allowed`` (when given)."""
         c = self.c
         out: dict[str, object] = {}
         if c.accept(close):
             return out
         while True:
+            key_pos = c.skip()
             key = c.bare_id()
             if key is None:
                 if out and c.accept(close):  # MLIR accepts a trailing comma here
                     return out
                 raise c.error(f"expected a parameter name, found {c.describe()}")
+            if allowed is not None and key not in allowed:
+                raise c.error("expected one of: " + ", ".join(f"`{k}`" for k in allowed),
+                              key_pos)
+            if key in out:
+                raise c.error(f"duplicated `{key}` entry", key_pos)
             c.expect("=", f"after '{key}'")
             c.skip()
             ch = c.text[c.pos] if c.pos < c.n else ""
@@ -800,9 +816,13 @@ class Parser:
                 break
             c.expect(",", "or '>'")
         try:
-            return DotAlgorithm(**vals)
+            algorithm = DotAlgorithm(**vals)
         except TypeError as e:
             raise c.error(f"invalid dot algorithm: {e}", start) from None
+        problem = _dot_algorithm_problem(algorithm)
+        if problem is not None:
+            raise c.error(problem, start)
+        return algorithm
 
     # ---- locations ---------------------------------------------------------------------
     def trailing_location(self) -> LocationAttr | None:
@@ -1296,28 +1316,33 @@ class Parser:
 
 # ---- #stablehlo.* structured attributes ----------------------------------------------------
 
+@functools.cache
+def _field_names(cls) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls) if f.name != "raw")
+
+
 def _gather(p: Parser, start: int) -> Attribute:
-    params = p.kv_params()
+    params = p.kv_params(allowed=_field_names(GatherDimensionNumbers))
     return p.expect_ints_struct(GatherDimensionNumbers, start, params, {"index_vector_dim"})
 
 
 def _scatter(p: Parser, start: int) -> Attribute:
-    params = p.kv_params()
+    params = p.kv_params(allowed=_field_names(ScatterDimensionNumbers))
     return p.expect_ints_struct(ScatterDimensionNumbers, start, params, {"index_vector_dim"})
 
 
 def _dot(p: Parser, start: int) -> Attribute:
-    params = p.kv_params()
+    params = p.kv_params(allowed=_field_names(DotDimensionNumbers))
     return p.expect_ints_struct(DotDimensionNumbers, start, params)
 
 
 def _channel_handle(p: Parser, start: int) -> Attribute:
-    params = p.kv_params()
+    params = p.kv_params(allowed=_field_names(ChannelHandle))
     return p.expect_ints_struct(ChannelHandle, start, params, {"handle", "type"})
 
 
 def _output_operand_alias(p: Parser, start: int) -> Attribute:
-    params = p.kv_params()
+    params = p.kv_params(allowed=_field_names(OutputOperandAlias))
     return p.expect_ints_struct(OutputOperandAlias, start, params, {"operand_index"})
 
 
@@ -1353,7 +1378,7 @@ def _type_extensions(p: Parser, start: int) -> Attribute:
 def _conv(p: Parser, start: int) -> Attribute:
     c = p.c
     if c.accept_keyword("raw"):
-        params = p.kv_params()
+        params = p.kv_params(allowed=_field_names(ConvDimensionNumbers))
         try:
             return ConvDimensionNumbers(**params, raw=True)
         except TypeError as e:
@@ -1388,7 +1413,31 @@ def _result_accuracy(p: Parser, start: int) -> Attribute:
             if c.accept(">"):
                 break
             c.expect(",", "or '>'")
-    return ResultAccuracy(**vals)
+    acc = ResultAccuracy(**vals)
+    mode = acc.mode.value if acc.mode is not None else None
+    if mode == "HIGHEST" and (acc.atol != 0 or acc.rtol != 0 or acc.ulps != 0):
+        # ResultAccuracyAttr's verifier, which MLIR runs when the attribute is parsed
+        raise c.error(f"Invalid tolerances for ResultAccuracyAttr with mode {mode}, must be "
+                      "all zero.", start)
+    return acc
+
+
+def _dot_algorithm_problem(a: DotAlgorithm) -> str | None:
+    """What MLIR's DotAlgorithmAttr verifier (run when the attribute is parsed) says of
+    ``a``: the spec's dot_general (C22)-(C24) (counts are positive) and (I8)-(I10) (the
+    precision and accumulation types are float types), else None.  (StableHLO also
+    rejects combinations outside its table of known algorithms; hlorun does not, as the
+    spec leaves the supported combinations to implementations.)"""
+    if not (isinstance(a.lhs_component_count, int) and a.lhs_component_count >= 1):
+        return "lhs component count must be positive"
+    if not (isinstance(a.rhs_component_count, int) and a.rhs_component_count >= 1):
+        return "rhs component count must be positive"
+    if not (isinstance(a.num_primitive_operations, int) and a.num_primitive_operations >= 1):
+        return "num primitive operations must be positive"
+    if not all(isinstance(t, FloatType) for t in (a.lhs_precision_type, a.rhs_precision_type,
+                                                  a.accumulation_type)):
+        return "dot algorithm not known to be supported on any hardware"
+    return None
 
 
 def _dot_algorithm(p: Parser, start: int) -> Attribute:

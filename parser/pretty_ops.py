@@ -13,6 +13,7 @@ with a per-op table mapping each ``key`` to the generic attribute it spells.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 import numpy as np
@@ -509,13 +510,19 @@ def parse_return(p: Parser, name: str, defs, start: int) -> Operation:
 
 
 def parse_optimization_barrier(p: Parser, name: str, defs, start: int) -> Operation:
+    """``attr-dict ($operand^ : custom<PairwiseOpType>):(`(` `)`)?`` (StablehloOps.td):
+    the attribute dictionary comes first, then ``%a, %b : t1, t2`` or ``()``."""
     c = p.c
+    lead = _opt_attr_dict(p)
     if c.peek() == "(":
         c.expect("(")
         c.expect(")")
-        dict_attrs = _opt_attr_dict(p)
+        dict_attrs = tuple(lead) + tuple(_opt_attr_dict(p))
         return _finish(p, name, (), p.make_results(defs, (), start), [], dict_attrs, start)
-    return parse_default(p, name, defs, start)
+    op = parse_default(p, name, defs, start)
+    if lead:
+        op = dataclasses.replace(op, attributes=sort_attrs(tuple(lead) + op.attributes))
+    return op
 
 
 def parse_while(p: Parser, name: str, defs, start: int) -> Operation:
@@ -597,21 +604,28 @@ def parse_reduce(p: Parser, name: str, defs, start: int) -> Operation:
         region = Region((Block((a0, a1), (inner, ret)),))
     else:
         c.expect_keyword("reducer")
+        # `reducer(%a: t loc(...), %b: t loc(...)) (%c: t, %d: t)`: pair i gives block
+        # arguments i and n + i (and their locations, as the generic form's block header).
         firsts: list[Value] = []
         seconds: list[Value] = []
+        first_locs: list = []
+        second_locs: list = []
         for _ in range(n):
             c.expect("(")
-            for lst in (firsts, seconds):
+            for lst, locs in ((firsts, first_locs), (seconds, second_locs)):
                 an = c.expect_match(lx.VALUE_DEF_RE, "a block argument").group(0)
                 c.expect(":")
                 t = p.parse_type()
-                p.trailing_location()
+                locs.append(p.trailing_location())
                 lst.append(Value(an, t))
                 p.value_types[an] = t
                 if lst is firsts:
                     c.expect(",")
             c.expect(")")
-        region = p.parse_region(tuple(firsts + seconds))
+        arg_locs = tuple(first_locs + second_locs)
+        if all(x is None for x in arg_locs):
+            arg_locs = ()
+        region = p.parse_region(tuple(firsts + seconds), arg_locs)
     attrs = [("dimensions", DenseArrayAttr(I64, dims))]
     return _finish(p, name, operands, results, attrs, dict_attrs, start, (region,))
 

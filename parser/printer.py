@@ -1223,13 +1223,16 @@ def _p_dot_general(p: _Printer, op: Operation, depth: int) -> str | None:
 
 @_pretty("stablehlo.optimization_barrier")
 def _p_optimization_barrier(p: _Printer, op: Operation, depth: int) -> str | None:
-    """`%a, %b : t1, t2` (custom<PairwiseOpType>) or `()` without operands."""
-    if op.attributes or not _fits(op) or op.operand_types != op.result_types:
+    """`attr-dict ($operand^ : custom<PairwiseOpType>):(`(` `)`)?`: the attribute
+    dictionary first, then `%a, %b : t1, t2`, or `()` without operands (no space before
+    it, as MLIR's generated printer writes a `(` after the dictionary)."""
+    if not _fits(op) or op.operand_types != op.result_types:
         return None
+    attrs = p.attr_dict(op)
     if not op.operands:
-        return f"{op.name}()"
+        return f"{op.name}{attrs}()"
     types = ", ".join(p.type(t) for t in op.operand_types)
-    return f"{op.name} {_operands(op)} : {types}"
+    return f"{op.name}{attrs} {_operands(op)} : {types}"
 
 
 @_pretty("stablehlo.return", "func.return")

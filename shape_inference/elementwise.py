@@ -115,9 +115,14 @@ def merge_shapes(*shapes: tuple | None) -> tuple | None:
 def merge_tensor_types(types: list[TensorType], element: Type) -> TensorType:
     """The most specific tensor type compatible with all ``types`` (assumed compatible),
     with ``element`` as element type.  Dimensions that stay dynamic keep the tightest
-    bound (``#stablehlo.bounds``) any operand gives them."""
+    bound (``#stablehlo.bounds``) any operand gives them; another encoding (e.g.
+    ``#sparse_tensor.encoding``) is kept when all operands have the same one."""
     shape = merge_shapes(*(t.shape for t in types))
+    first = types[0].encoding
     encoding = None
+    if first is not None and not isinstance(first, TypeExtensions) and all(
+            t.encoding == first for t in types[1:]):
+        encoding = first
     if shape is not None and any(t.bounds is not None for t in types):
         bounds: list[int | None] = []
         for i, d in enumerate(shape):
@@ -347,7 +352,7 @@ def abs_shape(ctx: ShapeContext, operand: Type) -> TensorType | None:
         _check_quantized_result(ctx, "abs_c2", t.shape, e)  # (C1), (C2)
         return None
     result_e = e.element_type if isinstance(e, ComplexType) else e  # (C2)
-    return TensorType(t.shape, result_e)
+    return TensorType(t.shape, result_e, t.encoding)  # (C1): the operand's shape and bounds
 
 
 define_op("stablehlo.abs", abs_shape)
@@ -453,7 +458,7 @@ def clamp_shape(ctx: ShapeContext, min: Type, operand: Type, max: Type) -> Tenso
     if isinstance(x.element_type, QuantizedType):
         _check_quantized_result(ctx, "clamp_c4", x.shape, x.element_type)  # (C4)
         return None
-    return TensorType(x.shape, x.element_type)  # (C4)
+    return TensorType(x.shape, x.element_type, x.encoding)  # (C4)
 
 
 define_op("stablehlo.clamp", clamp_shape)
@@ -475,13 +480,13 @@ def select_shape(ctx: ShapeContext, pred: Type, on_true: Type, on_false: Type) -
         a.element_type
     ) != baseline_element_type(b.element_type):
         raise ctx.error("select_c2", "requires compatible types for non-predicate operands")  # (C2)
-    shape = merge_shapes(a.shape, b.shape)
-    if p.shape is not None and len(p.shape) != 0:
-        shape = merge_shapes(shape, p.shape)
+    same = [a, b] if p.shape is not None and len(p.shape) == 0 else [a, b, p]
+    check_bounds(ctx, "select_c2", same)
+    merged = merge_tensor_types(same, a.element_type)  # (C2), with the merged bounds
     if isinstance(a.element_type, QuantizedType):
-        _check_quantized_result(ctx, "select_c2", shape, a.element_type)  # (C2)
+        _check_quantized_result(ctx, "select_c2", merged.shape, a.element_type)  # (C2)
         return None
-    return TensorType(shape, a.element_type)
+    return merged
 
 
 define_op("stablehlo.select", select_shape)
@@ -498,7 +503,7 @@ def complex_shape(ctx: ShapeContext, lhs: Type, rhs: Type) -> TensorType:
             raise ctx.error(f"complex_i{i}", f"operand #{i - 1} must be a tensor of f32 or f64, got {e}")
     if a.element_type != b.element_type or not shapes_compatible(a.shape, b.shape):  # (C1)
         raise ctx.error("complex_c1", f"requires type(lhs) = type(rhs), got {a.element_type} and {b.element_type}")
-    return TensorType(merge_shapes(a.shape, b.shape), ComplexType(a.element_type))  # (C2), (C3)
+    return merge_tensor_types([a, b], ComplexType(a.element_type))  # (C2), (C3)
 
 
 define_op("stablehlo.complex", complex_shape)
@@ -510,7 +515,7 @@ def _part_shape(op: str):
         e = t.element_type
         check_element(ctx, op, 1, e, FLOAT_COMPLEX, NO_QUANT)
         result_e = e.element_type if isinstance(e, ComplexType) else e  # (C2)
-        return TensorType(t.shape, result_e)  # (C1)
+        return TensorType(t.shape, result_e, t.encoding)  # (C1): the operand's shape and bounds
 
     shape_fn.__name__ = f"{op}_shape"
     shape_fn.__doc__ = f"spec: {op}.  (C1) same shape; (C2) complex -> its float element type."

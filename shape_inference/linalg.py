@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from parser.ir import ComplexType, FloatType, QuantizedType, TensorType, Type
+from parser.ir import ComplexType, FloatType, QuantizedType, TensorType, Type, TypeExtensions
 
 from .optable import REQUIRED, ShapeContext, shape_function
 
@@ -47,6 +47,31 @@ def _dims_compatible(a: int | None, b: int | None) -> bool:
 
 def _shapes_compatible(a: Sequence[int | None], b: Sequence[int | None]) -> bool:
     return len(a) == len(b) and all(_dims_compatible(x, y) for x, y in zip(a, b))
+
+
+def _bounds(t: TensorType) -> tuple[int | None, ...]:
+    """The bound of each dimension of a ranked tensor (None where it has none)."""
+    b = t.bounds
+    return tuple(b) if b is not None else (None,) * len(t.shape)
+
+
+def _bounded(shape: Sequence[int | None], elem: Type, bounds: Sequence[int | None]) -> TensorType:
+    """``tensor<shape x elem>`` carrying ``bounds`` on its dynamic dimensions
+    (``#stablehlo.bounds``; none when no dynamic dimension has a bound)."""
+    kept = tuple(b if d is None else None for d, b in zip(shape, bounds))
+    encoding = TypeExtensions(kept) if any(b is not None for b in kept) else None
+    return TensorType(tuple(shape), elem, encoding)
+
+
+def _merge_dim(a: int | None, abound: int | None, b: int | None,
+               bbound: int | None) -> tuple[int | None, int | None]:
+    """The most specific (size, bound) of two compatible dimensions."""
+    if a is not None:
+        return a, None
+    if b is not None:
+        return b, None
+    given = [x for x in (abound, bbound) if x is not None]
+    return None, min(given) if given else None
 
 
 def _declared(ctx: ShapeContext, i: int = 0) -> Type | None:
@@ -170,13 +195,13 @@ def dot_general(
     if not isinstance(le, QuantizedType) and not isinstance(re_, QuantizedType) and le != re_:
         raise ctx.error("dot_general_c13", f"lhs and rhs element types differ: {le} vs {re_}")  # dot_general_c13
     _check_quantized_combo(ctx, "dot_general_c14", le, re_)
-    # dot_general_c12: shape(result) = batch + lhs free + rhs free
-    batch = [ls[a] if ls[a] is not None else rs[b] for a, b in zip(lb, rb)]
-    lf = [ls[d] for d in range(len(ls)) if d not in lb and d not in lc]
-    rf = [rs[d] for d in range(len(rs)) if d not in rb and d not in rc]
-    shape = tuple(batch + lf + rf)
-    elem = _result_elem(ctx, le if not isinstance(le, QuantizedType) else le)
-    return TensorType(shape, elem)
+    # dot_general_c12: shape(result) = batch + lhs free + rhs free (with their bounds)
+    lbd, rbd = _bounds(lhs), _bounds(rhs)
+    dims = [_merge_dim(ls[a], lbd[a], rs[b], rbd[b]) for a, b in zip(lb, rb)]
+    dims += [(ls[d], lbd[d]) for d in range(len(ls)) if d not in lb and d not in lc]
+    dims += [(rs[d], rbd[d]) for d in range(len(rs)) if d not in rb and d not in rc]
+    elem = _result_elem(ctx, le)
+    return _bounded([d for d, _ in dims], elem, [b for _, b in dims])
 
 
 @shape_function("stablehlo.dot", attrs={"precision_config": ()})
@@ -194,7 +219,8 @@ def dot(ctx: ShapeContext, lhs: Type, rhs: Type, *, precision_config: Sequence[s
     if _elem(lhs) != _elem(rhs) and not isinstance(_elem(lhs), QuantizedType):
         raise ctx.error("dot_general_c13", "lhs and rhs element types differ")
     shape = tuple(ls[:-1]) + tuple(rs[1:])
-    return TensorType(shape, _result_elem(ctx, _elem(lhs)))
+    bounds = _bounds(lhs)[:-1] + _bounds(rhs)[1:]
+    return _bounded(shape, _result_elem(ctx, _elem(lhs)), bounds)
 
 
 # --------------------------------------------------------------------------------------
@@ -377,7 +403,9 @@ def dynamic_conv(ctx: ShapeContext, lhs: Type, rhs: Type, padding: Type, **attrs
 
 @shape_function("stablehlo.fft", attrs={"fft_type": REQUIRED, "fft_length": REQUIRED})
 def fft(ctx: ShapeContext, operand: Type, *, fft_type: str, fft_length: Sequence[int]) -> Type | None:
-    """spec: fft (C1-C5)."""
+    """spec: fft (C1-C5).  The result keeps the operand's dimensions and bounds (C5),
+    except the trailing ``size(fft_length)`` ones of RFFT / IRFFT, which (C4) fixes to
+    ``fft_length`` on the real side: RFFT's last is ``fft_length[-1] / 2 + 1``."""
     length = tuple(int(v) for v in fft_length)
     if not 1 <= len(length) <= 3:  # fft_c3
         raise ctx.error("fft_c3", f"fft_length must have 1 to 3 elements, got {len(length)}")
@@ -391,15 +419,15 @@ def fft(ctx: ShapeContext, operand: Type, *, fft_type: str, fft_length: Sequence
     if fft_type in ("FFT", "IFFT"):
         if not isinstance(e, ComplexType):  # fft_c2
             raise ctx.error("fft_c2", f"{fft_type} takes a complex operand, got {e}")
-        return TensorType(shape, e)
+        return TensorType(shape, e, operand.encoding)  # fft_c5
+    bounds = _bounds(operand)
     if fft_type == "RFFT":
         if not isinstance(e, FloatType) or e.name not in ("f32", "f64"):  # fft_c2
             raise ctx.error("fft_c2", f"RFFT takes an f32 or f64 operand, got {e}")
         if not _shapes_compatible(shape[-tail:], length):  # fft_c4
             raise ctx.error("fft_c4", f"RFFT operand trailing dimensions must equal fft_length {list(length)}")
-        last = shape[-1]
-        out_last = None if last is None else (0 if last == 0 else last // 2 + 1)
-        return TensorType(shape[:-1] + (out_last,), ComplexType(e))
+        out_last = 0 if length[-1] == 0 else length[-1] // 2 + 1  # fft_c5
+        return _bounded(shape[:-tail] + length[:-1] + (out_last,), ComplexType(e), bounds)
     if fft_type == "IRFFT":
         if not isinstance(e, ComplexType):  # fft_c2
             raise ctx.error("fft_c2", f"IRFFT takes a complex operand, got {e}")
@@ -408,7 +436,7 @@ def fft(ctx: ShapeContext, operand: Type, *, fft_type: str, fft_length: Sequence
         exp_last = 0 if length[-1] == 0 else length[-1] // 2 + 1
         if not _dims_compatible(shape[-1], exp_last):  # fft_c5
             raise ctx.error("fft_c5", f"IRFFT operand last dimension must be {exp_last}")
-        return TensorType(shape[:-tail] + length, e.element_type)
+        return _bounded(shape[:-tail] + length, e.element_type, bounds)  # fft_c4, fft_c5
     raise ctx.error("fft_c2", f"unknown fft_type {fft_type}")
 
 
@@ -470,17 +498,19 @@ _BN_ATTRS = {"epsilon": REQUIRED, "feature_index": REQUIRED}
 
 
 def _bn_common(ctx: ShapeContext, op: str, operand: Type, vectors: dict[str, Type],
-               feature_index: int, labels: dict[str, str]) -> int | None:
-    """Check feature_index (C1), element types (C2) and vector sizes; return the
-    feature dimension size (None when dynamic/unranked)."""
+               feature_index: int, labels: dict[str, str]) -> TensorType:
+    """Check feature_index (C1), element types (C2) and vector sizes; return the type
+    of the 1-d results: the operand's feature dimension (size or ``?`` with its bound),
+    with the element type of the first vector."""
     base = _baseline_elem(operand)
     if not (_is_float(operand) or isinstance(_elem(operand), QuantizedType)):
         raise ctx.error(f"{op}_c2", f"expects a floating-point operand, got {_elem(operand)}")
     for name, t in vectors.items():
         if _baseline_elem(t) != base:  # C2
             raise ctx.error(f"{op}_c2", f"{name} must have the operand's element type")
+    elem = _elem(next(iter(vectors.values())))
     if not _ranked(operand):
-        return None
+        return _vec_of(vectors.values(), elem)
     rank = len(operand.shape)
     if not 0 <= feature_index < rank:  # C1
         raise ctx.error(f"{op}_c1", f"feature_index {feature_index} out of range for rank {rank}")
@@ -492,15 +522,15 @@ def _bn_common(ctx: ShapeContext, op: str, operand: Type, vectors: dict[str, Typ
             raise ctx.error(labels[name], f"{name} must be 1-dimensional")
         if not _dims_compatible(t.shape[0], fsize):
             raise ctx.error(labels[name], f"size of {name} must equal the feature dimension")
-    return fsize
+    return _bounded((fsize,), elem, (_bounds(operand)[feature_index],))
 
 
-def _vec(fsize: int | None, vectors: Sequence[Type], elem: Type) -> TensorType:
-    if fsize is None:
-        for v in vectors:
-            if _ranked(v) and len(v.shape) == 1 and v.shape[0] is not None:
-                fsize = v.shape[0]
-    return TensorType((fsize,), elem)
+def _vec_of(vectors: Sequence[Type], elem: Type) -> TensorType:
+    """The 1-d results when the operand is unranked: the vectors' size, if one knows it."""
+    for v in vectors:
+        if _ranked(v) and len(v.shape) == 1 and v.shape[0] is not None:
+            return TensorType((v.shape[0],), elem)
+    return TensorType((None,), elem)
 
 
 @shape_function("stablehlo.batch_norm_inference", attrs=_BN_ATTRS)
@@ -524,11 +554,10 @@ def batch_norm_training(
     feature_index: int,
 ) -> tuple[Type, ...] | None:
     """spec: batch_norm_training (C1-C7)."""
-    fsize = _bn_common(
+    vec = _bn_common(
         ctx, "batch_norm_training", operand, {"scale": scale, "offset": offset}, feature_index,
         {"scale": "batch_norm_training_c3", "offset": "batch_norm_training_c4"},
     )
-    vec = _vec(fsize, (scale, offset), _elem(scale))
     return (operand, vec, vec)  # batch_norm_training_c5..c7
 
 
@@ -538,7 +567,7 @@ def batch_norm_grad(
     *, epsilon: float, feature_index: int,
 ) -> tuple[Type, ...] | None:
     """spec: batch_norm_grad (C1-C5)."""
-    fsize = _bn_common(
+    vec = _bn_common(
         ctx, "batch_norm_grad", operand, {"scale": scale, "mean": mean, "variance": variance},
         feature_index,
         {"scale": "batch_norm_grad_c5", "mean": "batch_norm_grad_c4",
@@ -548,5 +577,4 @@ def batch_norm_grad(
         raise ctx.error("batch_norm_grad_c2", "grad_output must have the operand's element type")
     if _ranked(operand, grad_output) and not _shapes_compatible(operand.shape, grad_output.shape):
         raise ctx.error("batch_norm_grad_c3", "operand and grad_output must have the same shape")  # C3
-    vec = _vec(fsize, (scale, mean, variance), _elem(scale))
     return (operand, vec, vec)  # batch_norm_grad_c2..c4

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from parser.ir import ComplexType, FloatType, IntegerType, TensorType, Type
+from math import prod
+
+import numpy as np
+
+from parser.ir import FloatType, IntegerType, TensorType, Type
 
 from .optable import REQUIRED, ShapeContext, shape_function
 
@@ -17,8 +21,9 @@ def _ranked(t: Type) -> bool:
 
 @shape_function("stablehlo.rng", attrs={"rng_distribution": REQUIRED})
 def rng(ctx: ShapeContext, a: Type, b: Type, shape: Type, *, rng_distribution: str) -> Type | None:
-    """spec: rng (C1-C3).  The result's dimensions come from the values of ``shape``,
-    unknown here: the inferred type has the right rank and dynamic dimensions."""
+    """spec: rng (C1-C3).  The result's dimensions are the values of ``shape``: known
+    when a ``stablehlo.constant`` defines it (``ctx.operand_values``), dynamic
+    otherwise (the inferred type then only has the right rank)."""
     for i, t in enumerate((a, b)):
         e = _elem(t)
         if not isinstance(e, IntegerType | FloatType) or (_ranked(t) and len(t.shape) != 0):
@@ -34,10 +39,20 @@ def rng(ctx: ShapeContext, a: Type, b: Type, shape: Type, *, rng_distribution: s
         raise ctx.error("rng_c3", f"operand #2 must be statically shaped 1-dimensional tensor, but got {shape}")
     if not isinstance(_elem(shape), IntegerType):  # rng_c3
         raise ctx.error("rng_c3", "shape must be an integer tensor")
-    return TensorType((None,) * shape.shape[0], _elem(a))  # rng_c1, rng_c3
+    value = ctx.operand_values[2] if len(ctx.operand_values) > 2 else None
+    if value is None:
+        return TensorType((None,) * shape.shape[0], _elem(a))  # rng_c1, rng_c3
+    dims = tuple(int(v) for v in np.asarray(value).reshape(-1))
+    if len(dims) != shape.shape[0] or any(d < 0 for d in dims):  # rng_c3
+        raise ctx.error("rng_c3", f"shape must hold {shape.shape[0]} non-negative sizes, got {list(dims)}")
+    return TensorType(dims, _elem(a))  # rng_c1, rng_c3: shape(result) = shape
 
 
 _STATE_SIZES = {"THREE_FRY": (2,), "PHILOX": (2, 3), "DEFAULT": (2, 3)}
+
+
+def _int_or_float(e: Type) -> bool:
+    return (isinstance(e, IntegerType) and not e.is_bool) or isinstance(e, FloatType)
 
 
 @shape_function(
@@ -45,21 +60,28 @@ _STATE_SIZES = {"THREE_FRY": (2,), "PHILOX": (2, 3), "DEFAULT": (2, 3)}
 )
 def rng_bit_generator(ctx: ShapeContext, initial_state: Type, *, rng_algorithm: str) -> None:
     """spec: rng_bit_generator (C1, C2).  DEFAULT is PHILOX here (as XLA on CPU), so
-    its state has 2 or 3 elements."""
+    its state has 2 or 3 elements.
+
+    The spec types ``initial_state`` as a 1-D ``ui64`` tensor; MLIR's verifier (and the
+    producers the verifier suite reflects, e.g. print_stablehlo.mlir's
+    ``tensor<1x2xf32>`` state) takes any integer or floating-point tensor whose
+    shape matches ``output_state``'s.  We follow MLIR there, and check (C2) on the
+    number of elements of the state (the spec's ``size``)."""
     if rng_algorithm not in _STATE_SIZES:
         raise ctx.error("rng_bit_generator_c2", f"unknown rng_algorithm {rng_algorithm}")
     st = initial_state
     e = _elem(st)
-    if not (isinstance(e, IntegerType) and e.width == 64 and e.is_unsigned) or (
-        _ranked(st) and len(st.shape) != 1
-    ):
-        raise ctx.error("rng_bit_generator_c1", f"initial_state must be a 1-D tensor of ui64, got {st}")
-    if _ranked(st) and st.shape[0] is not None and st.shape[0] not in _STATE_SIZES[rng_algorithm]:
-        raise ctx.error(  # rng_bit_generator_c2
-            "rng_bit_generator_c2",
-            f"{rng_algorithm} takes a state of {' or '.join(map(str, _STATE_SIZES[rng_algorithm]))} "
-            f"elements, got {st.shape[0]}",
-        )
+    if not isinstance(st, TensorType) or not _int_or_float(e):  # rng_bit_generator_c1
+        raise ctx.error("rng_bit_generator_c1",
+                        f"initial_state must be a tensor of integer or floating-point type, got {st}")
+    if _ranked(st) and all(d is not None for d in st.shape):
+        size = prod(st.shape)
+        if size not in _STATE_SIZES[rng_algorithm]:  # rng_bit_generator_c2
+            raise ctx.error(
+                "rng_bit_generator_c2",
+                f"{rng_algorithm} takes a state of "
+                f"{' or '.join(map(str, _STATE_SIZES[rng_algorithm]))} elements, got {size}",
+            )
     if len(ctx.result_types) == 2:
         out_state, output = ctx.result_types
         ok = isinstance(out_state, TensorType) and _elem(out_state) == e and (
@@ -75,6 +97,6 @@ def rng_bit_generator(ctx: ShapeContext, initial_state: Type, *, rng_algorithm: 
                 f"{st} and {out_state}",
             )
         oe = _elem(output)
-        if isinstance(oe, ComplexType) or not isinstance(oe, IntegerType | FloatType):
+        if not isinstance(output, TensorType) or not _int_or_float(oe):
             raise ctx.error("rng_bit_generator_c1", f"output must be integer or floating-point, got {oe}")
     return None

@@ -256,14 +256,19 @@ def reduce_window_shape(ctx: ShapeContext, *operand_types: Type, window_dimensio
     pad = _padding(ctx, "reduce_window_c12", padding, rank)  # reduce_window_c12
     es = _body_types(ctx, "reduce_window_c13", inputs)  # reduce_window_c13
     out: list[int | None] = []
-    for s, w, st, b, d, (lo, hi) in zip(shape, wd, ws, bd, wdil, pad):  # reduce_window_c15
-        if s is None:
-            out.append(None)
-            continue
-        dilated = 0 if s == 0 else (s - 1) * b + 1
-        padded = lo + dilated + hi
-        out.append(_num_windows(padded, (w - 1) * d + 1, st))
-    return tuple(_tensor(tuple(out), e) for e in es)  # reduce_window_c14, c16
+    out_bounds: list[int | None] = []
+    in_bounds = inputs[0].bounds or (None,) * rank
+    for s, bound, w, st, b, d, (lo, hi) in zip(shape, in_bounds, wd, ws, bd, wdil, pad):
+        # reduce_window_c15; a dynamic dimension's bound gives the number of windows'
+        # bound (it grows with the dimension's size)
+        size = bound if s is None else s
+        n = None
+        if size is not None:
+            dilated = 0 if size == 0 else (size - 1) * b + 1
+            n = _num_windows(lo + dilated + hi, (w - 1) * d + 1, st)
+        out.append(n if s is not None else None)
+        out_bounds.append(n if s is None else None)
+    return tuple(_tensor(tuple(out), e, tuple(out_bounds)) for e in es)  # reduce_window_c14, c16
 
 
 # --------------------------------------------------------------------------------------

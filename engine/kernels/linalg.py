@@ -284,11 +284,13 @@ def conv_output_spatial_size(
 
 
 def _padded_buffer(
-    xg: np.ndarray, lhs_dilation, padding, channels_last: bool
+    xg: np.ndarray, lhs_dilation, padding, channels_last: bool, slack: int = 0
 ) -> np.ndarray:
     """Grouped lhs (G, Nb, Cg, spatial...) -> interior zeros (lhs_dilation - 1) and edge
     padding (negative padding crops), in ONE fresh buffer; returned as a
-    (G, Nb, Cg, padded spatial...) view whose memory is channels-last or channels-first."""
+    (G, Nb, Cg, padded spatial...) view whose memory is channels-last or channels-first.
+    ``slack`` (channels-first only) adds that many zeros after the buffer's end, for
+    strided views that read past it (``_wide_columns``)."""
     spatial = xg.shape[3:]
     src: list[slice] = []
     dst: list[slice] = []
@@ -313,11 +315,56 @@ def _padded_buffer(
         buf = np.zeros((g, nb, *padded_shape, cg), dtype=xg.dtype)
         view = np.moveaxis(buf, -1, 2)
     else:
-        buf = np.zeros((g, nb, cg, *padded_shape), dtype=xg.dtype)
-        view = buf
+        shape = (g, nb, cg, *padded_shape)
+        buf = np.zeros(math.prod(shape) + slack, dtype=xg.dtype)
+        view = buf[: math.prod(shape)].reshape(shape)
     lead = (slice(None),) * 3
     view[lead + tuple(dst)] = xg[lead + tuple(src)]
     return view
+
+
+# The wide im2col reads up to this factor more output positions than the real ones.
+_WIDE_MAX_WASTE = 1.3
+
+
+def _padded_spatial(xg: np.ndarray, lhs_dilation, padding) -> tuple[int, ...]:
+    """Spatial shape of ``_padded_buffer``'s result."""
+    return tuple(
+        max(int(lo) + (0 if n == 0 else (n - 1) * d + 1) + int(hi), 0)
+        for n, d, (lo, hi) in zip(xg.shape[3:], lhs_dilation, padding)
+    )
+
+
+def _wide_columns(
+    xg: np.ndarray, lhs_dilation, padding, rhs_dilation, ksp: tuple[int, ...],
+    out_sp: tuple[int, ...],
+) -> tuple[np.ndarray, tuple[int, ...]]:
+    """im2col for unit window strides, channels-first: (G, Cg*K, Nb*L) columns and the
+    "wide" output grid (out_sp[0], padded[1:]...) of L positions.
+
+    In the flattened padded image a kernel offset is a fixed shift, so for each (channel,
+    kernel offset) the wide grid's inputs are ONE contiguous run of L elements: the
+    columns are a strided view copied in long runs.  Grid positions past the real output
+    (the wrapped-around ends of rows) give extra output values that are cut off."""
+    padded = _padded_spatial(xg, lhs_dilation, padding)
+    nsp = len(padded)
+    sp_strides = [math.prod(padded[d + 1 :]) for d in range(nsp)]
+    size = math.prod(padded)
+    wide = (out_sp[0],) + padded[1:]
+    length = math.prod(wide)
+    koff = [r * st for r, st in zip(rhs_dilation, sp_strides)]
+    slack = max(0, sum((k - 1) * o for k, o in zip(ksp, koff)) + length - size)
+    xp = _padded_buffer(xg, lhs_dilation, padding, False, slack)
+    g, nb, cg = xg.shape[:3]
+    item = xp.itemsize
+    view = np.lib.stride_tricks.as_strided(  # reads into the slack after xp's end
+        xp,
+        shape=(g, cg, *ksp, nb, length),
+        strides=tuple(v * item for v in (nb * cg * size, size, *koff, cg * size, 1)),
+        writeable=False,
+    )
+    cols = view.reshape(g, cg * math.prod(ksp), nb * length)
+    return cols, wide
 
 
 def conv_arrays(
@@ -369,8 +416,17 @@ def conv_arrays(
         xg = x.reshape((n, g, cg) + x.shape[2:]).swapaxes(0, 1)
     else:
         xg = x.reshape((g, nb, c) + x.shape[2:])
-    xp = _padded_buffer(xg, lhs_dilation, padding, channels_last)
     wg = w.reshape((g, og, i_) + ksp)
+    p = int(np.prod(out_sp, dtype=np.int64))
+    if (not channels_last and nsp > 0 and all(s == 1 for s in window_strides)
+            and math.prod((out_sp[0],) + _padded_spatial(xg, lhs_dilation, padding)[1:])
+            <= _WIDE_MAX_WASTE * p):
+        cols, wide = _wide_columns(xg, lhs_dilation, padding, rhs_dilation, ksp, out_sp)
+        y = np.matmul(wg.reshape(g, og, -1), cols)  # (G, Og, Nb*L)
+        y = y.reshape((g, og, nb) + wide)[(Ellipsis,) + tuple(slice(0, o) for o in out_sp)]
+        y = y.transpose((2, 0, 1) + tuple(range(3, 3 + nsp)))
+        return y.reshape(result_shape)
+    xp = _padded_buffer(xg, lhs_dilation, padding, channels_last)
     dil_k = tuple((k - 1) * r + 1 for k, r in zip(ksp, rhs_dilation))
     sp_axes = tuple(range(3, 3 + nsp))
     win = np.lib.stride_tricks.sliding_window_view(xp, dil_k, axis=sp_axes)
@@ -381,7 +437,6 @@ def conv_arrays(
     win = win[sel]
     p_axes = tuple(range(3, 3 + nsp))
     k_axes = tuple(range(3 + nsp, 3 + 2 * nsp))
-    p = int(np.prod(out_sp, dtype=np.int64))
     kk = cg * int(np.prod(ksp, dtype=np.int64))
     if channels_last:
         # rows (Nb, P...), columns (K..., Cg): reads the channels-last buffer in order

@@ -43,6 +43,8 @@ def _ints(values: Any) -> tuple[int, ...]:
     """A dimension list (tuple, DenseArrayAttr values, or dense array) -> tuple of ints."""
     if values is None:
         return ()
+    if type(values) is tuple and all(type(v) is int for v in values):
+        return values
     if isinstance(values, np.ndarray):
         return tuple(int(v) for v in values.reshape(-1))
     return tuple(int(v) for v in values)
@@ -505,10 +507,46 @@ def _gather_kwargs(attrs: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+_NATIVE_INDEX = frozenset(np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64,
+                                                 np.uint8, np.uint16, np.uint32))
+
+
+def _row_gather(operand: np.ndarray, start_indices: np.ndarray, slice_sizes: tuple[int, ...],
+                kw: dict[str, Any]) -> np.ndarray | None:
+    """The embedding lookup (whole rows of dim 0: collapsed_slice_dims = start_index_map =
+    [0], slice_sizes = [1, dims 1...], offset_dims trailing, no batching dims) as one
+    ``np.take(..., mode="clip")``: with slice size 1 the spec's clamp of the start index
+    to [0, dim(operand, 0) - 1] is exactly NumPy's clip mode.  None when not that case."""
+    rank = operand.ndim
+    ivd = kw["index_vector_dim"]
+    if (rank == 0 or operand.shape[0] == 0 or kw["collapsed_slice_dims"] != (0,)
+            or kw["start_index_map"] != (0,) or kw["operand_batching_dims"]
+            or slice_sizes != (1,) + operand.shape[1:]):
+        return None
+    if ivd < start_indices.ndim:
+        if start_indices.shape[ivd] != 1:
+            return None
+        batch_shape = start_indices.shape[:ivd] + start_indices.shape[ivd + 1:]
+    else:
+        batch_shape = start_indices.shape
+    nb = len(batch_shape)
+    if kw["offset_dims"] != tuple(range(nb, nb + rank - 1)):
+        return None
+    idx = start_indices.reshape(batch_shape)  # dropping a size-1 axis keeps the order
+    if idx.dtype not in _NATIVE_INDEX:
+        idx = _as_i64(idx)  # uint64 saturates (then clips high), ml_dtypes ints widen
+    return np.take(operand, idx, axis=0, mode="clip")
+
+
 @kernel("stablehlo.gather")
 def gather(operand, start_indices, *, slice_sizes, result_type=None, **attrs: Any):
-    """spec: gather."""
-    return _gather(operand, start_indices, slice_sizes=_ints(slice_sizes), **_gather_kwargs(attrs))
+    """spec: gather (the row lookup takes a one-call fast path, ``_row_gather``)."""
+    sizes = _ints(slice_sizes)
+    kw = _gather_kwargs(attrs)
+    fast = _row_gather(operand, start_indices, sizes, kw)
+    if fast is not None:
+        return fast
+    return _gather(operand, start_indices, slice_sizes=sizes, **kw)
 
 
 @kernel("stablehlo.dynamic_gather")

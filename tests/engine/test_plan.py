@@ -585,3 +585,65 @@ def test_compile_keeps_limits_per_call():
         with pytest.raises(InterpreterError, match="step limit of 100"):
             prog()
     assert Limits().max_steps is None
+
+
+# ---------------------------------------------------------------------- folding, relu
+@pytest.mark.parametrize("n", [None, 5, BIG])
+@pytest.mark.parametrize("ty", ["f32", "f64"])
+@pytest.mark.parametrize("zero_first", [False, True])
+def test_relu_equals_the_maximum_kernel(ty, n, zero_first):
+    t = tensor(ty, n)
+    pre, x = fresh(ty, "%a", t)
+    args = f"%z, {x}" if zero_first else f"{x}, %z"
+    text = f"""func.func @main(%a: {t}) -> {t} {{
+  %c = stablehlo.constant dense<0.0> : tensor<{ty}>
+  %z = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<{ty}>) -> {t}
+{pre}  %r = stablehlo.maximum {args} : {t}
+  func.return %r : {t}
+}}"""
+    size = 1 if n is None else n
+    a = values(ty, size, 7).reshape(() if n is None else (n,))
+    (fast,), (slow,) = run_both(text, [a])
+    assert same(fast, slow)
+    plan = Interpreter(parse_module(text)).plan("main")
+    assert plan.block.steps[-1].kind == "fast"
+
+
+def test_pure_ops_of_constants_are_folded_once():
+    text = """func.func @main(%a: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xi32>) {
+  %c = stablehlo.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+  %b = stablehlo.broadcast_in_dim %c, dims = [1] : (tensor<3xf32>) -> tensor<2x3xf32>
+  %e = stablehlo.exponential %b : tensor<2x3xf32>
+  %i = stablehlo.iota dim = 0 : tensor<2x3xi32>
+  %r = stablehlo.add %a, %e : tensor<2x3xf32>
+  func.return %r, %i : tensor<2x3xf32>, tensor<2x3xi32>
+}"""
+    mod = parse_module(text)
+    it = Interpreter(mod)
+    kinds = [st.kind for st in it.plan("main").block.steps]
+    assert kinds == ["constant"] * 4 + ["fast"]
+    e = np.exp(np.array([1, 2, 3], np.float64)).astype(np.float32)
+    a = np.ones((2, 3), np.float32)
+    for _ in range(2):
+        r, i = it.call("main", [a])
+        assert same(r, a + e) and same(i, np.array([[0, 0, 0], [1, 1, 1]], np.int32))
+        i += 5  # the caller's copy of a folded constant
+    seen: list[str] = []
+    engine.run(text, [a], callback=lambda n, p, v: seen.append(n))
+    assert seen == ["stablehlo.constant", "stablehlo.broadcast_in_dim", "stablehlo.exponential",
+                    "stablehlo.iota", "stablehlo.add"]
+
+
+def test_ops_with_effects_are_never_folded():
+    calls: list[int] = []
+    engine.register_custom_call("hlorun_test_plan_count",
+                                lambda x, result_types: (calls.append(1), x)[1], replace=True)
+    text = """func.func @main() -> tensor<f32> {
+  %c = stablehlo.constant dense<1.0> : tensor<f32>
+  %0 = stablehlo.custom_call @hlorun_test_plan_count(%c) : (tensor<f32>) -> tensor<f32>
+  func.return %0 : tensor<f32>
+}"""
+    prog = engine.compile(text)
+    prog()
+    prog()
+    assert calls == [1, 1]

@@ -227,3 +227,38 @@ def test_bounds_propagate_and_are_checked():
     assert infer("multiply", B((None, 2), (4, None)), T((3, 2), F32)) == T((3, 2), F32)
     e = fails("add_c1", "add", B((3,), (None,)), B((None,), (2,)))
     assert "Mismatched dimension size 3 and bound 2 in dimension 0" in e.message
+
+
+def test_results_keep_the_operands_encoding():
+    # infer_stablehlo.mlir @tan_sparsity ... @complex_sparsity: the result type keeps the
+    # operand's #sparse_tensor encoding
+    from parser.ir import OpaqueAttr
+
+    csr = OpaqueAttr("#sparse_tensor.encoding<{ map = (d0, d1) -> (d0 : dense, d1 : compressed) }>")
+
+    def S(e):
+        return TensorType((10, 10), e, csr)
+
+    for op in ("tan", "tanh", "abs"):
+        assert infer(op, S(F32)) == S(F32), op
+    assert infer("abs", S(C64)) == S(F32)
+    assert infer("real", S(C64)) == S(F32)
+    assert infer("imag", S(C64)) == S(F32)
+    assert infer("complex", S(F32), S(F32)) == S(C64)
+    assert infer("add", S(F32), S(F32)) == S(F32)
+    # operands with different encodings: the result has none
+    assert infer("add", S(F32), T((10, 10), F32)) == T((10, 10), F32)
+
+
+def test_select_merges_the_bounds_of_on_true_and_on_false():
+    # infer_stablehlo.mlir @select: ?x2x3x? <5,?,?,7> and 1x?x3x? <?,6,?,8> -> 1x2x3x? <?,?,?,7>
+    from parser.ir import TypeExtensions
+
+    def B(shape, bounds):
+        return TensorType(tuple(shape), F32, TypeExtensions(tuple(bounds)))
+
+    got = infer("select", T((), I1), B((None, 2, 3, None), (5, None, None, 7)),
+                B((1, None, 3, None), (None, 6, None, 8)))
+    assert got == B((1, 2, 3, None), (None, None, None, 7))
+    # a static size above the other operand's bound is an error
+    fails("select_c2", "select", T((), I1), B((None,), (2,)), T((3,), F32))

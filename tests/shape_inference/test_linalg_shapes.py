@@ -8,7 +8,15 @@ import pytest
 
 import shape_inference  # noqa: F401
 from parser.errors import VerificationError
-from parser.ir import ComplexType, DotAlgorithm, FloatType, IntegerType, QuantizedType, TensorType
+from parser.ir import (
+    ComplexType,
+    DotAlgorithm,
+    FloatType,
+    IntegerType,
+    QuantizedType,
+    TensorType,
+    TypeExtensions,
+)
 from shape_inference.optable import OP_TABLE, REQUIRED, ShapeContext
 
 F32 = FloatType("f32")
@@ -22,6 +30,11 @@ C64 = ComplexType(F32)
 
 def T(shape, et=F32):
     return TensorType(tuple(shape), et)
+
+
+def TB(shape, bounds, et=F32):
+    """A tensor type with ``#stablehlo.bounds<...>`` on its dynamic dimensions."""
+    return TensorType(tuple(shape), et, TypeExtensions(tuple(bounds)))
 
 
 def infer(op, *operands, result_types=(), **attrs):
@@ -117,6 +130,24 @@ def test_dot_legacy():
     assert infer("dot", T((2, 3)), T((3,))) == T((2,))
     assert infer("dot", T((3,)), T((3,))) == T(())
     fails("dot_c2", "dot", T((2, 3)), T((4, 5)))
+
+
+def test_dot_results_carry_the_operands_bounds():
+    # infer_stablehlo.mlir @dot_bounds / @dot_general_bounds(_another): a dynamic result
+    # dimension keeps the bound of the operand dimension it comes from
+    lhs, rhs = TB((None, 12), (64, None)), TB((12, None), (None, 64))
+    assert infer("dot", lhs, rhs) == TB((None, None), (64, 64))
+    assert infer("dot_general", lhs, rhs, lhs_contracting_dimensions=(1,),
+                 rhs_contracting_dimensions=(0,)) == TB((None, None), (64, 64))
+    got = infer("dot_general", TB((10, None, 12), (None, 64, None)),
+                TB((10, 12, None), (None, None, 64)), **DG)
+    assert got == TB((10, None, None), (None, 64, 64))
+    # a batching dimension: static on either side wins, else the tighter bound
+    got = infer("dot_general", TB((None, 3, 4), (8, None, None)), TB((None, 4, 5), (6, None, None)),
+                **DG)
+    assert got == TB((None, 3, 5), (6, None, None))
+    assert infer("dot_general", TB((None, 3, 4), (8, None, None)), T((2, 4, 5)), **DG) == T(
+        (2, 3, 5))
 
 
 # --------------------------------------------------------------------------------------
@@ -215,6 +246,19 @@ def test_fft_shapes():
         (2, 5), F64)
 
 
+def test_fft_results_keep_the_operands_bounds():
+    # infer_stablehlo.mlir @fft_bound, @rfft_with_bound, @irfft_with_bound
+    assert infer("fft", TB((None, 9), (3, None), C64), fft_type="FFT", fft_length=(9,)) == TB(
+        (None, 9), (3, None), C64)
+    # RFFT: the last dimension is fft_length[-1] / 2 + 1 = 5 (C4: the operand's is 9)
+    got = infer("fft", TB((3, None, None), (None, 3, 10)), fft_type="RFFT", fft_length=(9,))
+    assert got == TB((3, None, 5), (None, 3, None), C64)
+    got = infer("fft", TB((3, None, None), (None, 3, 17), C64), fft_type="IRFFT", fft_length=(9,))
+    assert got == TB((3, None, 9), (None, 3, None))
+    # RFFT with a dynamic operand and fft_length 8: the last dimension is 8 / 2 + 1 = 5
+    assert infer("fft", T((None, None)), fft_type="RFFT", fft_length=(4, 8)) == T((4, 5), C64)
+
+
 def test_fft_constraints():
     fails("fft_c1", "fft", T((4,), C64), fft_type="FFT", fft_length=(4, 4))
     fails("fft_c2", "fft", T((4,), F32), fft_type="FFT", fft_length=(4,))
@@ -264,6 +308,20 @@ def test_batch_norm():
     fails("batch_norm_grad_c3", "batch_norm_grad", x, v, v, v, T((2, 2, 3)), **bn)
     fails("batch_norm_grad_c5", "batch_norm_grad", x, T((3,)), v, v, x, **bn)
     fails("batch_norm_grad_c2", "batch_norm_grad", x, v, v, v, T((2, 2, 2), F64), **bn)
+
+
+def test_batch_norm_vectors_take_the_operands_feature_dimension():
+    # spec batch_norm_training C5..C7 / batch_norm_grad C4: size(mean) = dim(operand,
+    # feature_index); infer_stablehlo.mlir @batch_norm_training: it is `?` when the
+    # operand's is, even if scale is static, and it keeps the operand's bound
+    x = T((2, None, 2, 2))
+    v = T((2,))
+    _, mean, var = infer("batch_norm_training", x, v, v, epsilon=0.001, feature_index=1)
+    assert mean == var == T((None,))
+    xb, vb = TB((2, None), (None, 64)), TB((None,), (64,))
+    bn = dict(epsilon=0.001, feature_index=1)
+    assert infer("batch_norm_training", xb, vb, vb, **bn) == (xb, vb, vb)
+    assert infer("batch_norm_grad", xb, vb, vb, vb, xb, **bn) == (xb, vb, vb)
 
 
 # --------------------------------------------------------------------------------------

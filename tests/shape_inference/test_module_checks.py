@@ -9,7 +9,7 @@ import pytest
 
 import shape_inference  # noqa: F401  (fills the op table)
 from engine.cli import main as cli_main
-from parser.errors import VerificationError
+from parser.errors import ParseError, VerificationError
 from parser.grammar import parse_module
 from parser.ir import FloatType, TensorType, TypeExtensions
 from shape_inference.optable import OP_TABLE, OpDef
@@ -340,8 +340,10 @@ def test_unknown_op_of_a_verified_dialect(name):
 
 
 def test_unknown_stablehlo_type():
-    (e,) = errors("func.func private @f() -> !stablehlo.foobar\n")
-    assert e.label == "unknown_type" and e.message == "unknown stablehlo type: foobar"
+    # MLIR rejects an unknown StableHLO type while parsing, at the type
+    with pytest.raises(ParseError) as e:
+        parse_module("func.func private @f() -> !stablehlo.foobar\n", "t.mlir")
+    assert e.value.pos.line == 1 and "unknown stablehlo type: foobar" in e.value.message
 
 
 # ---- the shape functions, and reporting ----------------------------------------------

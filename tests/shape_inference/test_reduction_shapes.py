@@ -122,6 +122,26 @@ def test_reduce_window_defaults_and_dynamic():
     assert got == (T([1, 0]),)
 
 
+def test_reduce_window_bounds_of_dynamic_dimensions():
+    # infer_stablehlo.mlir @reduce_window_bound: a bounded dynamic dimension gets the
+    # number of windows of its bound as bound: 4x?x?x? <?, ?, 4, 2> -> <?, ?, 2, 2>
+    from parser.ir import TypeExtensions
+
+    def B(shape, bounds):
+        return TensorType(tuple(shape), F32, TypeExtensions(tuple(bounds)))
+
+    add = body([S(F32), S(F32)], [S(F32)])
+    got = infer("stablehlo.reduce_window", B([4, None, None, None], [None, None, 4, 2]), S(F32),
+                window_dimensions=(1, 1, 5, 1), window_strides=(1, 1, 3, 1),
+                padding=np.array([[0, 0], [0, 0], [2, 2], [0, 0]]), regions=[add])
+    # dimension 2: padded size 2 + 4 + 2 = 8, (8 - 5) // 3 + 1 = 2 windows
+    assert got == (B([4, None, None, None], [None, None, 2, 2]),)
+    # a base dilation of 2 turns bound 3 into 5; windows of 2 with stride 1: 4
+    got = infer("stablehlo.reduce_window", B([None], [3]), S(F32), window_dimensions=(2,),
+                base_dilations=(2,), regions=[add])
+    assert got == (B([None], [4]),)
+
+
 @pytest.mark.parametrize(
     "kw, label",
     [

@@ -230,7 +230,10 @@ def _matches(got: Type, text: str, components: bool) -> bool:
     if "{{" in text:  # FileCheck: literal text with {{regex}} parts, matched as a prefix
         parts = re.split(r"\{\{(.*?)\}\}", text)
         pattern = "".join(re.escape(p) if i % 2 == 0 else p for i, p in enumerate(parts))
-        return re.match(pattern, print_type(got) + "}") is not None
+        # MLIR prints an attribute on one line; our printer keeps the source text of an
+        # opaque one (#sparse_tensor.encoding<{...}>), newlines included
+        printed = " ".join(print_type(got).split())
+        return re.match(pattern, printed + "}") is not None
     want = _parse_type(text)
     return _same_components(got, want) if components else same_type(got, want)
 
@@ -280,8 +283,6 @@ def _infer_case(module: Module, probe: Operation, texts: list[str]) -> InferCase
 # ops_stablehlo.mlir, figure 1: first line of the split -> why it is not rejected /
 # not accepted.
 OPS_KNOWN_WRONG: dict[int, str] = {
-    2436: "[random] rng with a constant shape operand must infer tensor<7xf32> and reject "
-          "the declared tensor<12xf32>",
     5397: "[parser] duplicated `index_vector_dim` entry in #stablehlo.scatter<...> is "
           "accepted (last one wins)",
     5425: "[parser] duplicated `collapsed_slice_dims` entry in #stablehlo.gather<...> is "
@@ -304,31 +305,7 @@ OPS_KNOWN_WRONG_LINE: dict[int, str] = {
 }
 
 # infer_stablehlo.mlir: line of the hlo_test_infer op -> why the inferred types differ.
-INFER_KNOWN_WRONG_TYPES: dict[int, str] = {
-    423: "[random] rng: infer the result shape from a constant shape operand (tensor<7xf32>)",
-    434: "[random] rng: as 423 (tensor<2x3x5xf32>)",
-    564: "[linalg] batch_norm_grad: the 1-d results must carry the feature dimension's "
-         "bound (tensor<?xf32, #stablehlo.bounds<64>>)",
-    580: "[linalg] batch_norm_training: mean / variance take the feature dimension of the "
-         "operand (dynamic here: tensor<?xf32>), not of scale",
-    623: "[linalg] batch_norm_training: as 564 (bounds of the feature dimension)",
-    1005: "[elementwise] tan: the result keeps the operand's encoding (#sparse_tensor)",
-    1019: "[elementwise] tanh: as 1005",
-    1033: "[elementwise] abs: as 1005",
-    1047: "[elementwise] real: as 1005",
-    1061: "[elementwise] imag: as 1005",
-    1075: "[elementwise] complex: as 1005",
-    1811: "[linalg] dot: the result carries the operands' bounds (#stablehlo.bounds<64, 64>)",
-    1845: "[linalg] dot_general: as 1811",
-    1855: "[linalg] dot_general: as 1811 (with a batching dimension)",
-    1978: "[reduction] reduce_window: the result carries bounds derived from the operand's",
-    2008: "[linalg] fft: the result keeps the operand's bounds",
-    2020: "[linalg] fft RFFT: the last dimension is fft_length / 2 + 1 = 5 even when the "
-          "operand's is dynamic; the other dimensions keep their bounds",
-    2032: "[linalg] fft IRFFT: the result keeps the operand's bounds (but not the last "
-          "dimension's, which is fft_length)",
-    2063: "[elementwise] select: the result carries the merged bounds of on_true/on_false",
-}
+INFER_KNOWN_WRONG_TYPES: dict[int, str] = {}
 
 # infer_stablehlo.mlir, expected-error splits (and splits without checks) judged like
 # ops_stablehlo.mlir, figure 1.
