@@ -290,7 +290,7 @@ def _padded_buffer(
     padding (negative padding crops), in ONE fresh buffer; returned as a
     (G, Nb, Cg, padded spatial...) view whose memory is channels-last or channels-first.
     ``slack`` (channels-first only) adds that many zeros after the buffer's end, for
-    strided views that read past it (``_wide_columns``)."""
+    strided views that read past it (``_shifted_matmuls``)."""
     spatial = xg.shape[3:]
     src: list[slice] = []
     dst: list[slice] = []
@@ -323,8 +323,14 @@ def _padded_buffer(
     return view
 
 
-# The wide im2col reads up to this factor more output positions than the real ones.
+# _shifted_matmuls: used when its "wide" grid has at most this factor more positions than
+# the output, there are at least _SHIFTED_MIN_CHANNELS input channels per group (the
+# matmuls' contraction length) and at most _SHIFTED_MAX_POSITIONS kernel positions.
 _WIDE_MAX_WASTE = 1.3
+_SHIFTED_MIN_CHANNELS = 32
+_SHIFTED_MAX_POSITIONS = 64
+_SHIFTED_DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64,
+                                                  np.complex128))
 
 
 def _padded_spatial(xg: np.ndarray, lhs_dilation, padding) -> tuple[int, ...]:
@@ -335,36 +341,58 @@ def _padded_spatial(xg: np.ndarray, lhs_dilation, padding) -> tuple[int, ...]:
     )
 
 
-def _wide_columns(
-    xg: np.ndarray, lhs_dilation, padding, rhs_dilation, ksp: tuple[int, ...],
+def _shifted_matmuls(
+    xg: np.ndarray, wg: np.ndarray, lhs_dilation, padding, rhs_dilation,
     out_sp: tuple[int, ...],
-) -> tuple[np.ndarray, tuple[int, ...]]:
-    """im2col for unit window strides, channels-first: (G, Cg*K, Nb*L) columns and the
-    "wide" output grid (out_sp[0], padded[1:]...) of L positions.
+) -> np.ndarray:
+    """Unit-stride, channels-first convolution without an im2col copy: (G, Nb, Og,
+    out_sp...) = the sum, over the kernel positions in row-major order, of one matmul
+    each, (Og, Cg) kernel slice @ (Cg, L) input view.
 
-    In the flattened padded image a kernel offset is a fixed shift, so for each (channel,
-    kernel offset) the wide grid's inputs are ONE contiguous run of L elements: the
-    columns are a strided view copied in long runs.  Grid positions past the real output
-    (the wrapped-around ends of rows) give extra output values that are cut off."""
+    In the flattened padded image a kernel position is a fixed shift, so its inputs for
+    the "wide" output grid (out_sp[0], padded[1:]...) of L positions are, per channel,
+    ONE contiguous run: a strided view BLAS reads directly (row stride = the padded
+    image size).  Grid positions past the real output (the wrapped ends of rows) give
+    extra values that are cut off.  Summation order: BLAS's within a kernel position,
+    then the positions in order."""
     padded = _padded_spatial(xg, lhs_dilation, padding)
     nsp = len(padded)
+    ksp = wg.shape[3:]
     sp_strides = [math.prod(padded[d + 1 :]) for d in range(nsp)]
     size = math.prod(padded)
     wide = (out_sp[0],) + padded[1:]
     length = math.prod(wide)
-    koff = [r * st for r, st in zip(rhs_dilation, sp_strides)]
-    slack = max(0, sum((k - 1) * o for k, o in zip(ksp, koff)) + length - size)
+    shift_grid = np.zeros((), dtype=np.int64)
+    for k, r, st in zip(ksp, rhs_dilation, sp_strides):  # kernel positions, row-major
+        shift_grid = np.add.outer(shift_grid, np.arange(k, dtype=np.int64) * (r * st))
+    shifts = [int(v) for v in shift_grid.reshape(-1)]
+    slack = max(0, max(shifts) + length - size)
     xp = _padded_buffer(xg, lhs_dilation, padding, False, slack)
     g, nb, cg = xg.shape[:3]
     item = xp.itemsize
-    view = np.lib.stride_tricks.as_strided(  # reads into the slack after xp's end
-        xp,
-        shape=(g, cg, *ksp, nb, length),
-        strides=tuple(v * item for v in (nb * cg * size, size, *koff, cg * size, 1)),
-        writeable=False,
-    )
-    cols = view.reshape(g, cg * math.prod(ksp), nb * length)
-    return cols, wide
+    flat = np.lib.stride_tricks.as_strided(xp, shape=(xp.size + slack,), strides=(item,),
+                                           writeable=False)  # includes the slack
+    wpos = np.moveaxis(wg.reshape(wg.shape[:3] + (-1,)), -1, 0)  # (K, G, Og, Cg)
+    wpos = np.ascontiguousarray(wpos)
+    two_d = g == 1 and nb == 1
+    y = None
+    for j, shift in enumerate(shifts):
+        if two_d:
+            xj = np.lib.stride_tricks.as_strided(flat[shift:], shape=(cg, length),
+                                                 strides=(size * item, item), writeable=False)
+            t = np.matmul(wpos[j, 0], xj)
+        else:
+            xj = np.lib.stride_tricks.as_strided(
+                flat[shift:], shape=(g, nb, cg, length),
+                strides=(nb * cg * size * item, cg * size * item, size * item, item),
+                writeable=False)
+            t = np.matmul(wpos[j][:, None], xj)
+        if y is None:
+            y = t
+        else:
+            y += t
+    y = y.reshape((g, nb, y.shape[-2]) + wide)
+    return y[(Ellipsis,) + tuple(slice(0, o) for o in out_sp)]
 
 
 def conv_arrays(
@@ -419,13 +447,12 @@ def conv_arrays(
     wg = w.reshape((g, og, i_) + ksp)
     p = int(np.prod(out_sp, dtype=np.int64))
     if (not channels_last and nsp > 0 and all(s == 1 for s in window_strides)
+            and x.dtype in _SHIFTED_DTYPES and cg >= _SHIFTED_MIN_CHANNELS
+            and math.prod(ksp) <= _SHIFTED_MAX_POSITIONS
             and math.prod((out_sp[0],) + _padded_spatial(xg, lhs_dilation, padding)[1:])
             <= _WIDE_MAX_WASTE * p):
-        cols, wide = _wide_columns(xg, lhs_dilation, padding, rhs_dilation, ksp, out_sp)
-        y = np.matmul(wg.reshape(g, og, -1), cols)  # (G, Og, Nb*L)
-        y = y.reshape((g, og, nb) + wide)[(Ellipsis,) + tuple(slice(0, o) for o in out_sp)]
-        y = y.transpose((2, 0, 1) + tuple(range(3, 3 + nsp)))
-        return y.reshape(result_shape)
+        y = _shifted_matmuls(xg, wg, lhs_dilation, padding, rhs_dilation, out_sp)
+        return y.swapaxes(0, 1).reshape(result_shape)  # (Nb, G, Og, ...) -> (Nb, O, ...)
     xp = _padded_buffer(xg, lhs_dilation, padding, channels_last)
     dil_k = tuple((k - 1) * r + 1 for k, r in zip(ksp, rhs_dilation))
     sp_axes = tuple(range(3, 3 + nsp))

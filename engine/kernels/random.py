@@ -204,6 +204,13 @@ def rng_bit_generator_arrays(
 def rng_bit_generator(initial_state: np.ndarray, *, result_types, rng_algorithm: str, **_: object):
     """spec: rng_bit_generator -> (output_state, output); the output's bits are those of
     XLA's generator, bitcast to the output element type."""
+    if initial_state.dtype != np.uint64 or initial_state.ndim != 1:
+        # MLIR's verifier accepts any state tensor; XLA's algorithms are defined on 1-D u64
+        raise UnsupportedError(
+            f"rng_bit_generator with a {initial_state.dtype} state of shape "
+            f"{initial_state.shape} (only a 1-D ui64 state is supported)",
+            op="stablehlo.rng_bit_generator",
+        )
     out_t = result_types[1]
     out_dt = dtype_of(out_t)
     shape = tuple(out_t.shape)

@@ -72,13 +72,14 @@ def float_specials(fmt: FloatFormat) -> list[int]:
     return sorted(b & mask for b in out)
 
 
-def _nice_float(fmt: FloatFormat):
-    """Moderate values: small multiples of 1/8 and random doubles rounded to ``fmt``."""
+def _nice_float(fmt: FloatFormat, limit: float = 1e4):
+    """Moderate values: small multiples of 1/8 and random doubles in [-limit, limit]
+    (tiny ones included) rounded to ``fmt``."""
     def enc(q):
         b = round_to_format(num(q), fmt)
         return b if b is not None else 0
     small = st.integers(-64, 64).map(lambda k: enc(Fraction(k, 8)))
-    moderate = st.floats(-1e4, 1e4, allow_nan=False).map(lambda f: enc(Fraction(f)))
+    moderate = st.floats(-limit, limit, allow_nan=False).map(lambda f: enc(Fraction(f)))
     return st.one_of(small, moderate)
 
 
@@ -91,7 +92,7 @@ def element_values(t: ET, *, finite_moderate: bool = False):
     if t.kind == "float":
         fmt = t.fmt
         if finite_moderate:
-            return _nice_float(fmt)
+            return _nice_float(fmt, 40.0)
         return st.one_of(st.sampled_from(float_specials(fmt)),
                          st.integers(0, (1 << fmt.nbits) - 1), _nice_float(fmt))
     part = element_values(part_type(t), finite_moderate=finite_moderate)

@@ -191,10 +191,10 @@ def int_op(op: str, t: ET, *xs: int) -> int:
         n = _bits_of(b, t)
         signed_value = _bits_of(a, t) - ((1 << w) if _bits_of(a, t) >> (w - 1) else 0)
         return t.wrap(signed_value >> min(n, w))
-    if op == "count_leading_zeros":
-        return w - _bits_of(a, t).bit_length()
+    if op == "count_leading_zeros":  # the result has the operand's type: wraps (si2)
+        return t.wrap(w - _bits_of(a, t).bit_length())
     if op == "popcnt":
-        return bin(_bits_of(a, t)).count("1")
+        return t.wrap(bin(_bits_of(a, t)).count("1"))
     raise KeyError(op)
 
 
@@ -374,9 +374,10 @@ def mp_to_fraction(v, fmt: FloatFormat) -> FV:
         return inf(v < 0)
     if v == 0:
         return zero(False)
-    man, exp = v.man_exp
-    neg = man < 0
-    mag = exp + abs(man).bit_length()
+    man, exp = v.man_exp  # |v| = man * 2**exp
+    man = abs(man)
+    neg = v < 0
+    mag = exp + man.bit_length()
     if mag > fmt.emax + 3:
         return num(Fraction(-(2 ** (fmt.emax + 3)) if neg else 2 ** (fmt.emax + 3)))
     lowest = fmt.emin - fmt.mbits - 3
@@ -384,7 +385,7 @@ def mp_to_fraction(v, fmt: FloatFormat) -> FV:
         t = Fraction(1, 2 ** (-lowest + 1))
         return num(-t if neg else t)
     q = Fraction(man) * (Fraction(2) ** exp)
-    return num(q)
+    return num(-q if neg else q)
 
 
 def approx_want(v: FV, fmt: FloatFormat, op: str, f64_ulps: int | None = None) -> Want:
@@ -806,6 +807,9 @@ def complex_op(op: str, t: ET, *vals) -> Want:
         v = _mpc_eval(op, *mz)
         if v is None:
             return FREE
+        big = mpmath.mpf(fmt.max_finite.numerator) / fmt.max_finite.denominator / 4
+        if abs(v.real) > big or abs(v.imag) > big:
+            return FREE  # overflowing results: the spec leaves complex overflow open
         p = fmt.precision
         tol = Fraction(COMPLEX_TOL[op], 2**p)
         return Want(None, normwise=(v, tol))

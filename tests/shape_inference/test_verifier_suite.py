@@ -282,27 +282,10 @@ def _infer_case(module: Module, probe: Operation, texts: list[str]) -> InferCase
 
 # ops_stablehlo.mlir, figure 1: first line of the split -> why it is not rejected /
 # not accepted.
-OPS_KNOWN_WRONG: dict[int, str] = {
-    5397: "[parser] duplicated `index_vector_dim` entry in #stablehlo.scatter<...> is "
-          "accepted (last one wins)",
-    5425: "[parser] duplicated `collapsed_slice_dims` entry in #stablehlo.gather<...> is "
-          "accepted",
-    5486: "[parser] duplicated `rhs_batching_dimensions` entry in #stablehlo.dot<...> is "
-          "accepted",
-}
+OPS_KNOWN_WRONG: dict[int, str] = {}
 
 # ops_stablehlo.mlir, figure 2 only: rejected, but not at the annotated line.
-OPS_KNOWN_WRONG_LINE: dict[int, str] = {
-    3561: "[linalg/parser] MLIR checks #stablehlo.dot_algorithm<...> when parsing it and "
-          "reports the attribute's line; our dot_general shape function reports the op's",
-    3571: "[linalg/parser] as 3561 (rhs_component_count)",
-    3581: "[linalg/parser] as 3561 (num_primitive_operations)",
-    3591: "[linalg/parser] as 3561 (algorithm not supported on any hardware)",
-    3601: "[linalg/parser] as 3561 (algorithm not supported on any hardware)",
-    3611: "[linalg/parser] as 3561 (algorithm not supported on any hardware)",
-    5519: "[parser] unknown key `foo` in #stablehlo.dot<...>: MLIR reports the line of the "
-          "key (5528), our parser the line where the attribute starts",
-}
+OPS_KNOWN_WRONG_LINE: dict[int, str] = {}
 
 # infer_stablehlo.mlir: line of the hlo_test_infer op -> why the inferred types differ.
 INFER_KNOWN_WRONG_TYPES: dict[int, str] = {}
