@@ -72,18 +72,19 @@ module @mlp attributes {{mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : 
 CNN_BATCH, CNN_SIZE, CNN_CHANNELS, CNN_CLASSES = 8, 16, 16, 10
 
 
-def cnn_weights() -> dict[str, np.ndarray]:
-    """The CNN's input and parameters (NHWC input, HWIO kernel, as flax.linen.Conv)."""
+def cnn_weights(batch: int = CNN_BATCH) -> dict[str, np.ndarray]:
+    """The CNN's parameters and input (NHWC input, HWIO kernel, as flax.linen.Conv)."""
     rng = np.random.default_rng(1)
-    b, s, c, k = CNN_BATCH, CNN_SIZE, CNN_CHANNELS, CNN_CLASSES
+    s, c, k = CNN_SIZE, CNN_CHANNELS, CNN_CLASSES
     feat = (s // 2) * (s // 2) * c
-    return {
-        "x": rng.standard_normal((b, s, s, 1)).astype(np.float32),
+    p = {
         "w1": (rng.standard_normal((3, 3, 1, c)) / 3).astype(np.float32),
         "b1": (rng.standard_normal(c) * 0.1).astype(np.float32),
         "w2": (rng.standard_normal((feat, k)) / np.sqrt(feat)).astype(np.float32),
         "b2": (rng.standard_normal(k) * 0.1).astype(np.float32),
     }
+    p["x"] = rng.standard_normal((batch, s, s, 1)).astype(np.float32)
+    return p
 
 
 def cnn_reference(x: np.ndarray, w1, b1, w2, b2) -> np.ndarray:
@@ -100,9 +101,9 @@ def cnn_reference(x: np.ndarray, w1, b1, w2, b2) -> np.ndarray:
     return e / e.sum(axis=1, keepdims=True)
 
 
-def cnn() -> str:
-    p = cnn_weights()
-    b, s, c, k = CNN_BATCH, CNN_SIZE, CNN_CHANNELS, CNN_CLASSES
+def cnn(batch: int = CNN_BATCH) -> str:
+    p = cnn_weights(batch)
+    b, s, c, k = batch, CNN_SIZE, CNN_CHANNELS, CNN_CLASSES
     h = s // 2
     feat = h * h * c
     x_t = f"tensor<{b}x{s}x{s}x1xf32>"

@@ -21,11 +21,8 @@ import numpy as np
 
 from parser.ir import (
     ChannelHandle,
-    ComplexType,
-    FloatType,
     IntegerType,
     Operation,
-    QuantizedType,
     TensorType,
     TokenType,
     Type,
@@ -34,6 +31,7 @@ from parser.ir import (
 
 from .decode import decode_op_attributes
 from .optable import OP_TABLE, REQUIRED, ShapeContext, define_op
+from .typeutil import is_promotable
 
 DEVICE_TO_DEVICE, DEVICE_TO_HOST, HOST_TO_DEVICE = 1, 2, 3
 
@@ -58,41 +56,6 @@ def _fmt(t: Any) -> str:
 def channel_id_of(channel_handle: ChannelHandle | None) -> int:
     """spec: ``channel_id`` is the handle of ``channel_handle`` (0 when absent)."""
     return channel_handle.handle if channel_handle is not None else 0
-
-
-def _bitwidth(e: Type) -> int:
-    if isinstance(e, IntegerType):
-        return e.width
-    if isinstance(e, FloatType):
-        return {"bf16": 16, "f16": 16, "tf32": 32, "f32": 32, "f64": 64}.get(
-            e.name, 8 if e.name.startswith("f8") else 6 if e.name.startswith("f6") else 4
-        )
-    if isinstance(e, ComplexType):
-        return _bitwidth(e.element_type)
-    if isinstance(e, QuantizedType):
-        return e.storage_type.width
-    return 0
-
-
-def is_promotable(x: Type, y: Type) -> bool:
-    """spec "is_promotable": same kind and ``bitwidth(x) <= bitwidth(y)``; quantized
-    types must also share their expressed type."""
-    if x == y:
-        return True
-    if isinstance(x, IntegerType) and isinstance(y, IntegerType):
-        if x.is_bool or y.is_bool:
-            return False
-        return x.width <= y.width
-    if isinstance(x, FloatType) and isinstance(y, FloatType):
-        return _bitwidth(x) <= _bitwidth(y)
-    if isinstance(x, ComplexType) and isinstance(y, ComplexType):
-        return _bitwidth(x) <= _bitwidth(y)
-    if isinstance(x, QuantizedType) and isinstance(y, QuantizedType):
-        return x.expressed_type == y.expressed_type and _bitwidth(x) <= _bitwidth(y)
-    return False
-
-
-# ------------------------------------------------------------------ shared checks
 
 
 def _tensor(ctx: ShapeContext, t: Type, what: str, label: str) -> TensorType:

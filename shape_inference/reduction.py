@@ -13,10 +13,7 @@ from typing import Any
 import numpy as np
 
 from parser.ir import (
-    ComplexType,
-    FloatType,
     IntegerType,
-    QuantizedType,
     Region,
     TensorType,
     Type,
@@ -24,6 +21,7 @@ from parser.ir import (
 )
 
 from .optable import REQUIRED, ShapeContext, shape_function
+from .typeutil import is_promotable
 
 # --------------------------------------------------------------------------------------
 # helpers
@@ -50,36 +48,6 @@ def _shapes_ok(a: TensorType, b: TensorType) -> bool:
 
 def _is_scalar(t: Type) -> bool:
     return isinstance(t, TensorType) and t.shape == ()
-
-
-def _bitwidth(e: Type) -> int:
-    if isinstance(e, IntegerType):
-        return e.width
-    if isinstance(e, FloatType):
-        return {"bf16": 16, "f16": 16, "tf32": 32, "f32": 32, "f64": 64}.get(
-            e.name, 8 if e.name.startswith("f8") else 6 if e.name.startswith("f6") else 4
-        )
-    if isinstance(e, ComplexType):
-        return _bitwidth(e.element_type)
-    if isinstance(e, QuantizedType):
-        return e.storage_type.width
-    return 0
-
-
-def is_promotable(x: Type, y: Type) -> bool:
-    """spec "is_promotable" (used by reduction bodies)."""
-    x, y = _elem(x), _elem(y)
-    if isinstance(x, IntegerType) and isinstance(y, IntegerType):
-        if x.is_bool or y.is_bool:
-            return x.is_bool and y.is_bool
-        return x.width <= y.width
-    if isinstance(x, FloatType) and isinstance(y, FloatType):
-        return _bitwidth(x) <= _bitwidth(y)
-    if isinstance(x, ComplexType) and isinstance(y, ComplexType):
-        return _bitwidth(x) <= _bitwidth(y)
-    if isinstance(x, QuantizedType) and isinstance(y, QuantizedType):
-        return x.expressed_type == y.expressed_type and _bitwidth(x) <= _bitwidth(y)
-    return False
 
 
 def _signature(ctx: ShapeContext, index: int, label: str) -> tuple[tuple[Type, ...], tuple[Type, ...]]:

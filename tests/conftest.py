@@ -10,9 +10,6 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared" / "stablehlo"
 
-# Test helper modules (suite.py...) live beside the tests that use them.
-for _sub in ("conformance",):
-    sys.path.insert(0, str(Path(__file__).parent / _sub))
 
 
 def shared_dir(*parts: str) -> Path:
@@ -26,9 +23,8 @@ def shared_dir(*parts: str) -> Path:
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     """Per-file pass counts of the conformance suite, when it ran."""
-    import sys
 
-    suite = sys.modules.get("suite")
+    suite = sys.modules.get("tests.conformance.suite")
     if suite is None or not suite.TALLY:
         return
     tally = suite.TALLY

@@ -11,7 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from conftest import SHARED
+from tests.conftest import SHARED
 
 FUNC = re.compile(r"func\.func\s+(?:public\s+|private\s+)?@([\w$.-]+)")
 ARGS = re.compile(r'--args="([^"]*)"')

@@ -9,12 +9,12 @@ that starts passing must be taken off the list.
 from __future__ import annotations
 
 import pytest
-from conftest import SHARED
-from suite import TALLY, interpret_cases
 
 import engine
 from engine.cli import entry_points
 from parser import parse_module
+from tests.conformance.suite import TALLY, interpret_cases
+from tests.conftest import SHARED
 
 CASES = interpret_cases()
 

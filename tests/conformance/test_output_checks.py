@@ -4,10 +4,10 @@ FileCheck lines (printing.mlir, api_input_arguments.mlir)."""
 from __future__ import annotations
 
 import pytest
-from conftest import shared_dir
-from filecheck import filecheck
 
 from engine.cli import main
+from tests.conformance.filecheck import filecheck
+from tests.conftest import shared_dir
 
 
 def _interpret(capsys, *argv: str) -> tuple[int, str, str]:

@@ -163,3 +163,18 @@ def test_rng_normal_moments():
     r = rng(np.float64(3.0), np.float64(0.5), [20000], TensorType((20000,), FloatType("f64")),
             "NORMAL")
     assert abs(r.mean() - 3.0) < 0.05 and abs(r.std() - 0.5) < 0.05
+
+
+def test_rng_bit_generator_refuses_a_state_it_cannot_interpret():
+    """MLIR's verifier accepts a 1x2xf32 state (print_stablehlo.mlir); XLA's generators
+    are defined on a 1-D ui64 state, so anything else is a clear UnsupportedError."""
+    import engine
+    from parser.errors import UnsupportedError
+
+    prog = """
+    func.func @main(%s: tensor<1x2xf32>) -> (tensor<1x2xf32>, tensor<4xui32>) {
+      %0:2 = stablehlo.rng_bit_generator %s, algorithm = DEFAULT : (tensor<1x2xf32>) -> (tensor<1x2xf32>, tensor<4xui32>)
+      func.return %0#0, %0#1 : tensor<1x2xf32>, tensor<4xui32>
+    }"""
+    with pytest.raises(UnsupportedError, match="1-D ui64"):
+        engine.run(prog, [np.zeros((1, 2), np.float32)])

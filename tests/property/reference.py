@@ -803,8 +803,10 @@ def complex_op(op: str, t: ET, *vals) -> Want:
     if mpmath is None:
         return FREE
     with mpmath.workprec(PREC):
-        mz = [mpmath.mpc(to_mpf(re), to_mpf(im)) for re, im in zs]
-        v = _mpc_eval(op, *mz)
+        raw = [mpmath.mpc(to_mpf(re), to_mpf(im)) for re, im in zs]
+        if _mpc_eval(op, *raw) is None:
+            return FREE  # a pole or a branch point
+        v = _mpc_eval(op, *[mpmath.mpc(_signed(re), _signed(im)) for re, im in zs])
         if v is None:
             return FREE
         big = mpmath.mpf(fmt.max_finite.numerator) / fmt.max_finite.denominator / 4
@@ -815,11 +817,27 @@ def complex_op(op: str, t: ET, *vals) -> Want:
         return Want(None, normwise=(v, tol))
 
 
+def _signed(x: FV):
+    """mpmath has no -0: a negative zero part becomes -2**-4000, which puts the value
+    on the side of a branch cut that C99 / IEEE give -0 (log(-1 - 0i) = -i pi) and
+    changes nothing else at the precision of any format."""
+    if x.is_zero and x.neg:
+        return -mpmath.mpf(2) ** -4000
+    return to_mpf(x)
+
+
 def fwant_neg(bits: int, fmt: FloatFormat) -> Want:
     x = decode(bits, fmt)
     if x.is_nan:
         return Want(_neg_nan_bits(bits, fmt))
     return fwant(-x, fmt)
+
+
+def _near_cut(w) -> bool:
+    """Is ``w`` (computed from rounded operations in the kernel) so close to log's
+    branch cut (the negative real axis) that the side it lands on is a rounding
+    accident?  Then the result is not checked."""
+    return w.real < 0 and abs(w.imag) <= abs(w) * mpmath.mpf(2) ** -40
 
 
 def _mpc_eval(op: str, *z):
@@ -861,9 +879,12 @@ def _mpc_eval(op: str, *z):
         r = mpmath.sqrt(x * x + y * y)
         if r == 0:
             return None
-        return -1j * mpmath.log((x + 1j * y) / r)
+        w = (x + 1j * y) / r
+        if _near_cut(w):
+            return None
+        return -1j * mpmath.log(w)
     if op == "power":
-        if a == 0:
+        if a == 0 or _near_cut(a):
             return None
         return mpmath.power(a, z[1])
     raise KeyError(op)

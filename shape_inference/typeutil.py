@@ -1,0 +1,45 @@
+"""Facts about types that several families' shape functions share (spec "Types")."""
+
+from __future__ import annotations
+
+from parser.ir import ComplexType, FloatType, IntegerType, QuantizedType, TensorType, Type
+
+_FLOAT_BITS = {"bf16": 16, "f16": 16, "tf32": 32, "f32": 32, "f64": 64}
+
+
+def element_type(t: Type) -> Type:
+    return t.element_type if isinstance(t, TensorType) else t
+
+
+def bitwidth(e: Type) -> int:
+    """spec "bitwidth": the bits of an element type (the storage type's, for quantized)."""
+    if isinstance(e, IntegerType):
+        return e.width
+    if isinstance(e, FloatType):
+        if e.name in _FLOAT_BITS:
+            return _FLOAT_BITS[e.name]
+        return int(e.name[1])  # f4E2M1FN, f6E3M2FN, f8E4M3FN...
+    if isinstance(e, ComplexType):
+        return bitwidth(e.element_type)
+    if isinstance(e, QuantizedType):
+        return e.storage_type.width
+    return 0
+
+
+def is_promotable(x: Type, y: Type) -> bool:
+    """spec "is_promotable": same kind and ``bitwidth(x) <= bitwidth(y)``; booleans only
+    to booleans; quantized types must also share their expressed type."""
+    x, y = element_type(x), element_type(y)
+    if x == y:
+        return True
+    if isinstance(x, IntegerType) and isinstance(y, IntegerType):
+        if x.is_bool or y.is_bool:
+            return False
+        return x.width <= y.width
+    if isinstance(x, FloatType) and isinstance(y, FloatType):
+        return bitwidth(x) <= bitwidth(y)
+    if isinstance(x, ComplexType) and isinstance(y, ComplexType):
+        return bitwidth(x) <= bitwidth(y)
+    if isinstance(x, QuantizedType) and isinstance(y, QuantizedType):
+        return x.expressed_type == y.expressed_type and bitwidth(x) <= bitwidth(y)
+    return False
