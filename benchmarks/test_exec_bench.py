@@ -278,19 +278,28 @@ def test_model_mlp_forward(versus, peak_vs_live):
     np.testing.assert_allclose(r, mlp_floor(x, *params), rtol=1e-5, atol=1e-6)
 
 
+def _cnn_params(batch: int):
+    import make_examples as ex
+
+    p = ex.cnn_weights(batch)
+    # the example prints small constants with 7 significant digits (w2 and x are exact hex)
+    for k in ("w1", "b1", "b2"):
+        p[k] = np.array([float(f"{e:.6e}") for e in p[k].ravel()], np.float32).reshape(p[k].shape)
+    return p
+
+
 def test_model_cnn_forward(versus, peak_vs_live):
     import make_examples as ex
 
     prog = engine.compile(EXAMPLES / "cnn.mlir", "forward")
-    p = ex.cnn_weights()
-    w1 = np.array([float(f"{e:.6e}") for e in p["w1"].ravel()], np.float32).reshape(p["w1"].shape)
-    b1 = np.array([float(f"{e:.6e}") for e in p["b1"]], np.float32)
-    b2 = np.array([float(f"{e:.6e}") for e in p["b2"]], np.float32)
-    x = p["x"]
-    peak_vs_live(prog, x)
-    (r,) = versus(lambda: prog(x), lambda: ex.cnn_reference(x, w1, b1, p["w2"], b2),
+    p = _cnn_params(ex.CNN_BATCH)
+    x = p.pop("x")
+    # peak memory on a batch of 64 (1 MB tensors: above Python's own allocations)
+    p64 = _cnn_params(64)
+    peak_vs_live(engine.compile(ex.cnn(64), "forward"), p64["x"])
+    (r,) = versus(lambda: prog(x), lambda: ex.cnn_reference(x, **p),
                   ratio=None, note="floor: im2col conv, reshape-max pool")
-    np.testing.assert_allclose(r, ex.cnn_reference(x, w1, b1, p["w2"], b2), rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(r, ex.cnn_reference(x, **p), rtol=1e-4, atol=1e-6)
 
 
 SMALL = """func.func @main(%a: tensor<20x20xf32>, %b: tensor<20x20xf32>) -> (tensor<20xf32>, tensor<20x20xf32>) {

@@ -184,6 +184,7 @@ def run(
         mod, fn.name, verify=False, memory_cap=memory_cap, max_steps=max_steps,
         timeout=timeout, float_eq=float_eq, probe_dir=probe_dir, callback=callback,
         profile=profile, deadlock_timeout=deadlock_timeout, host_channels=host_channels,
+        single_process=False,  # the grid size was given as 1 x 1
     )
     results = prog.execute(args, infeed=_feed_entries(infeed), outfeed=outfeed)
     if profile is True and prog.profile is not None:

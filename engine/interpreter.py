@@ -602,6 +602,20 @@ def _bad_result(step: Step, value: Any, t: Type) -> None:
     )
 
 
+def _private_buffer(a: np.ndarray) -> bool:
+    """May ``a`` (held by nobody but the caller, checked with getrefcount) be written?
+    It must be writeable and own its memory, or be a view of an array that nothing but
+    ``a`` holds (a kernel's reshaped or transposed result): any other view, tuple, slot
+    or caller would hold a reference to that array."""
+    if not a.flags.writeable:
+        return False
+    b = a.base
+    if b is None:
+        return True
+    # ``a.base``, the local ``b`` and getrefcount's argument
+    return b.__class__ is _ndarray and b.base is None and _getrefcount(b) == 3
+
+
 def _as_array(v: Any) -> Any:
     return _asarray(v) if isinstance(v, np.generic) else v
 
@@ -636,9 +650,9 @@ class Interpreter:
             fn = self.module.functions.get(name)
             if fn is None:
                 raise InterpreterError(f"no function named @{name} in the module")
-            plan = self._plans[name] = FunctionPlan(fn)
             if fn.body is None:
                 raise UnsupportedError(f"function @{name} is a declaration without a body", fn.pos)
+            plan = self._plans[name] = FunctionPlan(fn)  # callees may refer to it (recursion)
             try:
                 scope = _Scope(plan)
                 plan.block = self._prepare_block(fn.body, scope, plan, top=True)
@@ -985,7 +999,12 @@ class Interpreter:
                     for k, _s in out_slots:
                         a = args[k]
                         # the args list, ``a`` and getrefcount's argument: nobody else
-                        if _getrefcount(a) == 3 and a.base is None and a.flags.writeable:
+                        if (
+                            _getrefcount(a) == 3
+                            and a.__class__ is _ndarray
+                            and a.shape == shape
+                            and _private_buffer(a)
+                        ):
                             buf = a
                             break
                     a = None
@@ -995,9 +1014,10 @@ class Interpreter:
             except Exception as e:
                 _reraise(step, e)
             if multi:
-                if len(out) != nres:
+                if out.__class__ not in (tuple, list) or len(out) != nres:
+                    got = f"{len(out)} values" if isinstance(out, tuple | list) else describe(out)
                     raise InterpreterError(
-                        f"kernel returned {len(out)} values for {nres} results",
+                        f"kernel returned {got} for {nres} results",
                         step.op.pos,
                         op=step.op.name,
                     )
@@ -1115,9 +1135,8 @@ class Interpreter:
                 if (
                     _getrefcount(a) == 3
                     and a.__class__ is _ndarray
-                    and a.base is None
-                    and a.flags.writeable
                     and (not batched or a.shape == shape)
+                    and _private_buffer(a)
                 ):
                     buf = a
                     break
@@ -1193,6 +1212,10 @@ class Interpreter:
                 return (frame[r0],)
 
         cruns, bruns = cond.runs, body.runs
+        # operands that die here and that the regions do not read: released before the
+        # loop, so the loop-carried values are held by the loop alone
+        early = tuple(s for s in kills if s in ops and s not in cond.free | body.free)
+        kills = tuple(s for s in kills if s not in early)
         cap_bytes = max(cond.max_nbytes, body.max_nbytes)
         limits = self.limits
         run_block = self._run_block
@@ -1200,6 +1223,8 @@ class Interpreter:
 
         def run(frame: list[Any]) -> None:
             vals = [frame[i] for i in ops]
+            for s in early:
+                frame[s] = None
             fast = self._fast and cap_bytes <= limits.memory_cap
             max_steps = limits.max_steps
             n = 0

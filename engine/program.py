@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from parser.errors import InterpreterError
+from parser.errors import InterpreterError, UnsupportedError
 from parser.ir import Function, Module
 
 from .grid import ProcessGrid, ProcessHandle
@@ -42,8 +42,9 @@ class Program:
         profile: bool | Profile | None = None,
         deadlock_timeout: float | None = None,
         host_channels: dict[int, list[Any]] | None = None,
+        single_process: bool = True,
     ):
-        from .api import entry_function, load_module
+        from .api import _grid_size, entry_function, load_module
 
         mod = load_module(module)
         if verify:
@@ -52,6 +53,15 @@ class Program:
             verify_module(mod)
         self.module = mod
         self.function = entry_function(mod, function)
+        if single_process:
+            n = _grid_size(mod, "mhlo.num_replicas", None) * _grid_size(
+                mod, "mhlo.num_partitions", None
+            )
+            if n > 1:
+                raise UnsupportedError(
+                    f"the module declares a grid of {n} processes: engine.compile runs one "
+                    "process; use engine.run (num_replicas=, num_partitions=)"
+                )
         self.timeout = timeout
         self.deadlock_timeout = deadlock_timeout
         self.host_channels = host_channels

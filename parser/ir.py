@@ -137,6 +137,13 @@ class TensorType(Type):
     element_type: Type
     encoding: Attribute | None = None
 
+    def __hash__(self) -> int:  # cached: types key the dtype and plan caches
+        h = self.__dict__.get("_hash")
+        if h is None:
+            h = hash((self.shape, self.element_type, self.encoding))
+            object.__setattr__(self, "_hash", h)
+        return h
+
     @property
     def rank(self) -> int:
         if self.shape is None:

@@ -106,6 +106,12 @@ def float_info(dt: np.dtype):
     return ml_dtypes.finfo(dt)
 
 
+def has_sign_bit(dt: np.dtype) -> bool:
+    """Does the float format have a sign bit?  (Not f8E8M0FNU.)  Compared as a Python
+    float: f8E8M0FNU has no zero, so ``finfo.min >= 0`` in its own type is NaN-false."""
+    return float(ml_dtypes.finfo(dt).min) < 0
+
+
 # ---------------------------------------------------------------------------------------
 # Integers: compute dtype and wraparound
 # ---------------------------------------------------------------------------------------
@@ -237,7 +243,30 @@ def round_tf32(x: np.ndarray) -> np.ndarray:
     lsb = (bits >> np.uint32(13)) & np.uint32(1)
     with np.errstate(over="ignore"):
         r = ((bits + np.uint32(0xFFF) + lsb) & np.uint32(0xFFFFE000)).astype(np.uint32)
-    return np.where(np.isnan(x), x, r.view(np.float32))
+    # NaN: the payload bits tf32 has, quieted (a payload only in the dropped low bits
+    # would otherwise leave an infinity or a non-tf32 pattern).
+    nan = ((bits & np.uint32(0xFFFFE000)) | np.uint32(0x00400000)).astype(np.uint32)
+    return np.where(np.isnan(x), nan.view(np.float32), r.view(np.float32))
+
+
+E8M0 = np.dtype(ml_dtypes.float8_e8m0fnu)
+
+
+def round_e8m0(y: np.ndarray) -> np.ndarray:
+    """Real values -> f8E8M0FNU (powers of two 2**-127 .. 2**127, no sign, no zero,
+    0xFF = NaN), nearest with ties up (its one-digit significand is odd, so round to
+    nearest even takes the larger neighbour): a value m * 2**e with m in [0.5, 1)
+    becomes 2**e when m >= 0.75, else 2**(e-1).  Positive values below 2**-127 give
+    2**-127; zero, negative values, NaN, infinity and results above 2**127 give NaN.
+    (ml_dtypes rounds float32 subnormals up: 2**-127 + 2**-149 gave 2**-126.)"""
+    y = np.asarray(y).astype(np.float64)  # exact for every float input
+    with np.errstate(invalid="ignore"):
+        m, e = np.frexp(y)
+        k = np.where(m >= 0.75, e, e - 1).astype(np.int64)
+        k = np.maximum(k, -127)
+        nan = ~(y > 0) | ~np.isfinite(y) | (k > 127)
+    bits = np.where(nan, 0xFF, k + 127).astype(np.uint8)
+    return bits.view(E8M0)
 
 
 def round_float(y: np.ndarray, dt: np.dtype, *, tf32: bool = False) -> np.ndarray:
@@ -252,6 +281,8 @@ def round_float(y: np.ndarray, dt: np.dtype, *, tf32: bool = False) -> np.ndarra
             return round_tf32(y32)
         if dt == y.dtype:
             return y
+        if dt == E8M0:
+            return round_e8m0(y)
         if dt in (F64, F32) or (dt == F16 and y.dtype in (F64, F32)):
             return y.astype(dt)  # NumPy rounds these directly and correctly
         if y.dtype == F64:

@@ -49,7 +49,9 @@ def _family(dt: np.dtype) -> str:
 
 def _float_to_float(x: np.ndarray, dst: np.dtype, tf32: bool) -> np.ndarray:
     """One correctly rounded conversion between float formats."""
-    if x.dtype == B.F64 or tf32:
+    if x.dtype == dst and not tf32:
+        return x.copy()  # exactly representable: the same value, NaN payloads included
+    if x.dtype == B.F64 or tf32 or dst == B.E8M0:
         return B.round_float(x, dst, tf32=tf32)
     # Every other source is exact in float32, so ml_dtypes/NumPy round just once
     # (and ml_dtypes has no direct casts between some of its narrow formats).
@@ -121,6 +123,24 @@ def bitcast_convert(operand: np.ndarray, *, result_type: Type, operand_types=Non
         if sb > db:
             return x.reshape(x.shape + (1,)).view(dst).reshape(x.shape + (sb // db,)).copy()
         return x.view(dst).reshape(x.shape[:-1]).copy()
+    # A complex number against a sub-byte type: its two parts (real = low half).
+    if src.kind == "c":
+        part = _COMPONENT[src]
+        parts = x.reshape(x.shape + (1,)).view(part).reshape(x.shape + (2,))
+        r = _bitcast_bits(parts, part, dst)
+        return r.reshape(x.shape + (sb // db,))
+    if dst.kind == "c":
+        part = _COMPONENT[dst]
+        k = x.shape[-1]
+        r = _bitcast_bits(x.reshape(x.shape[:-1] + (2, k // 2)), src, part)
+        return B.contiguous(r).view(dst).reshape(x.shape[:-1])
+    return _bitcast_bits(x, src, dst)
+
+
+def _bitcast_bits(x: np.ndarray, src: np.dtype, dst: np.dtype) -> np.ndarray:
+    """bitcast_convert through whole-array shifts and masks of the bit patterns (for
+    the element types whose width is not a whole number of bytes)."""
+    sb, db = B.num_bits(src), B.num_bits(dst)
     u = B.to_bits(x).astype(np.uint64)
     if sb == db:
         return B.from_bits(u, dst)
@@ -146,46 +166,49 @@ def reduce_precision(
     result_type: Type,
     operand_types=None,
 ) -> np.ndarray:
-    """spec: reduce_precision, on the bit pattern exactly as the reference interpreter:
-    round the mantissa to ``mantissa_bits`` (ties to even, by adding a bias and
-    truncating), then values whose exponent is out of the reduced range overflow to
-    +-inf or underflow to +-0 (the reduced format has no subnormals).  NaN stays NaN,
-    except that with ``mantissa_bits = 0`` it becomes +inf (no NaN is representable)."""
+    """spec: reduce_precision, by value, for every float format:
+
+    1. the significand is rounded to ``mantissa_bits`` fraction bits with
+       roundToIntegralTiesToEven, at the operand's own quantum (a subnormal operand
+       keeps its format's smallest exponent) -- for IEEE formats this is the reference
+       interpreter's add-a-bias-and-truncate on the bits, except that with
+       ``mantissa_bits = 0`` a tie goes to the even significand (up), not to the even
+       encoding;
+    2. when ``exponent_bits`` is below the operand format's, results beyond the normal
+       range of an IEEE format with ``exponent_bits`` (bias 2**(exponent_bits-1) - 1,
+       no subnormals) overflow to +-inf / underflow to +-0, keeping the sign;
+    3. the value goes back to the operand's type (+-inf becomes NaN in formats without
+       infinity, the largest value in f4/f6; -0 becomes +0 in FNUZ formats).
+
+    NaN stays the same NaN, except that with ``mantissa_bits = 0`` it becomes +inf (the
+    reference interpreter's rule: no NaN is representable)."""
     reject_quantized("reduce_precision", result_type, operand_types)
     x = B.contiguous(operand)
     dt = x.dtype
-    if not B.is_float_dtype(dt):
+    if not B.is_float_dtype(dt) or is_tf32(result_type):
         raise UnsupportedError(f"reduce_precision of dtype {dt}", op="stablehlo.reduce_precision")
-    width = B.num_bits(dt)
-    src_m = int(B.float_info(dt).nmant)
-    src_e = width - src_m - 1
-    full = np.uint64((1 << width) - 1)
-    u = B.to_bits(x).astype(np.uint64)
-    with np.errstate(over="ignore"):
+    info = B.float_info(dt)
+    src_m, src_e, emin = int(info.nmant), int(info.nexp), int(info.minexp)
+    v = x.astype(B.F64)  # exact for every format
+    with np.errstate(over="ignore", invalid="ignore"):
+        a = np.abs(v)
+        nan = np.isnan(v)
+        finite = np.isfinite(v) & (a > 0)
         if mantissa_bits < src_m:
-            drop = src_m - mantissa_bits
-            last = 1 << drop
-            x_last = (u & np.uint64(last)) >> np.uint64(drop)
-            u = u + x_last + np.uint64((last >> 1) - 1)
-            u = u & np.uint64(((1 << 64) - 1) ^ (last - 1))
+            exp = np.frexp(np.where(finite, a, 1.0))[1] - 1  # floor(log2 |x|)
+            q = (np.maximum(exp, emin) - mantissa_bits).astype(np.int64)
+            rounded = np.ldexp(np.rint(np.ldexp(a, -q)), q)  # each step exact
+            a = np.where(finite, rounded, a)
         if exponent_bits < src_e:
-            sign_mask = np.uint64(1 << (width - 1))
-            exp_mask = ((1 << src_e) - 1) << src_m
-            bias = (1 << (src_e - 1)) - 1
-            reduced_bias = (1 << (exponent_bits - 1)) - 1
-            x_exp = u & np.uint64(exp_mask)
-            over = x_exp > np.uint64((bias + reduced_bias) << src_m)
-            under = x_exp <= np.uint64((bias - reduced_bias) << src_m)
-            signed_zero = u & sign_mask
-            u = np.where(over, signed_zero | np.uint64(exp_mask), u)
-            u = np.where(under, signed_zero, u)
-    out = B.from_bits(u & full, dt)
-    with np.errstate(invalid="ignore"):
-        nan = np.isnan(x.astype(B.F64))
+            bias = (1 << (exponent_bits - 1)) - 1
+            a = np.where(a >= 2.0 ** (bias + 1), np.inf, a)
+            a = np.where(a < 2.0 ** (1 - bias), 0.0, a)
+        r = np.where(np.signbit(v), -a, a)
+    out = B.round_float(r, dt) if dt != B.F64 else r
     if nan.any():
-        keep = x if mantissa_bits > 0 else np.full(x.shape, np.inf).astype(dt)
-        out = np.where(nan, keep, out).astype(dt)
-    return out.reshape(x.shape)
+        keep = x if mantissa_bits > 0 else B.round_float(np.full(x.shape, np.inf), dt)
+        out = np.where(nan, keep, out)
+    return np.asarray(out, dtype=dt).reshape(x.shape)
 
 
 register_kernel("stablehlo.reduce_precision", reduce_precision, operand_types=True)

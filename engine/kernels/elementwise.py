@@ -274,8 +274,10 @@ def _csign(z: np.ndarray) -> np.ndarray:
 
 
 def _ccbrt(z: np.ndarray) -> np.ndarray:
+    """Principal cube root in polar form; |z| by hypot (squaring the parts would
+    underflow / overflow for tiny / huge parts)."""
     theta = np.arctan2(z.imag, z.real) / 3.0
-    mag = np.power(z.real * z.real + z.imag * z.imag, 1.0 / 6.0)
+    mag = np.cbrt(np.hypot(z.real, z.imag))
     return _make_complex(mag * np.cos(theta), mag * np.sin(theta))
 
 
@@ -285,11 +287,28 @@ def _catan2(y: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 
 def _clog1p(z: np.ndarray) -> np.ndarray:
-    return np.log(z + 1.0)
+    """spec: complex(log(hypot(re + 1, im)), atan2(im, re + 1)), evaluated without the
+    cancellation of ``log(1 + z)`` for small z: there log|1 + z| = log1p(re*(re + 2) +
+    im**2) / 2.  Non-finite operands keep C's ``clog(z + 1)`` special values."""
+    x, y = z.real, z.imag
+    small = np.hypot(x, y) < 0.5
+    re = np.where(small, 0.5 * np.log1p(x * (x + 2.0) + y * y), np.log(np.hypot(x + 1.0, y)))
+    out = _make_complex(re, np.arctan2(y, x + 1.0))
+    finite = np.isfinite(x) & np.isfinite(y)
+    return np.where(finite, out, np.log(z + 1.0))
 
 
 def _cexpm1(z: np.ndarray) -> np.ndarray:
-    return np.exp(z) - 1.0
+    """exp(z) - 1 without cancellation for small z: the real part is
+    expm1(re) cos(im) - 2 sin(im/2)**2, the imaginary part exp(re) sin(im) (+-0 kept
+    when im is +-0).  Non-finite operands keep C's ``cexp(z) - 1`` special values."""
+    x, y = z.real, z.imag
+    half = np.sin(0.5 * y)
+    re = np.expm1(x) * np.cos(y) - 2.0 * half * half
+    im = np.where(y == 0, y, np.exp(x) * np.sin(y))
+    out = _make_complex(re, im)
+    finite = np.isfinite(x) & np.isfinite(y)
+    return np.where(finite, out, np.exp(z) - 1.0)
 
 
 # ---------------------------------------------------------------------------------------
@@ -351,6 +370,9 @@ _TABLE: tuple[Row, ...] = (
     Row("xor", np.logical_xor, _binary_int(np.bitwise_xor)),
 )
 
+# Ops whose exact result is never zero for the operands f8E8M0FNU has (positive, finite).
+_NEVER_ZERO = frozenset({"exponential", "logistic", "power"})
+
 # Complex ops the reference computes in the element type itself (others: complex128).
 _NATIVE_COMPLEX = {"add", "subtract", "multiply", "negate", "maximum", "minimum"}
 
@@ -383,13 +405,39 @@ def apply(row: Row, xs: tuple[np.ndarray, ...], result_type: Type) -> np.ndarray
         tf32 = is_tf32(result_type)
         if row.exact and dt_in in (B.F32, B.F64) and not tf32:
             y = row.real(*xs)
-        elif row.exact and dt_in != B.F64:
+        elif row.exact and dt_in != B.F64 and B.has_sign_bit(dt_in):
             # Formats with p <= 11 bits (all but f32/f64; tf32 too): float32 has
             # 24 >= 2p+2 bits, so computing there and rounding once more is exact.
+            # (Not f8E8M0FNU: its products and quotients leave float32's range.)
             y = row.real(*(x.astype(B.F32) for x in xs))
         else:
             y = row.real(*(x.astype(B.F64) for x in xs))
-        return B.round_float(np.asarray(y), dt_out, tf32=tf32)
+            if row.name in _NEVER_ZERO and not B.has_sign_bit(dt_out):
+                # f8E8M0FNU has no zero: a result that underflowed float64 is still
+                # positive, and its nearest f8E8M0FNU value is the smallest one.
+                y = np.where(y == 0, np.nextafter(0.0, 1.0), y)
+        out = B.round_float(np.asarray(y), dt_out, tf32=tf32)
+        if row.name in ("abs", "negate") and dt_in not in (B.F32, B.F64):
+            out = _sign_bit_nans(row.name, xs[0], out)
+        return out
+
+
+def _sign_bit_nans(name: str, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """abs and negate act on the sign bit only, NaN payloads included (IEEE 754
+    5.5.1); the float32 round trip of the narrow formats would quiet NaNs.  Formats
+    whose NaN is the sign pattern itself (FNUZ) or that have no sign (f8E8M0FNU) keep
+    the round trip's NaN."""
+    dt = x.dtype
+    nan = np.isnan(x.astype(B.F32))
+    if not nan.any():
+        return y
+    sign = 1 << (B.num_bits(dt) - 1)
+    sign_pattern = B.from_bits(np.array(sign, dtype=np.uint64), dt)
+    if not B.has_sign_bit(dt) or np.isnan(sign_pattern.astype(B.F32)):
+        return y
+    u = B.to_bits(x).astype(np.uint64)
+    fixed = u & np.uint64(~sign & 0xFFFFFFFFFFFFFFFF) if name == "abs" else u ^ np.uint64(sign)
+    return np.where(nan, B.from_bits(fixed, dt), y).astype(dt)
 
 
 def _table_kernel(row: Row) -> Callable:
@@ -419,7 +467,7 @@ def _total_order_key(x: np.ndarray) -> np.ndarray:
     < +inf < +NaN): negative values map to -magnitude-1 (XLA's integer trick)."""
     bits = B.to_bits(x).astype(np.int64)
     width = B.num_bits(x.dtype)
-    if B.float_info(x.dtype).min >= 0:  # no sign bit (f8E8M0FNU)
+    if not B.has_sign_bit(x.dtype):  # no sign bit (f8E8M0FNU)
         return bits
     sign = (bits >> (width - 1)) & 1
     mag = bits & ((1 << (width - 1)) - 1)

@@ -647,3 +647,97 @@ def test_ops_with_effects_are_never_folded():
     prog()
     prog()
     assert calls == [1, 1]
+
+
+def _test_op(name: str, kernel, *, multi: bool = False) -> None:
+    from shape_inference.optable import OP_TABLE, define_op, register_kernel
+
+    if name not in OP_TABLE:
+        define_op(name, lambda ctx, *ts: None, multi_result=multi)
+        register_kernel(name, kernel)
+
+
+def test_views_of_private_buffers_are_reused_shared_ones_never():
+    n = BIG
+
+    def halves(x, *, result_types):  # two views of one private array
+        y = np.concatenate([x, x + 1])
+        return y[:n], y[n:]
+
+    def doubled_t(x, *, result_type):  # a view (transpose) of a private array
+        return (np.stack([x, x]) * 2).T[:, 0].reshape(n)
+
+    _test_op("hlorun_test.plan_halves", halves, multi=True)
+    _test_op("hlorun_test.plan_doubled_t", doubled_t)
+    t = f"tensor<{n}xf32>"
+    text = f"""func.func @main(%a: {t}) -> ({t}, {t}, {t}) {{
+  %h:2 = "hlorun_test.plan_halves"(%a) : ({t}) -> ({t}, {t})
+  %s = stablehlo.add %h#0, %a : {t}
+  %d = "hlorun_test.plan_doubled_t"(%a) : ({t}) -> {t}
+  %e = stablehlo.add %d, %a : {t}
+  func.return %s, %h#1, %e : {t}, {t}, {t}
+}}"""
+    a = np.arange(n, dtype=np.float32)
+    ptrs: dict[str, int] = {}
+
+    def cb(name, pos, vals):
+        ptrs[name + str(len(ptrs))] = vals[0].__array_interface__["data"][0]
+
+    s, h1, e = engine.run(text, [a], callback=cb)
+    assert same(s, a + a) and same(h1, a + 1) and same(e, a * 2 + a)
+    p = list(ptrs.values())
+    assert p[1] != p[0]  # %h#0 shares its array with the live %h#1: not reused
+    assert p[3] == p[2]  # %d's private base is reused
+
+
+def test_compile_refuses_a_grid_module():
+    from parser.errors import UnsupportedError
+
+    text = """module attributes {mhlo.num_replicas = 2 : i32} {
+  func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {
+    func.return %a : tensor<2xf32>
+  }
+}"""
+    with pytest.raises(UnsupportedError, match="grid of 2 processes"):
+        engine.compile(text)
+    out = engine.run(text, [np.ones(2, np.float32)])
+    assert len(out) == 2
+
+
+def test_loop_carried_buffer_is_updated_in_place_by_an_out_kernel():
+    """A kernel with ``out=`` (like a dynamic_update_slice that took one) writes into
+    the loop-carried buffer: O(update) per iteration, not a copy of the buffer."""
+    n = BIG
+    got: list[bool] = []
+
+    def put(buf, x, i, *, result_type, out=None):
+        got.append(out is not None)
+        r = out if out is not None else buf.copy()
+        r[int(i)] = x
+        return r
+
+    _test_op("hlorun_test.plan_put", put)
+    t = f"tensor<{n}xf32>"
+    text = f"""func.func @main(%init: {t}) -> {t} {{
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %c1 = stablehlo.constant dense<1> : tensor<i32>
+  %c5 = stablehlo.constant dense<5> : tensor<i32>
+  %z = stablehlo.negate %init : {t}
+  %r:2 = stablehlo.while(%i = %c0, %b = %z) : tensor<i32>, {t}
+   cond {{
+    %p = stablehlo.compare LT, %i, %c5, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  }} do {{
+    %x = stablehlo.convert %i : (tensor<i32>) -> tensor<f32>
+    %b2 = "hlorun_test.plan_put"(%b, %x, %i) : ({t}, tensor<f32>, tensor<i32>) -> {t}
+    %j = stablehlo.add %i, %c1 : tensor<i32>
+    stablehlo.return %j, %b2 : tensor<i32>, {t}
+  }}
+  func.return %r#1 : {t}
+}}"""
+    init = np.full(n, -7, np.float32)
+    (r,) = engine.run(text, [init])
+    expected = np.full(n, 7, np.float32)
+    expected[:5] = np.arange(5)
+    assert same(r, expected) and same(init, np.full(n, -7, np.float32))
+    assert got == [True] * 5

@@ -814,6 +814,9 @@ def complex_op(op: str, t: ET, *vals) -> Want:
             return FREE  # overflowing results: the spec leaves complex overflow open
         p = fmt.precision
         tol = Fraction(COMPLEX_TOL[op], 2**p)
+        if op == "power":  # exp(y log x): the condition number is ~ |y log x|
+            kappa = 1 + abs(raw[1] * mpmath.log(raw[0]))
+            tol *= Fraction(int(mpmath.ceil(kappa)))
         return Want(None, normwise=(v, tol))
 
 
@@ -876,9 +879,10 @@ def _mpc_eval(op: str, *z):
         return mpmath.cbrt(a)
     if op == "atan2":
         y, x = a, z[1]
-        r = mpmath.sqrt(x * x + y * y)
-        if r == 0:
+        s2 = x * x + y * y
+        if s2 == 0 or _near_cut(s2):
             return None
+        r = mpmath.sqrt(s2)
         w = (x + 1j * y) / r
         if _near_cut(w):
             return None
