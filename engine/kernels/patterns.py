@@ -11,15 +11,49 @@ and fall back to calling the region on whole tensors when the answer is None.
   found by evaluating the comparator's boolean formula over every combination of
   per-key outcomes (less / equal / greater), so any spelling (``or``/``and``/``select``
   /``not`` chains, GT written as swapped LT...) of a lexicographic order is recognised.
+  With ``transforms=True`` a key may be a per-operand *transform*: a value computed from
+  one argument (and constants) by elementwise ops, the same ops on ``arg_{2i}`` and on
+  ``arg_{2i+1}``; ``SortKey.key_input`` then evaluates those ops on the whole operand
+  with the op table's kernels, so the key is exactly what the comparator compares.
+
+JAX's float sort comparators (``jax.lax.sort``/``jnp.sort``, ``num_keys=1``), both
+recognised as transforms:
+
+* current JAX: ``t = select(x == 0, +0, x); t = select(x != x, NaN, t)`` (FLOAT compares
+  against constants; NaN is the positive quiet NaN), then ``compare LT, t(x), t(y),
+  TOTALORDER``.  Order: -inf < negative values < {-0, +0} < positive values < +inf <
+  {every NaN, any sign or payload}.  -0 and +0 tie, all NaNs tie; a stable sort keeps
+  input order among ties (an unstable one may permute them).
+* older JAX (``_float_to_int_for_sort``): the same canonicalisation (bf16 first
+  converted to f32), then ``s = bitcast_convert(t) : si``, ``u = bitcast_convert(t) :
+  ui``, ``select(s < 0, bitcast_convert(INT_MAX - u) : si, s)`` and a SIGNED ``LT``.
+  The integer is monotone in the IEEE total order of ``t``, so the order, the ties
+  (-0/+0, all NaNs) and the NaN placement (last) are the same as above.
+
+Several keys (``num_keys > 1``) are ``lt(k0) | (eq(k0) & lt(k1))`` chains of such
+compares, recognised by the outcome-table check like untransformed keys.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
-from parser.ir import DenseElementsAttr, EnumAttr, Region
+from parser.errors import HloError
+from parser.ir import (
+    DenseElementsAttr,
+    EnumAttr,
+    Operation,
+    QuantizedType,
+    Region,
+    TensorType,
+    Type,
+)
+from shape_inference.decode import decode_op_attributes
+from shape_inference.optable import OP_TABLE
 
 RETURN_OPS = frozenset({"stablehlo.return", "func.return", "return"})
 
@@ -85,16 +119,68 @@ def reduction_combiners(region: Region | None) -> tuple[str, ...] | None:
     return tuple(out)
 
 
+# Ops that may compute a per-operand key transform: elementwise on 0-d values, so on
+# whole operands they act element by element.  reshape / broadcast_in_dim of a 0-d value
+# to the same 0-d type are identities.
+TRANSFORM_OPS = frozenset(
+    "stablehlo." + name
+    for name in (
+        "abs add and atan2 bitcast_convert cbrt ceil clamp compare complex constant convert "
+        "cosine count_leading_zeros divide exponential exponential_minus_one floor imag "
+        "is_finite log log_plus_one logistic maximum minimum multiply negate not or popcnt "
+        "power real reduce_precision remainder round_nearest_afz round_nearest_even rsqrt "
+        "select shift_left shift_right_arithmetic shift_right_logical sign sine sqrt "
+        "subtract tan tanh xor broadcast_in_dim reshape"
+    ).split()
+)
+IDENTITY_OPS = frozenset({"stablehlo.broadcast_in_dim", "stablehlo.reshape"})
+
+_Step = tuple[Callable[..., Any], tuple[str, ...], str, dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class KeyTransform:
+    """Per-operand key transform: the comparator's ops that compute the compared value
+    from one argument and constants (``ops``, their names, for reading), evaluated on a
+    whole operand by the op table's kernels.  ``key_type`` is the compared element type."""
+
+    ops: tuple[str, ...]
+    key_type: Type
+    steps: tuple[_Step, ...] = field(compare=False, repr=False)
+    arg: str = field(compare=False, repr=False)
+    out: str = field(compare=False, repr=False)
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        env: dict[str, Any] = {self.arg: x}
+        with np.errstate(all="ignore"):
+            for fn, operands, result, kwargs in self.steps:
+                env[result] = fn(*[env[n] for n in operands], **kwargs)
+        out = np.asarray(env[self.out])
+        if out.shape != x.shape:  # a transform that ignores its argument
+            out = np.broadcast_to(out, x.shape)
+        return out
+
+
 @dataclass(frozen=True)
 class SortKey:
     """One key of a lexicographic comparator: sort by ``inputs[operand]``, ascending
     unless ``descending``, comparing with ``compare_type`` (None: the default of the
-    element type; "FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED")."""
+    element type; "FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED").  With a ``transform`` the
+    compared values are ``transform(inputs[operand])``, of element type
+    ``transform.key_type``: use ``key_input``."""
 
     operand: int
     descending: bool
     compare_type: str | None
     part: str | None = None  # "real" / "imag": the key is that part of a complex operand
+    transform: KeyTransform | None = None
+
+    def key_input(self, x: np.ndarray, element_type: Type) -> tuple[np.ndarray, Type]:
+        """(values compared, their element type) for operand values ``x`` of
+        ``element_type``."""
+        if self.transform is None:
+            return x, element_type
+        return self.transform(x), self.transform.key_type
 
 
 _DIRECTIONS = {
@@ -105,6 +191,10 @@ _DIRECTIONS = {
     "GE": lambda o: o >= 0,
     "EQ": lambda o: o == 0,
     "NE": lambda o: o != 0,
+}
+_BOOLEAN_OPS = {
+    "stablehlo.and": 2, "stablehlo.or": 2, "stablehlo.xor": 2, "stablehlo.not": 1,
+    "stablehlo.select": 3,
 }
 
 
@@ -123,38 +213,144 @@ def _i1_splat(op) -> bool | None:
     return None
 
 
-def _formula(block, n_operands: int):
+def _scalar_type(t: Type) -> bool:
+    return isinstance(t, TensorType) and t.shape == () and not isinstance(t.element_type, QuantizedType)
+
+
+def _transform_op(op: Operation) -> bool:
+    """An op that may be part of a per-operand transform (elementwise on 0-d values)."""
+    if op.name not in TRANSFORM_OPS or len(op.results) != 1 or op.regions:
+        return False
+    types = (*op.operand_types, op.results[0].type)
+    if not all(_scalar_type(t) for t in types):
+        return False
+    if op.name in IDENTITY_OPS:
+        return len(op.operands) == 1 and op.operands[0].type == op.results[0].type
+    return True
+
+
+def _attr_signature(op: Operation) -> tuple:
+    out = []
+    for name, attr in sorted(op.attributes, key=lambda kv: kv[0]):
+        if isinstance(attr, DenseElementsAttr):
+            a = np.asarray(attr.array)
+            out.append((name, "dense", str(a.dtype), a.shape, a.tobytes()))
+            continue
+        try:
+            hash(attr)
+        except TypeError:
+            attr = repr(attr)
+        out.append((name, attr))
+    return tuple(out)
+
+
+def _identity(x: Any, **_: Any) -> Any:
+    return x
+
+
+def _build_transform(block, out: str, producer: dict[str, int]) -> KeyTransform | None:
+    """The ops computing ``out`` (a single-argument value) as a KeyTransform."""
+    ops = block.operations
+    needed: set[int] = set()
+    stack = [out]
+    arg = None
+    seen: set[str] = set()
+    while stack:
+        name = stack.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        k = producer.get(name)
+        if k is None:
+            arg = name  # the block argument
+            continue
+        needed.add(k)
+        stack.extend(o.name for o in ops[k].operands)
+    steps: list[_Step] = []
+    for k in sorted(needed):
+        op = ops[k]
+        operands = tuple(o.name for o in op.operands)
+        result = op.results[0].name
+        if op.name in IDENTITY_OPS:
+            steps.append((_identity, operands, result, {}))
+            continue
+        row = OP_TABLE.get(op.name)
+        if row is None or row.kernel is None or row.kernel_options.get("context"):
+            return None
+        try:
+            kwargs = decode_op_attributes(op, row)
+        except HloError:
+            return None
+        kwargs["result_type"] = op.results[0].type
+        if row.kernel_options.get("operand_types"):
+            kwargs["operand_types"] = op.operand_types
+        steps.append((row.kernel, operands, result, kwargs))
+    key_type = ops[producer[out]].results[0].type.element_type
+    names = tuple(ops[k].name for k in sorted(needed))
+    return KeyTransform(names, key_type, tuple(steps), arg or "", out)
+
+
+_Key = tuple[int, "str | None", "int | None"]  # (operand, part, transform signature)
+
+
+def _formula(block, n_operands: int, transforms: bool = False):
     """Symbolic evaluation of a comparator block.
 
-    Returns ``(keys, types, table_fn)`` where ``keys`` lists the ``(operand index, part)``
-    pairs that are compared (``part`` is "real"/"imag" for ``stablehlo.real``/``imag`` of
-    a complex operand, as JAX writes complex keys, else None), ``types`` their compare types, and ``table_fn(outcomes)`` evaluates the
-    formula given a dict key -> outcome array.  None when the block is not a boolean
-    formula over pairwise compares of ``arg_{2i}`` with ``arg_{2i+1}``.
+    Returns ``(keys, types, key_transforms, table_fn)`` where ``keys`` lists the compared
+    keys ``(operand index, part, signature)``: ``part`` is "real"/"imag" for
+    ``stablehlo.real``/``imag`` of a complex operand (as JAX writes complex keys), and
+    ``signature`` identifies a per-operand transform (``key_transforms[key]``; None for
+    the operand itself); ``types`` their compare types; ``table_fn(outcomes)`` evaluates
+    the formula given a dict key -> outcome array.  None when the block is not a boolean
+    formula over pairwise compares of (the same transform of) ``arg_{2i}`` and
+    ``arg_{2i+1}``.
     """
-    args = {v.name: (i, None) for i, v in enumerate(block.arguments)}
-    if len(args) != 2 * n_operands:
+    arguments = block.arguments
+    if len(arguments) != 2 * n_operands:
         return None
-    keys: list[tuple[int, str | None]] = []
-    types: dict[tuple[int, str | None], str | None] = {}
+    interned: dict[tuple, int] = {}
+
+    def intern(signature: tuple) -> int:
+        return interned.setdefault(signature, len(interned))
+
+    # values computed from at most one argument: name -> (argument index or None, signature)
+    single: dict[str, tuple[int | None, int]] = {
+        v.name: (i, intern(("arg", v.type))) for i, v in enumerate(arguments)
+    }
+    producer: dict[str, int] = {}  # single value -> index of its op in the block
+    bools: dict[str, bool] = {}  # i1 splat constants (and booleans of them)
+    formula: set[str] = set()  # booleans computed from key compares
+    keys: list[_Key] = []
+    types: dict[_Key, str | None] = {}
+    key_transforms: dict[_Key, KeyTransform | None] = {}
     program = []  # (result name, kind, payload)
-    for op in block.operations[:-1]:
+    ops = block.operations
+    for index, op in enumerate(ops[:-1]):
         if len(op.results) != 1 or op.regions:
             return None
         res = op.results[0].name
         names = [o.name for o in op.operands]
-        if op.name in ("stablehlo.real", "stablehlo.imag"):  # jax sorts complex keys so
-            if len(names) != 1 or names[0] not in args or args[names[0]][1] is not None:
-                return None
-            args[res] = (args[names[0]][0], op.name.split(".")[1])
-            continue
+        if all(n in single for n in names) and _transform_op(op):
+            owners = {single[n][0] for n in names} - {None}
+            if len(owners) <= 1:
+                sig = (op.name, _attr_signature(op), op.results[0].type,
+                       tuple(single[n][1] for n in names))
+                single[res] = (owners.pop() if owners else None, intern(sig))
+                producer[res] = index
+                if op.name == "stablehlo.constant" and _i1_splat(op) is not None:
+                    bools[res] = bool(_i1_splat(op))
+                elif op.name in _BOOLEAN_OPS and names and all(n in bools for n in names):
+                    bools[res] = _boolean(op.name, [bools[n] for n in names])
+                continue
         if op.name == "stablehlo.compare":
-            if len(names) != 2 or names[0] not in args or names[1] not in args:
+            if len(names) != 2 or names[0] not in single or names[1] not in single:
                 return None
-            (p, part_p), (q, part_q) = args[names[0]], args[names[1]]
-            if p // 2 != q // 2 or p == q or part_p != part_q:
+            (p, sig_p), (q, sig_q) = single[names[0]], single[names[1]]
+            if p is None or q is None or p // 2 != q // 2 or p == q or sig_p != sig_q:
                 return None
-            key = (p // 2, part_p)
+            key = _key_of(block, names[0], p, sig_p, producer, transforms)
+            if key is None:
+                return None
             direction = _enum(op.attr("comparison_direction"))
             if direction not in _DIRECTIONS:
                 return None
@@ -162,74 +358,123 @@ def _formula(block, n_operands: int):
             if key in types and types[key] != ctype:
                 return None
             if key not in types:
+                transform = None
+                if key[2] is not None:
+                    transform = _build_transform(block, names[0], producer)
+                    if transform is None:
+                        return None
                 keys.append(key)
                 types[key] = ctype
+                key_transforms[key] = transform
             program.append((res, "cmp", (key, direction, p % 2 == 1)))
-        elif op.name == "stablehlo.constant":
-            value = _i1_splat(op)
-            if value is None:
+            formula.add(res)
+        elif op.name in _BOOLEAN_OPS:
+            if len(names) != _BOOLEAN_OPS[op.name]:
                 return None
-            program.append((res, "const", value))
-        elif op.name in ("stablehlo.and", "stablehlo.or", "stablehlo.xor", "stablehlo.not"):
-            if op.name == "stablehlo.not" and len(names) != 1:
+            if not all(n in formula or n in bools for n in names):
                 return None
             program.append((res, op.name.split(".")[1], tuple(names)))
-        elif op.name == "stablehlo.select":
-            if len(names) != 3:
-                return None
-            program.append((res, "select", tuple(names)))
+            formula.add(res)
         else:
             return None
-    ret = block.operations[-1]
+    ret = ops[-1]
     if len(ret.operands) != 1:
         return None
     out = ret.operands[0].name
+    if out not in formula and out not in bools:
+        return None
 
-    def evaluate(outcomes: dict[int, np.ndarray], size: int) -> np.ndarray | None:
-        env: dict[str, np.ndarray] = {}
+    def evaluate(outcomes: dict[_Key, np.ndarray], size: int) -> np.ndarray | None:
+        env: dict[str, np.ndarray] = {n: np.full(size, v) for n, v in bools.items()}
         for res, kind, payload in program:
             if kind == "cmp":
                 key, direction, swapped = payload
                 o = outcomes[key]
                 env[res] = _DIRECTIONS[direction](-o if swapped else o)
-            elif kind == "const":
-                env[res] = np.full(size, payload)
+                continue
+            vals = [env[name] for name in payload]
+            if kind == "and":
+                env[res] = vals[0] & vals[1]
+            elif kind == "or":
+                env[res] = vals[0] | vals[1]
+            elif kind == "xor":
+                env[res] = vals[0] ^ vals[1]
+            elif kind == "not":
+                env[res] = ~vals[0]
             else:
-                try:
-                    vals = [env[name] for name in payload]
-                except KeyError:  # a block argument used as a boolean
-                    return None
-                if kind == "and":
-                    env[res] = vals[0] & vals[1]
-                elif kind == "or":
-                    env[res] = vals[0] | vals[1]
-                elif kind == "xor":
-                    env[res] = vals[0] ^ vals[1]
-                elif kind == "not":
-                    env[res] = ~vals[0]
-                else:
-                    env[res] = np.where(vals[0], vals[1], vals[2])
+                env[res] = np.where(vals[0], vals[1], vals[2])
         return env.get(out)
 
-    return keys, types, evaluate
+    return keys, types, key_transforms, evaluate
 
 
-def sort_keys(region: Region | None, n_operands: int) -> tuple[SortKey, ...] | None:
+def _boolean(name: str, vals: list[bool]) -> bool:
+    if name == "stablehlo.and":
+        return vals[0] and vals[1]
+    if name == "stablehlo.or":
+        return vals[0] or vals[1]
+    if name == "stablehlo.xor":
+        return vals[0] != vals[1]
+    if name == "stablehlo.not":
+        return not vals[0]
+    return vals[1] if vals[0] else vals[2]
+
+
+def _key_of(block, lhs: str, p: int, sig: int, producer: dict[str, int],
+            transforms: bool) -> _Key | None:
+    """The key a compare of single-argument value ``lhs`` (from argument ``p``) reads:
+    the operand itself, its real/imag part, or (``transforms``) a transform."""
+    k = producer.get(lhs)
+    if k is None:
+        return (p // 2, None, None)
+    op = block.operations[k]
+    if (
+        op.name in ("stablehlo.real", "stablehlo.imag")
+        and op.operands[0].name not in producer
+    ):
+        return (p // 2, op.name.split(".")[1], None)
+    if not transforms:
+        return None
+    return (p // 2, None, sig)
+
+
+_CACHE: dict[tuple[int, int, bool], tuple[Region, tuple[SortKey, ...] | None]] = {}
+_CACHE_MAX = 256
+
+
+def sort_keys(region: Region | None, n_operands: int,
+              transforms: bool = False) -> tuple[SortKey, ...] | None:
     """The lexicographic keys of a sort comparator, or None if it is not one.
 
     The comparator is a lexicographic "less than" over keys ``k_1, k_2, ...`` (each
     ascending or descending) exactly when, over all outcome combinations, it is true
     where the first non-equal key is "less" in its direction and false elsewhere
     (including when all keys are equal).  An always-false comparator gives ``()``: all
-    elements are equal.
+    elements are equal.  With ``transforms`` keys may be per-operand transforms
+    (``SortKey.transform``; callers must then read keys through ``SortKey.key_input``).
+    Results are cached per region object.
     """
+    if region is None:
+        return None
+    ck = (id(region), n_operands, transforms)
+    hit = _CACHE.get(ck)
+    if hit is not None and hit[0] is region:
+        return hit[1]
+    result = _sort_keys(region, n_operands, transforms)
+    if len(_CACHE) >= _CACHE_MAX:
+        _CACHE.clear()
+    _CACHE[ck] = (region, result)
+    return result
+
+
+def _sort_keys(region: Region, n_operands: int, transforms: bool) -> tuple[SortKey, ...] | None:
     block = _single_block(region)
     if block is None:
         return None
-    analysed = _formula(block, n_operands)
+    analysed = _formula(block, n_operands, transforms)
     if analysed is None:
         return None
-    keys, types, evaluate = analysed
+    keys, types, key_transforms, evaluate = analysed
     m = len(keys)
     if m > MAX_SORT_KEYS:
         return None
@@ -254,7 +499,7 @@ def sort_keys(region: Region | None, n_operands: int) -> tuple[SortKey, ...] | N
                     found = descending
                     break
             if found is not None:
-                order.append(SortKey(k[0], found, types[k], k[1]))
+                order.append(SortKey(k[0], found, types[k], k[1], key_transforms[k]))
                 remaining.remove(k)
                 mask = mask & (o == 0)
                 break

@@ -176,14 +176,48 @@ def _exact_binary(op: str, t: Type) -> Callable[[np.ndarray, np.ndarray], np.nda
 def _tree_ufunc(x: np.ndarray, axis: int, ufunc: np.ufunc) -> np.ndarray:
     """In-order adjacent-pair tree of ``ufunc`` along ``axis`` (size >= 1); the axis is kept."""
     while x.shape[axis] > 1:
-        k = x.shape[axis]
-        lhs = _slice(x, axis, 0, k - 1, 2)
-        rhs = _slice(x, axis, 1, k, 2)
-        y = ufunc(lhs, rhs)
-        if k % 2:
-            y = np.concatenate([y, _slice(x, axis, k - 1, k, 1)], axis=axis)
-        x = y
+        x = _pair_level(x, axis, ufunc)
     return x
+
+
+# Float dtypes whose adjacent pairs (a, b) NumPy can add as one complex number z = a + bi:
+# re(z * (1 - i)) = a*1 - b*(-1) is a + b rounded ONCE (products by +-1 are exact), and
+# NumPy's complex multiply is vectorised where strided float adds are not.
+_PAIR_AS_COMPLEX = {
+    np.dtype(np.float32): (np.dtype(np.complex64), np.complex64(1 - 1j)),
+    np.dtype(np.float64): (np.dtype(np.complex128), np.complex128(1 - 1j)),
+}
+_PAIR_AS_COMPLEX_MIN = 16  # pairs per row below which the plain strided add is as fast
+
+
+def _pair_level(x: np.ndarray, axis: int, ufunc: np.ufunc) -> np.ndarray:
+    """One level of the adjacent-pair tree along ``axis``: ``ufunc(x_0, x_1),
+    ufunc(x_2, x_3), ...`` with an odd last element carried unchanged.  ``ufunc`` is
+    np.add or np.multiply (one IEEE operation per pair, whatever NumPy loop runs it)."""
+    k = x.shape[axis]
+    half, odd = divmod(k, 2)
+    shape = x.shape[:axis] + (half + odd,) + x.shape[axis + 1 :]
+    last = axis == x.ndim - 1
+    if (ufunc is np.add and last and half >= _PAIR_AS_COMPLEX_MIN and x.dtype in _PAIR_AS_COMPLEX
+            and x.strides[-1] == x.itemsize):
+        cdt, one_minus_i = _PAIR_AS_COMPLEX[x.dtype]
+        buf = np.empty(shape, dtype=cdt)
+        np.multiply(x[..., : 2 * half].view(cdt), one_minus_i, out=buf[..., :half])
+        out = buf.real  # a strided view: the next level reads it in pairs
+    else:
+        out = np.empty(shape, dtype=x.dtype)
+        dst = _slice(out, axis, 0, half, 1)
+        if last:
+            ufunc(_slice(x, axis, 0, 2 * half, 2), _slice(x, axis, 1, 2 * half, 2), out=dst)
+        else:
+            # rows of pairs: a reduction over an inserted axis of length 2 (= x_2i op
+            # x_2i+1) runs longer inner loops than the ufunc on two strided views
+            pairs = _slice(x, axis, 0, 2 * half, 1)
+            pairs = pairs.reshape(x.shape[:axis] + (half, 2) + x.shape[axis + 1 :])
+            ufunc.reduce(pairs, axis=axis + 1, out=dst)
+    if odd:
+        _slice(out, axis, half, half + 1, 1)[...] = _slice(x, axis, k - 1, k, 1)
+    return out
 
 
 def _slice(x: np.ndarray, axis: int, start: int, stop: int, step: int) -> np.ndarray:
@@ -226,20 +260,20 @@ def _collapse_axes(x: np.ndarray, axes: tuple[int, ...]) -> tuple[np.ndarray, in
 def _ieee_minmax_reduce(x: np.ndarray, init: np.ndarray, axes: tuple[int, ...], is_max: bool,
                         dtype: np.dtype) -> np.ndarray:
     """IEEE maximum/minimum reduction: NaN propagates, -0 < +0."""
-    wide = np.float64 if dtype.itemsize * 8 > 32 else np.float32
-    xw = x.astype(wide, copy=False)
+    wide = np.dtype(np.float64 if dtype.itemsize * 8 > 32 else np.float32)
+    xw = x if x.dtype == wide else x.astype(wide)
     iw = np.asarray(init).astype(wide)
     uf = np.maximum if is_max else np.minimum
     r = uf.reduce(xw, axis=axes, initial=iw[()])
     zero = r == 0
-    if np.any(zero):
+    if zero.any():
         # max: +0 if any +0 occurs; min: -0 if any -0 occurs.
         want_neg = not is_max
         hit = (xw == 0) & (np.signbit(xw) == want_neg)
         hit = np.logical_or.reduce(hit, axis=axes) | bool(iw == 0 and np.signbit(iw) == want_neg)
         signed = np.where(hit == want_neg, np.array(-0.0, wide), np.array(0.0, wide))
         r = np.where(zero, signed, r)
-    return np.asarray(r).astype(dtype)
+    return np.asarray(r).astype(dtype, copy=False)
 
 
 def _reduce_fast(op: str, x: np.ndarray, init: np.ndarray, axes: tuple[int, ...],
@@ -291,8 +325,10 @@ def reduce(*operands: np.ndarray, result_types: tuple[Type, ...], dimensions: tu
     """spec "reduce": see the module docstring for the association order."""
     n = len(operands) // 2
     dtypes = [dtype_of(t) for t in result_types]
-    xs = tuple(_promote("stablehlo.reduce", operands[:n], result_types))
-    inits = tuple(_promote("stablehlo.reduce", operands[n:], result_types))
+    xs, inits = operands[:n], operands[n:]
+    if any(a.dtype != dt for a, dt in zip(operands, dtypes * 2)):
+        xs = tuple(_promote("stablehlo.reduce", xs, result_types))
+        inits = tuple(_promote("stablehlo.reduce", inits, result_types))
     axes = tuple(sorted(int(d) for d in dimensions))
     quantized = any(isinstance(_elem(t), QuantizedType) for t in result_types)
     # non-0-d init values (the MHLO generalisation) take the region path
@@ -674,12 +710,11 @@ def sort(*inputs: np.ndarray, result_types: tuple[Type, ...], dimension: int = -
     if n <= 1 or moved[0].size == 0:
         return tuple(np.array(x) for x in inputs)
     perm = None
-    plan = sort_keys(getattr(comparator, "region", None), len(inputs))
+    plan = sort_keys(getattr(comparator, "region", None), len(inputs), transforms=True)
     if plan is not None:
         keys = []
         for sk in plan:
-            et = _elem(result_types[sk.operand])
-            x = moved[sk.operand]
+            x, et = sk.key_input(moved[sk.operand], _elem(result_types[sk.operand]))
             if sk.part is not None:
                 if not isinstance(et, ComplexType):
                     keys = None

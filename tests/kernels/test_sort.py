@@ -228,8 +228,9 @@ def test_unsigned_compare_type_on_signed_keys():
 
 @SETTINGS
 @given(st.lists(st.integers(-5, 5), max_size=33), st.integers(1, 3))
-def test_generic_comparator_merge_sort(vals, batch):
-    """A comparator with arithmetic in it (|a| < |b|) runs the merge sort."""
+def test_per_operand_transform_comparator(vals, batch):
+    """A comparator with arithmetic in it (|a| < |b|): recognised as a per-operand key
+    transform (abs), so it no longer needs the merge sort; the order must be the same."""
     x = np.array([vals] * batch, dtype=np.int64).reshape(batch, len(vals))
     x = x * (np.arange(batch)[:, None] % 2 * 2 - 1)  # vary the rows
     s = TensorType((), IntegerType(64))
@@ -251,6 +252,31 @@ def test_generic_comparator_merge_sort(vals, batch):
     n = len(vals)
     levels = max(n - 1, 0).bit_length()
     assert len(calls) <= levels * (levels + 1)
+
+
+@SETTINGS
+@given(st.lists(st.integers(-5, 5), max_size=33))
+def test_comparator_mixing_both_arguments_runs_the_merge_sort(vals):
+    """(a - b) < (b - a) reads both arguments in one key, so no key mapping exists: the
+    stable merge sort calls the region on whole vectors, O(log^2 n) times."""
+    x = np.array(vals, dtype=np.int64)
+    s = TensorType((), IntegerType(64))
+    r = region([s, s], [
+        ("stablehlo.subtract", ["%arg0", "%arg1"], s, {}),
+        ("stablehlo.subtract", ["%arg1", "%arg0"], s, {}),
+        ("stablehlo.compare", ["%0", "%1"], I1, cmp("LT")),
+    ], ["%2"])
+    calls = []
+
+    def call(a, b):
+        calls.append(1)
+        return ((a - b) < (b - a),)
+
+    (got,) = sort(x, result_types=(TensorType(x.shape, IntegerType(64)),), dimension=0,
+                  is_stable=True, comparator=RegionFn(region=r, call=call))
+    assert got.tolist() == sorted(vals)
+    levels = max(len(vals) - 1, 0).bit_length()
+    assert 0 < len(calls) <= max(levels * (levels + 1), 1) or len(vals) < 2
 
 
 @SETTINGS
