@@ -8,10 +8,17 @@ from .optable import REQUIRED, ShapeContext, define_op
 from .verifier import compatible
 
 
+def _text(t: Type) -> str:
+    from parser.printer import print_type
+
+    return print_type(t)
+
+
 def _pair(ctx: ShapeContext, actual: Type, expected: Type, **_):
     """expect_eq / expect_almost_eq / expect_close: both operands of one type."""
     if not compatible(actual, expected):
-        raise ctx.error("check_same_type", f"operands have different types {actual} and {expected}")
+        raise ctx.error("check_same_type", f"operands have different types {_text(actual)} and "
+                                           f"{_text(expected)}")
     return ()
 
 
@@ -20,7 +27,8 @@ def _const(ctx: ShapeContext, actual: Type, *, value, **_):
     if isinstance(actual, TensorType) and actual.shape is not None and value is not None:
         if tuple(value.shape) != tuple(d for d in actual.shape):
             raise ctx.error(
-                "check_same_shape", f"constant of shape {value.shape} for operand type {actual}"
+                "check_same_shape",
+                f"constant of shape {list(value.shape)} for operand type {_text(actual)}",
             )
     return ()
 

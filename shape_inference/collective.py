@@ -32,6 +32,7 @@ from parser.ir import (
 from .decode import decode_op_attributes
 from .optable import OP_TABLE, REQUIRED, ShapeContext, define_op
 from .typeutil import is_promotable
+from .verifier import compatible
 
 DEVICE_TO_DEVICE, DEVICE_TO_HOST, HOST_TO_DEVICE = 1, 2, 3
 
@@ -84,7 +85,9 @@ def check_replica_groups(
 ) -> None:
     """The verifier's replica-group rules: rank 2, unique ids, ids cover [0, count),
     -1 (padding) only where groups may differ in size; ``labels`` maps "rank",
-    "unique", "range", "size" to the op's spec labels."""
+    "unique", "range" (and "size", with ``expected_group_size``) to the op's spec labels.
+    The group size the spec's size(replica_groups) constraints need depends on the
+    process grid: the kernels check it."""
     if not isinstance(groups, np.ndarray):
         return  # ReplicaGroupMeshAxes: checked (and rejected) by the kernel
     if groups.ndim != 2:
@@ -223,8 +226,7 @@ def all_gather_shape(ctx: ShapeContext, *operands: Type, all_gather_dim: int, re
     _non_negative(ctx, "all_gather_dim", all_gather_dim, "all_gather_c1")
     check_replica_groups(
         ctx, replica_groups,
-        {"rank": "all_gather_i3", "unique": "all_gather_c2", "range": "all_gather_c4",
-         "size": "all_gather_c3"},
+        {"rank": "all_gather_i3", "unique": "all_gather_c2", "range": "all_gather_c4"},
         all_same_size=True, use_global_device_ids=use_global_device_ids,
     )
     cid = channel_id_of(channel_handle)
@@ -233,8 +235,8 @@ def all_gather_shape(ctx: ShapeContext, *operands: Type, all_gather_dim: int, re
     _check_global_ids(ctx, "all_gather_c5", channel_handle, use_global_device_ids)  # all_gather_c5
     _same_count(ctx, "all_gather_c6", len(operands))
     for i, (t, r) in enumerate(zip(operands, ctx.result_types)):
-        t = _tensor(ctx, t, "operand", "all_gather_c6")
-        r = _tensor(ctx, r, "result", "all_gather_c6")
+        t = _tensor(ctx, t, "operand", "all_gather_i1")
+        r = _tensor(ctx, r, "result", "all_gather_o1")
         if t.shape is None or r.shape is None:
             continue
         if all_gather_dim >= len(t.shape):
@@ -272,12 +274,11 @@ def all_reduce_shape(ctx: ShapeContext, *operands: Type, replica_groups, channel
     """spec "all_reduce" (C1)-(C7)."""
     check_replica_groups(
         ctx, replica_groups,
-        {"rank": "all_reduce_i2", "unique": "all_reduce_c1", "range": "all_reduce_c3",
-         "size": "all_reduce_c2"},
+        {"rank": "all_reduce_i2", "unique": "all_reduce_c1", "range": "all_reduce_c3"},
         all_same_size=False, use_global_device_ids=use_global_device_ids,
     )
     _check_global_ids(ctx, "all_reduce_c4", channel_handle, use_global_device_ids)  # all_reduce_c4
-    ts = [_tensor(ctx, t, "operand", "all_reduce_c6") for t in operands]
+    ts = [_tensor(ctx, t, "operand", "all_reduce_i1") for t in operands]
     e = check_computation(ctx, "all_reduce_c5", [t.element_type for t in ts])  # all_reduce_c5
     _check_result_elements(ctx, "all_reduce_c7", e)  # all_reduce_c7
     return tuple(TensorType(t.shape, e, t.encoding) for t in ts)  # all_reduce_c6, c7
@@ -291,15 +292,15 @@ def reduce_scatter_shape(ctx: ShapeContext, operand: Type, *, scatter_dimension:
     check_replica_groups(
         ctx, replica_groups,
         {"rank": "reduce_scatter_i3", "unique": "reduce_scatter_c3",
-         "range": "reduce_scatter_c5", "size": "reduce_scatter_c4"},
+         "range": "reduce_scatter_c5"},
         all_same_size=True, use_global_device_ids=use_global_device_ids,
     )
     _check_global_ids(ctx, "reduce_scatter_c6", channel_handle, use_global_device_ids)
-    t = _tensor(ctx, operand, "operand", "reduce_scatter_c8")
+    t = _tensor(ctx, operand, "operand", "reduce_scatter_i1")
     e = check_computation(ctx, "reduce_scatter_c7", [t.element_type])  # reduce_scatter_c7
     if not ctx.result_types:
-        raise ctx.error("reduce_scatter_c8", "expects one result")
-    r = _tensor(ctx, ctx.result_types[0], "result", "reduce_scatter_c8")
+        raise ctx.error("reduce_scatter_o1", "expects one result")
+    r = _tensor(ctx, ctx.result_types[0], "result", "reduce_scatter_o1")
     _check_result_elements(ctx, "reduce_scatter_c9", e)  # reduce_scatter_c9
     if t.shape is None or r.shape is None:
         return None
@@ -348,7 +349,7 @@ def all_to_all_shape(ctx: ShapeContext, *operands: Type, split_dimension: int,
     )
     out = []
     for i, t in enumerate(operands):
-        t = _tensor(ctx, t, "operand", "all_to_all_c9")
+        t = _tensor(ctx, t, "operand", "all_to_all_i1")
         r = ctx.result_types[i]
         if isinstance(r, TensorType) and r.element_type != t.element_type:
             raise ctx.error(
@@ -454,7 +455,7 @@ def collective_broadcast_shape(ctx: ShapeContext, *operands: Type, replica_group
         "collective_broadcast_c4" if has_dynamic_root else "collective_broadcast_c3",
     )
     for t in data:
-        _tensor(ctx, t, "operand", "collective_broadcast_c3")
+        _tensor(ctx, t, "operand", "collective_broadcast_i1")
     return data  # collective_broadcast_c3, c4, c5
 
 
@@ -469,7 +470,7 @@ def collective_reduce_shape(ctx: ShapeContext, *operands: Type, replica_groups,
     )
     _check_global_ids(ctx, "collective_reduce_c4", channel_handle, use_global_device_ids)
     data = _root_operands(ctx, "collective_reduce", operands, has_dynamic_root, "collective_reduce_c3")
-    ts = [_tensor(ctx, t, "operand", "collective_reduce_c3") for t in data]
+    ts = [_tensor(ctx, t, "operand", "collective_reduce_i1") for t in data]
     e = check_computation(ctx, "collective_reduce_c4", [t.element_type for t in ts])
     return tuple(TensorType(t.shape, e, t.encoding) for t in ts)  # collective_reduce_c3
 
@@ -486,7 +487,11 @@ def collective_permute_shape(ctx: ShapeContext, operand: Type, *, source_target_
                              channel_handle=None, op=None):
     """spec "collective_permute" (C1)-(C5)."""
     check_pairs(ctx, source_target_pairs, _PAIR_LABELS["collective_permute"])
-    return _tensor(ctx, operand, "operand", "collective_permute_c5")  # collective_permute_c5
+    t = _tensor(ctx, operand, "operand", "collective_permute_i1")
+    if ctx.result_types and not compatible(ctx.result_types[0], t):  # collective_permute_c5
+        raise ctx.error("collective_permute_c5", f"result type {_fmt(ctx.result_types[0])} "
+                                                 f"differs from the operand type {_fmt(t)}")
+    return t
 
 
 def _channel_type(ctx: ShapeContext, label: str, channel_handle, is_host_transfer: bool,
@@ -511,18 +516,18 @@ def send_shape(ctx: ShapeContext, *operands: Type, channel_handle=None,
     return TokenType()
 
 
-def _payload_then_token(ctx: ShapeContext, prefix: str, middle_msg: str) -> None:
+def _payload_then_token(ctx: ShapeContext, labels: tuple[str, str, str], middle_msg: str) -> None:
+    """Results are tensors then a token: ``labels`` for (no result, a payload that is
+    not a tensor, a last result that is not a token)."""
     rs = ctx.result_types
     if not rs:
-        raise ctx.error(f"{prefix}_c1" if prefix == "infeed" else f"{prefix}_c2",
-                        "result is expected to be at least of size 1, but got 0")
+        raise ctx.error(labels[0], "result is expected to be at least of size 1, but got 0")
     for t in rs[:-1]:
         if not isinstance(t, TensorType):
-            raise ctx.error(f"{prefix}_c2" if prefix == "infeed" else f"{prefix}_c3",
-                            f"{middle_msg}, but got '{_fmt(t)}'")
+            raise ctx.error(labels[1], f"{middle_msg}, but got '{_fmt(t)}'")
     if not isinstance(rs[-1], TokenType):
         raise ctx.error(
-            f"{prefix}_c3" if prefix == "infeed" else f"{prefix}_c4",
+            labels[2],
             f"last element of result types is expected to be of token type, but got "
             f"'{_fmt(rs[-1])}'",
         )
@@ -536,8 +541,10 @@ def recv_shape(ctx: ShapeContext, token: Type, *, channel_handle=None,
         check_pairs(ctx, source_target_pairs, _PAIR_LABELS["recv"])
     if not isinstance(token, TokenType):
         raise ctx.error("recv_i1", "the operand must be a token")
+    # spec recv: results are payload values then a token (the Outputs table and the
+    # semantics; C1-C4 are about source_target_pairs)
     _payload_then_token(
-        ctx, "recv",
+        ctx, ("recv_o1", "recv_o1", "recv_o1"),
         "everything but the last element of result types is expected to be of tensor type",
     )
     return None
@@ -558,7 +565,7 @@ def infeed_shape(ctx: ShapeContext, token: Type, *, infeed_config: str = "", lay
     if not isinstance(token, TokenType):
         raise ctx.error("infeed_i1", "the operand must be a token")
     _payload_then_token(
-        ctx, "infeed",
+        ctx, ("infeed_c1", "infeed_c2", "infeed_c3"),
         "all elements of result types, except the last element, are expected to be of "
         "tensor type",
     )

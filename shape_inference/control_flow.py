@@ -63,15 +63,25 @@ def _branched_type(x: Type, y: Type) -> Type:
     return TensorType(tuple(d for d, _ in dims), x.element_type, encoding)
 
 
-def branched_types(ctx: ShapeContext, label: str, branches) -> tuple[Type, ...]:
+def branched_types(branches) -> tuple[Type, ...]:
     """Result types of if / case: the branches' returned types, merged dimension by
-    dimension (a dimension where the branches differ becomes dynamic)."""
+    dimension (a dimension where the branches differ becomes dynamic).  The callers
+    have checked that every branch returns as many values as the first."""
     out = tuple(branches[0])
     for other in branches[1:]:
-        if len(other) != len(out):
-            raise ctx.error(label, "branches return different numbers of values")
         out = tuple(_branched_type(a, b) for a, b in zip(out, other))
     return out
+
+
+def _declared_results(ctx: ShapeContext, label: str, inferred: tuple[Type, ...]):
+    """The declared result types must be compatible with ``inferred`` (the spec's
+    ``type(results...) = ...`` constraint, under ``label``); return ``inferred``."""
+    declared = ctx.result_types
+    if len(declared) != len(inferred) or not all(
+            compatible(a, b) for a, b in zip(declared, inferred)):
+        raise ctx.error(label, f"result types {list(map(str, declared))} do not match "
+                               f"{list(map(str, inferred))}")
+    return inferred
 
 
 def while_shape(ctx: ShapeContext, *operand_types: Type):
@@ -86,7 +96,7 @@ def while_shape(ctx: ShapeContext, *operand_types: Type):
         raise ctx.error("while_c1", "cond must return a single tensor<i1>")  # while_c1
     _same(ctx, "while_c2", _arg_types(body), operand_types, "body arguments")  # while_c2
     _same(ctx, "while_c2", _returned_types(body), operand_types, "body results")  # while_c2
-    return operand_types  # while_c3
+    return _declared_results(ctx, "while_c3", operand_types)  # while_c3
 
 
 def if_shape(ctx: ShapeContext, pred: Type):
@@ -101,7 +111,7 @@ def if_shape(ctx: ShapeContext, pred: Type):
             raise ctx.error("if_c1", "branches take no arguments")  # if_c1
     t, f = (_returned_types(r) for r in ctx.regions)
     _same(ctx, "if_c2", f, t, "false branch results")  # if_c2
-    return branched_types(ctx, "if_c3", (t, f))  # if_c3
+    return _declared_results(ctx, "if_c3", branched_types((t, f)))  # if_c3
 
 
 def case_shape(ctx: ShapeContext, index: Type):
@@ -116,7 +126,8 @@ def case_shape(ctx: ShapeContext, index: Type):
         if _arg_types(r):
             raise ctx.error("case_c2", "branches take no arguments")  # case_c2
         _same(ctx, "case_c3", _returned_types(r), first, "branch results")  # case_c3
-    return branched_types(ctx, "case_c4", [_returned_types(r) for r in ctx.regions])  # case_c4
+    merged = branched_types([_returned_types(r) for r in ctx.regions])
+    return _declared_results(ctx, "case_c4", merged)  # case_c4
 
 
 def identity_shape(ctx: ShapeContext, *operand_types: Type):
@@ -132,17 +143,17 @@ def tuple_shape(ctx: ShapeContext, *operand_types: Type):
 def get_tuple_element_shape(ctx: ShapeContext, operand: Type, *, index: int):
     """get_tuple_element (C1) 0 <= index < size(operand); (C2) result type."""
     if not isinstance(operand, TupleType):
-        raise ctx.error("get_tuple_element_c1", "operand must be a tuple")
+        raise ctx.error("get_tuple_element_i1", "operand must be a tuple")
     if not 0 <= index < len(operand.types):
         raise ctx.error("get_tuple_element_c1", f"index {index} out of bounds")  # get_tuple_element_c1
     return operand.types[index]  # get_tuple_element_c2
 
 
 def token_shape(ctx: ShapeContext, *operand_types: Type):
-    """after_all / create_token: result is a token."""
+    """after_all (I1) inputs are tokens; the result is a token.  create_token takes none."""
     for t in operand_types:
         if not isinstance(t, TokenType):
-            raise ctx.error("after_all_c1", "operands must be tokens")
+            raise ctx.error("after_all_i1", "operands must be tokens")
     return TokenType()
 
 

@@ -60,12 +60,12 @@ def _result(ctx: ShapeContext, label: str) -> TensorType:
 
 def convert_shape(ctx: ShapeContext, operand: Type) -> None:
     """spec: convert.  Operand and result are (non-quantized) tensors; (C1) same shape."""
-    t = tensor(ctx, operand, "convert_c1", "operand")
-    result = _result(ctx, "convert_c1")
+    t = tensor(ctx, operand, "convert_i1", "operand")
+    result = _result(ctx, "convert_o1")
     if isinstance(t.element_type, QuantizedType):
         raise ctx.error("convert_i1", "operand must be a tensor of a non-quantized type")
     if isinstance(result.element_type, QuantizedType):
-        raise ctx.error("convert_c1", "result must be a tensor of a non-quantized type")
+        raise ctx.error("convert_o1", "result must be a tensor of a non-quantized type")
     if not shapes_compatible(t.shape, result.shape):  # (C1)
         raise ctx.error("convert_c1", f"requires the same shape, got {t.shape} and {result.shape}")
     return None
@@ -77,8 +77,8 @@ define_op("stablehlo.convert", convert_shape)
 def bitcast_convert_shape(ctx: ShapeContext, operand: Type) -> None:
     """spec: bitcast_convert.  (C1) shapes by bit widths (an extra / a dropped innermost
     dimension when the widths differ); (C2) complex only to complex."""
-    t = tensor(ctx, operand, "bitcast_convert_c1", "operand")
-    result = _result(ctx, "bitcast_convert_c1")
+    t = tensor(ctx, operand, "bitcast_convert_i1", "operand")
+    result = _result(ctx, "bitcast_convert_o1")
     e, e2 = t.element_type, result.element_type
     if isinstance(e, ComplexType) != isinstance(e2, ComplexType):  # (C2)
         raise ctx.error("bitcast_convert_c2", "cannot convert between real and complex types")
@@ -126,14 +126,14 @@ def reduce_precision_shape(
 ) -> TensorType | None:
     """spec: reduce_precision.  (C1) output type = operand type (baseline);
     (C2) 1 <= exponent_bits; (C3) 0 <= mantissa_bits."""
-    t = tensor(ctx, operand, "reduce_precision_c1", "operand")
+    t = tensor(ctx, operand, "reduce_precision_i1", "operand")
     check_element(ctx, "reduce_precision", 1, t.element_type, FLOAT_ONLY, PER_TENSOR)
     if exponent_bits < 1:  # (C2)
         raise ctx.error("reduce_precision_c2", f"exponent_bits must be >= 1, got {exponent_bits}")
     if mantissa_bits < 0:  # (C3)
         raise ctx.error("reduce_precision_c3", f"mantissa_bits must be >= 0, got {mantissa_bits}")
     if isinstance(t.element_type, QuantizedType):
-        result = _result(ctx, "reduce_precision_c1")
+        result = _result(ctx, "reduce_precision_o1")
         if not shapes_compatible(t.shape, result.shape) or baseline_element_type(
             result.element_type
         ) != baseline_element_type(t.element_type):  # (C1)

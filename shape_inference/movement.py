@@ -49,7 +49,7 @@ def _fmt(dims: Sequence[int | None]) -> str:
 def _tensor(ctx: ShapeContext, t: Type, what: str, label: str) -> TensorType:
     """``t`` as a ranked tensor type, or a verification error."""
     if not isinstance(t, TensorType) or t.shape is None:
-        raise ctx.error(label, f"expects {what} to be a ranked tensor, got {t}")
+        raise ctx.error(label, f"expects {what} to be a ranked tensor, got {_type_text(t)}")
     return t
 
 
@@ -122,7 +122,8 @@ def _one_d_size(ctx: ShapeContext, t: Type, what: str, label: str,
     dynamic size is an error, as the StableHLO dialect requires a static shape there)."""
     t = _tensor(ctx, t, what, label)
     if t.rank != 1 or not _is_integer_tensor(t):
-        raise ctx.error(label, f"expects {what} to be a 1-dimensional integer tensor, got {t}")
+        raise ctx.error(label, f"expects {what} to be a 1-dimensional integer tensor, got "
+                               f"{_type_text(t)}")
     if operand_number is not None and t.shape[0] is None:
         raise ctx.error(label, f"operand #{operand_number} must be statically shaped")
     return t.shape[0]
@@ -197,7 +198,7 @@ def _check_iota_result(ctx: ShapeContext, t: TensorType, label: str) -> None:
 @shape_function("stablehlo.iota", attrs={"iota_dimension": REQUIRED})
 def iota(ctx: ShapeContext, *, iota_dimension: int):
     """spec: iota."""
-    result = _result(ctx, "iota_c1")
+    result = _result(ctx, "iota_o1")
     if result is None:
         return None
     _check_iota_result(ctx, result, "iota_o1")
@@ -214,7 +215,7 @@ def dynamic_iota(ctx: ShapeContext, output_shape: Type, *, iota_dimension: int):
     if size is not None and not 0 <= iota_dimension < size:  # dynamic_iota_c1
         raise ctx.error("dynamic_iota_c1", f"iota dimension {iota_dimension} cannot go beyond "
                                            f"the output rank {size}")
-    result = _result(ctx, "dynamic_iota_c2")
+    result = _result(ctx, "dynamic_iota_o1")
     if result is not None:
         _check_iota_result(ctx, result, "dynamic_iota_o1")
         if size is not None and result.rank != size:  # dynamic_iota_c2
@@ -275,7 +276,7 @@ def _check_broadcast(ctx: ShapeContext, op: str, operand: TensorType, result: Te
 def broadcast_in_dim(ctx: ShapeContext, operand: Type, *, broadcast_dimensions):
     """spec: broadcast_in_dim (verifier: the result type is given)."""
     operand = _tensor(ctx, operand, "operand", "broadcast_in_dim_i1")
-    result = _result(ctx, "broadcast_in_dim_c1")
+    result = _result(ctx, "broadcast_in_dim_o1")
     if result is not None and not result.is_static and result.bounds is None:
         raise ctx.error("broadcast_in_dim_o1", "result must be statically shaped or single "
                                                "bounded dimension tensor")
@@ -293,7 +294,7 @@ def dynamic_broadcast_in_dim(ctx: ShapeContext, operand: Type, output_dimensions
     operand = _tensor(ctx, operand, "operand", "dynamic_broadcast_in_dim_i1")
     size = _one_d_size(ctx, output_dimensions, "output_dimensions",
                        "dynamic_broadcast_in_dim_i2", 1)
-    result = _result(ctx, "dynamic_broadcast_in_dim_c1")
+    result = _result(ctx, "dynamic_broadcast_in_dim_o1")
     _check_broadcast(ctx, "dynamic_broadcast_in_dim", operand, result,
                      _ints(broadcast_dimensions))
     if result is not None and size is not None and size != result.rank:
@@ -379,7 +380,7 @@ def _check_reshape(ctx: ShapeContext, op: str, operand: TensorType, result: Tens
 def reshape(ctx: ShapeContext, operand: Type):
     """spec: reshape (verifier: the result type is given)."""
     operand = _tensor(ctx, operand, "operand", "reshape_i1")
-    result = _result(ctx, "reshape_c1")
+    result = _result(ctx, "reshape_o1")
     if result is not None:
         _check_reshape(ctx, "reshape", operand, result)
     return None
@@ -397,7 +398,7 @@ def dynamic_reshape(ctx: ShapeContext, operand: Type, output_shape: Type):
         raise ctx.error("dynamic_reshape_c2", f"output_shape is incompatible with input type "
                                               f"of operation: input has {n} elements, but "
                                               f"output_shape has {_num_elements(shape)}")
-    result = _result(ctx, "dynamic_reshape_c1")
+    result = _result(ctx, "dynamic_reshape_o1")
     if result is not None:
         _check_reshape(ctx, "dynamic_reshape", operand, result)
         if size is not None and size != result.rank:  # dynamic_reshape_c4
@@ -411,6 +412,11 @@ def dynamic_reshape(ctx: ShapeContext, operand: Type, output_shape: Type):
 def transpose(ctx: ShapeContext, operand: Type, *, permutation):
     """spec: transpose: shape(result) = dim(operand, permutation...)."""
     operand = _tensor(ctx, operand, "operand", "transpose_i1")
+    declared = _result(ctx, "transpose_o1")
+    if declared is not None and not _same_element_type_modulo_axis(
+            operand.element_type, declared.element_type):  # transpose_c1
+        raise ctx.error("transpose_c1", f"expects result element type {declared.element_type} "
+                                        f"to match operand element type {operand.element_type}")
     perm = _ints(permutation)
     if sorted(perm) != list(range(operand.rank)):  # transpose_c2
         raise ctx.error("transpose_c2", f"permutation must be a permutation of "
@@ -418,7 +424,6 @@ def transpose(ctx: ShapeContext, operand: Type, *, permutation):
     shape = tuple(operand.shape[p] for p in perm)  # transpose_c3
     element = operand.element_type
     if isinstance(element, QuantizedType) and element.is_per_axis:  # transpose_c4
-        declared = _result(ctx, "transpose_c1")
         qd = perm.index(element.quantized_dimension)
         if declared is not None and isinstance(declared.element_type, QuantizedType):
             re = declared.element_type
@@ -520,15 +525,15 @@ def slice_(ctx: ShapeContext, operand: Type, *, start_indices, limit_indices, st
     return TensorType(tuple(shape), t.element_type)
 
 
-def _check_start_indices(ctx: ShapeContext, op: str, starts: Sequence[Type], rank: int,
-                         rank_label: str, same_label: str) -> None:
+def _check_start_indices(ctx: ShapeContext, starts: Sequence[Type], rank: int,
+                         type_label: str, rank_label: str, same_label: str) -> None:
     if len(starts) != rank:
         raise ctx.error(rank_label, f"has {len(starts)} start indices for an operand of rank "
                                     f"{rank}")
     for s in starts:
         if not (isinstance(s, TensorType) and s.shape == () and _is_integer_tensor(s)):
-            raise ctx.error(f"{op}_i3" if op == "dynamic_slice" else f"{op}_i3",
-                            f"start indices must be 0-dimensional integer tensors, got {s}")
+            raise ctx.error(type_label, "start indices must be 0-dimensional integer tensors, got "
+                                        f"{_type_text(s)}")
     if len(set(starts)) > 1:  # <op>_c3 / _c5: same(type(start_indices...))
         raise ctx.error(same_label, "start indices must all have the same type")
 
@@ -542,7 +547,7 @@ def dynamic_slice(ctx: ShapeContext, operand: Type, *start_indices: Type, slice_
         raise ctx.error("dynamic_slice_c2", f"has mismatched number of slice sizes "
                                             f"({len(sizes)}) and operand rank ({t.rank})")
     # dynamic_slice_c2, dynamic_slice_c3
-    _check_start_indices(ctx, "dynamic_slice", start_indices, t.rank, "dynamic_slice_c2",
+    _check_start_indices(ctx, start_indices, t.rank, "dynamic_slice_i2", "dynamic_slice_c2",
                          "dynamic_slice_c3")
     for d, (k, n) in enumerate(zip(sizes, t.shape)):  # dynamic_slice_c4
         if k < 0:
@@ -565,7 +570,7 @@ def dynamic_update_slice(ctx: ShapeContext, operand: Type, update: Type, *start_
         raise ctx.error("dynamic_update_slice_c3", f"update rank does not match operand rank: "
                                                    f"{u.rank} vs {t.rank}.")
     # dynamic_update_slice_c4, dynamic_update_slice_c5
-    _check_start_indices(ctx, "dynamic_update_slice", start_indices, t.rank,
+    _check_start_indices(ctx, start_indices, t.rank, "dynamic_update_slice_i3",
                          "dynamic_update_slice_c4", "dynamic_update_slice_c5")
     for d, (k, n) in enumerate(zip(u.shape, t.shape)):  # dynamic_update_slice_c6
         if k is not None and n is not None and k > n:
@@ -587,7 +592,7 @@ def real_dynamic_slice(ctx: ShapeContext, operand: Type, start_indices: Type,
         if s is not None and s != t.rank:
             raise ctx.error("real_dynamic_slice_c1", f"start_indices, limit_indices and strides "
                                                      f"must have {t.rank} elements, got {s}")
-    result = _result(ctx, "real_dynamic_slice_c2")
+    result = _result(ctx, "real_dynamic_slice_o1")
     if result is not None:
         if result.rank != t.rank or result.element_type != t.element_type:
             raise ctx.error("real_dynamic_slice_c2", "result must have the operand's rank and "
@@ -704,14 +709,14 @@ def dynamic_pad(ctx: ShapeContext, operand: Type, padding_value: Type, edge_padd
     """spec: dynamic_pad."""
     t = _tensor(ctx, operand, "operand", "dynamic_pad_i1")
     _check_pad_elements(ctx, "dynamic_pad", t, padding_value)  # dynamic_pad_c1
-    for x, name in ((edge_padding_low, "edge_padding_low"),
-                    (edge_padding_high, "edge_padding_high"),
-                    (interior_padding, "interior_padding")):
-        size = _one_d_size(ctx, x, name, "dynamic_pad_i3", 2)
+    for x, name, label in ((edge_padding_low, "edge_padding_low", "dynamic_pad_i3"),
+                           (edge_padding_high, "edge_padding_high", "dynamic_pad_i4"),
+                           (interior_padding, "interior_padding", "dynamic_pad_i5")):
+        size = _one_d_size(ctx, x, name, label, 2)
         if size is not None and size != t.rank:  # dynamic_pad_c2
             raise ctx.error("dynamic_pad_c2", f"padding operands size ({size}) must match "
                                               f"operand rank ({t.rank})")
-    result = _result(ctx, "dynamic_pad_c4")
+    result = _result(ctx, "dynamic_pad_o1")
     if result is not None:
         if result.rank != t.rank:  # dynamic_pad_c4
             raise ctx.error("dynamic_pad_c4", f"result rank {result.rank} does not match "
@@ -936,7 +941,7 @@ def dynamic_gather(ctx: ShapeContext, operand: Type, start_indices: Type, slice_
             if k < 0 or (n is not None and k > n):
                 raise ctx.error("dynamic_gather_c12", f"slice size ({k}) is out of bounds for "
                                                       f"operand dimension ({n}) at index {i}")
-    result = _result(ctx, "dynamic_gather_c13")
+    result = _result(ctx, "dynamic_gather_o1")
     if result is not None:
         if result.rank != result_rank:  # dynamic_gather_c13
             raise ctx.error("dynamic_gather_c13", f"result rank {result.rank} does not match "

@@ -15,6 +15,12 @@ def _elem(t: Type) -> Type:
     return t.element_type if isinstance(t, TensorType) else t
 
 
+def _text(t: Type) -> str:
+    from parser.printer import print_type
+
+    return print_type(t)
+
+
 def _ranked(t: Type) -> bool:
     return isinstance(t, TensorType) and t.shape is not None
 
@@ -24,21 +30,24 @@ def rng(ctx: ShapeContext, a: Type, b: Type, shape: Type, *, rng_distribution: s
     """spec: rng (C1-C3).  The result's dimensions are the values of ``shape``: known
     when a ``stablehlo.constant`` defines it (``ctx.operand_values``), dynamic
     otherwise (the inferred type then only has the right rank)."""
-    for i, t in enumerate((a, b)):
+    for i, t in enumerate((a, b)):  # rng_i1, rng_i2
         e = _elem(t)
-        if not isinstance(e, IntegerType | FloatType) or (_ranked(t) and len(t.shape) != 0):
-            raise ctx.error("rng_c1", f"operand #{i} must be 0D tensor of integer, boolean or "
-                            f"floating-point type, but got {t}")
+        if not isinstance(t, TensorType) or not isinstance(e, IntegerType | FloatType) or (
+                _ranked(t) and len(t.shape) != 0):
+            raise ctx.error("rng_i2" if i else "rng_i1",
+                            f"operand #{i} must be 0D tensor of integer, boolean or "
+                            f"floating-point type, but got {_text(t)}")
     if _elem(a) != _elem(b):  # rng_c1
         raise ctx.error("rng_c1", "a and b must have the same element type")
     if rng_distribution not in ("UNIFORM", "NORMAL"):
-        raise ctx.error("rng_c2", f"unknown rng_distribution {rng_distribution}")
+        raise ctx.error("rng_i4", f"unknown rng_distribution {rng_distribution}")
     if rng_distribution == "NORMAL" and not isinstance(_elem(a), FloatType):  # rng_c2
         raise ctx.error("rng_c2", "NORMAL distribution requires a floating-point type")
-    if not _ranked(shape) or len(shape.shape) != 1 or shape.shape[0] is None:  # rng_c3
-        raise ctx.error("rng_c3", f"operand #2 must be statically shaped 1-dimensional tensor, but got {shape}")
-    if not isinstance(_elem(shape), IntegerType):  # rng_c3
-        raise ctx.error("rng_c3", "shape must be an integer tensor")
+    if not _ranked(shape) or len(shape.shape) != 1 or shape.shape[0] is None:  # rng_i3
+        raise ctx.error("rng_i3", "operand #2 must be statically shaped 1-dimensional tensor, "
+                                  f"but got {_text(shape)}")
+    if not isinstance(_elem(shape), IntegerType):  # rng_i3
+        raise ctx.error("rng_i3", "shape must be an integer tensor")
     value = ctx.operand_values[2] if len(ctx.operand_values) > 2 else None
     if value is None:
         return TensorType((None,) * shape.shape[0], _elem(a))  # rng_c1, rng_c3
@@ -68,12 +77,12 @@ def rng_bit_generator(ctx: ShapeContext, initial_state: Type, *, rng_algorithm: 
     shape matches ``output_state``'s.  We follow MLIR there, and check (C2) on the
     number of elements of the state (the spec's ``size``)."""
     if rng_algorithm not in _STATE_SIZES:
-        raise ctx.error("rng_bit_generator_c2", f"unknown rng_algorithm {rng_algorithm}")
+        raise ctx.error("rng_bit_generator_i1", f"unknown rng_algorithm {rng_algorithm}")
     st = initial_state
     e = _elem(st)
-    if not isinstance(st, TensorType) or not _int_or_float(e):  # rng_bit_generator_c1
-        raise ctx.error("rng_bit_generator_c1",
-                        f"initial_state must be a tensor of integer or floating-point type, got {st}")
+    if not isinstance(st, TensorType) or not _int_or_float(e):  # rng_bit_generator_i2
+        raise ctx.error("rng_bit_generator_i2", "initial_state must be a tensor of integer or "
+                                                f"floating-point type, got {_text(st)}")
     if _ranked(st) and all(d is not None for d in st.shape):
         size = prod(st.shape)
         if size not in _STATE_SIZES[rng_algorithm]:  # rng_bit_generator_c2
@@ -94,9 +103,10 @@ def rng_bit_generator(ctx: ShapeContext, initial_state: Type, *, rng_algorithm: 
             raise ctx.error(
                 "rng_bit_generator_c1",
                 f"output state shape must be compatible with initial state shape. Got: "
-                f"{st} and {out_state}",
+                f"{_text(st)} and {_text(out_state)}",
             )
         oe = _elem(output)
-        if not isinstance(output, TensorType) or not _int_or_float(oe):
-            raise ctx.error("rng_bit_generator_c1", f"output must be integer or floating-point, got {oe}")
+        if not isinstance(output, TensorType) or not _int_or_float(oe):  # the output's type
+            raise ctx.error("rng_bit_generator_o2", "output must be a tensor of integer or "
+                                                    f"floating-point type, got {_text(output)}")
     return None

@@ -26,13 +26,17 @@ import numpy as np
 
 from engine.dtypes import dtype_of
 from parser.errors import UnsupportedError
-from parser.ir import Type
+from parser.ir import TensorType, Type
 from shape_inference.optable import register_kernel
 
 from . import _bits as B
 from .elementwise import is_tf32, reject_quantized
 
 _COMPONENT = {B.C64: B.F32, B.C128: B.F64}
+
+
+def _element(t: Type) -> Type:
+    return t.element_type if isinstance(t, TensorType) else t
 
 
 def _family(dt: np.dtype) -> str:
@@ -85,6 +89,8 @@ def convert(operand: np.ndarray, *, result_type: Type, operand_types=None) -> np
     dst = dtype_of(result_type)
     tf32 = is_tf32(result_type)
     x = np.asarray(operand)
+    if operand_types and _element(operand_types[0]) == _element(result_type):
+        return x.astype(dst, copy=True)  # same type: every value (NaN payloads too) is exact
     if dst.kind == "c":
         if x.dtype.kind == "c":
             return x.astype(dst)  # per component, correctly rounded by NumPy

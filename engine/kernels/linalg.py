@@ -284,13 +284,11 @@ def conv_output_spatial_size(
 
 
 def _padded_buffer(
-    xg: np.ndarray, lhs_dilation, padding, channels_last: bool, slack: int = 0
+    xg: np.ndarray, lhs_dilation, padding, channels_last: bool
 ) -> np.ndarray:
     """Grouped lhs (G, Nb, Cg, spatial...) -> interior zeros (lhs_dilation - 1) and edge
     padding (negative padding crops), in ONE fresh buffer; returned as a
-    (G, Nb, Cg, padded spatial...) view whose memory is channels-last or channels-first.
-    ``slack`` (channels-first only) adds that many zeros after the buffer's end, for
-    strided views that read past it (``_shifted_matmuls``)."""
+    (G, Nb, Cg, padded spatial...) view whose memory is channels-last or channels-first."""
     spatial = xg.shape[3:]
     src: list[slice] = []
     dst: list[slice] = []
@@ -315,84 +313,11 @@ def _padded_buffer(
         buf = np.zeros((g, nb, *padded_shape, cg), dtype=xg.dtype)
         view = np.moveaxis(buf, -1, 2)
     else:
-        shape = (g, nb, cg, *padded_shape)
-        buf = np.zeros(math.prod(shape) + slack, dtype=xg.dtype)
-        view = buf[: math.prod(shape)].reshape(shape)
+        buf = np.zeros((g, nb, cg, *padded_shape), dtype=xg.dtype)
+        view = buf
     lead = (slice(None),) * 3
     view[lead + tuple(dst)] = xg[lead + tuple(src)]
     return view
-
-
-# _shifted_matmuls: used when its "wide" grid has at most this factor more positions than
-# the output, there are at least _SHIFTED_MIN_CHANNELS input channels per group (the
-# matmuls' contraction length) and at most _SHIFTED_MAX_POSITIONS kernel positions.
-_WIDE_MAX_WASTE = 1.3
-_SHIFTED_MIN_CHANNELS = 32
-_SHIFTED_MAX_POSITIONS = 64
-_SHIFTED_DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64,
-                                                  np.complex128))
-
-
-def _padded_spatial(xg: np.ndarray, lhs_dilation, padding) -> tuple[int, ...]:
-    """Spatial shape of ``_padded_buffer``'s result."""
-    return tuple(
-        max(int(lo) + (0 if n == 0 else (n - 1) * d + 1) + int(hi), 0)
-        for n, d, (lo, hi) in zip(xg.shape[3:], lhs_dilation, padding)
-    )
-
-
-def _shifted_matmuls(
-    xg: np.ndarray, wg: np.ndarray, lhs_dilation, padding, rhs_dilation,
-    out_sp: tuple[int, ...],
-) -> np.ndarray:
-    """Unit-stride, channels-first convolution without an im2col copy: (G, Nb, Og,
-    out_sp...) = the sum, over the kernel positions in row-major order, of one matmul
-    each, (Og, Cg) kernel slice @ (Cg, L) input view.
-
-    In the flattened padded image a kernel position is a fixed shift, so its inputs for
-    the "wide" output grid (out_sp[0], padded[1:]...) of L positions are, per channel,
-    ONE contiguous run: a strided view BLAS reads directly (row stride = the padded
-    image size).  Grid positions past the real output (the wrapped ends of rows) give
-    extra values that are cut off.  Summation order: BLAS's within a kernel position,
-    then the positions in order."""
-    padded = _padded_spatial(xg, lhs_dilation, padding)
-    nsp = len(padded)
-    ksp = wg.shape[3:]
-    sp_strides = [math.prod(padded[d + 1 :]) for d in range(nsp)]
-    size = math.prod(padded)
-    wide = (out_sp[0],) + padded[1:]
-    length = math.prod(wide)
-    shift_grid = np.zeros((), dtype=np.int64)
-    for k, r, st in zip(ksp, rhs_dilation, sp_strides):  # kernel positions, row-major
-        shift_grid = np.add.outer(shift_grid, np.arange(k, dtype=np.int64) * (r * st))
-    shifts = [int(v) for v in shift_grid.reshape(-1)]
-    slack = max(0, max(shifts) + length - size)
-    xp = _padded_buffer(xg, lhs_dilation, padding, False, slack)
-    g, nb, cg = xg.shape[:3]
-    item = xp.itemsize
-    flat = np.lib.stride_tricks.as_strided(xp, shape=(xp.size + slack,), strides=(item,),
-                                           writeable=False)  # includes the slack
-    wpos = np.moveaxis(wg.reshape(wg.shape[:3] + (-1,)), -1, 0)  # (K, G, Og, Cg)
-    wpos = np.ascontiguousarray(wpos)
-    two_d = g == 1 and nb == 1
-    y = None
-    for j, shift in enumerate(shifts):
-        if two_d:
-            xj = np.lib.stride_tricks.as_strided(flat[shift:], shape=(cg, length),
-                                                 strides=(size * item, item), writeable=False)
-            t = np.matmul(wpos[j, 0], xj)
-        else:
-            xj = np.lib.stride_tricks.as_strided(
-                flat[shift:], shape=(g, nb, cg, length),
-                strides=(nb * cg * size * item, cg * size * item, size * item, item),
-                writeable=False)
-            t = np.matmul(wpos[j][:, None], xj)
-        if y is None:
-            y = t
-        else:
-            y += t
-    y = y.reshape((g, nb, y.shape[-2]) + wide)
-    return y[(Ellipsis,) + tuple(slice(0, o) for o in out_sp)]
 
 
 def conv_arrays(
@@ -444,16 +369,8 @@ def conv_arrays(
         xg = x.reshape((n, g, cg) + x.shape[2:]).swapaxes(0, 1)
     else:
         xg = x.reshape((g, nb, c) + x.shape[2:])
-    wg = w.reshape((g, og, i_) + ksp)
-    p = int(np.prod(out_sp, dtype=np.int64))
-    if (not channels_last and nsp > 0 and all(s == 1 for s in window_strides)
-            and x.dtype in _SHIFTED_DTYPES and cg >= _SHIFTED_MIN_CHANNELS
-            and math.prod(ksp) <= _SHIFTED_MAX_POSITIONS
-            and math.prod((out_sp[0],) + _padded_spatial(xg, lhs_dilation, padding)[1:])
-            <= _WIDE_MAX_WASTE * p):
-        y = _shifted_matmuls(xg, wg, lhs_dilation, padding, rhs_dilation, out_sp)
-        return y.swapaxes(0, 1).reshape(result_shape)  # (Nb, G, Og, ...) -> (Nb, O, ...)
     xp = _padded_buffer(xg, lhs_dilation, padding, channels_last)
+    wg = w.reshape((g, og, i_) + ksp)
     dil_k = tuple((k - 1) * r + 1 for k, r in zip(ksp, rhs_dilation))
     sp_axes = tuple(range(3, 3 + nsp))
     win = np.lib.stride_tricks.sliding_window_view(xp, dil_k, axis=sp_axes)
@@ -464,6 +381,7 @@ def conv_arrays(
     win = win[sel]
     p_axes = tuple(range(3, 3 + nsp))
     k_axes = tuple(range(3 + nsp, 3 + 2 * nsp))
+    p = int(np.prod(out_sp, dtype=np.int64))
     kk = cg * int(np.prod(ksp, dtype=np.int64))
     if channels_last:
         # rows (Nb, P...), columns (K..., Cg): reads the channels-last buffer in order

@@ -14,10 +14,13 @@ boolean op, is::
 where ``T`` pairs *adjacent* elements level by level: ``T`` of a level is
 ``body(x_0, x_1), body(x_2, x_3), ...`` with an odd last element carried to the next
 level unchanged.  That tree is a valid spec schedule, so float sums are the spec's,
-with every partial result rounded to the body's type.  Integer add/multiply (exact
-wraparound), and/or/xor and integer max/min are associative and commutative, so NumPy's
-reductions give the same result as any schedule; float max/min use NumPy's reductions
-and then fix the sign of zero (IEEE ``maximum`` orders -0 < +0) and propagate NaN.
+with every partial result rounded to the body's type.  (NumPy's own float sum, pairwise
+with 8 interleaved accumulators, is not an in-order tree, so it is never used; each
+level of ``T`` is one or two NumPy calls on whole arrays, see ``_pair_level``.)
+Integer add/multiply (exact wraparound), and/or/xor and integer max/min are associative
+and commutative, so NumPy's reductions give the same result as any schedule; float
+max/min use NumPy's reductions and then fix the sign of zero (IEEE ``maximum`` orders
+-0 < +0) and propagate NaN.
 Known combiners on f16/bf16/f8 use NumPy/ml_dtypes ufuncs, which compute in f32 and
 round once (correct for + and * of two values); tf32, quantized and complex
 (except add) bodies always run the region.

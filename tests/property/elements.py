@@ -140,8 +140,8 @@ def literal(v, t: ET) -> str:
 
 
 def _hex(bits: int, fmt: FloatFormat) -> str:
-    digits = max(1, (fmt.storage_bits + 3) // 4) if fmt.storage_shift else max(1, (fmt.nbits + 3) // 4)
-    return f"0x{bits << fmt.storage_shift:0{digits}X}"
+    """MLIR's hexadecimal float literal: the format's own bit pattern (19 bits for tf32)."""
+    return f"0x{bits:0{max(1, (fmt.nbits + 3) // 4)}X}"
 
 
 def dense(values: list, shape: tuple[int, ...], t: ET) -> str:

@@ -50,7 +50,6 @@ from .formats import (
     E8M0,
     FNUZ,
     FV,
-    IEEE,
     NAN,
     FloatFormat,
     decode,
@@ -401,9 +400,12 @@ def approx_want(v: FV, fmt: FloatFormat, op: str, f64_ulps: int | None = None) -
     lo = round_to_format(num(v.q * (1 - rel)), fmt)
     hi = round_to_format(num(v.q * (1 + rel)), fmt)
     alts = tuple(sorted({lo, hi} - {center}))
+    # overflow into a format whose overflow value is NaN: any NaN will do
+    nan_any = any(decode(b, fmt).is_nan for b in (center, lo, hi))
     if fmt.name == "f64":
-        return Want(center, ulps=ULP_BOUND[op] if f64_ulps is None else f64_ulps, alts=alts)
-    return Want(center, alts=alts)
+        return Want(center, ulps=ULP_BOUND[op] if f64_ulps is None else f64_ulps, alts=alts,
+                    nan_any=nan_any)
+    return Want(center, alts=alts, nan_any=nan_any)
 
 
 def _is_int(q: Fraction) -> bool:

@@ -1,0 +1,107 @@
+"""Kernel benchmarks (issue "Performance"): one kernel called directly (no parse, no
+interpreter), against its NumPy floor timed in the same test (``versus``, conftest.py).
+
+* reduce, add body, f32: 1e6 elements, and 1024x1024 along axis 1 and along axis 0,
+  floor ``np.sum`` (target 1.1x).  hlorun's float sums follow the schedule documented
+  in engine/kernels/reduction.py (an in-order adjacent-pair tree, every partial sum
+  rounded to f32); NumPy's pairwise summation with 8 interleaved accumulators is not
+  an in-order tree, so it cannot be used, and the tree costs more than the floor (see
+  the ``note`` of each row).  i32 sum and f32 max (any order is exact): 1.1x.
+* gather, the embedding lookup: 1e4 rows of a 1e5x16 f32 table, floor ``np.take``
+  (target 1.5x).
+* convolution NCHW 1x64x56x56 * 64x64x3x3, stride 1, pad 1, f32, floor ONE
+  ``np.matmul`` of the im2col shape (3136x576 @ 576x64) (target 1.5x).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import rand
+
+import engine.kernels  # noqa: F401  (fills the kernel column)
+import shape_inference  # noqa: F401
+from engine.values import RegionFn
+from parser.ir import FloatType, IntegerType, TensorType
+from shape_inference.optable import OP_TABLE
+
+F32 = FloatType("f32")
+I32 = IntegerType(32)
+
+
+def _body(op: str, fn) -> RegionFn:
+    return RegionFn(region=None, call=lambda a, b: (fn(a, b),), combiner=f"stablehlo.{op}")
+
+
+def _reduce(x: np.ndarray, dims: tuple[int, ...], etype, body: RegionFn):
+    kernel = OP_TABLE["stablehlo.reduce"].kernel
+    out_shape = tuple(s for i, s in enumerate(x.shape) if i not in dims)
+    rtypes = (TensorType(out_shape, etype),)
+    init = np.zeros((), dtype=x.dtype)
+    return lambda: kernel(x, init, result_types=rtypes, dimensions=dims, body=body)[0]
+
+
+TREE_NOTE = "in-order pair tree, not NumPy's pairwise sum"
+
+
+def test_kernel_reduce_sum_f32_1e6(versus):
+    x = rand(1_000_000, 11)
+    r = versus(_reduce(x, (0,), F32, _body("add", np.add)), lambda: np.sum(x), ratio=1.1,
+               note=TREE_NOTE)
+    assert float(r) == pytest.approx(float(x.astype(np.float64).sum()), rel=1e-4, abs=1e-2)
+
+
+@pytest.mark.parametrize("axis", [1, 0])
+def test_kernel_reduce_sum_f32_1024x1024(versus, axis):
+    x = rand((1024, 1024), 12)
+    r = versus(_reduce(x, (axis,), F32, _body("add", np.add)), lambda: np.sum(x, axis=axis),
+               ratio=1.1, note=TREE_NOTE)
+    np.testing.assert_allclose(r, x.astype(np.float64).sum(axis=axis), rtol=1e-4, atol=1e-3)
+
+
+def test_kernel_reduce_sum_i32_1e6(versus):
+    x = np.random.default_rng(13).integers(-1000, 1000, 1_000_000).astype(np.int32)
+    r = versus(_reduce(x, (0,), I32, _body("add", np.add)), lambda: np.sum(x), ratio=1.1)
+    assert int(r) == int(x.astype(np.int64).sum())
+
+
+def test_kernel_reduce_max_f32_1e6(versus):
+    x = rand(1_000_000, 14)
+    r = versus(_reduce(x, (0,), F32, _body("maximum", np.maximum)), lambda: np.max(x),
+               ratio=1.1)
+    assert r == max(x.max(), 0)
+
+
+def test_kernel_gather_1e4_rows_of_1e5x16(versus):
+    table = rand((100_000, 16), 15)
+    idx = np.random.default_rng(16).integers(0, 100_000, (10_000, 1)).astype(np.int32)
+    flat = idx[:, 0]
+    kernel = OP_TABLE["stablehlo.gather"].kernel
+    rtype = TensorType((10_000, 16), F32)
+    dn = dict(offset_dims=(1,), collapsed_slice_dims=(0,), start_index_map=(0,),
+              index_vector_dim=1, slice_sizes=(1, 16))
+    r = versus(lambda: kernel(table, idx, result_type=rtype, **dn),
+               lambda: np.take(table, flat, axis=0), ratio=1.5)
+    assert np.array_equal(r, table[flat])
+
+
+NCHW = dict(input_batch_dimension=0, input_feature_dimension=1, input_spatial_dimensions=(2, 3),
+            kernel_output_feature_dimension=0, kernel_input_feature_dimension=1,
+            kernel_spatial_dimensions=(2, 3), output_batch_dimension=0,
+            output_feature_dimension=1, output_spatial_dimensions=(2, 3))
+
+
+def test_kernel_conv_1x64x56x56_64x64x3x3(versus):
+    x, w = rand((1, 64, 56, 56), 17), rand((64, 64, 3, 3), 18) / 24
+    cols, kmat = rand((3136, 576), 19), rand((576, 64), 20)
+    kernel = OP_TABLE["stablehlo.convolution"].kernel
+    rtype = TensorType((1, 64, 56, 56), F32)
+    attrs = dict(window_strides=(1, 1), padding=np.array([[1, 1], [1, 1]]),
+                 lhs_dilation=(1, 1), rhs_dilation=(1, 1), feature_group_count=1,
+                 batch_group_count=1, **NCHW)
+    r = versus(lambda: kernel(x, w, result_type=rtype, **attrs), lambda: np.matmul(cols, kmat),
+               ratio=1.5, note="floor: one matmul of the im2col shape")
+    xp = np.pad(x[0], ((0, 0), (1, 1), (1, 1)))
+    win = np.lib.stride_tricks.sliding_window_view(xp, (3, 3), axis=(1, 2))
+    want = np.einsum("chwij,ocij->ohw", win, w, dtype=np.float64)
+    np.testing.assert_allclose(r[0], want, rtol=1e-4, atol=1e-4)
