@@ -33,6 +33,7 @@ import numpy as np
 from engine.dtypes import dtype_of
 from parser.errors import InterpreterError, UnsupportedError
 from parser.ir import ComplexType, FloatType, IntegerType, QuantizedType, TensorType, Type
+from shape_inference.linalg import conv_num_windows
 from shape_inference.optable import kernel
 
 # --------------------------------------------------------------------------------------
@@ -270,19 +271,6 @@ def dot(
 # --------------------------------------------------------------------------------------
 
 
-def conv_output_spatial_size(
-    size: int, kernel_size: int, stride: int, pad_lo: int, pad_hi: int, lhs_dil: int,
-    rhs_dil: int,
-) -> int:
-    """spec: convolution (C25) num_windows for one spatial dimension."""
-    dilated = 0 if size == 0 else (size - 1) * lhs_dil + 1
-    padded = pad_lo + dilated + pad_hi
-    window = 0 if kernel_size == 0 else (kernel_size - 1) * rhs_dil + 1
-    if padded <= 0 or window > padded:
-        return 0
-    return (padded - window) // stride + 1
-
-
 def _padded_buffer(
     xg: np.ndarray, lhs_dilation, padding, channels_last: bool
 ) -> np.ndarray:
@@ -348,7 +336,7 @@ def conv_arrays(
     o, i_ = w.shape[:2]
     ksp = w.shape[2:]
     out_sp = tuple(
-        conv_output_spatial_size(
+        conv_num_windows(
             x.shape[2 + d], ksp[d], window_strides[d], int(padding[d][0]), int(padding[d][1]),
             lhs_dilation[d], rhs_dilation[d],
         )
