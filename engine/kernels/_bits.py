@@ -243,9 +243,12 @@ def round_tf32(x: np.ndarray) -> np.ndarray:
     lsb = (bits >> np.uint32(13)) & np.uint32(1)
     with np.errstate(over="ignore"):
         r = ((bits + np.uint32(0xFFF) + lsb) & np.uint32(0xFFFFE000)).astype(np.uint32)
-    # NaN: the payload bits tf32 has, quieted (a payload only in the dropped low bits
-    # would otherwise leave an infinity or a non-tf32 pattern).
-    nan = ((bits & np.uint32(0xFFFFE000)) | np.uint32(0x00400000)).astype(np.uint32)
+    # NaN: the sign and payload bits tf32 has, kept as they are (abs and negate of a
+    # signalling NaN must not quiet it); quieted only when the payload lived entirely in
+    # the dropped low bits, which would otherwise leave an infinity.
+    kept = (bits & np.uint32(0xFFFFE000)).astype(np.uint32)
+    lost = (kept & np.uint32(0x007FFFFF)) == 0
+    nan = np.where(lost, kept | np.uint32(0x00400000), kept).astype(np.uint32)
     return np.where(np.isnan(x), nan.view(np.float32), r.view(np.float32))
 
 

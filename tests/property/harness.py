@@ -9,11 +9,12 @@ it was not (so the program fails exactly at the bad elements).
 
 from __future__ import annotations
 
+import os
 from fractions import Fraction
 from math import prod
 
 import numpy as np
-from hypothesis import note
+from hypothesis import HealthCheck, note, settings
 from hypothesis import strategies as st
 
 import engine.kernels  # noqa: F401  (fills the op table)
@@ -24,6 +25,22 @@ from shape_inference.optable import OP_TABLE
 from .elements import ET, dense, from_elems, part_type, tensor_text, to_elems
 from .formats import FloatFormat, decode, nan_bits, num, round_to_format
 from .reference import Want, mpmath
+
+# ---------------------------------------------------------------------------------------
+# Settings: the profile (conftest.py) chosen by HYPOTHESIS_PROFILE, default "ci"
+# ---------------------------------------------------------------------------------------
+
+
+def _profile() -> settings:
+    name = os.environ.get("HYPOTHESIS_PROFILE", "ci")
+    try:
+        return settings.get_profile(name if name in ("ci", "thorough") else "ci")
+    except Exception:  # conftest.py not loaded (module run directly)
+        return settings(max_examples=12, deadline=None,
+                        suppress_health_check=[HealthCheck.too_slow])
+
+
+PROFILE = settings(_profile())
 
 # ---------------------------------------------------------------------------------------
 # Strategies

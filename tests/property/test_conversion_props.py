@@ -14,12 +14,13 @@ from parser.errors import UnsupportedError
 
 from . import reference as R
 from .elements import ALL, BY_NAME, ET, from_elems
-from .harness import check, operand_lists, program_text, run_kernel, shapes
+from .harness import PROFILE, check, operand_lists, program_text, run_kernel, shapes
 
 NO_TF32 = [t for t in ALL if t.name != "tf32"]
 
 
 @pytest.mark.parametrize("src", ALL, ids=str)
+@PROFILE
 @given(data=st.data())
 def test_convert_to_every_type(src, data):
     """One operand, converted to each of the element types."""
@@ -46,6 +47,7 @@ BITCAST_PAIRS = _bitcast_pairs()
 
 
 @pytest.mark.parametrize("src", NO_TF32, ids=str)
+@PROFILE
 @given(data=st.data())
 def test_bitcast_convert(src, data):
     """Every destination whose width divides or is a multiple of the source's:
@@ -94,6 +96,7 @@ FLOATS_NO_TF32 = [t for t in NO_TF32 if t.kind == "float"]
 
 
 @pytest.mark.parametrize("t", FLOATS_NO_TF32, ids=str)
+@PROFILE
 @given(data=st.data())
 def test_reduce_precision(t, data):
     fmt = t.fmt

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from . import reference as R
 from .elements import ALL, BOOL, BY_NAME, ET, from_elems, part_type
-from .harness import check, operand_lists, program_text, run_kernel, shapes
+from .harness import PROFILE, check, operand_lists, program_text, run_kernel, shapes
 
 SINT, UINT, FLOAT, COMPLEX, BOOLK = "sint", "uint", "float", "complex", "bool"
 INT = {SINT, UINT}
@@ -129,12 +129,14 @@ def _elementwise_case(op, t, data, arity):
 
 
 @pytest.mark.parametrize(("op", "t"), UNARY_PAIRS)
+@PROFILE
 @given(data=st.data())
 def test_unary(op, t, data):
     _elementwise_case(op, t, data, 1)
 
 
 @pytest.mark.parametrize(("op", "t"), BINARY_PAIRS)
+@PROFILE
 @given(data=st.data())
 def test_binary(op, t, data):
     _elementwise_case(op, t, data, 2)
@@ -163,6 +165,7 @@ def _compare_params():
 
 
 @pytest.mark.parametrize(("t", "compare_type"), _compare_params())
+@PROFILE
 @given(data=st.data())
 def test_compare(t, compare_type, data):
     """Every direction on the same operands."""
@@ -182,6 +185,7 @@ def test_compare(t, compare_type, data):
 
 
 @pytest.mark.parametrize("t", ALL, ids=str)
+@PROFILE
 @given(data=st.data())
 def test_select(t, data):
     shape = data.draw(shapes(), label="shape")
@@ -225,6 +229,7 @@ def _clamp_ref(t: ET, lo, x, hi) -> R.Want:
 
 
 @pytest.mark.parametrize("t", ALL, ids=str)
+@PROFILE
 @given(data=st.data())
 def test_clamp(t, data):
     shape = data.draw(shapes(), label="shape")
@@ -248,6 +253,7 @@ COMPLEX_TYPES = [t for t in ALL if t.kind == "complex"]
 
 
 @pytest.mark.parametrize("t", FLOAT_TYPES, ids=str)
+@PROFILE
 @given(data=st.data())
 def test_is_finite(t, data):
     shape = data.draw(shapes(), label="shape")
@@ -260,6 +266,7 @@ def test_is_finite(t, data):
 
 @pytest.mark.parametrize("op", ["real", "imag"])
 @pytest.mark.parametrize("t", FLOAT_TYPES + COMPLEX_TYPES, ids=str)
+@PROFILE
 @given(data=st.data())
 def test_real_imag(op, t, data):
     """real/imag copy a part bitwise; imag of a float is +0."""
@@ -275,6 +282,7 @@ def test_real_imag(op, t, data):
 
 
 @pytest.mark.parametrize("t", COMPLEX_TYPES, ids=str)
+@PROFILE
 @given(data=st.data())
 def test_complex(t, data):
     """complex(lhs, rhs) puts the parts bitwise."""

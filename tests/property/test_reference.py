@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from . import reference as R
 from .elements import BY_NAME, FLOATS, from_elems, to_elems
 from .formats import FORMATS, decode, num, round_to_format
+from .harness import PROFILE
 
 # The formats' definitions, as stated by their documents (max finite, smallest subnormal).
 KNOWN = {
@@ -68,6 +69,7 @@ def test_decode_matches_ml_dtypes_on_every_pattern(t):
 
 
 @pytest.mark.parametrize("t", NARROW, ids=str)
+@PROFILE
 @given(st.floats(allow_nan=False, width=32))
 def test_rounding_matches_ml_dtypes_from_float32(t, f):
     """ml_dtypes rounds a float32 once (to nearest even), as round_to_format does;
@@ -96,6 +98,7 @@ F64 = BY_NAME["f64"]
 
 
 @pytest.mark.parametrize("op", ["add", "subtract", "multiply", "divide", "sqrt", "remainder"])
+@PROFILE
 @given(a=st.floats(), b=st.floats())
 def test_exact_ops_match_python_floats(op, a, b):
     """Python's float arithmetic is IEEE binary64 (correctly rounded)."""
@@ -116,6 +119,7 @@ def test_exact_ops_match_python_floats(op, a, b):
                                    ("sine", math.sin), ("cosine", math.cos),
                                    ("tanh", math.tanh), ("log_plus_one", math.log1p),
                                    ("exponential_minus_one", math.expm1)])
+@PROFILE
 @given(st.floats(-700, 700, allow_nan=False))
 def test_transcendental_matches_math_module(op, fn, a):
     try:

@@ -20,7 +20,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from .elements import ALL, from_elems, to_elems
-from .harness import operand_lists, run_kernel, shapes
+from .harness import PROFILE, operand_lists, run_kernel, shapes
 
 
 def _index(shape):
@@ -41,6 +41,7 @@ def _check(op, got_arr, t, expected):
 
 
 @pytest.mark.parametrize("t", ALL, ids=str)
+@PROFILE
 @given(data=st.data())
 def test_movement_ops_carry_bits(t, data):
     shape = data.draw(shapes(max_rank=3, max_dim=3), label="shape")
