@@ -19,6 +19,8 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 
+from parser.errors import UnsupportedError
+
 F16 = np.dtype(np.float16)
 F32 = np.dtype(np.float32)
 F64 = np.dtype(np.float64)
@@ -336,3 +338,16 @@ def float_to_int(x: np.ndarray, dt: np.dtype) -> np.ndarray:
     vals = clipped.astype(container)
     vals = np.where(t >= hi, container(hi_v), vals).astype(container)
     return wrap_int(vals, dt)
+
+
+def dtype_family(dt: np.dtype, op: str | None = None) -> str:
+    """"bool", "int", "complex" or "float": which kind of arithmetic ``dt`` takes."""
+    if dt == BOOL:
+        return "bool"
+    if is_int_dtype(dt):
+        return "int"
+    if dt.kind == "c":
+        return "complex"
+    if is_float_dtype(dt):
+        return "float"
+    raise UnsupportedError(f"no kernel for arrays of dtype {dt}", op=op)

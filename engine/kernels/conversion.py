@@ -39,18 +39,6 @@ def _element(t: Type) -> Type:
     return t.element_type if isinstance(t, TensorType) else t
 
 
-def _family(dt: np.dtype) -> str:
-    if dt == B.BOOL:
-        return "bool"
-    if B.is_int_dtype(dt):
-        return "int"
-    if dt.kind == "c":
-        return "complex"
-    if B.is_float_dtype(dt):
-        return "float"
-    raise UnsupportedError(f"convert: unsupported dtype {dt}", op="stablehlo.convert")
-
-
 def _float_to_float(x: np.ndarray, dst: np.dtype, tf32: bool) -> np.ndarray:
     """One correctly rounded conversion between float formats."""
     if x.dtype == dst and not tf32:
@@ -65,8 +53,8 @@ def _float_to_float(x: np.ndarray, dst: np.dtype, tf32: bool) -> np.ndarray:
 
 def _to_real(x: np.ndarray, dst: np.dtype, tf32: bool) -> np.ndarray:
     """bool/int/float values -> real dtype ``dst`` (bool, int or float)."""
-    src = _family(x.dtype)
-    dst_family = _family(dst)
+    src = B.dtype_family(x.dtype, "stablehlo.convert")
+    dst_family = B.dtype_family(dst, "stablehlo.convert")
     if dst_family == "bool":
         if src == "float" and x.dtype not in (B.F32, B.F64):
             x = x.astype(B.F64)

@@ -68,18 +68,6 @@ def is_tf32(t: Type | None) -> bool:
     return isinstance(e, FloatType) and e.name == "tf32"
 
 
-def _family(dt: np.dtype) -> str:
-    if dt == B.BOOL:
-        return "bool"
-    if B.is_int_dtype(dt):
-        return "int"
-    if dt.kind == "c":
-        return "complex"
-    if B.is_float_dtype(dt):
-        return "float"
-    raise UnsupportedError(f"no kernel for arrays of dtype {dt}")
-
-
 def _unsupported(op: str, dt: np.dtype) -> UnsupportedError:
     return UnsupportedError(
         f"element type of dtype {dt} is not supported by {op}", op=f"stablehlo.{op}"
@@ -381,7 +369,7 @@ def apply(row: Row, xs: tuple[np.ndarray, ...], result_type: Type) -> np.ndarray
     """Evaluate ``row`` on whole arrays; the result has exactly the result type's dtype."""
     dt_in = xs[0].dtype
     dt_out = dtype_of(result_type)
-    family = _family(dt_in)
+    family = B.dtype_family(dt_in)
     with np.errstate(all="ignore"):
         if family == "bool":
             if row.boolean is None:
@@ -514,7 +502,7 @@ def compare(
         raise UnsupportedError(
             f"unknown comparison_direction {comparison_direction}", op="stablehlo.compare"
         )
-    family = _family(lhs.dtype)
+    family = B.dtype_family(lhs.dtype)
     with np.errstate(invalid="ignore"):
         if family == "complex":
             out = _compare_complex(lhs, rhs, comparison_direction)
