@@ -38,19 +38,3 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         tr.write_line(f"{file}: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
     tr.write_line("total: " + ", ".join(f"{v} {k}" for k, v in sorted(totals.items())))
 
-
-# Bugs the property suite has found and that are not fixed yet: each one is listed in the
-# closing note of the issue that tracks it.  They stay visible as xfail (not strict:
-# hypothesis may not draw the failing value in a bounded run).
-KNOWN_PROPERTY_BUGS: dict[str, str] = {
-    "test_unary[sign-complex<f32>]": "sign of complex<f32> differs from the reference",
-    "test_unary[cbrt-complex<f64>]": "cbrt of complex<f64> outside the stated ULP bound",
-    "test_binary[atan2-complex<f64>]": "atan2 of complex<f64> outside the stated ULP bound",
-}
-
-
-def pytest_collection_modifyitems(config, items):
-    for item in items:
-        reason = KNOWN_PROPERTY_BUGS.get(item.name)
-        if reason is not None and "tests/property/" in item.nodeid:
-            item.add_marker(pytest.mark.xfail(reason=reason, strict=False))

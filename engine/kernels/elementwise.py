@@ -262,16 +262,30 @@ def _csign(z: np.ndarray) -> np.ndarray:
 
 
 def _ccbrt(z: np.ndarray) -> np.ndarray:
-    """Principal cube root in polar form; |z| by hypot (squaring the parts would
-    underflow / overflow for tiny / huge parts)."""
-    theta = np.arctan2(z.imag, z.real) / 3.0
-    mag = np.cbrt(np.hypot(z.real, z.imag))
+    """Principal cube root in polar form.  |z| by hypot of the parts scaled by 2**k
+    (k a multiple of 3) into the normal range: squaring them would underflow or
+    overflow, and a subnormal |z| would keep only a few significant bits."""
+    x, y = z.real, z.imag
+    theta = np.arctan2(y, x) / 3.0
+    m = np.maximum(np.abs(x), np.abs(y))
+    ok = (m > 0) & np.isfinite(m)
+    k = np.where(ok, -(np.frexp(np.where(ok, m, 1.0))[1] // 3) * 3, 0)
+    mag = np.ldexp(np.cbrt(np.hypot(np.ldexp(x, k), np.ldexp(y, k))), -(k // 3))
     return _make_complex(mag * np.cos(theta), mag * np.sin(theta))
 
 
 def _catan2(y: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """-i log((x + iy) / sqrt(x*x + y*y)), with x and y scaled by one power of two
+    first (the quotient does not change) so that the squares neither underflow nor
+    overflow."""
+    parts = (np.abs(y.real), np.abs(y.imag), np.abs(x.real), np.abs(x.imag))
+    m = np.maximum(np.maximum(parts[0], parts[1]), np.maximum(parts[2], parts[3]))
+    ok = (m > 0) & np.isfinite(m)
+    k = np.where(ok, -np.frexp(np.where(ok, m, 1.0))[1], 0)
+    ys = _make_complex(np.ldexp(y.real, k), np.ldexp(y.imag, k))
+    xs = _make_complex(np.ldexp(x.real, k), np.ldexp(x.imag, k))
     i = 1j
-    return -i * np.log((x + i * y) / np.sqrt(x * x + y * y))
+    return -i * np.log((xs + i * ys) / np.sqrt(xs * xs + ys * ys))
 
 
 def _clog1p(z: np.ndarray) -> np.ndarray:

@@ -190,7 +190,7 @@ def _float_ok(got_arr: np.ndarray, want_arr: np.ndarray, i: int, g: int, w: Want
 
 
 def _normwise_ok(g, w: Want, fmt: FloatFormat) -> bool:
-    exact_value, tol = w.normwise
+    exact_value, tol, abs_tol = w.normwise
     re, im = decode(g[0], fmt), decode(g[1], fmt)
     if not (re.is_num and im.is_num):
         return False
@@ -199,6 +199,7 @@ def _normwise_ok(g, w: Want, fmt: FloatFormat) -> bool:
                        mpmath.mpf(im.q.numerator) / im.q.denominator)
         err = abs(z - exact_value)
         bound = mpmath.mpf(tol.numerator) / tol.denominator * abs(exact_value)
+        bound += mpmath.mpf(abs_tol.numerator) / abs_tol.denominator
         # results below the format's normal range carry absolute, not relative, error
         floor = mpmath.mpf(2) ** (fmt.emin - fmt.mbits + 1)
         return bool(err <= bound + floor)

@@ -137,3 +137,23 @@ def test_complex_expm1_and_log1p_of_small_values():
         # to first order both are z itself (the next terms are ~1e-40 relative)
         assert abs(got[0] - z[0]) <= 1e-15 * abs(z[0])
         assert got[1] == z[1]
+
+
+def test_complex_cbrt_of_subnormal_values():
+    """hypot of subnormal parts is a subnormal with few significant bits: scale first."""
+    c = BY_NAME["complex<f64>"]
+    x = 2.0 ** -1041  # z = x (1 + i): cbrt(z) = 2**-347 * 2**(1/6) * e**(i pi/12)
+    out = run_kernel("cbrt", [np.array([complex(x, x)])], [c], c, (1,))[0]
+    want = 2.0 ** -347 * 2.0 ** (1 / 6) * cmath.exp(1j * cmath.pi / 12)
+    assert abs(out - want) <= 1e-15 * abs(want)
+
+
+def test_complex_atan2_of_tiny_and_huge_values():
+    """x*x + y*y underflowed (0/0 = NaN) or overflowed: scale first.  On real
+    operands complex atan2 is the real atan2."""
+    c = BY_NAME["complex<f64>"]
+    y = np.array([0j, 1e-200 + 0j, 1e200 + 0j])
+    x = np.array([1e-180 + 0j, 1e-200 + 0j, -1e200 + 0j])
+    out = run_kernel("atan2", [y, x], [c, c], c, (3,))
+    want = [0.0, cmath.pi / 4, 3 * cmath.pi / 4]
+    assert np.all(np.abs(out - want) <= 1e-15), out
