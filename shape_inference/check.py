@@ -5,20 +5,15 @@ from __future__ import annotations
 from parser.ir import TensorType, Type
 
 from .optable import REQUIRED, ShapeContext, define_op
+from .typeutil import type_text
 from .verifier import compatible
-
-
-def _text(t: Type) -> str:
-    from parser.printer import print_type
-
-    return print_type(t)
 
 
 def _pair(ctx: ShapeContext, actual: Type, expected: Type, **_):
     """expect_eq / expect_almost_eq / expect_close: both operands of one type."""
     if not compatible(actual, expected):
-        raise ctx.error("check_same_type", f"operands have different types {_text(actual)} and "
-                                           f"{_text(expected)}")
+        raise ctx.error("check_same_type", f"operands have different types {type_text(actual)} and "
+                                           f"{type_text(expected)}")
     return ()
 
 
@@ -28,7 +23,7 @@ def _const(ctx: ShapeContext, actual: Type, *, value, **_):
         if tuple(value.shape) != tuple(d for d in actual.shape):
             raise ctx.error(
                 "check_same_shape",
-                f"constant of shape {list(value.shape)} for operand type {_text(actual)}",
+                f"constant of shape {list(value.shape)} for operand type {type_text(actual)}",
             )
     return ()
 

@@ -31,7 +31,7 @@ from parser.ir import (
 
 from .decode import decode_op_attributes
 from .optable import OP_TABLE, REQUIRED, ShapeContext, define_op
-from .typeutil import is_promotable
+from .typeutil import is_promotable, type_text
 from .verifier import compatible
 
 DEVICE_TO_DEVICE, DEVICE_TO_HOST, HOST_TO_DEVICE = 1, 2, 3
@@ -45,15 +45,6 @@ def _decode_with_op(op: Operation) -> dict[str, Any]:
     return kwargs
 
 
-def _fmt(t: Any) -> str:
-    try:
-        from parser.printer import print_type
-
-        return print_type(t)
-    except Exception:  # the printer is optional here
-        return str(t)
-
-
 def channel_id_of(channel_handle: ChannelHandle | None) -> int:
     """spec: ``channel_id`` is the handle of ``channel_handle`` (0 when absent)."""
     return channel_handle.handle if channel_handle is not None else 0
@@ -61,7 +52,7 @@ def channel_id_of(channel_handle: ChannelHandle | None) -> int:
 
 def _tensor(ctx: ShapeContext, t: Type, what: str, label: str) -> TensorType:
     if not isinstance(t, TensorType):
-        raise ctx.error(label, f"{what} must be a tensor, got {_fmt(t)}")
+        raise ctx.error(label, f"{what} must be a tensor, got {type_text(t)}")
     return t
 
 
@@ -151,14 +142,14 @@ def check_computation(ctx: ShapeContext, label: str, operand_elements: list[Type
         raise ctx.error(
             label,
             "Reduction-region here must produce tensor-typed result(s), but produces "
-            f"'{_fmt(ret)}' instead",
+            f"'{type_text(ret)}' instead",
         )
     for i, a in enumerate(args):
         if a != ret:
             raise ctx.error(
                 label,
                 f"The type of reduction-region's parameter at index {i} is different than "
-                f"the corresponding result type: '{_fmt(a)}' vs '{_fmt(ret)}'",
+                f"the corresponding result type: '{type_text(a)}' vs '{type_text(ret)}'",
             )
     e = ret.element_type
     for oe in operand_elements:
@@ -167,14 +158,14 @@ def check_computation(ctx: ShapeContext, label: str, operand_elements: list[Type
             raise ctx.error(
                 label,
                 "The shape of reduction-region's result type at index 0 differs from the "
-                f"op's corresponding init-value type: '{_fmt(ret)}' vs '{_fmt(init)}'",
+                f"op's corresponding init-value type: '{type_text(ret)}' vs '{type_text(init)}'",
             )
         if not is_promotable(oe, e):
             raise ctx.error(
                 label,
                 "The element-type of reduction-region's result type at index 0 is expected "
                 "to be promotable from the op's corresponding init-value element-type: "
-                f"'{_fmt(ret)}' vs '{_fmt(init)}'",
+                f"'{type_text(ret)}' vs '{type_text(init)}'",
             )
     return e
 
@@ -184,8 +175,8 @@ def _check_result_elements(ctx: ShapeContext, label: str, e: Type) -> None:
         if isinstance(r, TensorType) and r.element_type != e:
             raise ctx.error(
                 label,
-                f"result element-type is expected to be '{_fmt(e)}', but got "
-                f"'{_fmt(r.element_type)}'",
+                f"result element-type is expected to be '{type_text(e)}', but got "
+                f"'{type_text(r.element_type)}'",
             )
 
 
@@ -263,8 +254,8 @@ def all_gather_shape(ctx: ShapeContext, *operands: Type, all_gather_dim: int, re
             )
         if t.element_type != r.element_type:
             raise ctx.error(
-                "all_gather_c6", f"result #{i} has element type {_fmt(r.element_type)}, "
-                f"expected {_fmt(t.element_type)}"
+                "all_gather_c6", f"result #{i} has element type {type_text(r.element_type)}, "
+                f"expected {type_text(t.element_type)}"
             )
     return None
 
@@ -489,8 +480,8 @@ def collective_permute_shape(ctx: ShapeContext, operand: Type, *, source_target_
     check_pairs(ctx, source_target_pairs, _PAIR_LABELS["collective_permute"])
     t = _tensor(ctx, operand, "operand", "collective_permute_i1")
     if ctx.result_types and not compatible(ctx.result_types[0], t):  # collective_permute_c5
-        raise ctx.error("collective_permute_c5", f"result type {_fmt(ctx.result_types[0])} "
-                                                 f"differs from the operand type {_fmt(t)}")
+        raise ctx.error("collective_permute_c5", f"result type {type_text(ctx.result_types[0])} "
+                                                 f"differs from the operand type {type_text(t)}")
     return t
 
 
@@ -524,12 +515,12 @@ def _payload_then_token(ctx: ShapeContext, labels: tuple[str, str, str], middle_
         raise ctx.error(labels[0], "result is expected to be at least of size 1, but got 0")
     for t in rs[:-1]:
         if not isinstance(t, TensorType):
-            raise ctx.error(labels[1], f"{middle_msg}, but got '{_fmt(t)}'")
+            raise ctx.error(labels[1], f"{middle_msg}, but got '{type_text(t)}'")
     if not isinstance(rs[-1], TokenType):
         raise ctx.error(
             labels[2],
             f"last element of result types is expected to be of token type, but got "
-            f"'{_fmt(rs[-1])}'",
+            f"'{type_text(rs[-1])}'",
         )
 
 

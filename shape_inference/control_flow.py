@@ -18,6 +18,7 @@ from parser.ir import (
 )
 
 from .optable import ShapeContext, define_op
+from .typeutil import type_text
 from .verifier import compatible
 
 
@@ -185,14 +186,14 @@ def _check_layouts(ctx: ShapeContext, types: tuple[Type, ...], layouts, what: st
             if values:
                 raise ctx.error("custom_call_layouts",
                                 f"Only tensor types can have non-empty layout: {what} #{i} of "
-                                f"type '{_type_text(t)}' has layout {_layout_text(layout)}")
+                                f"type '{type_text(t)}' has layout {_layout_text(layout)}")
             continue
         if t.shape is None:
             continue
         if sorted(values) != list(range(len(t.shape))):
             raise ctx.error("custom_call_layouts",
                             f"incorrect layout {_layout_text(layout)} for type "
-                            f"'{_type_text(t)}', layout must be a permutation of "
+                            f"'{type_text(t)}', layout must be a permutation of "
                             f"[0, {len(t.shape)})")
 
 
@@ -219,8 +220,8 @@ def _check_aliases(ctx: ShapeContext, operand_types: tuple[Type, ...], aliases) 
         if operand_part != output_part:
             raise ctx.error("custom_call_aliases",
                             "shapes mismatch in the output_operand_alias attribute: operand "
-                            f"part has type '{_type_text(operand_part)}' and output part has "
-                            f"type '{_type_text(output_part)}'")
+                            f"part has type '{type_text(operand_part)}' and output part has "
+                            f"type '{type_text(output_part)}'")
 
 
 def custom_call_shape(ctx: ShapeContext, *operand_types: Type, operand_layouts=None,
@@ -260,12 +261,6 @@ def composite_shape(ctx: ShapeContext, *operand_types: Type, name: str = "", **_
     if not _NAMESPACED_OP_NAME.fullmatch(name):  # composite_c1
         raise ctx.error("composite_c1", "name must be a valid namespaced op name")
     return None
-
-
-def _type_text(t: Type) -> str:
-    from parser.printer import print_type
-
-    return print_type(t)
 
 
 define_op("stablehlo.while", while_shape, regions=("cond", "body"), multi_result=True)

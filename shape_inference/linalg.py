@@ -18,6 +18,7 @@ import numpy as np
 from parser.ir import ComplexType, FloatType, QuantizedType, TensorType, Type, TypeExtensions
 
 from .optable import REQUIRED, ShapeContext, shape_function
+from .typeutil import type_text
 
 # --------------------------------------------------------------------------------------
 # helpers
@@ -45,9 +46,7 @@ def _tensors(ctx: ShapeContext, *operands: tuple[Type, str]) -> None:
     """Each (type, label) operand is a tensor (the spec's ``<op>_i<N>`` input types)."""
     for t, label in operands:
         if not isinstance(t, TensorType):
-            from parser.printer import print_type
-
-            raise ctx.error(label, f"operand must be a tensor, got '{print_type(t)}'")
+            raise ctx.error(label, f"operand must be a tensor, got '{type_text(t)}'")
 
 
 def _dims_compatible(a: int | None, b: int | None) -> bool:

@@ -28,6 +28,7 @@ from parser.ir import (
 )
 
 from .optable import REQUIRED, ShapeContext, shape_function
+from .typeutil import type_text
 
 # --------------------------------------------------------------------------------------
 # helpers
@@ -49,7 +50,7 @@ def _fmt(dims: Sequence[int | None]) -> str:
 def _tensor(ctx: ShapeContext, t: Type, what: str, label: str) -> TensorType:
     """``t`` as a ranked tensor type, or a verification error."""
     if not isinstance(t, TensorType) or t.shape is None:
-        raise ctx.error(label, f"expects {what} to be a ranked tensor, got {_type_text(t)}")
+        raise ctx.error(label, f"expects {what} to be a ranked tensor, got {type_text(t)}")
     return t
 
 
@@ -123,7 +124,7 @@ def _one_d_size(ctx: ShapeContext, t: Type, what: str, label: str,
     t = _tensor(ctx, t, what, label)
     if t.rank != 1 or not _is_integer_tensor(t):
         raise ctx.error(label, f"expects {what} to be a 1-dimensional integer tensor, got "
-                               f"{_type_text(t)}")
+                               f"{type_text(t)}")
     if operand_number is not None and t.shape[0] is None:
         raise ctx.error(label, f"operand #{operand_number} must be statically shaped")
     return t.shape[0]
@@ -140,14 +141,6 @@ def _operand_value(ctx: ShapeContext, i: int) -> tuple[int, ...] | None:
     return tuple(int(v) for v in np.asarray(values[i]).reshape(-1))
 
 
-def _type_text(t: Type) -> str:
-    try:
-        from parser.printer import print_type
-    except ImportError:  # pragma: no cover - printer not available
-        return str(t)
-    return print_type(t)
-
-
 def _check_shape_values(ctx: ShapeContext, label: str, shape: tuple[int, ...] | None,
                         result: TensorType | None) -> None:
     """A constant output-shape operand must agree with the declared result type."""
@@ -156,7 +149,7 @@ def _check_shape_values(ctx: ShapeContext, label: str, shape: tuple[int, ...] | 
     if any(d < 0 for d in shape) or len(shape) != result.rank or any(
             r is not None and r != d for r, d in zip(result.shape, shape)):
         raise ctx.error(label, f"output shape {list(shape)} is incompatible with return type "
-                               f"of operation '{_type_text(result)}'")
+                               f"of operation '{type_text(result)}'")
 
 
 # --------------------------------------------------------------------------------------
@@ -533,7 +526,7 @@ def _check_start_indices(ctx: ShapeContext, starts: Sequence[Type], rank: int,
     for s in starts:
         if not (isinstance(s, TensorType) and s.shape == () and _is_integer_tensor(s)):
             raise ctx.error(type_label, "start indices must be 0-dimensional integer tensors, got "
-                                        f"{_type_text(s)}")
+                                        f"{type_text(s)}")
     if len(set(starts)) > 1:  # <op>_c3 / _c5: same(type(start_indices...))
         raise ctx.error(same_label, "start indices must all have the same type")
 

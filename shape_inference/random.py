@@ -9,16 +9,11 @@ import numpy as np
 from parser.ir import FloatType, IntegerType, TensorType, Type
 
 from .optable import REQUIRED, ShapeContext, shape_function
+from .typeutil import type_text
 
 
 def _elem(t: Type) -> Type:
     return t.element_type if isinstance(t, TensorType) else t
-
-
-def _text(t: Type) -> str:
-    from parser.printer import print_type
-
-    return print_type(t)
 
 
 def _ranked(t: Type) -> bool:
@@ -36,7 +31,7 @@ def rng(ctx: ShapeContext, a: Type, b: Type, shape: Type, *, rng_distribution: s
                 _ranked(t) and len(t.shape) != 0):
             raise ctx.error("rng_i2" if i else "rng_i1",
                             f"operand #{i} must be 0D tensor of integer, boolean or "
-                            f"floating-point type, but got {_text(t)}")
+                            f"floating-point type, but got {type_text(t)}")
     if _elem(a) != _elem(b):  # rng_c1
         raise ctx.error("rng_c1", "a and b must have the same element type")
     if rng_distribution not in ("UNIFORM", "NORMAL"):
@@ -45,7 +40,7 @@ def rng(ctx: ShapeContext, a: Type, b: Type, shape: Type, *, rng_distribution: s
         raise ctx.error("rng_c2", "NORMAL distribution requires a floating-point type")
     if not _ranked(shape) or len(shape.shape) != 1 or shape.shape[0] is None:  # rng_i3
         raise ctx.error("rng_i3", "operand #2 must be statically shaped 1-dimensional tensor, "
-                                  f"but got {_text(shape)}")
+                                  f"but got {type_text(shape)}")
     if not isinstance(_elem(shape), IntegerType):  # rng_i3
         raise ctx.error("rng_i3", "shape must be an integer tensor")
     value = ctx.operand_values[2] if len(ctx.operand_values) > 2 else None
@@ -82,7 +77,7 @@ def rng_bit_generator(ctx: ShapeContext, initial_state: Type, *, rng_algorithm: 
     e = _elem(st)
     if not isinstance(st, TensorType) or not _int_or_float(e):  # rng_bit_generator_i2
         raise ctx.error("rng_bit_generator_i2", "initial_state must be a tensor of integer or "
-                                                f"floating-point type, got {_text(st)}")
+                                                f"floating-point type, got {type_text(st)}")
     if _ranked(st) and all(d is not None for d in st.shape):
         size = prod(st.shape)
         if size not in _STATE_SIZES[rng_algorithm]:  # rng_bit_generator_c2
@@ -103,10 +98,10 @@ def rng_bit_generator(ctx: ShapeContext, initial_state: Type, *, rng_algorithm: 
             raise ctx.error(
                 "rng_bit_generator_c1",
                 f"output state shape must be compatible with initial state shape. Got: "
-                f"{_text(st)} and {_text(out_state)}",
+                f"{type_text(st)} and {type_text(out_state)}",
             )
         oe = _elem(output)
         if not isinstance(output, TensorType) or not _int_or_float(oe):  # the output's type
             raise ctx.error("rng_bit_generator_o2", "output must be a tensor of integer or "
-                                                    f"floating-point type, got {_text(output)}")
+                                                    f"floating-point type, got {type_text(output)}")
     return None

@@ -21,7 +21,7 @@ from parser.ir import (
 )
 
 from .optable import REQUIRED, ShapeContext, shape_function
-from .typeutil import is_promotable
+from .typeutil import is_promotable, type_text
 
 # --------------------------------------------------------------------------------------
 # helpers
@@ -50,9 +50,7 @@ def _tensors(ctx: ShapeContext, label: str, types: Sequence[Type]) -> None:
     """Every one of ``types`` is a tensor (the spec's input type ``label``)."""
     for t in types:
         if not isinstance(t, TensorType):
-            from parser.printer import print_type
-
-            raise ctx.error(label, f"operand must be a tensor, got '{print_type(t)}'")
+            raise ctx.error(label, f"operand must be a tensor, got '{type_text(t)}'")
 
 
 def _is_scalar(t: Type) -> bool:

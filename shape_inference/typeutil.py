@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from parser.ir import ComplexType, FloatType, IntegerType, QuantizedType, TensorType, Type
+from parser.printer import print_type as type_text  # noqa: F401  (MLIR type text in messages)
 
 _FLOAT_BITS = {"bf16": 16, "f16": 16, "tf32": 32, "f32": 32, "f64": 64}
 

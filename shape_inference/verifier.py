@@ -42,11 +42,11 @@ from parser.ir import (
     TensorType,
     TupleType,
     Type,
-    TypeExtensions,
 )
 
 from .decode import decode_op_attributes
 from .optable import OP_TABLE, OpDef, ShapeContext
+from .typeutil import type_text
 
 # Dialects whose every op needs a row in the op table.
 VERIFIED_DIALECTS = frozenset({"stablehlo", "chlo", "check", "interpreter"})
@@ -121,31 +121,8 @@ def compatible_element(a: Type, b: Type) -> bool:
     )
 
 
-def same_type(a: Type, b: Type) -> bool:
-    """Type equality, up to how the text spelled bounds (``#stablehlo.bounds<3, ?>`` and
-    ``#stablehlo.type_extensions<bounds = [3, ?]>`` are one encoding)."""
-    return a == b or _canonical(a) == _canonical(b)
-
-
-def _canonical(t: Type) -> Type:
-    if isinstance(t, TensorType) and isinstance(t.encoding, TypeExtensions):
-        return TensorType(t.shape, t.element_type, TypeExtensions(t.encoding.bounds))
-    if isinstance(t, TupleType):
-        return TupleType(tuple(_canonical(x) for x in t.types))
-    return t
-
-
-def _fmt_type(t: Type) -> str:
-    try:
-        from parser.printer import print_type
-
-        return print_type(t)
-    except Exception:  # the printer is optional here
-        return repr(t)
-
-
 def _fmt(types: tuple[Type, ...]) -> str:
-    return "'" + "', '".join(_fmt_type(t) for t in types) + "'"
+    return "'" + "', '".join(type_text(t) for t in types) + "'"
 
 
 # --------------------------------------------------------------------------------------
@@ -346,9 +323,9 @@ class _Verifier:
         if fn.body.blocks:
             args = fn.body.blocks[0].arguments
             if len(args) != len(ftype.inputs) or not all(
-                    same_type(a.type, t) for a, t in zip(args, ftype.inputs)):
+                    a.type == t for a, t in zip(args, ftype.inputs)):
                 self.fail(
-                    f"entry block arguments ({', '.join(_fmt_type(a.type) for a in args)}) do "
+                    f"entry block arguments ({', '.join(type_text(a.type) for a in args)}) do "
                     f"not match the function signature of @{fn.name}", fn, "func_signature",
                     op_name="func.func")
         self.region(fn.body, fn)
@@ -443,9 +420,9 @@ class _Verifier:
                       f"returns {len(results)}", op, "func_return")
             return
         for i, (v, t) in enumerate(zip(op.operands, results)):
-            if not same_type(v.type, t):
-                self.fail(f"type of return operand {i} ('{_fmt_type(v.type)}') doesn't match "
-                          f"function result type ('{_fmt_type(t)}') in function @{fn.name}",
+            if v.type != t:
+                self.fail(f"type of return operand {i} ('{type_text(v.type)}') doesn't match "
+                          f"function result type ('{type_text(t)}') in function @{fn.name}",
                           op, "func_return")
                 return
 
@@ -460,9 +437,9 @@ class _Verifier:
                 if t is None:
                     self.undefined(op, i, v.name)
                     continue
-            if t != v.type and not same_type(t, v.type):
+            if t != v.type:
                 self.fail(f"use of value '{v.name}' expects different type than prior uses: "
-                          f"'{_fmt_type(v.type)}' vs '{_fmt_type(t)}'", op, "ssa_type")
+                          f"'{type_text(v.type)}' vs '{type_text(t)}'", op, "ssa_type")
         name = op.name
         row = OP_TABLE.get(name)
         if row is not None:
@@ -563,18 +540,18 @@ class _Verifier:
             self.fail("incorrect number of operands for callee", op, "call_signature")
             return
         for i, (v, t) in enumerate(zip(op.operands, ftype.inputs)):
-            if not same_type(v.type, t):
-                self.fail(f"operand type mismatch: expected operand type '{_fmt_type(t)}', but "
-                          f"provided '{_fmt_type(v.type)}' for operand number {i}", op,
+            if v.type != t:
+                self.fail(f"operand type mismatch: expected operand type '{type_text(t)}', but "
+                          f"provided '{type_text(v.type)}' for operand number {i}", op,
                           "call_signature")
                 return
         if len(op.results) != len(ftype.results):
             self.fail("incorrect number of results for callee", op, "call_signature")
             return
         for i, (v, t) in enumerate(zip(op.results, ftype.results)):
-            if not same_type(v.type, t):
+            if v.type != t:
                 self.fail(f"result type mismatch at index {i}: op result type "
-                          f"'{_fmt_type(v.type)}', function result type '{_fmt_type(t)}'", op,
+                          f"'{type_text(v.type)}', function result type '{type_text(t)}'", op,
                           "call_signature")
                 return
 
@@ -593,9 +570,9 @@ class _Verifier:
                           label)
                 return
             for i, (a, b) in enumerate(zip(got, want)):
-                if not same_type(a, b):
-                    self.fail(f"{what} at index {i} has type '{_fmt_type(a)}', but "
-                              f"decomposition has type '{_fmt_type(b)}'", op, label)
+                if a != b:
+                    self.fail(f"{what} at index {i} has type '{type_text(a)}', but "
+                              f"decomposition has type '{type_text(b)}'", op, label)
                     return
 
 

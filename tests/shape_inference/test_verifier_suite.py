@@ -31,7 +31,7 @@ from parser.grammar import Parser, parse_module, split_input_file
 from parser.ir import Module, Operation, Region, TensorType, Type
 from parser.printer import print_type
 from shape_inference.optable import OP_TABLE
-from shape_inference.verifier import infer_op, same_type, verify_module
+from shape_inference.verifier import infer_op, verify_module
 from tests.conftest import SHARED, shared_dir
 
 # `// expected-error@+1 {{msg}}`, `@-1`, `@above`, `@below`, or no `@` (this line);
@@ -221,8 +221,8 @@ def _constants(module: Module) -> dict[str, object]:
 
 def _same_components(a: Type, b: Type) -> bool:
     if isinstance(a, TensorType) and isinstance(b, TensorType):
-        return same_type(TensorType(a.shape, b.element_type, a.encoding), b)
-    return same_type(a, b)
+        return TensorType(a.shape, b.element_type, a.encoding) == b
+    return a == b
 
 
 def _matches(got: Type, text: str, components: bool) -> bool:
@@ -235,7 +235,7 @@ def _matches(got: Type, text: str, components: bool) -> bool:
         printed = " ".join(print_type(got).split())
         return re.match(pattern, printed + "}") is not None
     want = _parse_type(text)
-    return _same_components(got, want) if components else same_type(got, want)
+    return _same_components(got, want) if components else got == want
 
 
 def infer_cases(path: Path) -> list[InferCase]:
