@@ -31,7 +31,7 @@ from parser.ir import (
 
 from .decode import decode_op_attributes
 from .optable import OP_TABLE, REQUIRED, ShapeContext, define_op
-from .typeutil import is_promotable, type_text
+from .typeutil import is_promotable, require_tensor, type_text
 from .verifier import compatible
 
 DEVICE_TO_DEVICE, DEVICE_TO_HOST, HOST_TO_DEVICE = 1, 2, 3
@@ -48,12 +48,6 @@ def _decode_with_op(op: Operation) -> dict[str, Any]:
 def channel_id_of(channel_handle: ChannelHandle | None) -> int:
     """spec: ``channel_id`` is the handle of ``channel_handle`` (0 when absent)."""
     return channel_handle.handle if channel_handle is not None else 0
-
-
-def _tensor(ctx: ShapeContext, t: Type, what: str, label: str) -> TensorType:
-    if not isinstance(t, TensorType):
-        raise ctx.error(label, f"{what} must be a tensor, got {type_text(t)}")
-    return t
 
 
 def _non_negative(ctx: ShapeContext, name: str, value: int, label: str) -> None:
@@ -226,8 +220,8 @@ def all_gather_shape(ctx: ShapeContext, *operands: Type, all_gather_dim: int, re
     _check_global_ids(ctx, "all_gather_c5", channel_handle, use_global_device_ids)  # all_gather_c5
     _same_count(ctx, "all_gather_c6", len(operands))
     for i, (t, r) in enumerate(zip(operands, ctx.result_types)):
-        t = _tensor(ctx, t, "operand", "all_gather_i1")
-        r = _tensor(ctx, r, "result", "all_gather_o1")
+        t = require_tensor(ctx, t, "all_gather_i1", "operand")
+        r = require_tensor(ctx, r, "all_gather_o1", "result")
         if t.shape is None or r.shape is None:
             continue
         if all_gather_dim >= len(t.shape):
@@ -269,7 +263,7 @@ def all_reduce_shape(ctx: ShapeContext, *operands: Type, replica_groups, channel
         all_same_size=False, use_global_device_ids=use_global_device_ids,
     )
     _check_global_ids(ctx, "all_reduce_c4", channel_handle, use_global_device_ids)  # all_reduce_c4
-    ts = [_tensor(ctx, t, "operand", "all_reduce_i1") for t in operands]
+    ts = [require_tensor(ctx, t, "all_reduce_i1", "operand") for t in operands]
     e = check_computation(ctx, "all_reduce_c5", [t.element_type for t in ts])  # all_reduce_c5
     _check_result_elements(ctx, "all_reduce_c7", e)  # all_reduce_c7
     return tuple(TensorType(t.shape, e, t.encoding) for t in ts)  # all_reduce_c6, c7
@@ -287,11 +281,11 @@ def reduce_scatter_shape(ctx: ShapeContext, operand: Type, *, scatter_dimension:
         all_same_size=True, use_global_device_ids=use_global_device_ids,
     )
     _check_global_ids(ctx, "reduce_scatter_c6", channel_handle, use_global_device_ids)
-    t = _tensor(ctx, operand, "operand", "reduce_scatter_i1")
+    t = require_tensor(ctx, operand, "reduce_scatter_i1", "operand")
     e = check_computation(ctx, "reduce_scatter_c7", [t.element_type])  # reduce_scatter_c7
     if not ctx.result_types:
         raise ctx.error("reduce_scatter_o1", "expects one result")
-    r = _tensor(ctx, ctx.result_types[0], "result", "reduce_scatter_o1")
+    r = require_tensor(ctx, ctx.result_types[0], "reduce_scatter_o1", "result")
     _check_result_elements(ctx, "reduce_scatter_c9", e)  # reduce_scatter_c9
     if t.shape is None or r.shape is None:
         return None
@@ -340,7 +334,7 @@ def all_to_all_shape(ctx: ShapeContext, *operands: Type, split_dimension: int,
     )
     out = []
     for i, t in enumerate(operands):
-        t = _tensor(ctx, t, "operand", "all_to_all_i1")
+        t = require_tensor(ctx, t, "all_to_all_i1", "operand")
         r = ctx.result_types[i]
         if isinstance(r, TensorType) and r.element_type != t.element_type:
             raise ctx.error(
@@ -446,7 +440,7 @@ def collective_broadcast_shape(ctx: ShapeContext, *operands: Type, replica_group
         "collective_broadcast_c4" if has_dynamic_root else "collective_broadcast_c3",
     )
     for t in data:
-        _tensor(ctx, t, "operand", "collective_broadcast_i1")
+        require_tensor(ctx, t, "collective_broadcast_i1", "operand")
     return data  # collective_broadcast_c3, c4, c5
 
 
@@ -461,7 +455,7 @@ def collective_reduce_shape(ctx: ShapeContext, *operands: Type, replica_groups,
     )
     _check_global_ids(ctx, "collective_reduce_c4", channel_handle, use_global_device_ids)
     data = _root_operands(ctx, "collective_reduce", operands, has_dynamic_root, "collective_reduce_c3")
-    ts = [_tensor(ctx, t, "operand", "collective_reduce_i1") for t in data]
+    ts = [require_tensor(ctx, t, "collective_reduce_i1", "operand") for t in data]
     e = check_computation(ctx, "collective_reduce_c4", [t.element_type for t in ts])
     return tuple(TensorType(t.shape, e, t.encoding) for t in ts)  # collective_reduce_c3
 
@@ -478,7 +472,7 @@ def collective_permute_shape(ctx: ShapeContext, operand: Type, *, source_target_
                              channel_handle=None, op=None):
     """spec "collective_permute" (C1)-(C5)."""
     check_pairs(ctx, source_target_pairs, _PAIR_LABELS["collective_permute"])
-    t = _tensor(ctx, operand, "operand", "collective_permute_i1")
+    t = require_tensor(ctx, operand, "collective_permute_i1", "operand")
     if ctx.result_types and not compatible(ctx.result_types[0], t):  # collective_permute_c5
         raise ctx.error("collective_permute_c5", f"result type {type_text(ctx.result_types[0])} "
                                                  f"differs from the operand type {type_text(t)}")
@@ -503,7 +497,7 @@ def send_shape(ctx: ShapeContext, *operands: Type, channel_handle=None,
     if not operands or not isinstance(operands[-1], TokenType):
         raise ctx.error("send_i2", "the last operand must be a token")
     for t in operands[:-1]:
-        _tensor(ctx, t, "input", "send_i1")
+        require_tensor(ctx, t, "send_i1", "input")
     return TokenType()
 
 
@@ -590,7 +584,7 @@ def outfeed_shape(ctx: ShapeContext, *operands: Type, outfeed_config: str = "", 
     if not operands or not isinstance(operands[-1], TokenType):
         raise ctx.error("outfeed_i2", "the last operand must be a token")
     for t in operands[:-1]:
-        _tensor(ctx, t, "input", "outfeed_i1")
+        require_tensor(ctx, t, "outfeed_i1", "input")
     return TokenType()
 
 

@@ -18,9 +18,9 @@ from .elementwise import (
     check_element,
     merge_shapes,
     shapes_compatible,
-    tensor,
 )
 from .optable import REQUIRED, ShapeContext, define_op
+from .typeutil import require_tensor, type_text
 
 _FLOAT_BITS = {
     "f4E2M1FN": 4,
@@ -47,11 +47,6 @@ def num_bits(e: Type) -> int:
     raise TypeError(f"no bit width for {e}")
 
 
-def _fmt(t: TensorType) -> str:
-    dims = "".join(("?" if d is None else str(d)) + "x" for d in (t.shape or ()))
-    return f"tensor<{dims}{t.element_type}>"
-
-
 def _result(ctx: ShapeContext, label: str) -> TensorType:
     if len(ctx.result_types) != 1 or not isinstance(ctx.result_types[0], TensorType):
         raise ctx.error(label, "expects one tensor result")
@@ -60,7 +55,7 @@ def _result(ctx: ShapeContext, label: str) -> TensorType:
 
 def convert_shape(ctx: ShapeContext, operand: Type) -> None:
     """spec: convert.  Operand and result are (non-quantized) tensors; (C1) same shape."""
-    t = tensor(ctx, operand, "convert_i1", "operand")
+    t = require_tensor(ctx, operand, "convert_i1", "operand")
     result = _result(ctx, "convert_o1")
     if isinstance(t.element_type, QuantizedType):
         raise ctx.error("convert_i1", "operand must be a tensor of a non-quantized type")
@@ -77,7 +72,7 @@ define_op("stablehlo.convert", convert_shape)
 def bitcast_convert_shape(ctx: ShapeContext, operand: Type) -> None:
     """spec: bitcast_convert.  (C1) shapes by bit widths (an extra / a dropped innermost
     dimension when the widths differ); (C2) complex only to complex."""
-    t = tensor(ctx, operand, "bitcast_convert_i1", "operand")
+    t = require_tensor(ctx, operand, "bitcast_convert_i1", "operand")
     result = _result(ctx, "bitcast_convert_o1")
     e, e2 = t.element_type, result.element_type
     if isinstance(e, ComplexType) != isinstance(e2, ComplexType):  # (C2)
@@ -86,7 +81,7 @@ def bitcast_convert_shape(ctx: ShapeContext, operand: Type) -> None:
     s, s2 = t.shape, result.shape
     if s is None or s2 is None:
         return None
-    got = f"Got: '{_fmt(t)}' and '{_fmt(result)}'"
+    got = f"Got: '{type_text(t)}' and '{type_text(result)}'"
     if bits == bits2:
         if not shapes_compatible(s, s2):  # (C1)
             raise ctx.error(
@@ -126,7 +121,7 @@ def reduce_precision_shape(
 ) -> TensorType | None:
     """spec: reduce_precision.  (C1) output type = operand type (baseline);
     (C2) 1 <= exponent_bits; (C3) 0 <= mantissa_bits."""
-    t = tensor(ctx, operand, "reduce_precision_i1", "operand")
+    t = require_tensor(ctx, operand, "reduce_precision_i1", "operand")
     check_element(ctx, "reduce_precision", 1, t.element_type, FLOAT_ONLY, PER_TENSOR)
     if exponent_bits < 1:  # (C2)
         raise ctx.error("reduce_precision_c2", f"exponent_bits must be >= 1, got {exponent_bits}")

@@ -26,6 +26,7 @@ from parser.ir import (
 )
 
 from .optable import REQUIRED, ShapeContext, define_op
+from .typeutil import require_tensor
 
 I1 = IntegerType(1)
 
@@ -86,12 +87,6 @@ def _describe(allowed: frozenset, quant: str | None) -> str:
 # ---------------------------------------------------------------------------------------
 # Shapes and baseline types
 # ---------------------------------------------------------------------------------------
-
-
-def tensor(ctx: ShapeContext, t: Type, label: str, what: str) -> TensorType:
-    if not isinstance(t, TensorType):
-        raise ctx.error(label, f"{what} must be a tensor, got {t}")
-    return t
 
 
 def shapes_compatible(a: tuple | None, b: tuple | None) -> bool:
@@ -290,7 +285,7 @@ def _elementwise_shape(op: str, arity: int, allowed: frozenset, quant: str | Non
     def shape_fn(ctx: ShapeContext, *operands: Type, result_accuracy=None):
         if len(operands) != arity:
             raise ctx.error(label, f"expects {arity} operand(s), got {len(operands)}")
-        ts = [tensor(ctx, t, f"{op}_i{i + 1}", f"operand #{i}") for i, t in enumerate(operands)]
+        ts = [require_tensor(ctx, t, f"{op}_i{i + 1}", f"operand #{i}") for i, t in enumerate(operands)]
         for i, t in enumerate(ts, start=1):
             check_element(ctx, op, i, t.element_type, allowed, quant)
         shape = same_baseline(ctx, label, ts)  # (C1)
@@ -345,7 +340,7 @@ for _name, _allowed, _quant in BINARY:
 
 def abs_shape(ctx: ShapeContext, operand: Type) -> TensorType | None:
     """spec: abs.  (C1) same shape; (C2) complex -> its float element type."""
-    t = tensor(ctx, operand, "abs_i1", "operand")
+    t = require_tensor(ctx, operand, "abs_i1", "operand")
     e = t.element_type
     check_element(ctx, "abs", 1, e, SINT_FLOAT_COMPLEX, PER_TENSOR)
     if isinstance(e, QuantizedType):
@@ -360,8 +355,8 @@ define_op("stablehlo.abs", abs_shape)
 
 def add_shape(ctx: ShapeContext, lhs: Type, rhs: Type) -> TensorType | None:
     """spec: add.  (C1) equal types; (C2-C7) the quantized cases."""
-    a = tensor(ctx, lhs, "add_i1", "lhs")
-    b = tensor(ctx, rhs, "add_i2", "rhs")
+    a = require_tensor(ctx, lhs, "add_i1", "lhs")
+    b = require_tensor(ctx, rhs, "add_i2", "rhs")
     check_element(ctx, "add", 1, a.element_type, ANY, ANY_QUANT)
     check_element(ctx, "add", 2, b.element_type, ANY, ANY_QUANT)
     qa, qb = (isinstance(t.element_type, QuantizedType) for t in (a, b))
@@ -405,8 +400,8 @@ def compare_shape(
 ) -> TensorType:
     """spec: compare.  (C1) equal baseline element types, (C2) compatible shapes;
     the result is a tensor of i1."""
-    a = tensor(ctx, lhs, "compare_i1", "lhs")
-    b = tensor(ctx, rhs, "compare_i2", "rhs")
+    a = require_tensor(ctx, lhs, "compare_i1", "lhs")
+    b = require_tensor(ctx, rhs, "compare_i2", "rhs")
     check_element(ctx, "compare", 1, a.element_type, ANY, PER_TENSOR)
     check_element(ctx, "compare", 2, b.element_type, ANY, PER_TENSOR)
     if comparison_direction not in COMPARISON_DIRECTIONS:
@@ -442,9 +437,9 @@ def _scalar_or_same(ctx: ShapeContext, label: str, what: str, t: TensorType, sha
 def clamp_shape(ctx: ShapeContext, min: Type, operand: Type, max: Type) -> TensorType | None:
     """spec: clamp.  (C1)/(C2) min/max scalar or operand-shaped; (C3) equal baseline
     element types; (C4) result type = operand type."""
-    lo = tensor(ctx, min, "clamp_i1", "min")
-    x = tensor(ctx, operand, "clamp_i2", "operand")
-    hi = tensor(ctx, max, "clamp_i3", "max")
+    lo = require_tensor(ctx, min, "clamp_i1", "min")
+    x = require_tensor(ctx, operand, "clamp_i2", "operand")
+    hi = require_tensor(ctx, max, "clamp_i3", "max")
     for i, t in enumerate((lo, x, hi), start=1):
         check_element(ctx, "clamp", i, t.element_type, ANY, PER_TENSOR)
     _scalar_or_same(ctx, "clamp_c1", "min", lo, x.shape)  # (C1)
@@ -467,9 +462,9 @@ define_op("stablehlo.clamp", clamp_shape)
 def select_shape(ctx: ShapeContext, pred: Type, on_true: Type, on_false: Type) -> TensorType | None:
     """spec: select.  pred is i1; (C1) pred scalar or on_true-shaped; (C2) equal
     baseline types of on_true, on_false and result."""
-    p = tensor(ctx, pred, "select_i1", "pred")
-    a = tensor(ctx, on_true, "select_i2", "on_true")
-    b = tensor(ctx, on_false, "select_i3", "on_false")
+    p = require_tensor(ctx, pred, "select_i1", "pred")
+    a = require_tensor(ctx, on_true, "select_i2", "on_true")
+    b = require_tensor(ctx, on_false, "select_i3", "on_false")
     if p.element_type != I1:
         raise ctx.error("select_i1", f"pred must be a tensor of i1, got {p.element_type}")
     for i, t in ((2, a), (3, b)):
@@ -495,8 +490,8 @@ define_op("stablehlo.select", select_shape)
 def complex_shape(ctx: ShapeContext, lhs: Type, rhs: Type) -> TensorType:
     """spec: complex.  f32/f64 operands; (C1) type(lhs) = type(rhs); (C2) same shape;
     (C3) result element type complex<E>."""
-    a = tensor(ctx, lhs, "complex_i1", "lhs")
-    b = tensor(ctx, rhs, "complex_i2", "rhs")
+    a = require_tensor(ctx, lhs, "complex_i1", "lhs")
+    b = require_tensor(ctx, rhs, "complex_i2", "rhs")
     for i, t in ((1, a), (2, b)):
         e = t.element_type
         if not (isinstance(e, FloatType) and e.name in ("f32", "f64")):
@@ -511,7 +506,7 @@ define_op("stablehlo.complex", complex_shape)
 
 def _part_shape(op: str):
     def shape_fn(ctx: ShapeContext, operand: Type) -> TensorType:
-        t = tensor(ctx, operand, f"{op}_i1", "operand")
+        t = require_tensor(ctx, operand, f"{op}_i1", "operand")
         e = t.element_type
         check_element(ctx, op, 1, e, FLOAT_COMPLEX, NO_QUANT)
         result_e = e.element_type if isinstance(e, ComplexType) else e  # (C2)
@@ -528,7 +523,7 @@ define_op("stablehlo.imag", _part_shape("imag"))
 
 def is_finite_shape(ctx: ShapeContext, x: Type) -> TensorType:
     """spec: is_finite.  Float or per-tensor quantized x; (C1) y has x's shape, i1."""
-    t = tensor(ctx, x, "is_finite_i1", "x")
+    t = require_tensor(ctx, x, "is_finite_i1", "x")
     check_element(ctx, "is_finite", 1, t.element_type, FLOAT_ONLY, PER_TENSOR)
     return TensorType(t.shape, I1)  # (C1)
 

@@ -18,7 +18,7 @@ import numpy as np
 from parser.ir import ComplexType, FloatType, QuantizedType, TensorType, Type, TypeExtensions
 
 from .optable import REQUIRED, ShapeContext, shape_function
-from .typeutil import type_text
+from .typeutil import require_tensors
 
 # --------------------------------------------------------------------------------------
 # helpers
@@ -40,13 +40,6 @@ def _baseline_elem(t: Type) -> Type:
 
 def _ranked(*types: Type) -> bool:
     return all(isinstance(t, TensorType) and t.shape is not None for t in types)
-
-
-def _tensors(ctx: ShapeContext, *operands: tuple[Type, str]) -> None:
-    """Each (type, label) operand is a tensor (the spec's ``<op>_i<N>`` input types)."""
-    for t, label in operands:
-        if not isinstance(t, TensorType):
-            raise ctx.error(label, f"operand must be a tensor, got '{type_text(t)}'")
 
 
 def _dims_compatible(a: int | None, b: int | None) -> bool:
@@ -154,7 +147,7 @@ def dot_general(
     algorithm: object = None,
 ) -> Type | None:
     """spec: dot_general (C1-C13, C21-C24)."""
-    _tensors(ctx, (lhs, "dot_general_i1"), (rhs, "dot_general_i2"))
+    require_tensors(ctx, (lhs, "dot_general_i1"), (rhs, "dot_general_i2"))
     lb, rb = tuple(lhs_batching_dimensions), tuple(rhs_batching_dimensions)
     lc, rc = tuple(lhs_contracting_dimensions), tuple(rhs_contracting_dimensions)
     if len(lb) != len(rb):  # dot_general_c1
@@ -217,7 +210,7 @@ def dot_general(
 def dot(ctx: ShapeContext, lhs: Type, rhs: Type, *, precision_config: Sequence[str] = ()) -> Type | None:
     """Legacy stablehlo.dot: (vector|matrix) x (vector|matrix), contracting the last
     dimension of lhs with the first of rhs."""
-    _tensors(ctx, (lhs, "dot_i1"), (rhs, "dot_i2"))
+    require_tensors(ctx, (lhs, "dot_i1"), (rhs, "dot_i2"))
     _check_precision(ctx, "dot_general_c11", precision_config)
     if not _ranked(lhs, rhs):
         return None
@@ -386,7 +379,7 @@ def _conv_shape(
 @shape_function("stablehlo.convolution", attrs={**_CONV_ATTRS, "padding": None})
 def convolution(ctx: ShapeContext, lhs: Type, rhs: Type, *, padding=None, **attrs) -> Type | None:
     """spec: convolution (C1-C27; quantized-only C28-C34 are not checked)."""
-    _tensors(ctx, (lhs, "convolution_i1"), (rhs, "convolution_i2"))
+    require_tensors(ctx, (lhs, "convolution_i1"), (rhs, "convolution_i2"))
     pad = None
     pad_shape = None
     if padding is not None:
@@ -401,7 +394,7 @@ def convolution(ctx: ShapeContext, lhs: Type, rhs: Type, *, padding=None, **attr
 def dynamic_conv(ctx: ShapeContext, lhs: Type, rhs: Type, padding: Type, **attrs) -> Type | None:
     """spec: dynamic_conv: as convolution with ``padding`` an operand (spatial result
     dimensions are then dynamic unless the declared result gives them)."""
-    _tensors(ctx, (lhs, "dynamic_conv_i1"), (rhs, "dynamic_conv_i2"), (padding, "dynamic_conv_i3"))
+    require_tensors(ctx, (lhs, "dynamic_conv_i1"), (rhs, "dynamic_conv_i2"), (padding, "dynamic_conv_i3"))
     pshape = padding.shape if isinstance(padding, TensorType) else None
     if pshape is not None and len(pshape) != 2:  # dynamic_conv_c4
         raise ctx.error("dynamic_conv_c4", "expects padding to be a 2-D tensor")
@@ -418,7 +411,7 @@ def fft(ctx: ShapeContext, operand: Type, *, fft_type: str, fft_length: Sequence
     """spec: fft (C1-C5).  The result keeps the operand's dimensions and bounds (C5),
     except the trailing ``size(fft_length)`` ones of RFFT / IRFFT, which (C4) fixes to
     ``fft_length`` on the real side: RFFT's last is ``fft_length[-1] / 2 + 1``."""
-    _tensors(ctx, (operand, "fft_i1"))
+    require_tensors(ctx, (operand, "fft_i1"))
     length = tuple(int(v) for v in fft_length)
     if not 1 <= len(length) <= 3:  # fft_c3
         raise ctx.error("fft_c3", f"fft_length must have 1 to 3 elements, got {len(length)}")
@@ -467,7 +460,7 @@ def triangular_solve(
     transpose_a: str,
 ) -> Type | None:
     """spec: triangular_solve (C1-C4)."""
-    _tensors(ctx, (a, "triangular_solve_i1"), (b, "triangular_solve_i2"))
+    require_tensors(ctx, (a, "triangular_solve_i1"), (b, "triangular_solve_i2"))
     for t, label in ((a, "triangular_solve_i1"), (b, "triangular_solve_i2")):
         if not (_is_float(t) or _is_complex(t) or isinstance(_elem(t), QuantizedType)):
             raise ctx.error(label, f"expects float or complex operands, got {_elem(t)}")
@@ -493,7 +486,7 @@ def triangular_solve(
 @shape_function("stablehlo.cholesky", attrs={"lower": False})
 def cholesky(ctx: ShapeContext, a: Type, *, lower: bool = False) -> Type | None:
     """spec: cholesky (C1-C3)."""
-    _tensors(ctx, (a, "cholesky_i1"))
+    require_tensors(ctx, (a, "cholesky_i1"))
     if not (_is_float(a) or _is_complex(a) or isinstance(_elem(a), QuantizedType)):
         raise ctx.error("cholesky_i1", f"expects a float or complex operand, got {_elem(a)}")
     if not _ranked(a):
@@ -554,7 +547,7 @@ def batch_norm_inference(
     epsilon: float, feature_index: int,
 ) -> Type | None:
     """spec: batch_norm_inference (C1-C7)."""
-    _tensors(ctx, (operand, "batch_norm_inference_i1"), (scale, "batch_norm_inference_i2"),
+    require_tensors(ctx, (operand, "batch_norm_inference_i1"), (scale, "batch_norm_inference_i2"),
              (offset, "batch_norm_inference_i3"), (mean, "batch_norm_inference_i4"),
              (variance, "batch_norm_inference_i5"))
     _bn_common(
@@ -572,7 +565,7 @@ def batch_norm_training(
     feature_index: int,
 ) -> tuple[Type, ...] | None:
     """spec: batch_norm_training (C1-C7)."""
-    _tensors(ctx, (operand, "batch_norm_training_i1"), (scale, "batch_norm_training_i2"),
+    require_tensors(ctx, (operand, "batch_norm_training_i1"), (scale, "batch_norm_training_i2"),
              (offset, "batch_norm_training_i3"))
     vec = _bn_common(
         ctx, "batch_norm_training", operand, {"scale": scale, "offset": offset}, feature_index,
@@ -587,7 +580,7 @@ def batch_norm_grad(
     *, epsilon: float, feature_index: int,
 ) -> tuple[Type, ...] | None:
     """spec: batch_norm_grad (C1-C5)."""
-    _tensors(ctx, (operand, "batch_norm_grad_i1"), (scale, "batch_norm_grad_i2"),
+    require_tensors(ctx, (operand, "batch_norm_grad_i1"), (scale, "batch_norm_grad_i2"),
              (mean, "batch_norm_grad_i3"), (variance, "batch_norm_grad_i4"),
              (grad_output, "batch_norm_grad_i5"))
     vec = _bn_common(

@@ -21,7 +21,7 @@ from parser.ir import (
 )
 
 from .optable import REQUIRED, ShapeContext, shape_function
-from .typeutil import is_promotable, type_text
+from .typeutil import is_promotable, require_tensors
 
 # --------------------------------------------------------------------------------------
 # helpers
@@ -44,13 +44,6 @@ def _shapes_ok(a: TensorType, b: TensorType) -> bool:
     if a.shape is None or b.shape is None:
         return True
     return len(a.shape) == len(b.shape) and all(_dims_ok(x, y) for x, y in zip(a.shape, b.shape))
-
-
-def _tensors(ctx: ShapeContext, label: str, types: Sequence[Type]) -> None:
-    """Every one of ``types`` is a tensor (the spec's input type ``label``)."""
-    for t in types:
-        if not isinstance(t, TensorType):
-            raise ctx.error(label, f"operand must be a tensor, got '{type_text(t)}'")
 
 
 def _is_scalar(t: Type) -> bool:
@@ -144,7 +137,7 @@ def reduce_shape(ctx: ShapeContext, *operand_types: Type, dimensions: Sequence[i
         raise ctx.error("reduce_c3", "expects as many init values as inputs, and at least one")
     n = len(operand_types) // 2
     inputs, inits = operand_types[:n], operand_types[n:]
-    _tensors(ctx, "reduce_i1", inputs)
+    require_tensors(ctx, *((t, "reduce_i1") for t in inputs))
     if ctx.result_types and len(ctx.result_types) != n:
         raise ctx.error("reduce_c3", f"expects {n} results, got {len(ctx.result_types)}")  # reduce_c3
     for t in inputs[1:]:
@@ -197,7 +190,7 @@ def reduce_window_shape(ctx: ShapeContext, *operand_types: Type, window_dimensio
         raise ctx.error("reduce_window_c1", "expects as many init values as inputs, and at least one")
     n = len(operand_types) // 2
     inputs, inits = operand_types[:n], operand_types[n:]
-    _tensors(ctx, "reduce_window_i1", inputs)
+    require_tensors(ctx, *((t, "reduce_window_i1") for t in inputs))
     if ctx.result_types and len(ctx.result_types) != n:
         raise ctx.error("reduce_window_c1", f"expects {n} results")  # reduce_window_c1
     for t in inputs[1:]:
@@ -261,8 +254,8 @@ def reduce_window_shape(ctx: ShapeContext, *operand_types: Type, window_dimensio
 def select_and_scatter_shape(ctx: ShapeContext, operand: Type, source: Type, init_value: Type, *,
                              window_dimensions=None, window_strides=None, padding=None):
     """spec "select_and_scatter" (C1)-(C12)."""
-    _tensors(ctx, "select_and_scatter_i1", (operand,))
-    _tensors(ctx, "select_and_scatter_i2", (source,))
+    require_tensors(ctx, (operand, "select_and_scatter_i1"))
+    require_tensors(ctx, (source, "select_and_scatter_i2"))
     e = _elem(operand)
     if _elem(source) != e:
         raise ctx.error("select_and_scatter_c1", f"source element type {_elem(source)} != {e}")
@@ -323,7 +316,7 @@ def sort_shape(ctx: ShapeContext, *inputs: Type, dimension: int = -1, is_stable:
     """spec "sort" (C1)-(C5)."""
     if not inputs:
         raise ctx.error("sort_c1", "expects at least one input")  # sort_c1
-    _tensors(ctx, "sort_i1", inputs)
+    require_tensors(ctx, *((t, "sort_i1") for t in inputs))
     for t in inputs[1:]:
         if not _shapes_ok(inputs[0], t):
             raise ctx.error("sort_c3", "all inputs must have the same shape")  # sort_c3
@@ -354,7 +347,7 @@ def map_shape(ctx: ShapeContext, *inputs: Type, dimensions: Sequence[int]):
     """spec "map" (C1)-(C4)."""
     if not inputs:
         raise ctx.error("map_c2", "expects at least one input")  # map_c2
-    _tensors(ctx, "map_i1", inputs)
+    require_tensors(ctx, *((t, "map_i1") for t in inputs))
     for t in inputs[1:]:
         if not _shapes_ok(inputs[0], t):
             raise ctx.error("map_c1", "all inputs must have the same shape")  # map_c1

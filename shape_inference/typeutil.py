@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from parser.ir import ComplexType, FloatType, IntegerType, QuantizedType, TensorType, Type
-from parser.printer import print_type as type_text  # noqa: F401  (MLIR type text in messages)
+from parser.printer import print_type as type_text  # MLIR type text in messages
+
+from .optable import ShapeContext
 
 _FLOAT_BITS = {"bf16": 16, "f16": 16, "tf32": 32, "f32": 32, "f64": 64}
 
@@ -44,3 +46,16 @@ def is_promotable(x: Type, y: Type) -> bool:
     if isinstance(x, QuantizedType) and isinstance(y, QuantizedType):
         return x.expressed_type == y.expressed_type and bitwidth(x) <= bitwidth(y)
     return False
+
+
+def require_tensor(ctx: ShapeContext, t: Type, label: str, what: str = "operand") -> TensorType:
+    """``t`` is a tensor type, else the spec's input/output type constraint ``label``."""
+    if not isinstance(t, TensorType):
+        raise ctx.error(label, f"{what} must be a tensor, got '{type_text(t)}'")
+    return t
+
+
+def require_tensors(ctx: ShapeContext, *operands: tuple[Type, str]) -> None:
+    """Each ``(type, label)`` operand is a tensor (the spec's ``<op>_i<N>`` input types)."""
+    for t, label in operands:
+        require_tensor(ctx, t, label)
