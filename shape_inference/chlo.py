@@ -32,6 +32,7 @@ from parser.ir import (
 
 from .decode import decode_attribute
 from .optable import REQUIRED, ShapeContext, define_op
+from .typeutil import require_tensor
 
 I1 = IntegerType(1)
 I32 = IntegerType(32)
@@ -78,10 +79,8 @@ def is_chlo_any(e: Type) -> bool:
 
 
 def _tensor(ctx: ShapeContext, t: Type, what: str) -> TensorType:
-    name = ctx.op.split(".", 1)[-1]
-    if not isinstance(t, TensorType):
-        raise ctx.error(f"chlo.{name}.type", f"{what} must be a tensor, got {t}")
-    return t
+    """chlo has no constraint labels: a non-tensor is ``chlo.<op>.type``."""
+    return require_tensor(ctx, t, f"chlo.{ctx.op.split('.', 1)[-1]}.type", what)
 
 
 def _check_elem(ctx: ShapeContext, t: TensorType, pred: Any, what: str, kind: str) -> None:
