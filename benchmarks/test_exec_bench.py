@@ -37,6 +37,22 @@ def test_add_f32(versus, n):
     assert np.array_equal(r, a + b)
 
 
+def test_exp_f32_1e6_threads(versus):
+    """A compute-bound op splits over the cores (engine.parallel): below the one-thread
+    floor.  f32 exp is computed in f64 and rounded once (NumPy's own f32 exp is not
+    correctly rounded), so the floor does the same."""
+    n = 1_000_000
+    ty = t((n,))
+    prog = engine.compile(f"""func.func @main(%a: {ty}) -> {ty} {{
+  %0 = stablehlo.exponential %a : {ty}
+  func.return %0 : {ty}
+}}""")
+    a = rand(n, 3)
+    (r,) = versus(lambda: prog(a), lambda: np.exp(a, dtype=np.float64).astype(np.float32),
+                  ratio=1.0, note="2 threads vs 1")
+    assert np.array_equal(r, np.exp(a, dtype=np.float64).astype(np.float32))
+
+
 CHAIN_OPS = [
     ("add", "%a, %b"), ("multiply", "{x}, %a"), ("subtract", "{x}, %b"), ("divide", "{x}, %b"),
     ("negate", "{x}"), ("abs", "{x}"), ("sqrt", "{x}"), ("multiply", "{x}, %a"),
@@ -186,6 +202,29 @@ def test_scatter_add_1e5(versus):
     np.testing.assert_allclose(r, floor(), rtol=1e-5, atol=1e-5)
 
 
+
+def test_scatter_add_rows_1e4_of_1e5x16(versus):
+    xs, n = (100_000, 16), 10_000
+    prog = engine.compile(f"""func.func @main(%x: {t(xs)}, %i: {t((n, 1), 'i32')}, %u: {t((n, 16))}) -> {t(xs)} {{
+  %r = "stablehlo.scatter"(%x, %i, %u) ({{
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+      %s = stablehlo.add %a, %b : tensor<f32>
+      stablehlo.return %s : tensor<f32>
+  }}) {{scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>, indices_are_sorted = false, unique_indices = false}} : ({t(xs)}, {t((n, 1), 'i32')}, {t((n, 16))}) -> {t(xs)}
+  func.return %r : {t(xs)}
+}}""")
+    x, rows = rand(xs, 14), rand((n, 16), 15)
+    idx = np.random.default_rng(16).integers(0, xs[0] // 10, (n, 1)).astype(np.int32)  # duplicates
+    flat = idx[:, 0]
+
+    def floor():
+        out = x.copy()
+        np.add.at(out, flat, rows)
+        return out
+
+    (r,) = versus(lambda: prog(x, idx, rows), floor, ratio=1.5)
+    assert np.array_equal(r, floor())
+
 def maxpool_floor(x: np.ndarray) -> np.ndarray:
     """3x3 stride-2 max pool, padding 1 (-inf): the max of 9 strided views."""
     xp = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)), constant_values=-np.inf)
@@ -244,6 +283,51 @@ def test_while_1000_scalar_adds(versus):
 
     (r,) = versus(lambda: prog(n), floor, absolute=1.5e-3, note="floor: Python loop, 0-d ufuncs")
     assert int(r) == 1000
+
+
+# One round of scalar ops (0-d f32): (hlorun lines, NumPy floor step); 10 ops a round.
+SCALAR_ROUND = [
+    ("%{o}a = stablehlo.add %{x}, %b : tensor<f32>", lambda x, b: np.add(x, b)),
+    ("%{o}b = stablehlo.multiply %{o}a, %b : tensor<f32>", lambda x, b: np.multiply(x, b)),
+    ("%{o}c = stablehlo.maximum %{o}b, %b : tensor<f32>", lambda x, b: np.maximum(x, b)),
+    ("%{o}d = stablehlo.compare LT, %{o}c, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>",
+     None),
+    ("%{o}e = stablehlo.select %{o}d, %b, %{o}c : tensor<i1>, tensor<f32>",
+     lambda x, b: np.where(np.less(x, b), b, x)),
+    ("%{o}f = stablehlo.convert %{o}e : (tensor<f32>) -> tensor<f64>", lambda x, b: x.astype(np.float64)),
+    ("%{o}g = stablehlo.convert %{o}f : (tensor<f64>) -> tensor<f32>", lambda x, b: x.astype(np.float32)),
+    ("%{o}h = stablehlo.divide %{o}g, %b : tensor<f32>", lambda x, b: np.divide(x, b)),
+    ("%{o}i = stablehlo.reshape %{o}h : (tensor<f32>) -> tensor<1xf32>", lambda x, b: x.reshape(1)),
+    ("%{o}j = stablehlo.reshape %{o}i : (tensor<1xf32>) -> tensor<f32>", lambda x, b: x.reshape(())),
+]
+
+
+def test_dispatch_1000_scalar_ops(versus):
+    """Per-op dispatch: 100 rounds of 10 scalar ops (add, multiply, maximum, compare,
+    select, two converts, divide, two reshapes) in one function; floor: the same NumPy
+    calls on 0-d arrays in straight-line Python."""
+    rounds = 100
+    lines = ["func.func @main(%x: tensor<f32>, %b: tensor<f32>) -> tensor<f32> {"]
+    prev = "x"
+    for r in range(rounds):
+        for text, _ in SCALAR_ROUND:
+            lines.append("  " + text.format(o=f"r{r}", x=prev))
+        prev = f"r{r}j"
+    lines += [f"  func.return %{prev} : tensor<f32>", "}"]
+    prog = engine.compile("\n".join(lines))
+    x0, b = np.array(1.25, np.float32), np.array(1.0009765625, np.float32)
+    steps = [f for _, f in SCALAR_ROUND if f is not None]
+
+    def floor():
+        x = x0
+        for _ in range(rounds):
+            for f in steps:
+                x = np.asarray(f(x, b))
+        return x
+
+    (r,) = versus(lambda: prog(x0, b), floor, absolute=1e-3,
+                  note="1000 ops: <= 1 us per op, work included")
+    assert np.array_equal(r, floor())
 
 
 # ------------------------------------------------------------------ models, end to end

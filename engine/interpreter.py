@@ -26,8 +26,8 @@ What the plan decides once, so that running costs one Python call plus the kerne
   (``sys.getrefcount`` proves no other slot, view, tuple, caller or constant holds it).
   Kernels that take ``out=`` (an ``out`` parameter, or register option ``out=True``)
   get such a buffer, or None;
-* elementwise ops of at least ``PARALLEL_MIN_ELEMENTS`` may run as two halves on two
-  threads (off by default: slower on the measured 2-core machine);
+* elementwise ops of at least ``PARALLEL_MIN_ELEMENTS`` run as one contiguous piece
+  per thread (``engine.parallel``; ``HLORUN_THREADS=1``: one thread);
 * while / if / case run their region plans inline, without ``RegionFn`` calls.
 
 Limits (memory cap, step limit, time limit) and the per-op ``callback`` and profile
@@ -43,8 +43,8 @@ import operator
 import sys
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -73,6 +73,8 @@ from shape_inference.decode import decode_op_attributes
 from shape_inference.optable import OP_TABLE, OpDef
 
 from .dtypes import dtype_of
+from .parallel import PARALLEL_MIN_ELEMENTS as _PARALLEL_MIN
+from .parallel import run_all, split_points, workers
 from .values import RegionFn, Token
 
 RETURN_OPS = frozenset({"func.return", "stablehlo.return", "return", "chlo.return"})
@@ -83,13 +85,15 @@ DEFAULT_MEMORY_CAP = 4 << 30  # bytes one tensor may take
 # Buffer reuse: results of at least this many elements may be written into a dying
 # operand's buffer (smaller ones are cheaper to allocate than to check).
 INPLACE_MIN_ELEMENTS = 4096
-# Split elementwise ops on at least this many elements into two halves run on two
-# threads (NumPy releases the GIL in its loops).  None: never.  Off by default: on the
-# measured machine (2 shared cores) it was slower; see benchmarks/.
-PARALLEL_MIN_ELEMENTS: int | None = None
+# Split elementwise ops on at least this many elements over the threads of
+# engine.parallel (NumPy releases the GIL in its loops).  None: never.
+PARALLEL_MIN_ELEMENTS: int | None = _PARALLEL_MIN if workers() > 1 else None
 
 _ndarray = np.ndarray
 _asarray = np.asarray
+_maximum = np.maximum
+_minimum = np.minimum
+_where = np.where
 try:  # NumPy >= 2: set the error state's context variable directly (10x cheaper)
     from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj
 
@@ -386,6 +390,76 @@ def _select(pred: Any, on_true: Any, on_false: Any) -> Any:
     return np.where(pred, on_true, on_false)
 
 
+def _float_max(a: Any, b: Any) -> Any:
+    """spec maximum on f32/f64 (NaN propagates, -0 < +0): NumPy's maximum propagates
+    NaN; where both are zeros, ``a + b`` is +0 unless both are -0."""
+    r = _maximum(a, b)
+    if r.__class__ is _ndarray:
+        both = (a == b) & (r == 0)
+        return _where(both, a + b, r) if both.any() else r
+    return a + b if r == 0 and a == b else r
+
+
+def _float_min(a: Any, b: Any) -> Any:
+    """spec minimum on f32/f64: as ``_float_max``; -(-a + -b) is -0 unless both are +0."""
+    r = _minimum(a, b)
+    if r.__class__ is _ndarray:
+        both = (a == b) & (r == 0)
+        return _where(both, -(-a - b), r) if both.any() else r
+    return -(-a - b) if r == 0 and a == b else r
+
+
+def _float_minmax(op: Operation, rt: Type, dt: np.dtype) -> Callable[..., Any] | None:
+    if dt.kind != "f" or len(op.operands) != 2 or any(v.type != rt for v in op.operands):
+        return None
+    return _float_max if op.name == "stablehlo.maximum" else _float_min
+
+
+def _fast_reshape(op: Operation, rt: Type, dt: np.dtype) -> Callable[..., Any] | None:
+    """spec reshape (row-major) between static shapes of one plain dtype."""
+    (x,) = op.operands
+    if not (isinstance(rt, TensorType) and rt.is_static) or _plain_dtype(x.type) != dt:
+        return None
+    shape = tuple(rt.shape)
+    return lambda a: a.reshape(shape)
+
+
+# Conversions NumPy's ``astype`` does exactly as the spec's convert: every value of the
+# source is exact in the destination, integer narrowing wraps, f64 -> f32 rounds to
+# nearest even, and x -> bool is x != 0.
+_EXACT_INTO = {
+    "f": lambda src, dst: src.kind in "bf" or (src.kind in "iu" and src.itemsize * 8 < (24 if dst.itemsize == 4 else 53)),
+    "i": lambda src, dst: src.kind in "biu",
+    "u": lambda src, dst: src.kind in "biu",
+}
+
+
+def _fast_convert(op: Operation, rt: Type, dt: np.dtype) -> Callable[..., Any] | None:
+    (x,) = op.operands
+    src = _plain_dtype(x.type)
+    if src is None or getattr(x.type, "shape", None) != getattr(rt, "shape", ()):
+        return None
+    if src == dt:
+        return lambda a: a.copy()
+    if dt.kind == "b":
+        if src.kind not in "biuf":
+            return None
+        return lambda a: a != 0
+    exact = _EXACT_INTO.get(dt.kind)
+    if exact is None or not exact(src, dt):
+        return None
+    scalar = dt.type
+    return lambda a: a.astype(dt) if a.__class__ is _ndarray else scalar(a)
+
+
+_FAST_SPECIAL: dict[str, Callable[[Operation, Type, np.dtype], Callable[..., Any] | None]] = {
+    "stablehlo.maximum": _float_minmax,
+    "stablehlo.minimum": _float_minmax,
+    "stablehlo.reshape": _fast_reshape,
+    "stablehlo.convert": _fast_convert,
+}
+
+
 def _fast_op(op: Operation, kwargs: dict[str, Any]) -> tuple[Callable[..., Any], _Fast | None, np.dtype] | None:
     """(callable, table row, result dtype) when ``op`` can skip its kernel; None otherwise."""
     if len(op.results) != 1 or not op.operands:
@@ -411,6 +485,11 @@ def _fast_op(op: Operation, kwargs: dict[str, Any]) -> tuple[Callable[..., Any],
         if fns is None:
             return None
         return fns[0], None, dt
+    special = _FAST_SPECIAL.get(name)
+    if special is not None:
+        fn = special(op, rt, dt)
+        if fn is not None:
+            return fn, None, dt
     row = _FAST.get(name)
     if row is None or dt.kind not in row.kinds or any(v.type != rt for v in op.operands):
         return None
@@ -446,20 +525,16 @@ def _relu_op(op: Operation, operands: tuple[int, ...], consts: dict[int, Any]) -
     return None
 
 
-_POOL: ThreadPoolExecutor | None = None
-
-
 def _parallel(ufunc: np.ufunc, xs: Sequence[np.ndarray], out: np.ndarray, **kw: Any) -> np.ndarray:
-    """``ufunc(*xs, out=out)`` on two threads, one half each (bit-identical: elementwise)."""
-    global _POOL
-    if _POOL is None:
-        _POOL = ThreadPoolExecutor(1, thread_name_prefix="hlorun")
+    """``ufunc(*xs, out=out)`` as one contiguous piece per thread (bit-identical: every
+    element is computed by the same loop, pieces start on cache-line boundaries)."""
     flat = [x.reshape(-1) for x in xs]
     of = out.reshape(-1)
-    h = (of.size // 2) & ~63
-    fut = _POOL.submit(ufunc, *[f[h:] for f in flat], out=of[h:], **kw)
-    ufunc(*[f[:h] for f in flat], out=of[:h], **kw)
-    fut.result()
+    cuts = split_points(of.size, workers())
+    run_all([
+        partial(ufunc, *[f[lo:hi] for f in flat], out=of[lo:hi], **kw)
+        for lo, hi in zip(cuts, cuts[1:])
+    ])
     return out
 
 
@@ -790,16 +865,15 @@ class Interpreter:
                     kind = op.name.split(".")[1]
             multi = row.multi_result
             if not quantized and not row.regions and self.fast_ops:
-                fast = _fast_op(op, kwargs)
-                if fast is not None:
+                relu = _relu_op(op, operands, plan.consts) if op.name == "stablehlo.maximum" else None
+                fast = _fast_op(op, kwargs) if relu is None else None
+                if relu is not None:
+                    fast, operands = relu
+                    kind = "fast"
+                elif fast is not None:
                     kind = "fast"
                 elif op.name == "stablehlo.select" and self._fast_select(op):
                     kind = "select"
-                elif op.name == "stablehlo.maximum":
-                    relu = _relu_op(op, operands, plan.consts)
-                    if relu is not None:
-                        fast, operands = relu
-                        kind = "fast"
             if multi:
                 kwargs["result_types"] = op.result_types
             elif len(op.results) == 1:
@@ -1057,9 +1131,10 @@ class Interpreter:
             cands = tuple(
                 k for k, s in enumerate(ops) if s in kills and ops.count(s) == 1
             )
+        # only compute-bound ops split: a memory-bound add is no faster on two threads
         par = (
-            row is not None and size is not None and PARALLEL_MIN_ELEMENTS is not None
-            and size >= PARALLEL_MIN_ELEMENTS
+            row is not None and not row.exact and size is not None
+            and PARALLEL_MIN_ELEMENTS is not None and size >= PARALLEL_MIN_ELEMENTS
         )
         if cands or par:
             return self._compile_fast_big(st, row, dt, cands, shape, par, fix)
@@ -1122,7 +1197,6 @@ class Interpreter:
         ops, kills, slot = st.operands, st.kills, st.results[0]
         batched = st.in_region
         step = st
-        par = par and (row.exact or dt == _F64)  # keep identical SIMD paths
 
         def run(frame: list[Any]) -> None:
             args = [frame[i] for i in ops]
@@ -1365,6 +1439,33 @@ class Interpreter:
                  for s, v in zip(block.returns, out)]
             )
         return tuple([v if v.__class__ is _ndarray else _as_array(v) for v in out])
+
+    def call_plain(self, plan: FunctionPlan, args: list[Any]) -> list[Any]:
+        """``call`` of a planned top-level function with no limit, callback or profile
+        to check (``engine.compile``'s common case): the steps and nothing else."""
+        block = plan.block
+        if self._depth or not self._fast or block.max_nbytes > self.limits.memory_cap:
+            return list(self.call(plan.function.name, args))
+        frame = plan.template.copy()
+        frame[: len(args)] = args
+        frames = plan.frames
+        frames.append(frame)
+        self._depth = 1
+        token = _quiet()
+        try:
+            for run in block.runs:
+                run(frame)
+            out = [frame[s] for s in block.returns]
+        finally:
+            _restore(token)
+            self._depth = 0
+            frames.pop()
+        del frame
+        if plan.returns_consts:
+            consts = plan.consts
+            return [self._result_copy(v) if s in consts else _as_array(v)
+                    for s, v in zip(block.returns, out)]
+        return [v if v.__class__ is _ndarray else _as_array(v) for v in out]
 
     @staticmethod
     def _result_copy(v: Any) -> Any:

@@ -13,6 +13,7 @@ bit-identical to the one-thread run; ``HLORUN_THREADS=1`` turns splitting off.
 
 from __future__ import annotations
 
+import contextvars
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -63,10 +64,12 @@ def _pool() -> ThreadPoolExecutor:
 
 def run_all(tasks: Sequence[Callable[[], T]]) -> list[T]:
     """Run ``tasks`` concurrently (the first on the calling thread) and return their
-    results in order; an exception from any task is raised after all have finished."""
+    results in order; an exception from any task is raised after all have finished.
+    Each task sees the caller's context variables (NumPy's error state among them)."""
     if len(tasks) <= 1 or _WORKERS <= 1:
         return [t() for t in tasks]
-    futures = [_pool().submit(t) for t in tasks[1:]]
+    pool = _pool()
+    futures = [pool.submit(contextvars.copy_context().run, t) for t in tasks[1:]]
     first: list[T] = []
     error: BaseException | None = None
     try:

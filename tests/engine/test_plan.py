@@ -19,6 +19,7 @@ import engine
 from engine import interpreter as I
 from engine.cli import main as cli_main
 from engine.interpreter import Interpreter, Limits, Profile
+from engine.parallel import set_workers
 from parser import parse_module
 from parser.errors import InterpreterError
 
@@ -112,6 +113,71 @@ def test_fast_ops_equal_the_elementwise_kernels(op, ty, n):
     (fast,), (slow,) = run_both(text, [a, b])
     assert isinstance(fast, np.ndarray)
     assert same(fast, slow), (op, ty, n)
+
+
+@pytest.mark.parametrize("n", [None, 5, BIG])
+@pytest.mark.parametrize("ty", ["f32", "f64"])
+@pytest.mark.parametrize("op", ["maximum", "minimum"])
+def test_fast_float_max_min_equal_the_kernels(op, ty, n):
+    """The fast float maximum/minimum (NaN propagates, -0 < +0) against the kernel, on
+    every pair of signed zeros, NaNs and infinities, both ways round."""
+    t = tensor(ty, n)
+    text = f"""func.func @main(%a: {t}, %b: {t}) -> ({t}, {t}) {{
+  %r = stablehlo.{op} %a, %b : {t}
+  %s = stablehlo.{op} %b, %a : {t}
+  func.return %r, %s : {t}, {t}
+}}"""
+    special = np.array([0.0, -0.0, np.nan, np.inf, -np.inf, 1.0, -1.0], TYPES[ty])
+    pairs = [(x, y) for x in special for y in special]
+    size = 1 if n is None else n
+    shape = () if n is None else (n,)
+    a = values(ty, size, 5)
+    b = values(ty, size, 6)
+    cases = [(a.reshape(shape), b.reshape(shape))]
+    if n is None:
+        cases += [(np.array(x), np.array(y)) for x, y in pairs]
+    else:
+        k = min(size, len(pairs))
+        a[:k] = [x for x, _ in pairs[:k]]
+        b[:k] = [y for _, y in pairs[:k]]
+    for x, y in cases:
+        fast, slow = run_both(text, [x, y])
+        for f, s_ in zip(fast, slow):
+            assert same(f, s_), (op, ty, x, y)
+
+
+@pytest.mark.parametrize("n", [None, BIG])
+@pytest.mark.parametrize("dst", list(TYPES))
+@pytest.mark.parametrize("src", list(TYPES))
+def test_fast_convert_equals_the_kernel(src, dst, n):
+    ts, td = tensor(src, n), tensor(dst, n)
+    text = f"""func.func @main(%a: {ts}) -> {td} {{
+  %r = stablehlo.convert %a : ({ts}) -> {td}
+  func.return %r : {td}
+}}"""
+    size = 1 if n is None else n
+    shape = () if n is None else (n,)
+    for seed in (7, 8):
+        a = values(src, size, seed).reshape(shape)
+        if n is None and seed == 8:
+            a = values(src, 12, 9)[np.array([4])].reshape(())  # a special value
+        (fast,), (slow,) = run_both(text, [a])
+        assert same(fast, slow), (src, dst, a)
+
+
+def test_fast_reshape_equals_the_kernel():
+    text = """func.func @main(%a: tensor<2x3xf32>) -> (tensor<3x2xf32>, tensor<6xf32>, tensor<f32>) {
+  %r = stablehlo.reshape %a : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %s = stablehlo.reshape %r : (tensor<3x2xf32>) -> tensor<6xf32>
+  %t = stablehlo.slice %s [4:5] : (tensor<6xf32>) -> tensor<1xf32>
+  %u = stablehlo.reshape %t : (tensor<1xf32>) -> tensor<f32>
+  func.return %r, %s, %u : tensor<3x2xf32>, tensor<6xf32>, tensor<f32>
+}"""
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    fast, slow = run_both(text, [a])
+    for f, s_ in zip(fast, slow):
+        assert same(f, s_)
+    assert same(fast[0], a.reshape(3, 2)) and same(fast[2], np.array(4, np.float32))
 
 
 COMPARE_TYPES = {"b": "UNSIGNED", "i": "SIGNED", "u": "UNSIGNED", "f": "FLOAT"}
@@ -317,8 +383,44 @@ def test_two_threads_give_identical_results(monkeypatch):
     a = rng.standard_normal(n).astype(np.float32)
     b = (rng.standard_normal(n) + 3).astype(np.float32)
     monkeypatch.setattr(I, "PARALLEL_MIN_ELEMENTS", 1 << 12)
-    (r,) = engine.run(CHAIN.format(n=n), [a, b])
+    old = set_workers(2)
+    try:
+        (r,) = engine.run(CHAIN.format(n=n), [a, b])
+    finally:
+        set_workers(old)
     assert same(r, chain_reference(a, b))
+
+
+@pytest.mark.parametrize("ty", ["f32", "f64"])
+@pytest.mark.parametrize(
+    "op", ["exponential", "tanh", "log", "sine", "cbrt", "exponential_minus_one", "sqrt"]
+)
+def test_split_unary_ops_equal_one_thread(monkeypatch, op, ty):
+    """An op split over threads (pieces of 4096+ elements, odd total) gives the bits of
+    the whole op on one thread, for ops computed natively and via f64."""
+    n = 3 * 4096 + 77
+    rng = np.random.default_rng(6)
+    x = np.abs(rng.standard_normal(n) * 4).astype(ty.replace("f", "float"))
+    for k, v in enumerate([0.0, -0.0, np.inf, np.nan, 1e-38, 88.5, 700.0]):
+        x[k::97] = v
+    t = f"tensor<{n}x{ty}>"
+    text = f"""func.func @main(%a: {t}) -> {t} {{
+  %0 = stablehlo.{op} %a : {t}
+  %1 = stablehlo.{op} %0 : {t}
+  func.return %1 : {t}
+}}"""
+    monkeypatch.setattr(I, "PARALLEL_MIN_ELEMENTS", 4096)
+    outs = []
+    for threads in (1, 2, 3):
+        old = set_workers(threads)
+        try:
+            outs.append(engine.run(text, [x])[0])
+        finally:
+            set_workers(old)
+    monkeypatch.setattr(I, "PARALLEL_MIN_ELEMENTS", None)
+    (whole,) = engine.run(text, [x])
+    for r in outs:
+        assert same(r, whole)
 
 
 # ---------------------------------------------------------------------- liveness
@@ -741,3 +843,22 @@ def test_loop_carried_buffer_is_updated_in_place_by_an_out_kernel():
     expected[:5] = np.arange(5)
     assert same(r, expected) and same(init, np.full(n, -7, np.float32))
     assert got == [True] * 5
+
+
+def test_scalar_ops_take_the_fast_path():
+    """The ops the fast tests above compare really skip their kernels."""
+    text = """func.func @main(%a: tensor<f32>, %b: tensor<i8>) -> (tensor<f32>, tensor<1xf32>, tensor<i1>) {
+  %m = stablehlo.maximum %a, %a : tensor<f32>
+  %n = stablehlo.minimum %m, %a : tensor<f32>
+  %c = stablehlo.convert %b : (tensor<i8>) -> tensor<f32>
+  %d = stablehlo.add %n, %c : tensor<f32>
+  %r = stablehlo.reshape %d : (tensor<f32>) -> tensor<1xf32>
+  %p = stablehlo.convert %d : (tensor<f32>) -> tensor<i1>
+  func.return %d, %r, %p : tensor<f32>, tensor<1xf32>, tensor<i1>
+}"""
+    it = Interpreter(parse_module(text))
+    kinds = {st.op.name: st.kind for st in it.plan("main").block.steps}
+    assert set(kinds.values()) == {"fast"}, kinds
+    d, r, p = it.call("main", [np.array(-0.0, np.float32), np.array(-3, np.int8)])
+    assert same(d, np.array(-3.0, np.float32)) and same(r, np.array([-3.0], np.float32))
+    assert same(p, np.array(True))
