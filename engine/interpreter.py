@@ -424,11 +424,11 @@ def _fast_reshape(op: Operation, rt: Type, dt: np.dtype) -> Callable[..., Any] |
     return lambda a: a.reshape(shape)
 
 
-# Conversions NumPy's ``astype`` does exactly as the spec's convert: every value of the
-# source is exact in the destination, integer narrowing wraps, f64 -> f32 rounds to
-# nearest even, and x -> bool is x != 0.
+# Conversions NumPy's ``astype`` (and the scalar constructor) does exactly as the spec's
+# convert: integers of up to 32 bits and f32 are exact in f64, so whatever path NumPy
+# takes rounds once to nearest even; integer narrowing wraps; x -> bool is x != 0.
 _EXACT_INTO = {
-    "f": lambda src, dst: src.kind in "bf" or (src.kind in "iu" and src.itemsize * 8 < (24 if dst.itemsize == 4 else 53)),
+    "f": lambda src, dst: src.kind in "bf" or (src.kind in "iu" and src.itemsize <= 4),
     "i": lambda src, dst: src.kind in "biu",
     "u": lambda src, dst: src.kind in "biu",
 }
