@@ -62,7 +62,10 @@ def _as_i64(a: np.ndarray) -> np.ndarray:
 
 
 def _scalar_index(a: Any) -> int:
-    return int(_as_i64(np.asarray(a)).reshape(()))
+    """A 0-d integer index as a Python int (exact for every integer type: callers clamp)."""
+    if isinstance(a, np.ndarray) and a.ndim:
+        a = a.reshape(())
+    return int(a)
 
 
 def _result_dtype(result_type: Type | None, fallback: np.dtype) -> np.dtype:
@@ -320,12 +323,15 @@ def dynamic_slice(operand, *start_indices, slice_sizes, **_: Any) -> np.ndarray:
 
 
 @kernel("stablehlo.dynamic_update_slice")
-def dynamic_update_slice(operand, update, *start_indices, **_: Any) -> np.ndarray:
-    """spec: dynamic_update_slice (start indices clamped)."""
+def dynamic_update_slice(operand, update, *start_indices, out: np.ndarray | None = None,
+                         **_: Any) -> np.ndarray:
+    """spec: dynamic_update_slice (start indices clamped).  When the interpreter hands
+    over the dying operand's own buffer as ``out``, the update is written in place (a
+    loop filling a buffer slice by slice then costs O(slice) per step, not O(buffer))."""
     starts = _clamped_starts(start_indices, operand.shape, update.shape)
-    out = operand.copy()
-    out[tuple(slice(s, s + k) for s, k in zip(starts, update.shape))] = update
-    return out
+    result = operand if out is operand else operand.copy()
+    result[tuple(slice(s, s + k) for s, k in zip(starts, update.shape))] = update
+    return result
 
 
 # --------------------------------------------------------------------------------------
@@ -621,11 +627,14 @@ def _scatter_positions(
     scatter_indices_batching_dims: tuple[int, ...],
     scatter_dims_to_operand_dims: tuple[int, ...],
     index_vector_dim: int,
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray | None]:
     """spec: scatter's result_index for every update_index, vectorized.
 
     Returns the linear result index of each in-bounds update element, in row-major
-    update_index order, and which update elements are in bounds (a flat mask).
+    update_index order, and which update elements are in bounds (a flat mask), or None
+    when all are.  Only the start index can leave the bounds (batching coordinates are
+    in range by C18, window offsets by C4), so one min/max per start-index component
+    decides whether the per-element mask is needed at all.
     """
     rank = len(input_shape)
     idx = _index_vectors(scatter_indices, index_vector_dim)
@@ -637,6 +646,15 @@ def _scatter_positions(
     window_sizes = tuple(update_shape[d] for d in update_window_dims)
     nw = len(window_sizes)
     full_shape = batch_shape + window_sizes
+    size = int(np.prod(full_shape, dtype=np.int64))
+    need_mask = False
+    if size:
+        for k, d in enumerate(scatter_dims_to_operand_dims):
+            reach = window_sizes[window_dims.index(d)] - 1 if d in window_dims else 0
+            col = idx[..., k]
+            if int(col.min()) < 0 or int(col.max()) + reach >= input_shape[d]:
+                need_mask = True
+                break
     strides = np.ones(rank, dtype=np.int64)
     for d in range(rank - 2, -1, -1):
         strides[d] = strides[d + 1] * input_shape[d + 1]
@@ -656,14 +674,59 @@ def _scatter_positions(
             view = [1] * (nb + nw)
             view[nb + j] = window_sizes[j]
             total = total + np.arange(window_sizes[j], dtype=np.int64).reshape(view)
-        in_bounds = in_bounds & (total >= 0) & (total < input_shape[d])
+        if need_mask:
+            in_bounds = in_bounds & (total >= 0) & (total < input_shape[d])
         linear = linear + total * strides[d]
     # Back from batch + window order to the updates' own axis order, so that colliding
     # updates apply in row-major update_index order.
     inverse = np.argsort(update_scatter_dims + list(update_window_dims))
     linear = np.transpose(np.broadcast_to(linear, full_shape), inverse).reshape(-1)
+    if not need_mask:
+        return linear, None
     mask = np.transpose(np.broadcast_to(in_bounds, full_shape), inverse).reshape(-1)
     return linear[mask], mask
+
+
+def _row_scatter_indices(
+    input_shape: tuple[int, ...],
+    scatter_indices: np.ndarray,
+    update_shape: tuple[int, ...],
+    dims: dict[str, Any],
+) -> tuple[np.ndarray, np.ndarray | None, tuple[int, ...]] | None:
+    """The row scatter (``x[idx] += rows``: inserted_window_dims = scatter_dims_to_operand_dims
+    = [0], no batching dims, update_window_dims trailing): the row index of every update
+    row (1-D, row-major update_scatter_index order), which rows are in bounds (None when
+    all are: one min/max check) and the window sizes.  Window offsets start at 0 and fit
+    (C4), so only the row index can be out of bounds, and a row out of bounds skips all
+    its elements.  None when not that case."""
+    rank = len(input_shape)
+    ivd = dims["index_vector_dim"]
+    if (rank == 0 or dims["inserted_window_dims"] != (0,)
+            or dims["scatter_dims_to_operand_dims"] != (0,) or dims["input_batching_dims"]):
+        return None
+    if ivd < scatter_indices.ndim:
+        if scatter_indices.shape[ivd] != 1:
+            return None
+        batch_shape = scatter_indices.shape[:ivd] + scatter_indices.shape[ivd + 1:]
+    else:
+        batch_shape = scatter_indices.shape
+    nb = len(batch_shape)
+    window = tuple(update_shape[nb:])
+    if (dims["update_window_dims"] != tuple(range(nb, nb + rank - 1))
+            or update_shape[:nb] != batch_shape
+            or any(w > s for w, s in zip(window, input_shape[1:]))):
+        return None
+    # Dropping a size-1 axis keeps the order.  int64 (= intp) up front: ufunc.at is
+    # faster with intp indices than converting narrower ones itself; uint64 saturates
+    # (stays out of bounds), ml_dtypes ints widen.
+    idx = _as_i64(scatter_indices.reshape(-1))
+    keep = None
+    # one pass: viewed as unsigned, negative indices become huge (out of bounds too)
+    as_unsigned = idx.view(f"u{idx.itemsize}") if idx.dtype.kind == "i" else idx
+    if idx.size and int(as_unsigned.max()) >= input_shape[0]:
+        keep = (idx >= 0) & (idx < input_shape[0])
+        idx = idx[keep]
+    return idx, keep, window
 
 
 def _rounds(positions: np.ndarray) -> list[np.ndarray]:
@@ -686,11 +749,66 @@ def _rounds(positions: np.ndarray) -> list[np.ndarray]:
     return np.split(by_round, np.cumsum(counts)[:-1])
 
 
+def _ufunc_at(update_computation: RegionFn, n: int, target: np.dtype,
+              val: np.dtype) -> np.ufunc | None:
+    """The ``ufunc`` whose ``.at`` is exactly the body (one input, a known combiner on a
+    native dtype), or None."""
+    entry = _UFUNC_AT.get(update_computation.combiner) if n == 1 else None
+    if entry is None or target not in _NATIVE or target != val or target.kind not in entry[1]:
+        return None
+    return entry[0]
+
+
+def _row_elements(rows: np.ndarray, shape: tuple[int, ...], window: tuple[int, ...]) -> np.ndarray:
+    """Linear result indices of the elements of each row scatter window (row-major within
+    a window, windows in order): 1-D ``ufunc.at`` is much faster than the row form."""
+    offsets = np.zeros((), dtype=np.int64)
+    stride = 1
+    for d in range(len(shape) - 1, 0, -1):
+        w = window[d - 1]
+        offsets = offsets + (np.arange(w, dtype=np.int64) * stride).reshape(
+            (w,) + (1,) * (len(shape) - 1 - d))
+        stride *= shape[d]
+    return (rows.astype(np.int64)[:, None] * stride + offsets.reshape(-1)).reshape(-1)
+
+
+def _apply_updates(targets: list[np.ndarray], positions: np.ndarray, vals: list[np.ndarray],
+                   update_computation: RegionFn) -> None:
+    """Fold ``vals[i][j]`` into ``targets[i][positions[j]]`` (an element, or a row of a
+    row-shaped target) in order of j, in place."""
+    n = len(targets)
+    if not positions.size:
+        return
+    if _is_replace(update_computation, n):
+        # colliding updates: the last one in update_index order wins
+        _, first_in_reversed = np.unique(positions[::-1], return_index=True)
+        last = positions.size - 1 - first_in_reversed
+        for r, v in zip(targets, vals):
+            r[positions[last]] = v[last]
+    elif (ufunc := _ufunc_at(update_computation, n, targets[0].dtype, vals[0].dtype)):
+        # ufunc.at applies the updates one index at a time, in index order
+        ufunc.at(targets[0], positions, vals[0])
+    else:
+        for sel in _rounds(positions):
+            pos = positions[sel]
+            new = update_computation(*[r[pos] for r in targets], *[v[sel] for v in vals])
+            if len(new) != n:
+                raise InterpreterError(
+                    f"'stablehlo.scatter': update_computation returned {len(new)} values, "
+                    f"expected {n}"
+                )
+            for r, x in zip(targets, new):
+                r[pos] = np.broadcast_to(np.asarray(x), pos.shape + r.shape[1:])
+
+
 @kernel("stablehlo.scatter")
 def scatter(*operands, result_types, update_computation: RegionFn, **attrs: Any):
     """spec: scatter.  Update elements whose result_index is out of bounds are skipped
-    (the spec's per-element rule).  Known combiners run as one ``ufunc.at`` call; any
-    other body runs on whole vectors, one call per round of non-colliding updates."""
+    (the spec's per-element rule).  Colliding updates apply in row-major update_index
+    order (the spec leaves the schedule implementation-defined).  Known combiners run as
+    one ``ufunc.at`` call; any other body runs on whole vectors, one call per round of
+    non-colliding updates.  The row scatter (``_row_scatter_indices``) updates whole
+    rows of the result, indexed by the scatter indices as they are."""
     if len(operands) % 2 != 1:
         raise InterpreterError("'stablehlo.scatter' expects inputs, scatter_indices, updates")
     n = len(operands) // 2
@@ -700,36 +818,32 @@ def scatter(*operands, result_types, update_computation: RegionFn, **attrs: Any)
         "scatter_indices_batching_dims", "scatter_dims_to_operand_dims")}
     dims["index_vector_dim"] = int(attrs["index_vector_dim"])
     shape = inputs[0].shape
-    positions, mask = _scatter_positions(shape, scatter_indices, updates[0].shape, **dims)
 
     out_dtypes = [dtype_of(t) for t in result_types]
     region_types = _region_element_types(update_computation, n)
     upd_dtypes = [dtype_of(t) if t is not None else o for t, o in zip(region_types, out_dtypes)]
-    results = [np.array(x, dtype=dt, copy=True).reshape(-1) if x.dtype == dt
-               else x.astype(dt).reshape(-1) for x, dt in zip(inputs, out_dtypes)]
-    vals = [u.reshape(-1)[mask] for u in updates]
-    vals = [v if v.dtype == dt else v.astype(dt) for v, dt in zip(vals, upd_dtypes)]
+    results = [np.array(x, dtype=dt, order="C", copy=True) for x, dt in zip(inputs, out_dtypes)]
 
-    if positions.size:
-        if _is_replace(update_computation, n):
-            # colliding updates: the last one in update_index order wins
-            _, first_in_reversed = np.unique(positions[::-1], return_index=True)
-            last = positions.size - 1 - first_in_reversed
-            for r, v in zip(results, vals):
-                r[positions[last]] = v[last]
-        elif (n == 1 and update_computation.combiner in _UFUNC_AT
-              and results[0].dtype in _NATIVE and results[0].dtype == vals[0].dtype
-              and results[0].dtype.kind in _UFUNC_AT[update_computation.combiner][1]):
-            _UFUNC_AT[update_computation.combiner][0].at(results[0], positions, vals[0])
-        else:
-            for sel in _rounds(positions):
-                pos = positions[sel]
-                new = update_computation(*[r[pos] for r in results], *[v[sel] for v in vals])
-                if len(new) != n:
-                    raise InterpreterError(
-                        f"'stablehlo.scatter': update_computation returned {len(new)} values, "
-                        f"expected {n}"
-                    )
-                for r, x in zip(results, new):
-                    r[pos] = np.broadcast_to(np.asarray(x), pos.shape)
-    return tuple(r.reshape(shape) for r in results)
+    rows = _row_scatter_indices(shape, scatter_indices, updates[0].shape, dims)
+    if rows is not None:
+        positions, keep, window = rows
+        window_view = (slice(None),) + tuple(slice(0, w) for w in window)
+        targets = [r if r.shape[1:] == window else r[window_view] for r in results]
+        nrows = scatter_indices.size  # one index per row (the index vector has size 1)
+        vals = [u.reshape((nrows,) + window) for u in updates]
+        if keep is not None:
+            vals, keep = [v[keep] for v in vals], None
+        if window and not _is_replace(update_computation, n) and _ufunc_at(
+                update_computation, n, results[0].dtype, np.dtype(upd_dtypes[0])):
+            positions = _row_elements(positions, shape, window)
+            targets = [r.reshape(-1) for r in results]
+            vals = [v.reshape(-1) for v in vals]
+    else:
+        positions, keep = _scatter_positions(shape, scatter_indices, updates[0].shape, **dims)
+        targets = [r.reshape(-1) for r in results]  # C-contiguous: views
+        vals = [u.reshape(-1) for u in updates]
+    if keep is not None:
+        vals = [v[keep] for v in vals]
+    vals = [v if v.dtype == dt else v.astype(dt) for v, dt in zip(vals, upd_dtypes)]
+    _apply_updates(targets, positions, vals, update_computation)
+    return tuple(results)

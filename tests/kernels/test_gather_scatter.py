@@ -410,3 +410,237 @@ def test_scatter_matches_spec_formula(c):
     for g, w in zip(got, want):
         assert g.dtype == w.dtype
         np.testing.assert_array_equal(g, w)
+
+
+# ---- scatter fast paths (row scatter, in-bounds shortcut) vs the spec loop -----------
+
+BF16 = np.dtype(ml_dtypes.bfloat16)
+_ROW_DTYPES = [np.dtype(t) for t in (np.int32, np.int8, np.float32, np.float64, np.bool_)]
+_ROW_DTYPES.append(BF16)
+
+
+def _elem_any(dtype):
+    from parser.ir import FloatType
+    dtype = np.dtype(dtype)
+    if dtype == BF16:
+        return FloatType("bf16")
+    if dtype.kind == "f":
+        return FloatType(f"f{8 * dtype.itemsize}")
+    if dtype.kind == "b":
+        return IntegerType(1)
+    return IntegerType(8 * dtype.itemsize, "unsigned" if dtype.kind == "u" else "signless")
+
+
+def _same_dtype(f):
+    """A scalar/array combiner whose result keeps the operand dtype (as a region does)."""
+    def call(a, b):
+        with np.errstate(all="ignore"):
+            return (np.asarray(f(a, b)).astype(np.asarray(a).dtype),)
+    return call
+
+
+# name -> (combiner name, a b -> new value); the scalar reference uses the same function
+_COMBINERS = {
+    "add": ("stablehlo.add", np.add),
+    "multiply": ("stablehlo.multiply", np.multiply),
+    "maximum": ("stablehlo.maximum", np.maximum),
+    "minimum": ("stablehlo.minimum", np.minimum),
+    "or": ("stablehlo.or", np.bitwise_or),
+    "xor": ("stablehlo.xor", np.bitwise_xor),
+    "noncommutative": (None, lambda a, b: a * 3 + b),
+    "replace": ("replace", lambda a, b: b),
+}
+
+
+def _region(name):
+    combiner, f = _COMBINERS[name]
+    return RegionFn(region=None, call=_same_dtype(f), combiner=combiner), _same_dtype(f)
+
+
+def _check_scatter(inputs, si, updates, name, dn):
+    region, f = _region(name)
+    rts = tuple(TensorType(x.shape, _elem_any(x.dtype)) for x in inputs)
+    before = [x.copy() for x in inputs]
+    got = scatter(list(inputs), si, list(updates), region, result_types=rts, **dn)
+    want = ref_scatter(inputs, si, updates, f, dn["update_window_dims"],
+                       dn["inserted_window_dims"], dn.get("input_batching_dims", ()),
+                       dn.get("scatter_indices_batching_dims", ()),
+                       dn["scatter_dims_to_operand_dims"], dn["index_vector_dim"])
+    for x, b in zip(inputs, before):
+        np.testing.assert_array_equal(x, b)  # inputs are not modified
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        assert g.tobytes() == w.tobytes()  # bit for bit (NaN, -0, rounding order)
+    return got
+
+
+def _values(rng, shape, dtype):
+    dtype = np.dtype(dtype)
+    if dtype.kind == "b":
+        return rng.integers(0, 2, shape).astype(bool)
+    if dtype.kind == "f" or dtype == BF16:
+        # magnitudes far apart: float sums depend on the order of colliding updates
+        v = rng.standard_normal(shape) * 10.0 ** rng.integers(-3, 8, shape)
+        return v.astype(dtype)
+    return rng.integers(-100, 100, shape).astype(dtype)
+
+
+@st.composite
+def row_scatter_case(draw):
+    """x[idx] (+)= rows: inserted_window_dims = scatter_dims_to_operand_dims = [0], the
+    update windows trailing (whole or partial rows), any index_vector_dim form."""
+    rank = draw(st.integers(1, 3))
+    shape = [draw(st.integers(1, 5))] + [draw(st.integers(0, 3)) for _ in range(rank - 1)]
+    batch = [draw(st.integers(0, 6 if k == 0 else 2)) for k in range(draw(st.integers(0, 2)))]
+    form = draw(st.sampled_from(["implicit", "explicit"]))
+    if form == "implicit":
+        ivd, si_shape = len(batch), batch
+    else:
+        ivd = draw(st.integers(0, len(batch)))
+        si_shape = batch[:ivd] + [1] + batch[ivd:]
+    window = [draw(st.integers(0, n)) for n in shape[1:]]
+    dtype = draw(st.sampled_from(_ROW_DTYPES))
+    name = draw(st.sampled_from(sorted(_COMBINERS)))
+    if dtype.kind == "f" and name in ("or", "xor"):
+        name = "add"
+    if dtype == BF16 and name in ("or", "xor"):
+        name = "multiply"
+    idx_dtype = draw(st.sampled_from([np.int32, np.int64, np.uint8, np.int8]))
+    lo = 0 if np.dtype(idx_dtype).kind == "u" else -2
+    n = int(np.prod(si_shape))
+    si = np.array(draw(st.lists(st.integers(lo, shape[0] + 1), min_size=n, max_size=n)),
+                  dtype=idx_dtype).reshape(si_shape)
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    x = _values(rng, shape, dtype)
+    u = _values(rng, batch + window, dtype)
+    dn = dict(update_window_dims=tuple(range(len(batch), len(batch) + rank - 1)),
+              inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,),
+              index_vector_dim=ivd)
+    return x, si, u, name, dn
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(row_scatter_case())
+def test_row_scatter_matches_spec_loop(c):
+    x, si, u, name, dn = c
+    _check_scatter([x], si, [u], name, dn)
+
+
+@pytest.mark.parametrize("name", ["add", "multiply", "noncommutative", "replace"])
+def test_row_scatter_two_inputs(name):
+    rng = np.random.default_rng(3)
+    x = _values(rng, (6, 3), np.int32)
+    y = _values(rng, (6, 3), np.float32)
+    si = np.array([[5], [0], [5], [-1], [6], [0], [5]])
+    ux, uy = _values(rng, (7, 2), np.int32), _values(rng, (7, 2), np.float32)
+    combiner, f = _COMBINERS[name]
+    call = _same_dtype(f)
+    region = RegionFn(region=None, call=lambda a, b, c, d: call(a, c) + call(b, d),
+                      combiner=combiner if name == "replace" else None)
+    dn = dict(update_window_dims=(1,), inserted_window_dims=(0,),
+              scatter_dims_to_operand_dims=(0,), index_vector_dim=1)
+    got = scatter([x, y], si, [ux, uy], region, **dn)
+    want = ref_scatter([x, y], si, [ux, uy], lambda a, b, c, d: call(a, c) + call(b, d),
+                       (1,), (0,), (), (), (0,), 1)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.tobytes() == w.tobytes()
+
+
+def test_scatter_float_add_applies_duplicates_in_update_order():
+    # 1e20 + -1e20 + 1 == 1 only when the updates apply in update_index order.
+    for x, idx, dn in [
+        (np.zeros(3, np.float32), np.array([[1], [1], [1]]),
+         dict(update_window_dims=(), inserted_window_dims=(0,))),
+        (np.zeros((3, 1), np.float32), np.array([[1], [1], [1]]),
+         dict(update_window_dims=(1,), inserted_window_dims=(0,))),
+    ]:
+        u = np.array([1e20, -1e20, 1], np.float32).reshape((3,) + x.shape[1:])
+        (out,) = scatter([x], idx, [u], ADD, scatter_dims_to_operand_dims=(0,),
+                         index_vector_dim=1, **dn)
+        assert out.reshape(-1)[1] == 1.0 and out.reshape(-1)[0] == 0.0
+
+
+def test_row_scatter_1e4_duplicates_bitwise_vs_loop():
+    rng = np.random.default_rng(7)
+    x = _values(rng, (50, 4), np.float32)
+    si = rng.integers(-3, 53, (2000, 1)).astype(np.int32)  # many duplicates, some OOB
+    u = _values(rng, (2000, 4), np.float32)
+    _check_scatter([x], si, [u], "add", dict(update_window_dims=(1,), inserted_window_dims=(0,),
+                                            scatter_dims_to_operand_dims=(0,),
+                                            index_vector_dim=1))
+
+
+@pytest.mark.parametrize("idx_dtype", [np.uint64, np.uint32, np.int64, ml_dtypes.int4])
+def test_row_scatter_index_dtypes(idx_dtype):
+    x = np.arange(6, dtype=np.int32)
+    raw = [5, 0, 7, 5, 2] if np.dtype(idx_dtype).kind == "u" or idx_dtype is np.int64 \
+        else [5, 0, -1, 5, 7]
+    si = np.array(raw).astype(idx_dtype)
+    if np.dtype(idx_dtype) == np.uint64:
+        si[2] = np.uint64(2**64 - 1)  # saturates high: out of bounds, skipped
+    u = np.array([1, 10, 100, 1000, 10000], np.int32)
+    got = _check_scatter([x], si.astype(np.int64) if np.dtype(idx_dtype) == np.uint64
+                         else si, [u], "add",
+                         dict(update_window_dims=(), inserted_window_dims=(0,),
+                              scatter_dims_to_operand_dims=(0,), index_vector_dim=1))
+    (direct,) = scatter([x], si, [u], ADD, update_window_dims=(), inserted_window_dims=(0,),
+                        scatter_dims_to_operand_dims=(0,), index_vector_dim=1)
+    np.testing.assert_array_equal(direct, got[0])
+
+
+def test_row_scatter_noncontiguous_operand():
+    base = np.arange(40, dtype=np.float32).reshape(8, 5)
+    x = base[::2, ::2]  # (4, 3), strided
+    si = np.array([3, 3, 0])
+    u = np.ones((3, 3), np.float32)
+    (out,) = scatter([x], si, [u], ADD, update_window_dims=(1,), inserted_window_dims=(0,),
+                     scatter_dims_to_operand_dims=(0,), index_vector_dim=1)
+    want = x.copy()
+    want[3] += 2
+    want[0] += 1
+    np.testing.assert_array_equal(out, want)
+    assert base[0, 0] == 0  # the operand's buffer is untouched
+
+
+@pytest.mark.parametrize("name", ["add", "noncommutative", "replace"])
+def test_multi_dim_scatter_in_bounds_shortcut_and_window_reach(name):
+    """Two scattered dims with a window on one: all in bounds (no mask), then a start
+    whose window reaches past the end (the elements beyond are skipped on their own)."""
+    rng = np.random.default_rng(11)
+    x = _values(rng, (4, 5), np.float32)
+    dn = dict(update_window_dims=(1,), inserted_window_dims=(0,),
+              scatter_dims_to_operand_dims=(0, 1), index_vector_dim=1)
+    inside = np.array([[0, 0], [3, 3], [0, 0], [2, 1]])
+    reach = np.array([[0, 4], [3, 3], [1, -1], [2, 1]])
+    u = _values(rng, (4, 2), np.float32)
+    for si in (inside, reach):
+        _check_scatter([x], si, [u], name, dn)
+    # index_vector_dim = 0 (index vectors as columns)
+    _check_scatter([x], reach.T.copy(), [u], name, dict(dn, index_vector_dim=0))
+
+
+def test_scatter_batching_dims_in_bounds():
+    rng = np.random.default_rng(12)
+    x = _values(rng, (2, 5, 3), np.int32)
+    si = np.array([[[1], [4], [1]], [[0], [0], [2]]])  # batch (2, 3), index vector last
+    u = _values(rng, (2, 3, 3), np.int32)
+    dn = dict(update_window_dims=(2,), inserted_window_dims=(1,), input_batching_dims=(0,),
+              scatter_indices_batching_dims=(0,), scatter_dims_to_operand_dims=(1,),
+              index_vector_dim=2)
+    for name in ("add", "noncommutative", "replace"):
+        _check_scatter([x], si, [u], name, dn)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.float32])
+@pytest.mark.parametrize("window", [(3, 4), (2, 3), (3, 1), (1, 4)])
+def test_row_scatter_rank3_windows(dtype, window):
+    """Whole and partial 2-D windows of a rank-3 operand (the element-index form)."""
+    rng = np.random.default_rng(13)
+    x = _values(rng, (5, 3, 4), dtype)
+    si = np.array([[4], [0], [4], [5], [2], [0]])
+    u = _values(rng, (6,) + window, dtype)
+    for name in ("add", "maximum", "replace", "noncommutative"):
+        _check_scatter([x], si, [u], name, dict(update_window_dims=(1, 2),
+                                                 inserted_window_dims=(0,),
+                                                 scatter_dims_to_operand_dims=(0,),
+                                                 index_vector_dim=1))
