@@ -409,13 +409,13 @@ def _float_min(a: Any, b: Any) -> Any:
     return -(-a - b) if r == 0 and a == b else r
 
 
-def _float_minmax(op: Operation, rt: Type, dt: np.dtype) -> Callable[..., Any] | None:
+def _float_minmax(op: Operation, rt: Type, dt: np.dtype, kwargs: dict[str, Any]) -> Callable[..., Any] | None:
     if dt.kind != "f" or len(op.operands) != 2 or any(v.type != rt for v in op.operands):
         return None
     return _float_max if op.name == "stablehlo.maximum" else _float_min
 
 
-def _fast_reshape(op: Operation, rt: Type, dt: np.dtype) -> Callable[..., Any] | None:
+def _fast_reshape(op: Operation, rt: Type, dt: np.dtype, kwargs: dict[str, Any]) -> Callable[..., Any] | None:
     """spec reshape (row-major) between static shapes of one plain dtype."""
     (x,) = op.operands
     if not (isinstance(rt, TensorType) and rt.is_static) or _plain_dtype(x.type) != dt:
@@ -434,7 +434,7 @@ _EXACT_INTO = {
 }
 
 
-def _fast_convert(op: Operation, rt: Type, dt: np.dtype) -> Callable[..., Any] | None:
+def _fast_convert(op: Operation, rt: Type, dt: np.dtype, kwargs: dict[str, Any]) -> Callable[..., Any] | None:
     (x,) = op.operands
     src = _plain_dtype(x.type)
     if src is None or getattr(x.type, "shape", None) != getattr(rt, "shape", ()):
@@ -452,11 +452,47 @@ def _fast_convert(op: Operation, rt: Type, dt: np.dtype) -> Callable[..., Any] |
     return lambda a: a.astype(dt) if a.__class__ is _ndarray else scalar(a)
 
 
-_FAST_SPECIAL: dict[str, Callable[[Operation, Type, np.dtype], Callable[..., Any] | None]] = {
+def _fast_broadcast_in_dim(op: Operation, rt: Type, dt: np.dtype, kwargs: dict[str, Any]) -> Callable[..., Any] | None:
+    """spec broadcast_in_dim between static shapes of one plain dtype: operand axes in
+    result order, size-1 axes inserted, then broadcast (small results are materialised:
+    cheaper than NumPy's broadcast_to, and later ops read them faster)."""
+    (x,) = op.operands
+    xt = x.type
+    if not (isinstance(rt, TensorType) and rt.is_static and isinstance(xt, TensorType)
+            and xt.is_static) or _plain_dtype(xt) != dt:
+        return None
+    dims = tuple(int(d) for d in kwargs.get("broadcast_dimensions") or ())
+    shape = tuple(rt.shape)
+    if len(dims) != len(xt.shape) or any(
+        not 0 <= r < len(shape) or n not in (1, shape[r]) for n, r in zip(xt.shape, dims)
+    ):
+        return None  # the kernel reports it
+    order = sorted(range(len(dims)), key=dims.__getitem__)
+    view = [1] * len(shape)
+    for d in order:
+        view[dims[d]] = xt.shape[d]
+    view_t = tuple(view)
+    perm = tuple(order) if order != sorted(order) else None
+    if (_static_size(rt) or 0) > INPLACE_MIN_ELEMENTS:
+        def big(a: Any) -> Any:
+            return np.broadcast_to((a if perm is None else a.transpose(perm)).reshape(view_t), shape)
+
+        return big
+
+    def small(a: Any) -> Any:
+        out = np.empty(shape, dt)
+        out[...] = (a if perm is None else a.transpose(perm)).reshape(view_t)
+        return out
+
+    return small
+
+
+_FAST_SPECIAL: dict[str, Callable[[Operation, Type, np.dtype, dict[str, Any]], Callable[..., Any] | None]] = {
     "stablehlo.maximum": _float_minmax,
     "stablehlo.minimum": _float_minmax,
     "stablehlo.reshape": _fast_reshape,
     "stablehlo.convert": _fast_convert,
+    "stablehlo.broadcast_in_dim": _fast_broadcast_in_dim,
 }
 
 
@@ -487,7 +523,7 @@ def _fast_op(op: Operation, kwargs: dict[str, Any]) -> tuple[Callable[..., Any],
         return fns[0], None, dt
     special = _FAST_SPECIAL.get(name)
     if special is not None:
-        fn = special(op, rt, dt)
+        fn = special(op, rt, dt, kwargs)
         if fn is not None:
             return fn, None, dt
     row = _FAST.get(name)

@@ -901,3 +901,34 @@ def test_dynamic_update_slice_in_a_loop(n):
         assert same(f, s_)
     assert same(fast[0], want) and same(fast[1], -x0)
     assert same(x, x0)
+
+
+@pytest.mark.parametrize(
+    ("src", "dims", "dst"),
+    [
+        ((), (), (3, 4)),
+        ((4,), (1,), (3, 4)),
+        ((3,), (0,), (3, 4)),
+        ((1,), (1,), (3, 4)),
+        ((4, 3), (1, 0), (3, 4)),
+        ((2, 1, 5), (2, 0, 3), (1, 4, 2, 5)),
+        ((5,), (1,), (BIG // 5 + 1, 5)),
+        ((3, 1), (2, 0), (1, BIG // 3 + 1, 3)),
+    ],
+)
+def test_fast_broadcast_in_dim_equals_the_kernel(src, dims, dst):
+    ts = "tensor<" + "".join(f"{d}x" for d in src) + "f32>"
+    td = "tensor<" + "".join(f"{d}x" for d in dst) + "f32>"
+    text = f"""func.func @main(%a: {ts}) -> {td} {{
+  %r = stablehlo.broadcast_in_dim %a, dims = [{", ".join(map(str, dims))}] : ({ts}) -> {td}
+  func.return %r : {td}
+}}"""
+    a = values("f32", int(np.prod(src)), 11).reshape(src)
+    it = Interpreter(parse_module(text))
+    assert it.plan("main").block.steps[0].kind == "fast"
+    (fast,), (slow,) = run_both(text, [a])
+    assert same(fast, slow)
+    # independently: result[i] = operand[i[dims]] (size-1 operand axes read index 0)
+    idx = np.indices(dst)
+    want = a[tuple(idx[d] if n > 1 else np.zeros_like(idx[d]) for d, n in zip(dims, src))]
+    assert same(np.asarray(fast), np.broadcast_to(want, dst))
