@@ -487,7 +487,48 @@ def _fast_broadcast_in_dim(op: Operation, rt: Type, dt: np.dtype, kwargs: dict[s
     return small
 
 
+def _fast_dot_general(op: Operation, rt: Type, dt: np.dtype, kwargs: dict[str, Any]) -> Callable[..., Any] | None:
+    """dot_general on f32/f64 operands of the result's dtype and static shapes: the
+    kernel's transposes, reshapes and single ``np.matmul`` (the same calls, so the same
+    bits), with the permutations and shapes worked out once."""
+    if dt.kind != "f" or len(op.operands) != 2:
+        return None
+    lt, rt_ = (v.type for v in op.operands)
+    if not all(isinstance(t, TensorType) and t.is_static and _plain_dtype(t) == dt
+               for t in (lt, rt_, rt)):
+        return None
+    lb = tuple(kwargs.get("lhs_batching_dimensions") or ())
+    rb = tuple(kwargs.get("rhs_batching_dimensions") or ())
+    lc = tuple(kwargs.get("lhs_contracting_dimensions") or ())
+    rc = tuple(kwargs.get("rhs_contracting_dimensions") or ())
+    ls, rs = tuple(lt.shape), tuple(rt_.shape)
+    lf = tuple(d for d in range(len(ls)) if d not in lb and d not in lc)
+    rf = tuple(d for d in range(len(rs)) if d not in rb and d not in rc)
+    m = int(np.prod([ls[d] for d in lf], dtype=np.int64))
+    n = int(np.prod([rs[d] for d in rf], dtype=np.int64))
+    k = int(np.prod([ls[d] for d in lc], dtype=np.int64))
+    b = int(np.prod([ls[d] for d in lb], dtype=np.int64))
+    out_shape = tuple(rt.shape)
+    if out_shape != tuple(ls[d] for d in lb + lf) + tuple(rs[d] for d in rf):
+        return None
+    lperm, rperm = lb + lf + lc, rb + rc + rf
+    lperm_ = None if lperm == tuple(range(len(ls))) else lperm
+    rperm_ = None if rperm == tuple(range(len(rs))) else rperm
+    lshape, rshape = ((m, k), (k, n)) if not lb else ((b, m, k), (b, k, n))
+    matmul = np.matmul
+
+    def dot(x: Any, y: Any) -> Any:
+        if lperm_ is not None:
+            x = x.transpose(lperm_)
+        if rperm_ is not None:
+            y = y.transpose(rperm_)
+        return matmul(x.reshape(lshape), y.reshape(rshape)).reshape(out_shape)
+
+    return dot
+
+
 _FAST_SPECIAL: dict[str, Callable[[Operation, Type, np.dtype, dict[str, Any]], Callable[..., Any] | None]] = {
+    "stablehlo.dot_general": _fast_dot_general,
     "stablehlo.maximum": _float_minmax,
     "stablehlo.minimum": _float_minmax,
     "stablehlo.reshape": _fast_reshape,

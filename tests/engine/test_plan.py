@@ -932,3 +932,49 @@ def test_fast_broadcast_in_dim_equals_the_kernel(src, dims, dst):
     idx = np.indices(dst)
     want = a[tuple(idx[d] if n > 1 else np.zeros_like(idx[d]) for d, n in zip(dims, src))]
     assert same(np.asarray(fast), np.broadcast_to(want, dst))
+
+
+@pytest.mark.parametrize("ty", ["f32", "f64"])
+@pytest.mark.parametrize(
+    ("ls", "rs", "lb", "rb", "lc", "rc"),
+    [
+        ((4, 8), (8, 3), (), (), (1,), (0,)),
+        ((8, 4), (3, 8), (), (), (0,), (1,)),
+        ((2, 4, 8), (2, 8, 3), (0,), (0,), (2,), (1,)),
+        ((4, 2, 8), (3, 8, 2), (1,), (2,), (2,), (1,)),
+        ((5,), (5,), (), (), (0,), (0,)),
+        ((3, 0), (0, 2), (), (), (1,), (0,)),
+        ((2, 3), (4,), (), (), (), ()),
+    ],
+)
+def test_fast_dot_general_equals_the_kernel(ty, ls, rs, lb, rb, lc, rc):
+    def t(shape):
+        return "tensor<" + "".join(f"{d}x" for d in shape) + ty + ">"
+
+    out = [ls[d] for d in lb] + [ls[d] for d in range(len(ls)) if d not in lb + lc]
+    out += [rs[d] for d in range(len(rs)) if d not in rb + rc]
+    dn = (f"batching_dims = [{', '.join(map(str, lb))}] x [{', '.join(map(str, rb))}], "
+          if lb else "")
+    dn += f"contracting_dims = [{', '.join(map(str, lc))}] x [{', '.join(map(str, rc))}]"
+    text = f"""func.func @main(%a: {t(ls)}, %b: {t(rs)}) -> {t(out)} {{
+  %r = stablehlo.dot_general %a, %b, {dn} : ({t(ls)}, {t(rs)}) -> {t(out)}
+  func.return %r : {t(out)}
+}}"""
+    it = Interpreter(parse_module(text))
+    assert it.plan("main").block.steps[0].kind == "fast"
+    a = values(ty, int(np.prod(ls)), 12).reshape(ls)
+    b = values(ty, int(np.prod(rs)), 13).reshape(rs)
+    a[~np.isfinite(a)] = 1.5
+    b[~np.isfinite(b)] = -2.0
+    a, b = np.clip(a, -1e3, 1e3), np.clip(b, -1e3, 1e3)
+    (fast,), (slow,) = run_both(text, [a, b])
+    assert same(fast, slow)
+    want = np.einsum(
+        np.array(a, np.float64), [*range(len(ls))],
+        np.array(b, np.float64),
+        [lb[rb.index(d)] if d in rb else lc[rc.index(d)] if d in rc else 10 + d
+         for d in range(len(rs))],
+        [*lb, *[d for d in range(len(ls)) if d not in lb + lc],
+         *[10 + d for d in range(len(rs)) if d not in rb + rc]],
+    )
+    np.testing.assert_allclose(fast, want, rtol=1e-4, atol=1e-3 * max(1.0, np.abs(want).max(initial=0)))
