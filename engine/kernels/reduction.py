@@ -13,10 +13,22 @@ boolean op, is::
 
 where ``T`` pairs *adjacent* elements level by level: ``T`` of a level is
 ``body(x_0, x_1), body(x_2, x_3), ...`` with an odd last element carried to the next
-level unchanged.  That tree is a valid spec schedule, so float sums are the spec's,
-with every partial result rounded to the body's type.  (NumPy's own float sum, pairwise
-with 8 interleaved accumulators, is not an in-order tree, so it is never used; each
-level of ``T`` is one or two NumPy calls on whole arrays, see ``_pair_level``.)
+level unchanged.  When the reduction is over ONE dimension that is not the operand's
+last (e.g. axis 0 of a matrix), the leaves of ``T`` are instead left folds of blocks of
+``_FOLD_BLOCK`` = 32 consecutive inputs (the last block may be shorter)::
+
+    body(init, T(F_0, F_1, ...)),  F_b = body(..body(body(x_32b, x_32b+1), x_32b+2).., x_32b+31)
+
+Both are valid spec schedules (in-order trees), so float sums are the spec's, with every
+partial result rounded to the body's type.  (NumPy's own float sum, pairwise with 8
+interleaved accumulators, is not an in-order tree, so it is never used; each level of
+``T`` is one or two NumPy calls on whole arrays, see ``_pair_level``.  The block folds
+are one ``ufunc.reduce`` over a non-innermost axis, which NumPy runs as an elementwise
+loop over the inner axis, once per fold step in index order; tests/kernels/
+test_reduce_schedule.py pins that bit for bit.  The region path runs the same schedule
+with at most 62 + ceil(log2(K/32)) + 1 region calls: each fold step is one call on all
+blocks at once.)  Large trees split over threads into aligned subtrees or independent
+output slabs, with the same bits (``_tree_split``).
 Integer add/multiply (exact wraparound), and/or/xor and integer max/min are associative
 and commutative, so NumPy's reductions give the same result as any schedule; float
 max/min use NumPy's reductions and then fix the sign of zero (IEEE ``maximum`` orders
@@ -28,7 +40,9 @@ round once (correct for + and * of two values); tf32, quantized and complex
 reduce_window folds every window from its init value over the window positions in
 ascending order (another valid schedule): one NumPy op (known combiner) or region call
 per position on strided views of all windows at once; windows of 32+ positions use the
-adjacent-pair tree on a copy instead.
+adjacent-pair tree on a copy instead.  Known combiners on native dtypes fold in place
+into the output buffer, reading the operand itself (no padded copy): padding positions
+are skipped for idempotent ops (max/min/and/or) and folded as ``init`` otherwise.
 
 sort: lexicographic comparators (patterns.sort_keys) become NumPy sorts of integer keys
 (stable); FLOAT compares treat -0 == +0 and, since a comparator that meets NaN is not a
@@ -39,7 +53,11 @@ the comparator on whole arrays, O(log^2 n) calls.
 
 from __future__ import annotations
 
+import functools
+import math
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -48,6 +66,7 @@ from parser.errors import InterpreterError, UnsupportedError
 from parser.ir import ComplexType, FloatType, IntegerType, QuantizedType, TensorType, Type
 from shape_inference.optable import kernel
 
+from .. import parallel
 from ..dtypes import dtype_of
 from ..values import RegionFn
 from .patterns import SortKey, reduction_combiners, sort_keys
@@ -177,10 +196,58 @@ def _exact_binary(op: str, t: Type) -> Callable[[np.ndarray, np.ndarray], np.nda
 
 
 def _tree_ufunc(x: np.ndarray, axis: int, ufunc: np.ufunc) -> np.ndarray:
-    """In-order adjacent-pair tree of ``ufunc`` along ``axis`` (size >= 1); the axis is kept."""
+    """In-order adjacent-pair tree of ``ufunc`` along ``axis`` (size >= 1); the axis is kept.
+    Large trees run as independent pieces on threads (``_tree_split``), same bits."""
+    parts = parallel.workers()
+    if parts > 1 and x.size >= _TREE_SPLIT_MIN and x.shape[axis] > 1:
+        return _tree_split(x, axis, ufunc, parts)
+    return _tree_serial(x, axis, ufunc)
+
+
+# A tree is a chain of ~log2(n) NumPy calls whose small tail levels hold the GIL; on the
+# 2-core test machine two threads only won from ~4M elements (1M: 320 us -> 350-440 us;
+# 8M: 9.0 ms -> 5.1 ms), so trees split later than single elementwise ops.
+_TREE_SPLIT_MIN = max(parallel.PARALLEL_MIN_ELEMENTS, 1 << 22)
+
+
+def _tree_serial(x: np.ndarray, axis: int, ufunc: np.ufunc) -> np.ndarray:
     while x.shape[axis] > 1:
         x = _pair_level(x, axis, ufunc)
     return x
+
+
+def _tree_blocks(k: int, parts: int) -> int:
+    """The largest aligned subtree size ``2**b`` of the adjacent-pair tree over ``k > 1``
+    elements such that at most ``parts`` subtrees cover them.  The tree's level-b node j
+    is the tree of exactly ``x[j*2**b : (j+1)*2**b]`` (the last one clipped), and the
+    levels above b are the adjacent-pair tree over those nodes, so T(x) == T(T(block_0),
+    T(block_1), ...)."""
+    levels = (k - 1).bit_length()  # ceil(log2 k)
+    depth = min(parts.bit_length() - 1, levels)  # 2**depth <= parts
+    return 1 << (levels - depth)
+
+
+def _tree_split(x: np.ndarray, axis: int, ufunc: np.ufunc, parts: int,
+                serial: Callable[[np.ndarray, int, np.ufunc], np.ndarray] | None = None
+                ) -> np.ndarray:
+    """``serial`` (default ``_tree_serial``) split over ``parts`` threads into pieces that
+    compute exactly what the whole does: slabs of the largest kept axis (independent
+    outputs) or, when every kept axis is too short, aligned subtrees along ``axis`` (see
+    ``_tree_blocks``; ``_tree_serial`` only)."""
+    serial = serial or _tree_serial
+    kept = [d for d in range(x.ndim) if d != axis and x.shape[d] >= parts]
+    if kept:
+        d = max(kept, key=lambda i: x.shape[i])
+        cuts = parallel.split_points(x.shape[d], parts, align=16 if d == x.ndim - 1 else 1)
+        pieces = [_slice(x, d, a, b, 1) for a, b in zip(cuts, cuts[1:]) if b > a]
+        outs = parallel.run_all([functools.partial(serial, p, axis, ufunc) for p in pieces])
+        return np.concatenate(outs, axis=d)
+    assert serial is _tree_serial
+    k = x.shape[axis]
+    block = _tree_blocks(k, parts)
+    pieces = [_slice(x, axis, a, min(a + block, k), 1) for a in range(0, k, block)]
+    outs = parallel.run_all([functools.partial(_tree_serial, p, axis, ufunc) for p in pieces])
+    return _tree_serial(np.concatenate(outs, axis=axis), axis, ufunc)
 
 
 # Float dtypes whose adjacent pairs (a, b) NumPy can add as one complex number z = a + bi:
@@ -191,6 +258,7 @@ _PAIR_AS_COMPLEX = {
     np.dtype(np.float64): (np.dtype(np.complex128), np.complex128(1 - 1j)),
 }
 _PAIR_AS_COMPLEX_MIN = 16  # pairs per row below which the plain strided add is as fast
+_PAIR_ROWS_MIN = 64  # inner row length from which a non-last-axis level adds whole rows
 
 
 def _pair_level(x: np.ndarray, axis: int, ufunc: np.ufunc) -> np.ndarray:
@@ -210,14 +278,15 @@ def _pair_level(x: np.ndarray, axis: int, ufunc: np.ufunc) -> np.ndarray:
     else:
         out = np.empty(shape, dtype=x.dtype)
         dst = _slice(out, axis, 0, half, 1)
-        if last:
+        if last or math.prod(x.shape[axis + 1 :]) >= _PAIR_ROWS_MIN:
+            # (non-last axis: whole rows of pairs, contiguous inner loops)
             ufunc(_slice(x, axis, 0, 2 * half, 2), _slice(x, axis, 1, 2 * half, 2), out=dst)
         else:
-            # rows of pairs: a reduction over an inserted axis of length 2 (= x_2i op
-            # x_2i+1) runs longer inner loops than the ufunc on two strided views
+            # short rows of pairs: a reduction over an inserted axis of length 2 (= x_2i
+            # op x_2i+1) runs longer inner loops than the ufunc on two strided views
             pairs = _slice(x, axis, 0, 2 * half, 1)
             pairs = pairs.reshape(x.shape[:axis] + (half, 2) + x.shape[axis + 1 :])
-            ufunc.reduce(pairs, axis=axis + 1, out=dst)
+            ufunc.reduce(pairs, axis=axis + 1, out=dst, initial=_fold_start(ufunc, x.dtype))
     if odd:
         _slice(out, axis, half, half + 1, 1)[...] = _slice(x, axis, k - 1, k, 1)
     return out
@@ -260,16 +329,20 @@ def _collapse_axes(x: np.ndarray, axes: tuple[int, ...]) -> tuple[np.ndarray, in
     return y.reshape(tuple(x.shape[d] for d in keep) + (merged,)), len(keep)
 
 
+_MINMAX_NATIVE = (np.dtype(np.float32), np.dtype(np.float64))
+_MINMAX_WIDE = {False: np.dtype(np.float32), True: np.dtype(np.float64)}
+
+
 def _ieee_minmax_reduce(x: np.ndarray, init: np.ndarray, axes: tuple[int, ...], is_max: bool,
                         dtype: np.dtype) -> np.ndarray:
     """IEEE maximum/minimum reduction: NaN propagates, -0 < +0."""
-    wide = np.dtype(np.float64 if dtype.itemsize * 8 > 32 else np.float32)
+    wide = x.dtype if x.dtype in _MINMAX_NATIVE else _MINMAX_WIDE[dtype.itemsize > 4]
     xw = x if x.dtype == wide else x.astype(wide)
-    iw = np.asarray(init).astype(wide)
+    iw = init if init.dtype == wide else np.asarray(init).astype(wide)
     uf = np.maximum if is_max else np.minimum
     r = uf.reduce(xw, axis=axes, initial=iw[()])
     zero = r == 0
-    if zero.any():
+    if zero if np.ndim(zero) == 0 else zero.any():  # (one compare for a 0-d result)
         # max: +0 if any +0 occurs; min: -0 if any -0 occurs.
         want_neg = not is_max
         hit = (xw == 0) & (np.signbit(xw) == want_neg)
@@ -311,13 +384,121 @@ def _reduce_fast(op: str, x: np.ndarray, init: np.ndarray, axes: tuple[int, ...]
     return None
 
 
+# Inputs per left-folded leaf of the blocked schedule (module docstring).  1024x1024 f32
+# along axis 0 measured 1.06-1.2x np.sum with 32 and 1.1-1.45x with 16 (a larger tree
+# over the leaves); K <= 32 is a single left fold, K - 1 region calls.
+_FOLD_BLOCK = 32
+
+
+def _index(x: np.ndarray, axis: int, i: int) -> np.ndarray:
+    return x[(slice(None),) * axis + (i,)]
+
+
+def _fold_blocks_views(y: np.ndarray, axis: int) -> list[np.ndarray]:
+    """``y`` with its reduced ``axis`` split into (block, position in block): the full
+    blocks of ``_FOLD_BLOCK`` inputs, then the shorter last block if any (views)."""
+    k = y.shape[axis]
+    nb, r = divmod(k, _FOLD_BLOCK)
+    pre, post = y.shape[:axis], y.shape[axis + 1 :]
+    views = []
+    if nb:
+        full = _slice(y, axis, 0, nb * _FOLD_BLOCK, 1)
+        views.append(full.reshape(pre + (nb, _FOLD_BLOCK) + post))
+    if r:
+        views.append(_slice(y, axis, nb * _FOLD_BLOCK, k, 1).reshape(pre + (1, r) + post))
+    return views
+
+
+def _numpy_folds_in_order(v: np.ndarray, axis: int) -> bool:
+    """Whether ``ufunc.reduce(v, axis)`` is a left fold in index order: the dimensions
+    after ``axis`` are C-contiguous (at least 2 elements) and ``axis`` strides over whole
+    rows of them, so NumPy's iterator keeps them as the inner loop (an elementwise loop,
+    not its pairwise reduce loop) and steps ``axis`` forwards.  Pinned bit for bit by
+    tests/kernels/test_reduce_schedule.py."""
+    post = v.shape[axis + 1 :]
+    inner = math.prod(post)
+    if inner < 2:
+        return False
+    expect = v.itemsize
+    for size, stride in zip(reversed(post), reversed(v.strides[axis + 1 :])):
+        if size > 1 and stride != expect:
+            return False
+        expect *= size
+    return v.strides[axis] >= expect
+
+
+def _fold_start(uf: np.ufunc, dtype: np.dtype) -> Any:
+    """A start value s with uf(s, x) == x bit for bit, for ``ufunc.reduce(initial=s)``:
+    NumPy's float add.reduce otherwise starts from +0, and +0 + -0 is +0, so a fold of
+    only -0 would come out +0."""
+    if uf is np.multiply:
+        return 1
+    return complex(-0.0, -0.0) if dtype.kind == "c" else -0.0
+
+
+def _fold_ufunc(v: np.ndarray, axis: int, uf: np.ufunc) -> np.ndarray:
+    """Left fold of ``uf`` along ``axis`` in index order; the axis is removed."""
+    k = v.shape[axis]
+    if k == 1:
+        return _index(v, axis, 0)
+    if _numpy_folds_in_order(v, axis):
+        return uf.reduce(v, axis=axis, initial=_fold_start(uf, v.dtype))
+    acc = uf(_index(v, axis, 0), _index(v, axis, 1))
+    for j in range(2, k):
+        uf(acc, _index(v, axis, j), out=acc)
+    return acc
+
+
+_FOLD_REVERSED_LEVELS = 6  # tree levels over the leaves taken as contiguous halves
+
+
+def _fold_bit_reversed(y: np.ndarray, axis: int, uf: np.ufunc, nb: int, m: int) -> np.ndarray:
+    """Level ``m`` of ``T`` over the leaves of ``nb = q * 2**m`` full blocks.  The leaves
+    are folded into a buffer whose block index b = q_i * 2**m + sum(t_j * 2**j) is stored
+    at [t_0, .., t_{m-1}, q_i], so levels 1..m (pairs differing in t_0, then t_1, ...) add
+    two contiguous halves instead of interleaved rows; level m comes out in natural order."""
+    pre, post = y.shape[:axis], y.shape[axis + 1 :]
+    q, a = nb >> m, axis
+    v = y.reshape(pre + (q,) + (2,) * m + (_FOLD_BLOCK,) + post)  # bits high .. low
+    buf = np.empty(pre + (2,) * m + (q,) + post, dtype=y.dtype)  # bits low .. high, q
+    order = [*range(a), a + m, *(a + m - 1 - j for j in range(m)), *range(a + m + 1, buf.ndim)]
+    uf.reduce(v, axis=a + 1 + m, out=buf.transpose(order), initial=_fold_start(uf, y.dtype))
+    x = buf
+    for _ in range(m):
+        x = uf(_index(x, a, 0), _index(x, a, 1))
+    return x
+
+
+def _blocked_tree_serial(y: np.ndarray, axis: int, uf: np.ufunc) -> np.ndarray:
+    """The blocked schedule's ``T(F_0, F_1, ...)`` along ``axis`` (kept, size 1)."""
+    nb, r = divmod(y.shape[axis], _FOLD_BLOCK)
+    m = min((nb & -nb).bit_length() - 1, _FOLD_REVERSED_LEVELS) if nb and not r else 0
+    if m and _numpy_folds_in_order(y, axis):
+        return _tree_serial(_fold_bit_reversed(y, axis, uf, nb, m), axis, uf)
+    folds = [_fold_ufunc(v, axis + 1, uf) for v in _fold_blocks_views(y, axis)]
+    leaves = folds[0] if len(folds) == 1 else np.concatenate(folds, axis=axis)
+    return _tree_serial(leaves, axis, uf)
+
+
+def _blocked_tree(y: np.ndarray, axis: int, uf: np.ufunc) -> np.ndarray:
+    parts = parallel.workers()
+    if parts > 1 and y.size >= _TREE_SPLIT_MIN:
+        kept = [d for d in range(y.ndim) if d != axis and y.shape[d] >= parts]
+        if kept:
+            return _tree_split(y, axis, uf, parts, _blocked_tree_serial)
+    return _blocked_tree_serial(y, axis, uf)
+
+
 def _float_tree(x: np.ndarray, init: np.ndarray, axes: tuple[int, ...], uf: np.ufunc,
                 dtype: np.dtype) -> np.ndarray:
     y, axis = _collapse_axes(x, axes)
     if y.shape[axis] == 0:
         out_shape = tuple(s for i, s in enumerate(y.shape) if i != axis)
         return np.full(out_shape, init, dtype=dtype)
-    t = _tree_ufunc(y, axis, uf)
+    if axis < y.ndim - 1:  # one reduced dimension, not the last: blocked schedule
+        t = _blocked_tree(y, axis, uf)
+    else:
+        t = _tree_ufunc(y, axis, uf)
     t = np.squeeze(t, axis=axis)
     return np.asarray(uf(np.asarray(init, dtype=dtype), t)).astype(dtype, copy=False)
 
@@ -327,6 +508,16 @@ def reduce(*operands: np.ndarray, result_types: tuple[Type, ...], dimensions: tu
            body: RegionFn) -> Arrays:
     """spec "reduce": see the module docstring for the association order."""
     n = len(operands) // 2
+    if n == 1 and body.combiner is not None and operands[1].ndim == 0:
+        # one operand with a known combiner: straight to its fast path
+        t = result_types[0]
+        dt = dtype_of(t)
+        if (operands[0].dtype == dt and operands[1].dtype == dt
+                and not isinstance(_elem(t), QuantizedType)):
+            out = _reduce_fast(body.combiner, operands[0], operands[1],
+                               tuple(sorted(int(d) for d in dimensions)), t)
+            if out is not None:
+                return (out,)
     dtypes = [dtype_of(t) for t in result_types]
     xs, inits = operands[:n], operands[n:]
     if any(a.dtype != dt for a, dt in zip(operands, dtypes * 2)):
@@ -354,10 +545,33 @@ def _reduce_region(xs: Arrays, inits: Arrays, axes: tuple[int, ...], body: Regio
     ys = tuple(c[0] for c in collapsed)
     if ys[0].shape[axis] == 0:
         return tuple(np.full(out_shape, v, dtype=dt) for v, dt in zip(inits, dtypes))
+    if axis < ys[0].ndim - 1:  # one reduced dimension, not the last: blocked schedule
+        ys = _fold_blocks_region(ys, axis, body, dtypes)
     ts = _tree_region(ys, axis, body, dtypes)
     ts = [np.squeeze(t, axis=axis) for t in ts]
     res = _call(body, *[np.broadcast_to(v, out_shape) for v in inits], *ts)
     return tuple(np.array(np.broadcast_to(_as(r, dt), out_shape)) for r, dt in zip(res, dtypes))
+
+
+def _fold_blocks_region(ys: Arrays, axis: int, body: RegionFn, dtypes: Sequence[np.dtype]
+                        ) -> Arrays:
+    """The blocked schedule's leaves ``F_b`` (module docstring) along ``axis``: one region
+    call per fold step, on all blocks at once (at most 2 * (_FOLD_BLOCK - 1) calls)."""
+    n = len(ys)
+    groups = list(zip(*[_fold_blocks_views(y, axis) for y in ys]))  # per block group
+    leaves: list[Arrays] = []
+    for views in groups:
+        acc = tuple(_index(v, axis + 1, 0) for v in views)
+        for j in range(1, views[0].shape[axis + 1]):
+            res = _call(body, *acc, *[_index(v, axis + 1, j) for v in views])
+            if len(res) != n:
+                raise InterpreterError(f"reduction body returned {len(res)} values, expected {n}")
+            shape = acc[0].shape
+            acc = tuple(np.broadcast_to(_as(r, dt), shape) for r, dt in zip(res, dtypes))
+        leaves.append(acc)
+    if len(leaves) == 1:
+        return leaves[0]
+    return tuple(np.concatenate(parts, axis=axis) for parts in zip(*leaves))
 
 
 # --------------------------------------------------------------------------------------
@@ -440,6 +654,10 @@ def reduce_window(*operands: np.ndarray, result_types: tuple[Type, ...],
     bd = _norm(base_dilations, rank)
     wdil = _norm(window_dilations, rank)
     low, high = _padding(padding, rank)
+    geo = _WindowGeometry(tuple(xs[0].shape), wd, ws, bd, wdil, low, high)
+    fast = _inplace_fold_plan(body, n, result_types, geo)
+    if fast is not None:
+        return tuple(_fold_inplace(x, v, geo, uf, op) for x, v, (uf, op) in zip(xs, inits, fast))
     interior = tuple(b - 1 for b in bd)
     wins = [_windows(_pad(x, v, low, high, interior), wd, ws, wdil) for x, v in zip(xs, inits)]
     out_shape = wins[0].shape[:rank]
@@ -460,6 +678,231 @@ def reduce_window(*operands: np.ndarray, result_types: tuple[Type, ...],
         acc = step(acc, tuple(w[lead + pos] for w in wins))
         acc = tuple(np.broadcast_to(_as(a, dt), out_shape) for a, dt in zip(acc, dtypes))
     return tuple(np.array(a) for a in acc)
+
+
+_IDEMPOTENT = frozenset({"stablehlo.maximum", "stablehlo.minimum", "stablehlo.and", "stablehlo.or"})
+_NATIVE_FLOATS = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
+_SIGN_INT = {2: np.dtype(np.int16), 4: np.dtype(np.int32), 8: np.dtype(np.int64)}
+Box = tuple[tuple[int, int], ...]  # per dimension a half-open range of windows
+_INPLACE_MIN_WINDOWS = 1 << 12  # with 32+ positions, fewer windows use the pair tree
+
+
+@dataclass(frozen=True)
+class _WindowGeometry:
+    """Shapes of spec reduce_window (C15): the operand, window attributes and padding."""
+
+    shape: tuple[int, ...]
+    wd: tuple[int, ...]
+    ws: tuple[int, ...]
+    bd: tuple[int, ...]
+    wdil: tuple[int, ...]
+    low: tuple[int, ...]
+    high: tuple[int, ...]
+
+    @cached_property
+    def out_shape(self) -> tuple[int, ...]:
+        out = []
+        for n, w, s, b, d, lo, hi in zip(self.shape, self.wd, self.ws, self.bd, self.wdil,
+                                         self.low, self.high):
+            size = max(lo + (0 if n == 0 else (n - 1) * b + 1) + hi, 0)
+            span = (w - 1) * d + 1
+            out.append(0 if size == 0 or span > size else (size - span) // s + 1)
+        return tuple(out)
+
+    @cached_property
+    def lattice(self) -> tuple[tuple[tuple[int, int, int, int, int] | None, ...], ...]:
+        """Per dimension and window position ``j``: the windows whose element ``j`` is an
+        operand element (not padding nor a base-dilation hole), ``first, last, period``,
+        and their operand elements ``start, step``; None when there is none."""
+        table = []
+        for dim, nw in enumerate(self.out_shape):
+            n, s, b = self.shape[dim], self.ws[dim], self.bd[dim]
+            row = []
+            for j in range(self.wd[dim]):
+                c = j * self.wdil[dim] - self.low[dim]  # window o holds dilated o * s + c
+                o_min, o_max = max(0, -(c // s)), min(nw - 1, ((n - 1) * b - c) // s)
+                first = next((o for o in range(o_min, o_min + b) if (o * s + c) % b == 0), None)
+                if n == 0 or first is None or first > o_max:
+                    row.append(None)
+                    continue
+                period = b // math.gcd(s, b)
+                last = first + (o_max - first) // period * period
+                row.append((first, last, period, (first * s + c) // b, period * s // b))
+            table.append(tuple(row))
+        return tuple(table)
+
+    @cached_property
+    def positions(self) -> list[tuple[int, ...]]:
+        return _window_positions(self.wd)
+
+    def slices(self, dim: int, j: int, lo: int, hi: int) -> tuple[slice, slice] | None:
+        """Window position ``j`` along ``dim``, windows ``lo <= o < hi``: the windows
+        of ``lattice`` among them, relative to ``lo``, and their operand elements, as
+        two slices of equal length; None when there is none."""
+        entry = self.lattice[dim][j]
+        if entry is None:
+            return None
+        first, last, period, i0, istep = entry
+        if lo > first:
+            skip = -((first - lo) // period)
+            first, i0 = first + skip * period, i0 + skip * istep
+        last = min(last, hi - 1)
+        if first > last:
+            return None
+        count = (last - first) // period + 1
+        return (slice(first - lo, first - lo + (count - 1) * period + 1, period),
+                slice(i0, i0 + (count - 1) * istep + 1, istep))
+
+    @cached_property
+    def boxes(self) -> list[Box]:
+        """Disjoint boxes of windows covering the output: first the interior (windows
+        whose every position is an operand element, along dimensions without base
+        dilation), then the border boxes around it."""
+        whole = tuple((0, w) for w in self.out_shape)
+        inner = []
+        for d, nw in enumerate(self.out_shape):
+            if self.bd[d] != 1:
+                inner.append((0, nw))
+                continue
+            sl = [self.slices(d, j, 0, nw) for j in range(self.wd[d])]
+            if any(s is None for s in sl):
+                return [whole]
+            a, b = max(s[0].start for s in sl), min(s[0].stop for s in sl)
+            if a >= b:
+                return [whole]
+            inner.append((a, b))
+        return [tuple(inner)] + _outside_boxes(tuple(inner), self.out_shape)
+
+
+def _outside_boxes(inner: Box, shape: tuple[int, ...]) -> list[Box]:
+    """Disjoint boxes covering ``shape`` minus the box ``inner`` (non-empty)."""
+    boxes = []
+    for d, (a, b) in enumerate(inner):
+        rest = tuple((0, n) for n in shape[d + 1:])
+        if a > 0:
+            boxes.append(inner[:d] + ((0, a),) + rest)
+        if b < shape[d]:
+            boxes.append(inner[:d] + ((b, shape[d]),) + rest)
+    return boxes
+
+
+def _inplace_fold_plan(body: RegionFn, n: int, result_types: Sequence[Type],
+                       geo: _WindowGeometry) -> list[tuple[np.ufunc, str]] | None:
+    """Per operand (ufunc, op) when every operand's combiner is a NumPy ufunc that is the
+    spec op on its (native) dtype and folding in place gives the old path's bits: always
+    for idempotent ops (max/min/and/or: padding equals init, already folded in) and
+    exact integer/bool ops; float/complex add/multiply only where the old path folds
+    sequentially (not the pair tree); non-idempotent ops without base dilation."""
+    if any(isinstance(_elem(t), QuantizedType) for t in result_types):
+        return None
+    ops = _combiners(body, n)
+    if not ops or len(ops) != n:
+        return None
+    k, size = math.prod(geo.wd), math.prod(geo.out_shape)
+    tree = k >= _WINDOW_TREE_MIN and size * k <= _WINDOW_TREE_MAX_ELEMS
+    if tree and size < _INPLACE_MIN_WINDOWS:
+        return None  # few windows of many positions: the tree's log2(k) calls are faster
+    plan = []
+    for op, t in zip(ops, result_types):
+        dt = dtype_of(t)
+        if _exact_binary(op, t) is None:
+            return None
+        if dt == np.bool_:
+            uf = _BOOL_UFUNCS.get(op)
+        elif _is_native_int(dt):
+            uf = _INT_UFUNCS.get(op)
+        elif dt in _NATIVE_FLOATS and op in ("stablehlo.maximum", "stablehlo.minimum"):
+            uf = np.maximum if op == "stablehlo.maximum" else np.minimum  # zeros fixed later
+        elif dt in _NATIVE_FLOATS or (dt.kind == "c" and op == "stablehlo.add"):
+            uf = _FLOAT_UFUNCS.get(op)
+            if tree:
+                return None
+        else:
+            return None
+        if uf is None or (not _idempotent(op, dt) and any(b != 1 for b in geo.bd)):
+            return None
+        plan.append((uf, op))
+    return plan
+
+
+def _idempotent(op: str, dtype: np.dtype) -> bool:
+    """``f(f(a, b), b) == f(a, b)``: folding ``init`` again changes nothing."""
+    return op in _IDEMPOTENT or (dtype == np.bool_ and op != "stablehlo.xor")
+
+
+def _fold_inplace(x: np.ndarray, init: np.ndarray, geo: _WindowGeometry, uf: np.ufunc,
+                  op: str) -> np.ndarray:
+    """spec reduce_window for one operand with a known combiner, folded into ONE output
+    buffer: ``uf(acc, x_view, out=acc)`` per window position in ascending order, where
+    the view holds the windows whose element at that position is an operand element.
+    Padding / dilation positions fold ``init`` (idempotent ops: skipped, since ``init``
+    already is in every window's fold).  No padded copy of the operand (``_fold_boxes``
+    splits the windows into the interior and border boxes)."""
+    acc = np.full(geo.out_shape, init, dtype=x.dtype)
+    if acc.size == 0:
+        return acc
+    _fold_boxes(acc, x, init, geo, uf, None if _idempotent(op, x.dtype) else init)
+    if x.dtype in _NATIVE_FLOATS and op in ("stablehlo.maximum", "stablehlo.minimum"):
+        _fix_zero_signs(acc, x, init, geo, uf)
+    return acc
+
+
+def _fold_boxes(acc: np.ndarray, x: np.ndarray, init: np.ndarray, geo: _WindowGeometry,
+                uf: np.ufunc, pad_value: np.ndarray | None) -> None:
+    """Fold every box of ``geo.boxes`` into ``acc`` (initialised to ``init``): the
+    whole output in place when it is one box, else each box in a contiguous buffer
+    copied into place (NumPy copies a strided ``out`` that is also an input, and its
+    loops are much slower on one).  Not split over threads: the strided loads are
+    memory-bound, and two threads measured no faster on the 2-core machine."""
+    boxes = geo.boxes
+    if len(boxes) == 1:
+        _fold_box(acc, x, geo, boxes[0], uf, pad_value)
+        return
+    for box in boxes:
+        if any(b <= a for a, b in box):
+            continue
+        buf = np.full(tuple(b - a for a, b in box), init, dtype=acc.dtype)
+        _fold_box(buf, x, geo, box, uf, pad_value)
+        acc[tuple(slice(a, b) for a, b in box)] = buf
+
+
+def _fold_box(buf: np.ndarray, x: np.ndarray, geo: _WindowGeometry, box: Box, uf: np.ufunc,
+              pad_value: np.ndarray | None) -> None:
+    """``buf = uf(buf, w_p)`` over the windows of ``box`` for each window position p
+    (ascending); where ``w_p`` is padding, ``uf(buf, pad_value)`` (skipped when
+    ``pad_value`` is None; else there is no base dilation and the valid windows of a
+    position are a box)."""
+    per_dim = [[geo.slices(d, j, a, b) for j in range(w)]
+               for d, (w, (a, b)) in enumerate(zip(geo.wd, box))]
+    for pos in geo.positions:
+        sl = [per_dim[d][j] for d, j in enumerate(pos)]
+        valid = None not in sl
+        if valid:
+            view = buf[(*(s[0] for s in sl), ...)]  # the Ellipsis keeps 0-d views
+            uf(view, x[(*(s[1] for s in sl), ...)], out=view)
+        if pad_value is None:
+            continue
+        rest = _outside_boxes(tuple((s[0].start, s[0].stop) for s in sl), buf.shape) if valid \
+            else [tuple((0, n) for n in buf.shape)]
+        for r in rest:
+            view = buf[(*(slice(a, b) for a, b in r), ...)]
+            uf(view, pad_value, out=view)
+
+
+def _fix_zero_signs(acc: np.ndarray, x: np.ndarray, init: np.ndarray, geo: _WindowGeometry,
+                    uf: np.ufunc) -> None:
+    """IEEE maximum / minimum order -0 < +0, ``np.maximum`` / ``np.minimum`` do not.  A
+    window whose result is zero holds no NaN and no value of the other sign, so the
+    same fold on the bits as signed integers is negative exactly when the zero is -0
+    (max: no +0 in the window; min: some -0)."""
+    zero = acc == 0
+    if not zero.any():
+        return
+    it = _SIGN_INT[x.dtype.itemsize]
+    bits = np.full(geo.out_shape, init.view(it), dtype=it)
+    _fold_boxes(bits, x.view(it), init.view(it), geo, uf, None)
+    np.bitwise_and(bits, np.iinfo(it).min, out=bits)  # the sign bit: -0 or +0
+    np.copyto(acc.view(it), bits, where=zero)
 
 
 def _fold_step(body: RegionFn, n: int, result_types: Sequence[Type]

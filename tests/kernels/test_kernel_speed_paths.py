@@ -114,6 +114,20 @@ def _pair_tree_ref(vals: list, add) -> object:
     return vals[0]
 
 
+def _leaves(vals: list, add, blocked: bool) -> list:
+    """The tree's leaves: the inputs, or (one reduced dimension that is not the last)
+    left folds of blocks of 32 consecutive inputs."""
+    if not blocked:
+        return vals
+    out = []
+    for i in range(0, len(vals), 32):
+        acc = vals[i]
+        for v in vals[i + 1 : i + 32]:
+            acc = add(acc, v)
+        out.append(acc)
+    return out
+
+
 def _reduce_ref(x: np.ndarray, init, dims: tuple[int, ...]) -> np.ndarray:
     """spec "reduce" = add(init, tree(slice)) for every result index, one rounding to
     x.dtype per addition (computed in float64, exact for the two summands of f16 / bf16 /
@@ -128,7 +142,9 @@ def _reduce_ref(x: np.ndarray, init, dims: tuple[int, ...]) -> np.ndarray:
     moved = np.transpose(x, keep + sorted(dims))
     out_shape = moved.shape[: len(keep)]
     flat = moved.reshape((int(np.prod(out_shape)), -1))
-    res = [add(dt.type(init), _pair_tree_ref(list(row), add)) for row in flat]
+    blocked = len(dims) == 1 and dims[0] != x.ndim - 1  # leaves: left folds of 32 inputs
+    res = [add(dt.type(init), _pair_tree_ref(_leaves(list(row), add, blocked), add))
+           for row in flat]
     return np.array(res, dtype=dt).reshape(out_shape)
 
 
