@@ -206,7 +206,6 @@ def test_scatter_add_1e5(versus):
     np.testing.assert_allclose(r, floor(), rtol=1e-5, atol=1e-5)
 
 
-
 def test_scatter_add_rows_1e4_of_1e5x16(versus):
     xs, n = (100_000, 16), 10_000
     prog = engine.compile(f"""func.func @main(%x: {t(xs)}, %i: {t((n, 1), 'i32')}, %u: {t((n, 16))}) -> {t(xs)} {{
@@ -228,6 +227,7 @@ def test_scatter_add_rows_1e4_of_1e5x16(versus):
 
     (r,) = versus(lambda: prog(x, idx, rows), floor, ratio=1.5)
     assert np.array_equal(r, floor())
+
 
 def maxpool_floor(x: np.ndarray) -> np.ndarray:
     """3x3 stride-2 max pool, padding 1 (-inf): the max of 9 strided views."""
