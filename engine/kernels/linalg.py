@@ -24,7 +24,7 @@ Arithmetic policy (shared by dot_general and convolution):
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 import ml_dtypes
@@ -173,6 +173,45 @@ def _is_tf32(t: Type) -> bool:
 # --------------------------------------------------------------------------------------
 
 
+def dot_general_plan(
+    lhs_shape: Sequence[int],
+    rhs_shape: Sequence[int],
+    lhs_batching_dimensions: Sequence[int],
+    rhs_batching_dimensions: Sequence[int],
+    lhs_contracting_dimensions: Sequence[int],
+    rhs_contracting_dimensions: Sequence[int],
+) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """dot_general of operands of these shapes, worked out once: ``(lhs, rhs) ->``
+    transpose + reshape to (B, M, K) x (B, K, N), one ``np.matmul``, reshape to batch +
+    lhs free + rhs free (the interpreter plans it once for static shapes)."""
+    lb, rb = tuple(lhs_batching_dimensions), tuple(rhs_batching_dimensions)
+    lc, rc = tuple(lhs_contracting_dimensions), tuple(rhs_contracting_dimensions)
+    lrank, rrank = len(lhs_shape), len(rhs_shape)
+    lf = tuple(d for d in range(lrank) if d not in lb and d not in lc)
+    rf = tuple(d for d in range(rrank) if d not in rb and d not in rc)
+    batch_shape = tuple(lhs_shape[d] for d in lb)
+    out_shape = batch_shape + tuple(lhs_shape[d] for d in lf) + tuple(rhs_shape[d] for d in rf)
+    b = math.prod(batch_shape)
+    m = math.prod(lhs_shape[d] for d in lf)
+    n = math.prod(rhs_shape[d] for d in rf)
+    k = math.prod(lhs_shape[d] for d in lc)
+    lperm, rperm = lb + lf + lc, rb + rc + rf
+    lperm_ = None if lperm == tuple(range(lrank)) else lperm
+    rperm_ = None if rperm == tuple(range(rrank)) else rperm
+    # no batch: plain 2-D matrix product (BLAS-friendly views)
+    lmat, rmat = ((m, k), (k, n)) if not lb else ((b, m, k), (b, k, n))
+    matmul = np.matmul
+
+    def run(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+        if lperm_ is not None:
+            lhs = lhs.transpose(lperm_)
+        if rperm_ is not None:
+            rhs = rhs.transpose(rperm_)
+        return matmul(lhs.reshape(lmat), rhs.reshape(rmat)).reshape(out_shape)
+
+    return run
+
+
 def dot_general_arrays(
     lhs: np.ndarray,
     rhs: np.ndarray,
@@ -181,30 +220,11 @@ def dot_general_arrays(
     lhs_contracting_dimensions: Sequence[int],
     rhs_contracting_dimensions: Sequence[int],
 ) -> np.ndarray:
-    """dot_general on arrays already in the compute dtype: transpose + reshape to
-    (B, M, K) x (B, K, N), one ``np.matmul``, reshape to batch + lhs free + rhs free."""
-    lb, rb = tuple(lhs_batching_dimensions), tuple(rhs_batching_dimensions)
-    lc, rc = tuple(lhs_contracting_dimensions), tuple(rhs_contracting_dimensions)
-    lf = tuple(d for d in range(lhs.ndim) if d not in lb and d not in lc)
-    rf = tuple(d for d in range(rhs.ndim) if d not in rb and d not in rc)
-    batch_shape = tuple(lhs.shape[d] for d in lb)
-    lf_shape = tuple(lhs.shape[d] for d in lf)
-    rf_shape = tuple(rhs.shape[d] for d in rf)
-    b = math.prod(batch_shape)
-    m = math.prod(lf_shape)
-    n = math.prod(rf_shape)
-    k = math.prod([lhs.shape[d] for d in lc])
-    lperm, rperm = lb + lf + lc, rb + rc + rf
-    lt = lhs if lperm == tuple(range(lhs.ndim)) else lhs.transpose(lperm)
-    rt = rhs if rperm == tuple(range(rhs.ndim)) else rhs.transpose(rperm)
-    if not lb:
-        lm = lt.reshape(m, k)  # no batch: plain 2-D matrix product (BLAS-friendly views)
-        rm = rt.reshape(k, n)
-    else:
-        lm = lt.reshape(b, m, k)
-        rm = rt.reshape(b, k, n)
-    y = np.matmul(lm, rm)
-    return y.reshape(batch_shape + lf_shape + rf_shape)
+    """dot_general on arrays already in the compute dtype (``dot_general_plan``)."""
+    return dot_general_plan(
+        lhs.shape, rhs.shape, lhs_batching_dimensions, rhs_batching_dimensions,
+        lhs_contracting_dimensions, rhs_contracting_dimensions,
+    )(lhs, rhs)
 
 
 @kernel("stablehlo.dot_general")

@@ -184,20 +184,28 @@ def dynamic_iota(output_shape, *, result_type: TensorType, iota_dimension: int, 
 # --------------------------------------------------------------------------------------
 
 
-def _broadcast_in_dim(operand: np.ndarray, shape: tuple[int, ...], dims: tuple[int, ...]):
-    rank = len(shape)
-    # Move operand axes into result order, then insert size-1 axes and broadcast.
-    order = sorted(range(operand.ndim), key=lambda d: dims[d])
-    moved = np.transpose(operand, order)
-    view = [1] * rank
-    for d in order:
-        view[dims[d]] = operand.shape[d]
-    for d in range(operand.ndim):
-        if operand.shape[d] not in (1, shape[dims[d]]):
+def broadcast_layout(operand_shape: Sequence[int], shape: Sequence[int], dims: Sequence[int]
+                     ) -> tuple[tuple[int, ...] | None, tuple[int, ...]]:
+    """spec broadcast_in_dim as NumPy views: the transpose that puts the operand's axes in
+    result order (None: already are) and the shape with size-1 axes inserted, which then
+    broadcasts to ``shape``.  InterpreterError when an operand dimension cannot."""
+    for d, n in enumerate(operand_shape):
+        if n not in (1, shape[dims[d]]):
             raise InterpreterError(
-                f"operand dimension {d} of size {operand.shape[d]} cannot broadcast to "
+                f"operand dimension {d} of size {n} cannot broadcast to "
                 f"result dimension {dims[d]} of size {shape[dims[d]]}"
             )
+    order = sorted(range(len(operand_shape)), key=lambda d: dims[d])
+    view = [1] * len(shape)
+    for d in order:
+        view[dims[d]] = operand_shape[d]
+    perm = tuple(order) if order != sorted(order) else None
+    return perm, tuple(view)
+
+
+def _broadcast_in_dim(operand: np.ndarray, shape: tuple[int, ...], dims: tuple[int, ...]):
+    perm, view = broadcast_layout(operand.shape, shape, dims)
+    moved = operand if perm is None else np.transpose(operand, perm)
     return np.broadcast_to(moved.reshape(view), shape)
 
 
