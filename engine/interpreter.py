@@ -392,7 +392,8 @@ def _select(pred: Any, on_true: Any, on_false: Any) -> Any:
 
 def _float_max(a: Any, b: Any) -> Any:
     """spec maximum on f32/f64 (NaN propagates, -0 < +0): NumPy's maximum propagates
-    NaN; where both are zeros, ``a + b`` is +0 unless both are -0."""
+    NaN; where both are zeros, ``a + b`` is +0 unless both are -0.  (One formula for
+    scalars, 0-d arrays and arrays: the kernel's ``_fmax`` costs ~5 us on a 0-d value.)"""
     r = _maximum(a, b)
     if r.__class__ is _ndarray:
         both = (a == b) & (r == 0)
@@ -401,7 +402,7 @@ def _float_max(a: Any, b: Any) -> Any:
 
 
 def _float_min(a: Any, b: Any) -> Any:
-    """spec minimum on f32/f64: as ``_float_max``; -(-a + -b) is -0 unless both are +0."""
+    """spec minimum on f32/f64: as ``_float_max``; -(-a - b) is -0 unless both are +0."""
     r = _minimum(a, b)
     if r.__class__ is _ndarray:
         both = (a == b) & (r == 0)
@@ -453,35 +454,33 @@ def _fast_convert(op: Operation, rt: Type, dt: np.dtype, kwargs: dict[str, Any])
 
 
 def _fast_broadcast_in_dim(op: Operation, rt: Type, dt: np.dtype, kwargs: dict[str, Any]) -> Callable[..., Any] | None:
-    """spec broadcast_in_dim between static shapes of one plain dtype: operand axes in
-    result order, size-1 axes inserted, then broadcast (small results are materialised:
-    cheaper than NumPy's broadcast_to, and later ops read them faster)."""
+    """spec broadcast_in_dim between static shapes of one plain dtype, laid out once by
+    the kernel's ``broadcast_layout`` (small results are materialised: cheaper than
+    NumPy's broadcast_to, and later ops read them faster)."""
     (x,) = op.operands
     xt = x.type
     if not (isinstance(rt, TensorType) and rt.is_static and isinstance(xt, TensorType)
             and xt.is_static) or _plain_dtype(xt) != dt:
         return None
+    from .kernels.movement import broadcast_layout
+
     dims = tuple(int(d) for d in kwargs.get("broadcast_dimensions") or ())
     shape = tuple(rt.shape)
-    if len(dims) != len(xt.shape) or any(
-        not 0 <= r < len(shape) or n not in (1, shape[r]) for n, r in zip(xt.shape, dims)
-    ):
+    if len(dims) != len(xt.shape) or any(not 0 <= r < len(shape) for r in dims):
         return None  # the kernel reports it
-    order = sorted(range(len(dims)), key=dims.__getitem__)
-    view = [1] * len(shape)
-    for d in order:
-        view[dims[d]] = xt.shape[d]
-    view_t = tuple(view)
-    perm = tuple(order) if order != sorted(order) else None
+    try:
+        perm, view = broadcast_layout(tuple(xt.shape), shape, dims)
+    except InterpreterError:
+        return None  # the kernel reports it, at run time
     if (_static_size(rt) or 0) > INPLACE_MIN_ELEMENTS:
         def big(a: Any) -> Any:
-            return np.broadcast_to((a if perm is None else a.transpose(perm)).reshape(view_t), shape)
+            return np.broadcast_to((a if perm is None else a.transpose(perm)).reshape(view), shape)
 
         return big
 
     def small(a: Any) -> Any:
         out = np.empty(shape, dt)
-        out[...] = (a if perm is None else a.transpose(perm)).reshape(view_t)
+        out[...] = (a if perm is None else a.transpose(perm)).reshape(view)
         return out
 
     return small
@@ -489,42 +488,26 @@ def _fast_broadcast_in_dim(op: Operation, rt: Type, dt: np.dtype, kwargs: dict[s
 
 def _fast_dot_general(op: Operation, rt: Type, dt: np.dtype, kwargs: dict[str, Any]) -> Callable[..., Any] | None:
     """dot_general on f32/f64 operands of the result's dtype and static shapes: the
-    kernel's transposes, reshapes and single ``np.matmul`` (the same calls, so the same
-    bits), with the permutations and shapes worked out once."""
+    kernel's own ``dot_general_plan`` (same calls, same bits), worked out once."""
     if dt.kind != "f" or len(op.operands) != 2:
         return None
     lt, rt_ = (v.type for v in op.operands)
     if not all(isinstance(t, TensorType) and t.is_static and _plain_dtype(t) == dt
                for t in (lt, rt_, rt)):
         return None
-    lb = tuple(kwargs.get("lhs_batching_dimensions") or ())
-    rb = tuple(kwargs.get("rhs_batching_dimensions") or ())
-    lc = tuple(kwargs.get("lhs_contracting_dimensions") or ())
-    rc = tuple(kwargs.get("rhs_contracting_dimensions") or ())
+    from .kernels.linalg import dot_general_plan
+
+    dims = [tuple(kwargs.get(name) or ()) for name in (
+        "lhs_batching_dimensions", "rhs_batching_dimensions",
+        "lhs_contracting_dimensions", "rhs_contracting_dimensions")]
+    lb, rb, lc, rc = dims
     ls, rs = tuple(lt.shape), tuple(rt_.shape)
-    lf = tuple(d for d in range(len(ls)) if d not in lb and d not in lc)
-    rf = tuple(d for d in range(len(rs)) if d not in rb and d not in rc)
-    m = int(np.prod([ls[d] for d in lf], dtype=np.int64))
-    n = int(np.prod([rs[d] for d in rf], dtype=np.int64))
-    k = int(np.prod([ls[d] for d in lc], dtype=np.int64))
-    b = int(np.prod([ls[d] for d in lb], dtype=np.int64))
-    out_shape = tuple(rt.shape)
-    if out_shape != tuple(ls[d] for d in lb + lf) + tuple(rs[d] for d in rf):
-        return None
-    lperm, rperm = lb + lf + lc, rb + rc + rf
-    lperm_ = None if lperm == tuple(range(len(ls))) else lperm
-    rperm_ = None if rperm == tuple(range(len(rs))) else rperm
-    lshape, rshape = ((m, k), (k, n)) if not lb else ((b, m, k), (b, k, n))
-    matmul = np.matmul
-
-    def dot(x: Any, y: Any) -> Any:
-        if lperm_ is not None:
-            x = x.transpose(lperm_)
-        if rperm_ is not None:
-            y = y.transpose(rperm_)
-        return matmul(x.reshape(lshape), y.reshape(rshape)).reshape(out_shape)
-
-    return dot
+    want = (tuple(ls[d] for d in lb)
+            + tuple(n for d, n in enumerate(ls) if d not in lb and d not in lc)
+            + tuple(n for d, n in enumerate(rs) if d not in rb and d not in rc))
+    if tuple(rt.shape) != want:
+        return None  # the kernel reports it
+    return dot_general_plan(ls, rs, *dims)
 
 
 _FAST_SPECIAL: dict[str, Callable[[Operation, Type, np.dtype, dict[str, Any]], Callable[..., Any] | None]] = {
@@ -1509,13 +1492,16 @@ class Interpreter:
             self._depth -= 1
             frames.pop()
         del frame
+        return tuple(self._outputs(plan, out, top))
+
+    def _outputs(self, plan: FunctionPlan, out: list[Any], top: bool) -> list[Any]:
+        """A function's results as arrays; a caller outside the interpreter (``top``)
+        gets its own copy of a result that is a shared constant."""
         if top and plan.returns_consts:
             consts = plan.consts
-            return tuple(
-                [self._result_copy(v) if s in consts else _as_array(v)
-                 for s, v in zip(block.returns, out)]
-            )
-        return tuple([v if v.__class__ is _ndarray else _as_array(v) for v in out])
+            return [self._result_copy(v) if s in consts else _as_array(v)
+                    for s, v in zip(plan.block.returns, out)]
+        return [v if v.__class__ is _ndarray else _as_array(v) for v in out]
 
     def call_plain(self, plan: FunctionPlan, args: list[Any]) -> list[Any]:
         """``call`` of a planned top-level function with no limit, callback or profile
@@ -1538,11 +1524,7 @@ class Interpreter:
             self._depth = 0
             frames.pop()
         del frame
-        if plan.returns_consts:
-            consts = plan.consts
-            return [self._result_copy(v) if s in consts else _as_array(v)
-                    for s, v in zip(block.returns, out)]
-        return [v if v.__class__ is _ndarray else _as_array(v) for v in out]
+        return self._outputs(plan, out, True)
 
     @staticmethod
     def _result_copy(v: Any) -> Any:

@@ -109,11 +109,26 @@ class Program:
         if args is None:
             args = check_inputs(self.function, inputs)
         if self._plain and infeed is None and outfeed is None:
-            ctx = self.interpreter.context
-            ctx.process = None
-            ctx.infeed, ctx.outfeed, ctx.probe_counts, ctx.printed = [], [], {}, []
+            self._reset_context(None, None)
             return self.interpreter.call_plain(self._plan, args)
         return self.execute(args, infeed=infeed, outfeed=outfeed)
+
+    def _reset_context(self, infeed: Sequence[Any] | None, outfeed: list[Any] | None) -> None:
+        """What one run's kernels see afresh: feeds, probe counts, printed lines, and a
+        process grid handle only when deadlock detection or host channels are asked for
+        (otherwise a 1x1 grid is made on first use, engine.grid.process_of)."""
+        ctx = self.interpreter.context
+        if self.deadlock_timeout is None and self.host_channels is None:
+            ctx.process = None
+        else:
+            ctx.process = ProcessHandle(
+                ProcessGrid(1, 1, deadlock_timeout=self.deadlock_timeout,
+                            host_channels=self.host_channels)
+            )
+        ctx.infeed = list(infeed) if infeed is not None else []
+        ctx.outfeed = outfeed if outfeed is not None else []
+        ctx.probe_counts = {}
+        ctx.printed = []
 
     def execute(
         self,
@@ -127,18 +142,7 @@ class Program:
         limits = interp.limits
         limits.steps = 0
         limits.deadline = time.monotonic() + self.timeout if self.timeout is not None else None
-        ctx = interp.context
-        if self.deadlock_timeout is None and self.host_channels is None:
-            ctx.process = None  # a 1x1 grid is made on first use (engine.grid.process_of)
-        else:
-            ctx.process = ProcessHandle(
-                ProcessGrid(1, 1, deadlock_timeout=self.deadlock_timeout,
-                            host_channels=self.host_channels)
-            )
-        ctx.infeed = list(infeed) if infeed is not None else []
-        ctx.outfeed = outfeed if outfeed is not None else []
-        ctx.probe_counts = {}
-        ctx.printed = []
+        self._reset_context(infeed, outfeed)
         if self.profile is not None:
             self.profile.runs += 1
         return list(interp.call(self.function.name, args))

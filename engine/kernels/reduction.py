@@ -508,16 +508,6 @@ def reduce(*operands: np.ndarray, result_types: tuple[Type, ...], dimensions: tu
            body: RegionFn) -> Arrays:
     """spec "reduce": see the module docstring for the association order."""
     n = len(operands) // 2
-    if n == 1 and body.combiner is not None and operands[1].ndim == 0:
-        # one operand with a known combiner: straight to its fast path
-        t = result_types[0]
-        dt = dtype_of(t)
-        if (operands[0].dtype == dt and operands[1].dtype == dt
-                and not isinstance(_elem(t), QuantizedType)):
-            out = _reduce_fast(body.combiner, operands[0], operands[1],
-                               tuple(sorted(int(d) for d in dimensions)), t)
-            if out is not None:
-                return (out,)
     dtypes = [dtype_of(t) for t in result_types]
     xs, inits = operands[:n], operands[n:]
     if any(a.dtype != dt for a, dt in zip(operands, dtypes * 2)):
