@@ -118,7 +118,7 @@ def largest_live_set(program: Any) -> int:
     """Bytes of the largest set of values alive at once in the entry function (results
     of its ops; inputs and constants excluded), from the plan's liveness: what any
     executor that allocates each result needs at least."""
-    from engine.interpreter import _nbytes
+    from hlorun.engine.interpreter import _nbytes
 
     plan = program.interpreter.plan(program.function.name)
     size: dict[int, int] = {}

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from conftest import rand
 
-import engine
+from hlorun import engine
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

@@ -22,11 +22,11 @@ import numpy as np
 import pytest
 from conftest import rand
 
-import engine.kernels  # noqa: F401  (fills the kernel column)
-import shape_inference  # noqa: F401
-from engine.values import RegionFn
-from parser.ir import FloatType, IntegerType, TensorType
-from shape_inference.optable import OP_TABLE
+import hlorun.engine.kernels  # noqa: F401  (fills the kernel column)
+from hlorun import shape_inference  # noqa: F401
+from hlorun.engine.values import RegionFn
+from hlorun.parser.ir import FloatType, IntegerType, TensorType
+from hlorun.shape_inference.optable import OP_TABLE
 
 F32 = FloatType("f32")
 I32 = IntegerType(32)

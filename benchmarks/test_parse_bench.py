@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from parser.grammar import parse_module
+from hlorun.parser.grammar import parse_module
 
 N_OPS = 10_000
 

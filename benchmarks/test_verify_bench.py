@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-import shape_inference  # noqa: F401  (fills the op table)
-from parser.grammar import parse_module
-from shape_inference.verifier import collect_errors, verify_module
+from hlorun import shape_inference  # noqa: F401  (fills the op table)
+from hlorun.parser.grammar import parse_module
+from hlorun.shape_inference.verifier import collect_errors, verify_module
 
 N_OPS = 10_000
 

@@ -4,7 +4,7 @@ Public API: ``engine.run(module, inputs)``, ``engine.compile(module)(*inputs)`` 
 once, run many times), ``engine.Profile``, ``engine.register_custom_call(name, fn)``.
 """
 
-import shape_inference  # noqa: F401  (fills the static side of the op table)
+from .. import shape_inference  # noqa: F401  (fills the static side of the op table)
 
 from . import kernels  # noqa: F401  (fills the kernel column)
 from .api import load_module, run

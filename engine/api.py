@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from parser import parse_module
-from parser.errors import InterpreterError
-from parser.ir import (
+from ..parser import parse_module
+from ..parser.errors import InterpreterError
+from ..parser.ir import (
     Function,
     IntegerAttr,
     Module,
@@ -159,7 +159,7 @@ def run(
     """
     mod = load_module(module)
     if verify:
-        from shape_inference import verify_module
+        from ..shape_inference import verify_module
 
         verify_module(mod)
     fn = entry_function(mod, function)

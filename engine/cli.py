@@ -20,8 +20,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from parser import parse_module, print_module
-from parser.errors import HloError, ParseError
+from ..parser import parse_module, print_module
+from ..parser.errors import HloError, ParseError
 
 SPLIT_MARKER = re.compile(r"^// -----\s*$")
 
@@ -83,8 +83,8 @@ def cmd_format(args: argparse.Namespace) -> int:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     """Print every error of every chunk (the verifier carries on after an error)."""
-    import shape_inference  # noqa: F401  (fills the op table)
-    from shape_inference.verifier import collect_errors
+    from .. import shape_inference  # noqa: F401  (fills the op table)
+    from ..shape_inference.verifier import collect_errors
 
     text = _read(args.file)
     lines = _source_lines(args.file, text)
@@ -102,7 +102,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 def _parse_args_attr(spec: str) -> list:
     """``--args="[dense<1> : tensor<2xi32>, ...]"`` -> arrays."""
-    from parser.ir import ArrayAttr, DenseElementsAttr
+    from ..parser.ir import ArrayAttr, DenseElementsAttr
 
     spec = spec.strip()
     if not (spec.startswith("[") and spec.endswith("]")):
@@ -138,13 +138,13 @@ def entry_points(module, name: str | None = None) -> list:
 
 
 def _print_results(results, types, dense: bool) -> None:
-    from parser.ir import DenseElementsAttr, TensorType
+    from ..parser.ir import DenseElementsAttr, TensorType
 
     from .format import format_value
 
     for value, t in zip(results, types):
         if dense and isinstance(t, TensorType):
-            from parser.printer import print_attribute as format_attribute
+            from ..parser.printer import print_attribute as format_attribute
 
             print(format_attribute(DenseElementsAttr(t, value)))
         else:

@@ -6,7 +6,7 @@ from functools import cache
 
 import numpy as np
 
-from parser.ir import (
+from ..parser.ir import (
     ComplexType,
     FloatType,
     IntegerType,

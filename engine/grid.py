@@ -30,8 +30,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from parser.errors import HloError, InterpreterError, SourcePos
-from parser.ir import Module, Operation
+from ..parser.errors import HloError, InterpreterError, SourcePos
+from ..parser.ir import Module, Operation
 
 DEFAULT_DEADLOCK_TIMEOUT = 60.0  # seconds a process may wait for its peers
 

@@ -49,13 +49,13 @@ from typing import Any
 
 import numpy as np
 
-from parser.errors import (
+from ..parser.errors import (
     HloError,
     InterpreterError,
     UnsupportedError,
     VerificationError,
 )
-from parser.ir import (
+from ..parser.ir import (
     Block,
     FloatType,
     Function,
@@ -69,8 +69,8 @@ from parser.ir import (
     TupleType,
     Type,
 )
-from shape_inference.decode import decode_op_attributes
-from shape_inference.optable import OP_TABLE, OpDef
+from ..shape_inference.decode import decode_op_attributes
+from ..shape_inference.optable import OP_TABLE, OpDef
 
 from .dtypes import dtype_of
 from .parallel import PARALLEL_MIN_ELEMENTS as _PARALLEL_MIN

@@ -6,7 +6,7 @@ level) run in parallel on plain threads.  Kernels split only where the pieces ar
 independent and each piece computes exactly what the whole would, so results are
 bit-identical to the one-thread run; ``HLORUN_THREADS=1`` turns splitting off.
 
-    from engine.parallel import workers, run_all
+    from ..engine.parallel import workers, run_all
     if workers() > 1 and x.size >= PARALLEL_MIN_ELEMENTS:
         left, right = run_all([lambda: f(x[:h]), lambda: f(x[h:])])
 """

@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from parser.errors import InterpreterError, UnsupportedError
-from parser.ir import Function, Module
+from ..parser.errors import InterpreterError, UnsupportedError
+from ..parser.ir import Function, Module
 
 from .grid import ProcessGrid, ProcessHandle
 from .interpreter import DEFAULT_MEMORY_CAP, Interpreter, Limits, Profile
@@ -50,7 +50,7 @@ class Program:
 
         mod = load_module(module)
         if verify:
-            from shape_inference import verify_module
+            from ..shape_inference import verify_module
 
             verify_module(mod)
         self.module = mod
@@ -150,7 +150,7 @@ class Program:
 
 def _input_signature(fn: Function) -> list[tuple[np.dtype, tuple[int, ...]]] | None:
     """(dtype, shape) of each argument when all are static tensors; None otherwise."""
-    from parser.ir import TensorType, numpy_dtype
+    from ..parser.ir import TensorType, numpy_dtype
 
     sig = []
     for t in fn.type.inputs:

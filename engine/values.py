@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from parser.ir import Region
+from ..parser.ir import Region
 
 
 class Token:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from parser.ir import TensorType, Type
+from ..parser.ir import TensorType, Type
 
 from .optable import REQUIRED, ShapeContext, define_op
 from .typeutil import type_text

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from parser.ir import (
+from ..parser.ir import (
     ComplexType,
     DenseElementsAttr,
     DialectAttr,
@@ -421,7 +421,7 @@ define_op("chlo.constant", _constant_shape, attrs={"value": REQUIRED})
 
 def _decode_constant_like(op: Operation) -> dict[str, Any]:
     """constant_like keeps the type of its ``value`` attribute (the result element type)."""
-    from parser.errors import VerificationError
+    from ..parser.errors import VerificationError
 
     attr = op.attr("value")
     if attr is None:

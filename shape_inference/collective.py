@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from parser.ir import (
+from ..parser.ir import (
     ChannelHandle,
     IntegerType,
     Operation,

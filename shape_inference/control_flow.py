@@ -7,7 +7,7 @@ import re
 
 import numpy as np
 
-from parser.ir import (
+from ..parser.ir import (
     IntegerType,
     Region,
     TensorType,

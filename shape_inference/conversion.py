@@ -9,7 +9,7 @@ for operand element types the Inputs table does not allow.
 
 from __future__ import annotations
 
-from parser.ir import ComplexType, FloatType, IntegerType, QuantizedType, TensorType, Type
+from ..parser.ir import ComplexType, FloatType, IntegerType, QuantizedType, TensorType, Type
 
 from .elementwise import (
     FLOAT_ONLY,

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from parser.errors import VerificationError
-from parser.ir import (
+from ..parser.errors import VerificationError
+from ..parser.ir import (
     ArrayAttr,
     Attribute,
     BoolAttr,

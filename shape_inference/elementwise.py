@@ -14,7 +14,7 @@ inferred) the declared result is checked here and None is returned.
 
 from __future__ import annotations
 
-from parser.ir import (
+from ..parser.ir import (
     ComplexType,
     FloatType,
     IntegerType,

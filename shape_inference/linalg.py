@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from parser.ir import ComplexType, FloatType, QuantizedType, TensorType, Type, TypeExtensions
+from ..parser.ir import ComplexType, FloatType, QuantizedType, TensorType, Type, TypeExtensions
 
 from .optable import REQUIRED, ShapeContext, shape_function
 from .typeutil import require_tensors

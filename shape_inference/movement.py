@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from parser.errors import VerificationError
-from parser.ir import (
+from ..parser.errors import VerificationError
+from ..parser.ir import (
     DenseElementsAttr,
     DenseResourceAttr,
     FloatType,

@@ -32,8 +32,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from parser.errors import SourcePos, VerificationError
-from parser.ir import Region, Type
+from ..parser.errors import SourcePos, VerificationError
+from ..parser.ir import Region, Type
 
 
 class _Required:

@@ -8,7 +8,7 @@ quantized element type that breaks the type's own constraints C1-C13).
 
 from __future__ import annotations
 
-from parser.ir import FloatType, QuantizedType, TensorType, Type
+from ..parser.ir import FloatType, QuantizedType, TensorType, Type
 
 from .optable import ShapeContext, shape_function
 

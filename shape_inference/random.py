@@ -6,7 +6,7 @@ from math import prod
 
 import numpy as np
 
-from parser.ir import FloatType, IntegerType, TensorType, Type
+from ..parser.ir import FloatType, IntegerType, TensorType, Type
 
 from .optable import REQUIRED, ShapeContext, shape_function
 from .typeutil import type_text

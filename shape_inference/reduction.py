@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from parser.ir import (
+from ..parser.ir import (
     IntegerType,
     Region,
     TensorType,

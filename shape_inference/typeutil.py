@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from parser.ir import ComplexType, FloatType, IntegerType, QuantizedType, TensorType, Type
-from parser.printer import print_type as type_text  # MLIR type text in messages
+from ..parser.ir import ComplexType, FloatType, IntegerType, QuantizedType, TensorType, Type
+from ..parser.printer import print_type as type_text  # MLIR type text in messages
 
 from .optable import ShapeContext
 

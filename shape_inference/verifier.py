@@ -28,8 +28,8 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from parser.errors import HloError, VerificationError
-from parser.ir import (
+from ..parser.errors import HloError, VerificationError
+from ..parser.ir import (
     Block,
     Function,
     FunctionType,

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
-import engine
-from parser import parse_module
+from hlorun import engine
+from hlorun.parser import parse_module
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -37,7 +37,7 @@ def test_mlp_matches_numpy():
 
 
 def test_readme_example_command_runs():
-    r = subprocess.run([sys.executable, "-m", "engine.cli", "interpret", str(EXAMPLES / "mlp.mlir")],
+    r = subprocess.run([sys.executable, "-m", "hlorun.engine.cli", "interpret", str(EXAMPLES / "mlp.mlir")],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith("tensor<4x3xf32> {")

@@ -19,7 +19,7 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 
-from parser.errors import UnsupportedError
+from ...parser.errors import UnsupportedError
 
 F16 = np.dtype(np.float16)
 F32 = np.dtype(np.float32)

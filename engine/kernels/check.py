@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from parser.errors import InterpreterError
-from shape_inference.optable import kernel
+from ...parser.errors import InterpreterError
+from ...shape_inference.optable import kernel
 
 from ..element import equal_mask, first_mismatch, format_element, ulp_distance
 
@@ -165,7 +165,7 @@ def probe(operand, *, probe_id: str, result_type, context):
     os.makedirs(directory, exist_ok=True)
     name = _probe_file(probe_id, n)
     np.save(os.path.join(directory, name), operand, allow_pickle=False)
-    from parser.printer import print_type as format_type
+    from ...parser.printer import print_type as format_type
 
     with open(os.path.join(directory, "index.csv"), "a", newline="") as f:
         csv.writer(f).writerow([probe_id, format_type(result_type), name])

@@ -33,17 +33,17 @@ import ml_dtypes
 import numpy as np
 from scipy import special
 
-from engine.dtypes import dtype_of
-from engine.values import RegionFn
-from parser.errors import InterpreterError, UnsupportedError
-from parser.ir import IntegerType, QuantizedType, TensorType, Type
-from shape_inference.chlo import (
+from ...engine.dtypes import dtype_of
+from ...engine.values import RegionFn
+from ...parser.errors import InterpreterError, UnsupportedError
+from ...parser.ir import IntegerType, QuantizedType, TensorType, Type
+from ...shape_inference.chlo import (
     BROADCAST_OPS,
     ragged_dot_fields,
     ragged_dot_mode,
     scan_num_inputs,
 )
-from shape_inference.optable import OP_TABLE, kernel, register_kernel
+from ...shape_inference.optable import OP_TABLE, kernel, register_kernel
 
 F16, F32, F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
 C64, C128 = np.dtype(np.complex64), np.dtype(np.complex128)

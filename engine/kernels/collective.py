@@ -32,11 +32,11 @@ from typing import Any
 
 import numpy as np
 
-from parser.errors import InterpreterError, UnsupportedError
-from parser.ir import Operation, QuantizedType, TensorType, Type
-from shape_inference.collective import channel_id_of
-from shape_inference.decode import decode_op_attributes
-from shape_inference.optable import OP_TABLE, kernel
+from ...parser.errors import InterpreterError, UnsupportedError
+from ...parser.ir import Operation, QuantizedType, TensorType, Type
+from ...shape_inference.collective import channel_id_of
+from ...shape_inference.decode import decode_op_attributes
+from ...shape_inference.optable import OP_TABLE, kernel
 
 from ..dtypes import dtype_of
 from ..grid import GridRunOptions, ProcessGrid, ProcessHandle, ProcessId, process_of, run_grid

@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from parser.errors import InterpreterError, UnsupportedError
-from shape_inference.optable import kernel
+from ...parser.errors import InterpreterError, UnsupportedError
+from ...shape_inference.optable import kernel
 
 from ..values import TOKEN, RegionFn
 

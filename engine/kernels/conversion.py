@@ -24,10 +24,10 @@ import sys
 
 import numpy as np
 
-from engine.dtypes import dtype_of
-from parser.errors import UnsupportedError
-from parser.ir import TensorType, Type
-from shape_inference.optable import register_kernel
+from ...engine.dtypes import dtype_of
+from ...parser.errors import UnsupportedError
+from ...parser.ir import TensorType, Type
+from ...shape_inference.optable import register_kernel
 
 from . import _bits as B
 from .elementwise import is_tf32, reject_quantized

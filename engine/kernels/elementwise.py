@@ -37,10 +37,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.dtypes import dtype_of
-from parser.errors import UnsupportedError
-from parser.ir import FloatType, QuantizedType, TensorType, Type
-from shape_inference.optable import register_kernel
+from ...engine.dtypes import dtype_of
+from ...parser.errors import UnsupportedError
+from ...parser.ir import FloatType, QuantizedType, TensorType, Type
+from ...shape_inference.optable import register_kernel
 
 from . import _bits as B
 

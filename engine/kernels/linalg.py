@@ -30,11 +30,11 @@ from functools import lru_cache
 import ml_dtypes
 import numpy as np
 
-from engine.dtypes import dtype_of
-from parser.errors import InterpreterError, UnsupportedError
-from parser.ir import ComplexType, FloatType, IntegerType, QuantizedType, TensorType, Type
-from shape_inference.linalg import conv_num_windows
-from shape_inference.optable import kernel
+from ...engine.dtypes import dtype_of
+from ...parser.errors import InterpreterError, UnsupportedError
+from ...parser.ir import ComplexType, FloatType, IntegerType, QuantizedType, TensorType, Type
+from ...shape_inference.linalg import conv_num_windows
+from ...shape_inference.optable import kernel
 
 # --------------------------------------------------------------------------------------
 # helpers

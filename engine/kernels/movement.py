@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from parser.errors import InterpreterError, UnsupportedError
-from parser.ir import (
+from ...parser.errors import InterpreterError, UnsupportedError
+from ...parser.ir import (
     ComplexType,
     DenseElementsAttr,
     FloatType,
@@ -26,7 +26,7 @@ from parser.ir import (
     TensorType,
     Type,
 )
-from shape_inference.optable import kernel
+from ...shape_inference.optable import kernel
 
 from ..dtypes import dtype_of
 from ..values import RegionFn

@@ -42,8 +42,8 @@ from typing import Any
 
 import numpy as np
 
-from parser.errors import HloError
-from parser.ir import (
+from ...parser.errors import HloError
+from ...parser.ir import (
     DenseElementsAttr,
     EnumAttr,
     Operation,
@@ -52,8 +52,8 @@ from parser.ir import (
     TensorType,
     Type,
 )
-from shape_inference.decode import decode_op_attributes
-from shape_inference.optable import OP_TABLE
+from ...shape_inference.decode import decode_op_attributes
+from ...shape_inference.optable import OP_TABLE
 
 RETURN_OPS = frozenset({"stablehlo.return", "func.return", "return"})
 

@@ -44,9 +44,9 @@ from typing import Any
 
 import numpy as np
 
-from parser.errors import InterpreterError, UnsupportedError
-from parser.ir import FloatType, Operation, QuantizedType, TensorType, Type
-from shape_inference.optable import OpDef, kernel
+from ...parser.errors import InterpreterError, UnsupportedError
+from ...parser.ir import FloatType, Operation, QuantizedType, TensorType, Type
+from ...shape_inference.optable import OpDef, kernel
 
 from ..dtypes import dtype_of
 from ..values import RegionFn

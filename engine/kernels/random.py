@@ -13,9 +13,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from engine.dtypes import dtype_of
-from parser.errors import InterpreterError, UnsupportedError
-from shape_inference.optable import kernel
+from ...engine.dtypes import dtype_of
+from ...parser.errors import InterpreterError, UnsupportedError
+from ...shape_inference.optable import kernel
 
 _U32 = np.uint32
 _U64 = np.uint64

@@ -62,9 +62,9 @@ from typing import Any
 
 import numpy as np
 
-from parser.errors import InterpreterError, UnsupportedError
-from parser.ir import ComplexType, FloatType, IntegerType, QuantizedType, TensorType, Type
-from shape_inference.optable import kernel
+from ...parser.errors import InterpreterError, UnsupportedError
+from ...parser.ir import ComplexType, FloatType, IntegerType, QuantizedType, TensorType, Type
+from ...shape_inference.optable import kernel
 
 from .. import parallel
 from ..dtypes import dtype_of

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-import engine
-from engine.cli import entry_points
-from parser import parse_module
+from hlorun import engine
+from hlorun.engine.cli import entry_points
+from hlorun.parser import parse_module
 from tests.conformance.suite import TALLY, interpret_cases
 from tests.conftest import SHARED
 
@@ -28,7 +28,7 @@ def _run(case, tmp_path):
         return
     inputs = []
     if case.args:
-        from engine.cli import _parse_args_attr
+        from hlorun.engine.cli import _parse_args_attr
 
         inputs = _parse_args_attr(case.args)
     for fn in entry_points(module):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.cli import main
+from hlorun.engine.cli import main
 from tests.conformance.filecheck import filecheck
 from tests.conftest import shared_dir
 

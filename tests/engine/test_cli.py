@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from engine.cli import main
+from hlorun.engine.cli import main
 
 PASSING = """func.func @a() {
   %0 = stablehlo.constant dense<[1, 2]> : tensor<2xi32>
@@ -81,6 +81,6 @@ def test_args_flag(tmp_path, capsys):
 def test_console_entry_point_runs(tmp_path, sub):
     f = tmp_path / "ok.mlir"
     f.write_text(PASSING)
-    r = subprocess.run([sys.executable, "-m", "engine.cli", sub, "--split-input-file", str(f)],
+    r = subprocess.run([sys.executable, "-m", "hlorun.engine.cli", sub, "--split-input-file", str(f)],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr

@@ -9,7 +9,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from engine.element import Element, equal_mask, first_mismatch, ulp_distance
+from hlorun.engine.element import Element, equal_mask, first_mismatch, ulp_distance
 
 ENGINE = Path(__file__).resolve().parents[2] / "engine"
 

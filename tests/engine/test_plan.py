@@ -15,13 +15,13 @@ import weakref
 import numpy as np
 import pytest
 
-import engine
-from engine import interpreter as I
-from engine.cli import main as cli_main
-from engine.interpreter import Interpreter, Limits, Profile
-from engine.parallel import set_workers
-from parser import parse_module
-from parser.errors import InterpreterError
+from hlorun import engine
+from hlorun.engine import interpreter as I
+from hlorun.engine.cli import main as cli_main
+from hlorun.engine.interpreter import Interpreter, Limits, Profile
+from hlorun.engine.parallel import set_workers
+from hlorun.parser import parse_module
+from hlorun.parser.errors import InterpreterError
 
 BIG = 8192  # >= INPLACE_MIN_ELEMENTS: results may reuse a dying operand's buffer
 assert BIG >= I.INPLACE_MIN_ELEMENTS
@@ -350,7 +350,7 @@ def test_loop_carried_buffers_and_regions():
 
 
 def test_kernels_with_an_out_parameter_get_a_dying_buffer():
-    from shape_inference.optable import OP_TABLE, define_op, register_kernel
+    from hlorun.shape_inference.optable import OP_TABLE, define_op, register_kernel
 
     name = "hlorun_test.plan_twice"
     got: list[bool] = []
@@ -653,7 +653,7 @@ def test_kernel_errors_name_the_op_and_its_location():
 
 
 def test_wrong_kernel_results_are_errors(monkeypatch):
-    from shape_inference.optable import OP_TABLE
+    from hlorun.shape_inference.optable import OP_TABLE
 
     row = OP_TABLE["stablehlo.reverse"]
     monkeypatch.setattr(row, "kernel", lambda x, **kw: x.astype(np.float64))
@@ -752,7 +752,7 @@ def test_ops_with_effects_are_never_folded():
 
 
 def _test_op(name: str, kernel, *, multi: bool = False) -> None:
-    from shape_inference.optable import OP_TABLE, define_op, register_kernel
+    from hlorun.shape_inference.optable import OP_TABLE, define_op, register_kernel
 
     if name not in OP_TABLE:
         define_op(name, lambda ctx, *ts: None, multi_result=multi)
@@ -793,7 +793,7 @@ def test_views_of_private_buffers_are_reused_shared_ones_never():
 
 
 def test_compile_refuses_a_grid_module():
-    from parser.errors import UnsupportedError
+    from hlorun.parser.errors import UnsupportedError
 
     text = """module attributes {mhlo.num_replicas = 2 : i32} {
   func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {

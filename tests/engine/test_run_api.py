@@ -8,9 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import engine
-from parser import parse_module
-from parser.errors import HloError, InterpreterError, UnsupportedError
+from hlorun import engine
+from hlorun.parser import parse_module
+from hlorun.parser.errors import HloError, InterpreterError, UnsupportedError
 
 ADD = """
 func.func @main(%a: tensor<2xi32>, %b: tensor<2xi32>) -> tensor<2xi32> {
@@ -166,7 +166,7 @@ func.func @main(%a: tensor<3xf32>) -> tensor<3xf32> {
 
 
 def test_custom_call_registry():
-    from engine.kernels.control_flow import CUSTOM_CALLS
+    from hlorun.engine.kernels.control_flow import CUSTOM_CALLS
 
     with pytest.raises(UnsupportedError, match="my_double"):
         engine.run(CUSTOM, [np.ones(3, np.float32)])

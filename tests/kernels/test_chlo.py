@@ -38,12 +38,12 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-import engine.kernels  # noqa: F401  (fills the kernel column)
-import shape_inference  # noqa: F401
-from engine.kernels.chlo import asin_acos_kernel_f64, broadcast_pair, round_from_f64
-from engine.values import RegionFn
-from parser.errors import UnsupportedError
-from parser.ir import (
+import hlorun.engine.kernels  # noqa: F401  (fills the kernel column)
+from hlorun import shape_inference  # noqa: F401
+from hlorun.engine.kernels.chlo import asin_acos_kernel_f64, broadcast_pair, round_from_f64
+from hlorun.engine.values import RegionFn
+from hlorun.parser.errors import UnsupportedError
+from hlorun.parser.ir import (
     ArrayAttr,
     ComplexType,
     DialectAttr,
@@ -52,7 +52,7 @@ from parser.ir import (
     IntegerType,
     TensorType,
 )
-from shape_inference.optable import OP_TABLE
+from hlorun.shape_inference.optable import OP_TABLE
 
 F16 = FloatType("f16")
 F32 = FloatType("f32")
@@ -834,8 +834,8 @@ def test_constant_and_constant_like():
 
 
 def _run_or_skip(path, inputs):
-    from engine import run
-    from parser.errors import UnsupportedError as Unsupported
+    from hlorun.engine import run
+    from hlorun.parser.errors import UnsupportedError as Unsupported
 
     try:
         return run(path, inputs)
@@ -974,8 +974,8 @@ def test_igamma_igammac_against_closed_forms():
     """P(1, x) = 1 - exp(-x); P(a, x) + Q(a, x) = 1; P(1/2, x) = erf(sqrt(x))."""
     import math
 
-    import engine  # noqa: F401  (fills the op table)
-    from shape_inference.optable import OP_TABLE
+    from hlorun import engine  # noqa: F401  (fills the op table)
+    from hlorun.shape_inference.optable import OP_TABLE
 
     x = np.array([0.0, 0.5, 1.0, 3.0, 10.0], np.float64)
     t = TensorType((5,), FloatType("f64"))

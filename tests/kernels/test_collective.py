@@ -11,12 +11,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import engine
-from engine.grid import ProcessGrid
-from engine.kernels.collective import process_groups
-from parser import parse_module
-from parser.errors import InterpreterError, VerificationError
-from shape_inference import verify_module
+from hlorun import engine
+from hlorun.engine.grid import ProcessGrid
+from hlorun.engine.kernels.collective import process_groups
+from hlorun.parser import parse_module
+from hlorun.parser.errors import InterpreterError, VerificationError
+from hlorun.shape_inference import verify_module
 
 
 def i64(x):

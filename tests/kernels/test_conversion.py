@@ -33,10 +33,10 @@ from test_elementwise import (  # noqa: E402
     wrap,
 )
 
-import engine.kernels  # noqa: F401  (fills the op table)
-import shape_inference  # noqa: F401
-from parser.ir import ComplexType, FloatType, IntegerType, numpy_dtype
-from shape_inference.optable import OP_TABLE
+import hlorun.engine.kernels  # noqa: F401  (fills the op table)
+from hlorun import shape_inference  # noqa: F401
+from hlorun.parser.ir import ComplexType, FloatType, IntegerType, numpy_dtype
+from hlorun.shape_inference.optable import OP_TABLE
 
 C64 = ComplexType(F32)
 

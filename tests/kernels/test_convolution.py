@@ -11,11 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import engine.kernels  # noqa: F401
-import shape_inference  # noqa: F401
-from parser.errors import InterpreterError
-from parser.ir import FloatType, IntegerType, TensorType
-from shape_inference.optable import OP_TABLE
+import hlorun.engine.kernels  # noqa: F401
+from hlorun import shape_inference  # noqa: F401
+from hlorun.parser.errors import InterpreterError
+from hlorun.parser.ir import FloatType, IntegerType, TensorType
+from hlorun.shape_inference.optable import OP_TABLE
 
 I8 = IntegerType(8)
 I32 = IntegerType(32)

@@ -11,11 +11,11 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-import engine.kernels  # noqa: F401  (fills the op table)
-import shape_inference  # noqa: F401
-from parser.errors import UnsupportedError
-from parser.ir import ComplexType, FloatType, IntegerType, QuantizedType, TensorType, numpy_dtype
-from shape_inference.optable import OP_TABLE
+import hlorun.engine.kernels  # noqa: F401  (fills the op table)
+from hlorun import shape_inference  # noqa: F401
+from hlorun.parser.errors import UnsupportedError
+from hlorun.parser.ir import ComplexType, FloatType, IntegerType, QuantizedType, TensorType, numpy_dtype
+from hlorun.shape_inference.optable import OP_TABLE
 
 I1 = IntegerType(1)
 I32 = IntegerType(32)

@@ -9,12 +9,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import engine.kernels  # noqa: F401  (fills the kernel column)
-import shape_inference  # noqa: F401
-from engine.values import RegionFn
-from parser.errors import InterpreterError
-from parser.ir import IntegerType, TensorType
-from shape_inference.optable import OP_TABLE
+import hlorun.engine.kernels  # noqa: F401  (fills the kernel column)
+from hlorun import shape_inference  # noqa: F401
+from hlorun.engine.values import RegionFn
+from hlorun.parser.errors import InterpreterError
+from hlorun.parser.ir import IntegerType, TensorType
+from hlorun.shape_inference.optable import OP_TABLE
 
 I64 = IntegerType(64)
 I32 = IntegerType(32)
@@ -44,7 +44,7 @@ def scatter(inputs, scatter_indices, updates, region, result_types=None, **kw):
 
 
 def _elem_of(dtype):
-    from parser.ir import FloatType
+    from hlorun.parser.ir import FloatType
     table = {np.dtype(np.int64): I64, np.dtype(np.int32): I32,
              np.dtype(np.float32): FloatType("f32"),
              np.dtype(ml_dtypes.bfloat16): FloatType("bf16"),
@@ -304,8 +304,8 @@ def test_gather_matches_spec_formula(c):
     assert out.shape == expected.shape
     np.testing.assert_array_equal(out, expected)
     # The static side infers the same result shape.
-    from parser.ir import TensorType as T
-    from shape_inference.optable import ShapeContext
+    from hlorun.parser.ir import TensorType as T
+    from hlorun.shape_inference.optable import ShapeContext
     t = OP_TABLE["stablehlo.gather"].shape(
         ShapeContext("stablehlo.gather"), T(c["operand"].shape, I32), T(c["si"].shape, I64),
         dimension_numbers=None, offset_dims=c["offset_dims"],
@@ -420,7 +420,7 @@ _ROW_DTYPES.append(BF16)
 
 
 def _elem_any(dtype):
-    from parser.ir import FloatType
+    from hlorun.parser.ir import FloatType
     dtype = np.dtype(dtype)
     if dtype == BF16:
         return FloatType("bf16")

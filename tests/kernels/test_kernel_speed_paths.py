@@ -14,11 +14,11 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-import engine.kernels  # noqa: F401  (fills the kernel column)
-import shape_inference  # noqa: F401
-from engine.kernels import movement
-from parser.ir import FloatType, TensorType
-from shape_inference.optable import OP_TABLE
+import hlorun.engine.kernels  # noqa: F401  (fills the kernel column)
+from hlorun import shape_inference  # noqa: F401
+from hlorun.engine.kernels import movement
+from hlorun.parser.ir import FloatType, TensorType
+from hlorun.shape_inference.optable import OP_TABLE
 
 F32 = FloatType("f32")
 F64 = FloatType("f64")
@@ -149,7 +149,7 @@ def _reduce_ref(x: np.ndarray, init, dims: tuple[int, ...]) -> np.ndarray:
 
 
 def _reduce_sum(x: np.ndarray, init, dims, etype):
-    from engine.values import RegionFn
+    from hlorun.engine.values import RegionFn
 
     body = RegionFn(region=None, call=lambda a, b: (np.add(a, b),), combiner="stablehlo.add")
     out_shape = tuple(s for i, s in enumerate(x.shape) if i not in dims)

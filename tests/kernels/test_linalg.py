@@ -14,11 +14,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import engine.kernels  # noqa: F401  (fills the kernel column)
-import shape_inference  # noqa: F401
-from parser.errors import UnsupportedError
-from parser.ir import ComplexType, FloatType, IntegerType, QuantizedType, TensorType
-from shape_inference.optable import OP_TABLE
+import hlorun.engine.kernels  # noqa: F401  (fills the kernel column)
+from hlorun import shape_inference  # noqa: F401
+from hlorun.parser.errors import UnsupportedError
+from hlorun.parser.ir import ComplexType, FloatType, IntegerType, QuantizedType, TensorType
+from hlorun.shape_inference.optable import OP_TABLE
 
 I1 = IntegerType(1)
 I8 = IntegerType(8)

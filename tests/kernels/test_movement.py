@@ -9,11 +9,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import engine.kernels  # noqa: F401  (fills the kernel column)
-import shape_inference  # noqa: F401
-from parser.errors import InterpreterError
-from parser.ir import ComplexType, FloatType, IntegerType, QuantizedType, TensorType
-from shape_inference.optable import OP_TABLE
+import hlorun.engine.kernels  # noqa: F401  (fills the kernel column)
+from hlorun import shape_inference  # noqa: F401
+from hlorun.parser.errors import InterpreterError
+from hlorun.parser.ir import ComplexType, FloatType, IntegerType, QuantizedType, TensorType
+from hlorun.shape_inference.optable import OP_TABLE
 
 I1, I32, I64 = IntegerType(1), IntegerType(32), IntegerType(64)
 F32 = FloatType("f32")

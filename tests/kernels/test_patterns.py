@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-import engine.kernels  # noqa: F401  (fills the op table: key transforms run its kernels)
-import shape_inference  # noqa: F401
-from engine.kernels.patterns import SortKey, reduction_combiners, sort_keys
-from parser.ir import (
+import hlorun.engine.kernels  # noqa: F401  (fills the op table: key transforms run its kernels)
+from hlorun import shape_inference  # noqa: F401
+from hlorun.engine.kernels.patterns import SortKey, reduction_combiners, sort_keys
+from hlorun.parser.ir import (
     Block,
     ComplexType,
     DenseElementsAttr,

@@ -13,11 +13,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import engine
-from engine.kernels.quantization import dequantize, quantize
-from parser.errors import UnsupportedError, VerificationError
-from parser.ir import FloatType, IntegerType, QuantizedType, TensorType
-from shape_inference.optable import OP_TABLE
+from hlorun import engine
+from hlorun.engine.kernels.quantization import dequantize, quantize
+from hlorun.parser.errors import UnsupportedError, VerificationError
+from hlorun.parser.ir import FloatType, IntegerType, QuantizedType, TensorType
+from hlorun.shape_inference.optable import OP_TABLE
 
 # --------------------------------------------------------------------------------------
 # an independent reference: exact arithmetic, one rounding per spec step

@@ -7,12 +7,12 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-import engine.kernels  # noqa: F401
-import shape_inference  # noqa: F401
-from engine.kernels.random import philox4x32, reset_rng, threefry2x32
-from parser.errors import InterpreterError
-from parser.ir import FloatType, IntegerType, TensorType
-from shape_inference.optable import OP_TABLE
+import hlorun.engine.kernels  # noqa: F401
+from hlorun import shape_inference  # noqa: F401
+from hlorun.engine.kernels.random import philox4x32, reset_rng, threefry2x32
+from hlorun.parser.errors import InterpreterError
+from hlorun.parser.ir import FloatType, IntegerType, TensorType
+from hlorun.shape_inference.optable import OP_TABLE
 
 UI64 = IntegerType(64, "unsigned")
 UI32 = IntegerType(32, "unsigned")
@@ -168,8 +168,8 @@ def test_rng_normal_moments():
 def test_rng_bit_generator_refuses_a_state_it_cannot_interpret():
     """MLIR's verifier accepts a 1x2xf32 state (print_stablehlo.mlir); XLA's generators
     are defined on a 1-D ui64 state, so anything else is a clear UnsupportedError."""
-    import engine
-    from parser.errors import UnsupportedError
+    from hlorun import engine
+    from hlorun.parser.errors import UnsupportedError
 
     prog = """
     func.func @main(%s: tensor<1x2xf32>) -> (tensor<1x2xf32>, tensor<4xui32>) {

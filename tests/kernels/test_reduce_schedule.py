@@ -19,13 +19,13 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-import engine.kernels  # noqa: F401  (fills the op table)
-import shape_inference  # noqa: F401
-from engine import parallel
-from engine.kernels import reduction
-from engine.values import RegionFn
-from parser.ir import ComplexType, FloatType, IntegerType, TensorType
-from shape_inference.optable import OP_TABLE
+import hlorun.engine.kernels  # noqa: F401  (fills the op table)
+from hlorun import shape_inference  # noqa: F401
+from hlorun.engine import parallel
+from hlorun.engine.kernels import reduction
+from hlorun.engine.values import RegionFn
+from hlorun.parser.ir import ComplexType, FloatType, IntegerType, TensorType
+from hlorun.shape_inference.optable import OP_TABLE
 
 BLOCK = 32
 ETYPES = {

@@ -11,11 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import engine.kernels  # noqa: F401  (fills the op table)
-import shape_inference  # noqa: F401
-from engine.values import RegionFn
-from parser.ir import ComplexType, FloatType, IntegerType, TensorType
-from shape_inference.optable import OP_TABLE
+import hlorun.engine.kernels  # noqa: F401  (fills the op table)
+from hlorun import shape_inference  # noqa: F401
+from hlorun.engine.values import RegionFn
+from hlorun.parser.ir import ComplexType, FloatType, IntegerType, TensorType
+from hlorun.shape_inference.optable import OP_TABLE
 
 I64 = IntegerType(64)
 I32 = IntegerType(32)

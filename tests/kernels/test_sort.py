@@ -12,12 +12,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import engine.kernels  # noqa: F401  (fills the op table)
-import shape_inference  # noqa: F401
-from engine.values import RegionFn
-from parser.errors import InterpreterError
-from parser.ir import Block, EnumAttr, FloatType, IntegerType, Operation, Region, TensorType, Value
-from shape_inference.optable import OP_TABLE
+import hlorun.engine.kernels  # noqa: F401  (fills the op table)
+from hlorun import shape_inference  # noqa: F401
+from hlorun.engine.values import RegionFn
+from hlorun.parser.errors import InterpreterError
+from hlorun.parser.ir import Block, EnumAttr, FloatType, IntegerType, Operation, Region, TensorType, Value
+from hlorun.shape_inference.optable import OP_TABLE
 
 sort = OP_TABLE["stablehlo.sort"].kernel
 I1 = TensorType((), IntegerType(1))
@@ -311,7 +311,7 @@ def test_rank0_and_size1():
 
 
 def test_complex_keys_real_then_imag():
-    from parser.ir import ComplexType
+    from hlorun.parser.ir import ComplexType
 
     c = TensorType((), ComplexType(FloatType("f32")))
     f = TensorType((), FloatType("f32"))

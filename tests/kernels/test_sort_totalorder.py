@@ -16,10 +16,10 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-import engine
-from engine.kernels import patterns, reduction
-from parser import parse_module
-from parser.ir import FloatType, IntegerType
+from hlorun import engine
+from hlorun.engine.kernels import patterns, reduction
+from hlorun.parser import parse_module
+from hlorun.parser.ir import FloatType, IntegerType
 
 DTYPES = {
     "f32": (np.float32, np.uint32, "0x7FC00000"),

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
-import engine  # noqa: F401  (fills the op table)
-from parser.ir import FloatType, TensorType
-from shape_inference.optable import OP_TABLE
+from hlorun import engine  # noqa: F401  (fills the op table)
+from hlorun.parser.ir import FloatType, TensorType
+from hlorun.shape_inference.optable import OP_TABLE
 
 TF32 = TensorType((3,), FloatType("tf32"))
 

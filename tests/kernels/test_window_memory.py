@@ -10,12 +10,12 @@ import tracemalloc
 import numpy as np
 import pytest
 
-import engine.kernels  # noqa: F401  (fills the op table)
-import engine.kernels.reduction as red
-import shape_inference  # noqa: F401
-from engine.values import RegionFn
-from parser.ir import FloatType, IntegerType, TensorType
-from shape_inference.optable import OP_TABLE
+import hlorun.engine.kernels  # noqa: F401  (fills the op table)
+import hlorun.engine.kernels.reduction as red
+from hlorun import shape_inference  # noqa: F401
+from hlorun.engine.values import RegionFn
+from hlorun.parser.ir import FloatType, IntegerType, TensorType
+from hlorun.shape_inference.optable import OP_TABLE
 
 reduce_window = OP_TABLE["stablehlo.reduce_window"].kernel
 
@@ -259,7 +259,7 @@ TWO_OPERANDS = """func.func @main(%x: tensor<5x7xf32>, %y: tensor<5x7xi32>) -> (
 def test_two_operands_with_known_combiners(monkeypatch):
     """A variadic body of per-operand ops (max on f32, add on i32) takes the in-place
     fold per operand: equal to the loop reference and to the region path."""
-    import engine
+    from hlorun import engine
 
     rng = np.random.default_rng(4)
     x = _float_data((5, 7), np.dtype(np.float32), rng)
@@ -280,7 +280,7 @@ def test_complex_add_matches_loop_reference():
     x = (rng.standard_normal((6, 5)) + 1j * rng.standard_normal((6, 5))).astype(np.complex64)
     attrs = ((2, 3), (1, 2), (1, 1), (1, 1), ((1, 0), (2, 1)))
     want = ref_reduce_window(x, np.complex64(0.5 - 0.25j), *attrs, _ufunc_scalar(np.add))
-    from parser.ir import ComplexType
+    from hlorun.parser.ir import ComplexType
 
     (got,) = reduce_window(
         x, np.asarray(0.5 - 0.25j, np.complex64),

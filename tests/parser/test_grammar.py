@@ -14,9 +14,9 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from parser.errors import ParseError
-from parser.grammar import parse_module
-from parser.ir import (
+from hlorun.parser.errors import ParseError
+from hlorun.parser.grammar import parse_module
+from hlorun.parser.ir import (
     ArrayAttr,
     BoolAttr,
     ChannelHandle,

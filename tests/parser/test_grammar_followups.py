@@ -17,10 +17,10 @@ import struct
 import numpy as np
 import pytest
 
-import parser as hlo_parser
-from parser.errors import ParseError
-from parser.grammar import parse_module
-from parser.ir import (
+from hlorun import parser as hlo_parser
+from hlorun.parser.errors import ParseError
+from hlorun.parser.grammar import parse_module
+from hlorun.parser.ir import (
     DenseArrayAttr,
     DenseElementsAttr,
     DotDimensionNumbers,
@@ -32,7 +32,7 @@ from parser.ir import (
     TensorType,
     Value,
 )
-from parser.printer import print_module
+from hlorun.parser.printer import print_module
 
 
 def attr(attr_text: str):

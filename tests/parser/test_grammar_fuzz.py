@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from parser.errors import ParseError
-from parser.grammar import parse_module
+from hlorun.parser.errors import ParseError
+from hlorun.parser.grammar import parse_module
 
 SEEDS = [
     """module @m attributes {x = 1 : i32} {

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from parser.grammar import parse_module
-from parser.ir import (
+from hlorun.parser.grammar import parse_module
+from hlorun.parser.ir import (
     ArrayAttr,
     Block,
     DenseArrayAttr,

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from parser.errors import ParseError
-from parser.grammar import parse_module
-from parser.ir import (
+from hlorun.parser.errors import ParseError
+from hlorun.parser.grammar import parse_module
+from hlorun.parser.ir import (
     BoolAttr,
     FloatAttr,
     FloatType,
@@ -30,7 +30,7 @@ from parser.ir import (
     UnitAttr,
     Value,
 )
-from parser.printer import print_module
+from hlorun.parser.printer import print_module
 
 F32 = FloatType("f32")
 T2 = TensorType((2,), F32)

@@ -14,9 +14,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from parser.errors import UnsupportedError
-from parser.grammar import parse_module
-from parser.ir import (
+from hlorun.parser.errors import UnsupportedError
+from hlorun.parser.grammar import parse_module
+from hlorun.parser.ir import (
     ArrayAttr,
     Attribute,
     Block,
@@ -59,7 +59,7 @@ from parser.ir import (
     UnitAttr,
     Value,
 )
-from parser.printer import print_attribute, print_module, print_operation, print_type
+from hlorun.parser.printer import print_attribute, print_module, print_operation, print_type
 
 F32, F64, BF16, F16 = FloatType("f32"), FloatType("f64"), FloatType("bf16"), FloatType("f16")
 I1, I8, I32, I64 = IntegerType(1), IntegerType(8), IntegerType(32), IntegerType(64)
@@ -88,7 +88,7 @@ def enum(kind: str, value: str) -> EnumAttr:
 
 
 def dense(t: TensorType, values, hex_: bool = False) -> DenseElementsAttr:
-    from parser.ir import numpy_dtype
+    from hlorun.parser.ir import numpy_dtype
 
     arr = np.array(values, dtype=numpy_dtype(t)).reshape(t.shape)
     arr.setflags(write=False)

@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from parser.grammar import parse_module
-from parser.ir import DenseElementsAttr, FloatAttr, FloatType, TensorType, numpy_dtype
-from parser.printer import print_attribute
+from hlorun.parser.grammar import parse_module
+from hlorun.parser.ir import DenseElementsAttr, FloatAttr, FloatType, TensorType, numpy_dtype
+from hlorun.parser.printer import print_attribute
 
 SMALL = ["f4E2M1FN", "f6E2M3FN", "f6E3M2FN", "f8E3M4", "f8E4M3", "f8E4M3FN", "f8E4M3FNUZ",
          "f8E4M3B11FNUZ", "f8E5M2", "f8E5M2FNUZ", "f8E8M0FNU", "bf16", "f16"]

@@ -12,8 +12,8 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from parser.grammar import parse_module
-from parser.ir import (
+from hlorun.parser.grammar import parse_module
+from hlorun.parser.ir import (
     ArrayAttr,
     Block,
     BoolAttr,
@@ -53,7 +53,7 @@ from parser.ir import (
     Value,
     numpy_dtype,
 )
-from parser.printer import print_module
+from hlorun.parser.printer import print_module
 
 INT_TYPES = [IntegerType(w, s) for w in (1, 2, 4, 8, 16, 32, 64) for s in ("signless",)] + [
     IntegerType(w, s) for w in (2, 4, 8, 32, 64) for s in ("signed", "unsigned")]

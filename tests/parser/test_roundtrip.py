@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from parser.errors import HloError
-from parser.grammar import parse_module, split_input_file
-from parser.printer import print_module
+from hlorun.parser.errors import HloError
+from hlorun.parser.grammar import parse_module, split_input_file
+from hlorun.parser.printer import print_module
 from tests.conftest import SHARED, shared_dir
 
 SUITES = {

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from parser.errors import ParseError
-from parser.grammar import parse_module, split_input_file
+from hlorun.parser.errors import ParseError
+from hlorun.parser.grammar import parse_module, split_input_file
 from tests.conftest import SHARED, shared_dir
 
 INTERPRET = sorted((SHARED / "tests" / "interpret").rglob("*.mlir")) if SHARED.exists() else []

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from parser.ir import ComplexType, FloatType, IntegerType, TensorType, Type, numpy_dtype
+from hlorun.parser.ir import ComplexType, FloatType, IntegerType, TensorType, Type, numpy_dtype
 
 from .formats import FORMATS, FloatFormat
 

@@ -17,10 +17,10 @@ import numpy as np
 from hypothesis import HealthCheck, note, settings
 from hypothesis import strategies as st
 
-import engine.kernels  # noqa: F401  (fills the op table)
-import shape_inference  # noqa: F401
-from engine.element import Element, ulp_distance
-from shape_inference.optable import OP_TABLE
+import hlorun.engine.kernels  # noqa: F401  (fills the op table)
+from hlorun import shape_inference  # noqa: F401
+from hlorun.engine.element import Element, ulp_distance
+from hlorun.shape_inference.optable import OP_TABLE
 
 from .elements import ET, dense, from_elems, part_type, tensor_text, to_elems
 from .formats import FloatFormat, decode, nan_bits, num, round_to_format

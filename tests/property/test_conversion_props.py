@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from parser.errors import UnsupportedError
+from hlorun.parser.errors import UnsupportedError
 
 from . import reference as R
 from .elements import ALL, BY_NAME, ET, from_elems

@@ -298,7 +298,7 @@ def test_complex(t, data):
 
 def test_remainder_of_complex_is_unsupported():
     """The spec leaves complex remainder TBD (#997): the kernel refuses it."""
-    from parser.errors import UnsupportedError
+    from hlorun.parser.errors import UnsupportedError
 
     t = BY_NAME["complex<f32>"]
     a = from_elems([(0, 0)], (1,), t)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.cli import main
+from hlorun.engine.cli import main
 
 from . import reference as R
 from .elements import ALL, BOOL, ET, part_type

@@ -4,10 +4,10 @@ exactly one, carrying the spec label the program violates."""
 
 from __future__ import annotations
 
-import shape_inference  # noqa: F401  (fills the op table)
-from parser import parse_module
-from parser.errors import VerificationError
-from shape_inference.verifier import collect_errors, verify_module
+from hlorun import shape_inference  # noqa: F401  (fills the op table)
+from hlorun.parser import parse_module
+from hlorun.parser.errors import VerificationError
+from hlorun.shape_inference.verifier import collect_errors, verify_module
 
 
 def func(args: str, *ops: str, results: str = "", returns: str = "") -> str:

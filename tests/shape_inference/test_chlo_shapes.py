@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import shape_inference  # noqa: F401  (fills the op table)
-from parser.errors import VerificationError
-from parser.ir import (
+from hlorun import shape_inference  # noqa: F401  (fills the op table)
+from hlorun.parser.errors import VerificationError
+from hlorun.parser.ir import (
     ArrayAttr,
     Block,
     ComplexType,
@@ -20,7 +20,7 @@ from parser.ir import (
     TensorType,
     Value,
 )
-from shape_inference.optable import OP_TABLE, ShapeContext
+from hlorun.shape_inference.optable import OP_TABLE, ShapeContext
 
 F32 = FloatType("f32")
 F64 = FloatType("f64")

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-import shape_inference  # noqa: F401  (fills the op table)
-from parser.errors import VerificationError
-from parser.ir import ComplexType, FloatType, IntegerType, QuantizedType, TensorType
-from shape_inference.elementwise import BINARY, UNARY
-from shape_inference.optable import OP_TABLE, ShapeContext
+from hlorun import shape_inference  # noqa: F401  (fills the op table)
+from hlorun.parser.errors import VerificationError
+from hlorun.parser.ir import ComplexType, FloatType, IntegerType, QuantizedType, TensorType
+from hlorun.shape_inference.elementwise import BINARY, UNARY
+from hlorun.shape_inference.optable import OP_TABLE, ShapeContext
 
 I1 = IntegerType(1)
 I8 = IntegerType(8)
@@ -204,7 +204,7 @@ def test_reduce_precision():
 
 
 def test_result_accuracy_attribute():
-    from parser.ir import EnumAttr, ResultAccuracy
+    from hlorun.parser.ir import EnumAttr, ResultAccuracy
 
     def acc(mode, atol=0.0, ulps=0):
         return ResultAccuracy(atol=atol, rtol=0.0, ulps=ulps, mode=EnumAttr("stablehlo", "result_accuracy_mode", mode, False))
@@ -217,7 +217,7 @@ def test_result_accuracy_attribute():
 
 
 def test_bounds_propagate_and_are_checked():
-    from parser.ir import TypeExtensions
+    from hlorun.parser.ir import TypeExtensions
 
     def B(shape, bounds):
         return TensorType(tuple(shape), F32, TypeExtensions(tuple(bounds)))
@@ -232,7 +232,7 @@ def test_bounds_propagate_and_are_checked():
 def test_results_keep_the_operands_encoding():
     # infer_stablehlo.mlir @tan_sparsity ... @complex_sparsity: the result type keeps the
     # operand's #sparse_tensor encoding
-    from parser.ir import OpaqueAttr
+    from hlorun.parser.ir import OpaqueAttr
 
     csr = OpaqueAttr("#sparse_tensor.encoding<{ map = (d0, d1) -> (d0 : dense, d1 : compressed) }>")
 
@@ -252,7 +252,7 @@ def test_results_keep_the_operands_encoding():
 
 def test_select_merges_the_bounds_of_on_true_and_on_false():
     # infer_stablehlo.mlir @select: ?x2x3x? <5,?,?,7> and 1x?x3x? <?,6,?,8> -> 1x2x3x? <?,?,?,7>
-    from parser.ir import TypeExtensions
+    from hlorun.parser.ir import TypeExtensions
 
     def B(shape, bounds):
         return TensorType(tuple(shape), F32, TypeExtensions(tuple(bounds)))

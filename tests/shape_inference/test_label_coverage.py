@@ -19,8 +19,8 @@ import ast
 import re
 from pathlib import Path
 
-import shape_inference  # noqa: F401  (fills the op table)
-from shape_inference.optable import OP_TABLE
+from hlorun import shape_inference  # noqa: F401  (fills the op table)
+from hlorun.shape_inference.optable import OP_TABLE
 
 REPO = Path(__file__).resolve().parents[2]
 SOURCES = REPO / "shape_inference"

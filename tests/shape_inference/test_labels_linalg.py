@@ -10,10 +10,10 @@ from dataclasses import replace
 
 import pytest
 
-from parser import parse_module
-from parser.errors import ParseError, VerificationError
-from parser.ir import DotAlgorithm
-from shape_inference.verifier import verify_operation
+from hlorun.parser import parse_module
+from hlorun.parser.errors import ParseError, VerificationError
+from hlorun.parser.ir import DotAlgorithm
+from hlorun.shape_inference.verifier import verify_operation
 from tests.shape_inference.labelcheck import assert_label, assert_verifies, func
 
 TOKEN = "!stablehlo.token"

@@ -8,10 +8,10 @@ from dataclasses import replace
 
 import pytest
 
-from parser import parse_module
-from parser.errors import ParseError, VerificationError
-from parser.ir import Block, FunctionType, OpaqueType, Region, Value
-from shape_inference.verifier import verify_module
+from hlorun.parser import parse_module
+from hlorun.parser.errors import ParseError, VerificationError
+from hlorun.parser.ir import Block, FunctionType, OpaqueType, Region, Value
+from hlorun.shape_inference.verifier import verify_module
 from tests.shape_inference.labelcheck import assert_label, assert_verifies, func
 
 GENERIC_FUNC = ('"func.func"() ({{\n^bb0(%a: {arg}):\n  "func.return"() : () -> ()\n}}) '

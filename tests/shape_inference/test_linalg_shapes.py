@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import shape_inference  # noqa: F401
-from parser.errors import VerificationError
-from parser.ir import (
+from hlorun import shape_inference  # noqa: F401
+from hlorun.parser.errors import VerificationError
+from hlorun.parser.ir import (
     ComplexType,
     DotAlgorithm,
     FloatType,
@@ -17,7 +17,7 @@ from parser.ir import (
     TensorType,
     TypeExtensions,
 )
-from shape_inference.optable import OP_TABLE, REQUIRED, ShapeContext
+from hlorun.shape_inference.optable import OP_TABLE, REQUIRED, ShapeContext
 
 F32 = FloatType("f32")
 F64 = FloatType("f64")

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import pytest
 
-import shape_inference  # noqa: F401  (fills the op table)
-from engine.cli import main as cli_main
-from parser.errors import ParseError, VerificationError
-from parser.grammar import parse_module
-from parser.ir import FloatType, TensorType, TypeExtensions
-from shape_inference.optable import OP_TABLE, OpDef
-from shape_inference.verifier import collect_errors, compatible, verify_module
+from hlorun import shape_inference  # noqa: F401  (fills the op table)
+from hlorun.engine.cli import main as cli_main
+from hlorun.parser.errors import ParseError, VerificationError
+from hlorun.parser.grammar import parse_module
+from hlorun.parser.ir import FloatType, TensorType, TypeExtensions
+from hlorun.shape_inference.optable import OP_TABLE, OpDef
+from hlorun.shape_inference.verifier import collect_errors, compatible, verify_module
 
 F32 = "tensor<2xf32>"
 

@@ -7,12 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import shape_inference  # noqa: F401  (fills the op table)
-from parser.errors import VerificationError
-from parser.grammar import parse_module
-from parser.ir import ComplexType, FloatType, IntegerType, TensorType
-from shape_inference.optable import OP_TABLE, ShapeContext
-from shape_inference.verifier import verify_module
+from hlorun import shape_inference  # noqa: F401  (fills the op table)
+from hlorun.parser.errors import VerificationError
+from hlorun.parser.grammar import parse_module
+from hlorun.parser.ir import ComplexType, FloatType, IntegerType, TensorType
+from hlorun.shape_inference.optable import OP_TABLE, ShapeContext
+from hlorun.shape_inference.verifier import verify_module
 
 F32 = FloatType("f32")
 I32 = IntegerType(32)

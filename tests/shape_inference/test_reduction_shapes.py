@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import shape_inference  # noqa: F401  (fills the op table)
-from parser.errors import VerificationError
-from parser.ir import (
+from hlorun import shape_inference  # noqa: F401  (fills the op table)
+from hlorun.parser.errors import VerificationError
+from hlorun.parser.ir import (
     Block,
     FloatType,
     IntegerType,
@@ -17,7 +17,7 @@ from parser.ir import (
     TensorType,
     Value,
 )
-from shape_inference.optable import OP_TABLE, ShapeContext
+from hlorun.shape_inference.optable import OP_TABLE, ShapeContext
 
 I64 = IntegerType(64)
 I32 = IntegerType(32)
@@ -125,7 +125,7 @@ def test_reduce_window_defaults_and_dynamic():
 def test_reduce_window_bounds_of_dynamic_dimensions():
     # infer_stablehlo.mlir @reduce_window_bound: a bounded dynamic dimension gets the
     # number of windows of its bound as bound: 4x?x?x? <?, ?, 4, 2> -> <?, ?, 2, 2>
-    from parser.ir import TypeExtensions
+    from hlorun.parser.ir import TypeExtensions
 
     def B(shape, bounds):
         return TensorType(tuple(shape), F32, TypeExtensions(tuple(bounds)))

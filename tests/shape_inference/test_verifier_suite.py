@@ -25,13 +25,13 @@ from pathlib import Path
 
 import pytest
 
-import shape_inference  # noqa: F401  (fills the op table)
-from parser.errors import HloError, ParseError
-from parser.grammar import Parser, parse_module, split_input_file
-from parser.ir import Module, Operation, Region, TensorType, Type
-from parser.printer import print_type
-from shape_inference.optable import OP_TABLE
-from shape_inference.verifier import infer_op, verify_module
+from hlorun import shape_inference  # noqa: F401  (fills the op table)
+from hlorun.parser.errors import HloError, ParseError
+from hlorun.parser.grammar import Parser, parse_module, split_input_file
+from hlorun.parser.ir import Module, Operation, Region, TensorType, Type
+from hlorun.parser.printer import print_type
+from hlorun.shape_inference.optable import OP_TABLE
+from hlorun.shape_inference.verifier import infer_op, verify_module
 from tests.conftest import SHARED, shared_dir
 
 # `// expected-error@+1 {{msg}}`, `@-1`, `@above`, `@below`, or no `@` (this line);
