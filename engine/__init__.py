@@ -7,13 +7,15 @@ once, run many times), ``engine.Profile``, ``engine.register_custom_call(name, f
 from .. import shape_inference  # noqa: F401  (fills the static side of the op table)
 
 from . import kernels  # noqa: F401  (fills the kernel column)
-from .api import load_module, run
+from .api import CACHE_SIZE, clear_cache, compile, prepare, run
 from .interpreter import Profile
 from .kernels.control_flow import register_custom_call
-from .program import Program, compile
+from .loading import load_module
+from .program import Program
 from .values import TOKEN, RegionFn, Token
 
 __all__ = [
-    "run", "compile", "Program", "Profile", "load_module", "register_custom_call",
+    "run", "compile", "prepare", "clear_cache", "CACHE_SIZE", "Program", "Profile",
+    "load_module", "register_custom_call",
     "TOKEN", "Token", "RegionFn",
 ]

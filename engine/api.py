@@ -1,110 +1,137 @@
-"""``engine.run``: the public entry point."""
+"""``run`` and ``compile``: the pipeline load -> verify -> plan -> execute, each stage once.
+
+``run(module, inputs)`` is ``compile(module)(*inputs)`` through a bounded LRU cache of
+``CACHE_SIZE`` programs, so running an unchanged module again never re-parses,
+re-verifies or re-plans it.  Cache keys:
+
+- MLIR text and bytes: their content (Python's string hash is cached on the object);
+- a path (``str`` naming a file, or ``os.PathLike``): (absolute path, mtime, size);
+- a ``Module`` object: its identity (the cache is kept on the Module itself, so it
+  never keeps a Module alive);
+
+together with the entry function and the options that shape the plan.  Runs that
+collect per-run state (``profile``, ``host_channels``) build a fresh Program.  A
+Program runs in one thread at a time: a concurrent ``run`` of the same module gets its
+own Program.  ``clear_cache()`` empties the cache.
+"""
 
 from __future__ import annotations
 
 import os
-import sys
-import time
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
-import numpy as np
+from ..parser.ir import Module
 
-from ..parser import parse_module
-from ..parser.errors import InterpreterError
-from ..parser.ir import (
-    Function,
-    IntegerAttr,
-    Module,
-    TensorType,
-    TokenType,
-    TupleType,
-    Type,
-    numpy_dtype,
-)
-
-from .grid import GridRunOptions, run_grid
 from .interpreter import DEFAULT_MEMORY_CAP, Profile
-from .values import TOKEN, Token
+from .loading import load_module, looks_like_path
+from .program import Program
+
+CACHE_SIZE = 64
+"""How many prepared programs ``run`` keeps per cache (least recently used dropped first)."""
+
+_lock = threading.Lock()
+_programs: OrderedDict[tuple, Program] = OrderedDict()  # (source key, run key) -> Program
+_modules: OrderedDict[tuple, tuple[Module, bool]] = OrderedDict()  # key -> (module, verified)
+_SLOT = "_hlorun_cache"  # a Module's own cache: it lives and dies with the Module
 
 
-def load_module(module: str | os.PathLike | Module) -> Module:
-    """A Module from a Module, a path to a .mlir file, or MLIR text."""
-    if isinstance(module, Module):
-        return module
-    if isinstance(module, os.PathLike):
-        path = Path(module)
-        return parse_module(path.read_text(), str(path))
+def clear_cache() -> None:
+    """Forget every cached module and program (those cached on Module objects too, as
+    they are next used)."""
+    global _generation
+    with _lock:
+        _programs.clear()
+        _modules.clear()
+        _generation += 1
+
+
+_generation = 0
+
+
+def _module_cache(mod: Module) -> dict[str, Any]:
+    """The cache a Module carries itself, so that it never outlives the Module (the
+    Program refers to the Module, so a global table would keep it alive)."""
+    slot = mod.__dict__.get(_SLOT)
+    if slot is None or slot["generation"] != _generation:
+        slot = {"generation": _generation, "verified": False, "programs": OrderedDict()}
+        object.__setattr__(mod, _SLOT, slot)
+    return slot
+
+
+def _source_key(module: Any) -> tuple | None:
+    """The cache key of text, bytes or a path; None for anything else."""
     if isinstance(module, str):
-        if "\n" not in module and "{" not in module and os.path.exists(module):
-            return parse_module(Path(module).read_text(), module)
-        return parse_module(module)
-    raise TypeError(f"module must be MLIR text, a path or a parsed Module, not {type(module).__name__}")
+        if looks_like_path(module) and os.path.isfile(module):
+            return _path_key(module)
+        return ("text", module)
+    if isinstance(module, bytes):
+        return ("bytes", module)
+    if isinstance(module, os.PathLike):
+        return _path_key(os.fspath(module)) if os.path.isfile(module) else None
+    return None
 
 
-def entry_function(module: Module, name: str | None = None) -> Function:
-    """``name``, else ``main``, else the only function of the module."""
-    funcs = module.functions
-    if name is not None:
-        if name not in funcs:
-            raise InterpreterError(f"no function named @{name} in the module")
-        return funcs[name]
-    if "main" in funcs:
-        return funcs["main"]
-    if len(funcs) == 1:
-        return next(iter(funcs.values()))
-    if not funcs:
-        raise InterpreterError("the module has no function to run")
-    raise InterpreterError(
-        f"the module has {len(funcs)} functions and none is @main: name the entry function"
-    )
+def _path_key(path: str | bytes) -> tuple:
+    st = os.stat(path)
+    return ("path", os.path.abspath(path), st.st_mtime_ns, st.st_size)
 
 
-def _check_input(i: int, value: Any, t: Type, fn: Function) -> Any:
-    if isinstance(t, TokenType):
-        if value is None or isinstance(value, Token):
-            return TOKEN
-        raise InterpreterError(f"argument #{i} of @{fn.name} must be a token", fn.pos)
-    if isinstance(t, TensorType):
-        want = numpy_dtype(t)
-        if not isinstance(value, np.ndarray):
-            if isinstance(value, np.generic):
-                value = np.asarray(value)
-            elif isinstance(value, bool | int | float | complex):
-                try:
-                    value = np.asarray(value, dtype=want)
-                except (OverflowError, ValueError) as e:
-                    raise InterpreterError(
-                        f"argument #{i} of @{fn.name}: {value!r} does not fit {t.element_type}", fn.pos
-                    ) from e
-            else:
-                raise InterpreterError(
-                    f"argument #{i} of @{fn.name} must be a NumPy array, not {type(value).__name__}",
-                    fn.pos,
-                )
-        if value.dtype != want:
-            raise InterpreterError(
-                f"argument #{i} of @{fn.name} has dtype {value.dtype}, expected {want} "
-                f"for element type {t.element_type}",
-                fn.pos,
-            )
-        shape = t.shape
-        if shape is not None and (
-            len(shape) != value.ndim
-            or any(d is not None and d != s for d, s in zip(shape, value.shape))
-        ):
-            dims = "x".join("?" if d is None else str(d) for d in shape)
-            raise InterpreterError(
-                f"argument #{i} of @{fn.name} has shape {value.shape}, expected {dims or 'a scalar'}",
-                fn.pos,
-            )
-        return value
-    return value
+def _remember(table: OrderedDict, key: tuple, value: Any) -> None:
+    with _lock:
+        table[key] = value
+        table.move_to_end(key)
+        while len(table) > CACHE_SIZE:
+            table.popitem(last=False)
+
+
+def prepare(module: str | bytes | os.PathLike | Module, *, verify: bool = True) -> Module:
+    """Load (and verify, unless ``verify=False``) ``module`` once; later calls with the
+    same source return the same Module."""
+    if isinstance(module, Module):
+        slot = _module_cache(module)
+        if verify and not slot["verified"]:
+            _verify(module)
+            slot["verified"] = True
+        return module
+    key = _source_key(module)
+    if key is not None:
+        with _lock:
+            hit = _modules.get(key)
+        if hit is not None and (hit[1] or not verify):
+            return hit[0]
+    mod = load_module(module)
+    if verify:
+        _verify(mod)
+    if key is not None:
+        _remember(_modules, key, (mod, verify))
+    return mod
+
+
+def _verify(mod: Module) -> None:
+    from ..shape_inference import verify_module
+
+    verify_module(mod)
+
+
+def compile(  # noqa: A001  (the public name, like re.compile)
+    module: str | bytes | os.PathLike | Module,
+    function: str | None = None,
+    *,
+    verify: bool = True,
+    **options: Any,
+) -> Program:
+    """Prepare ``module``'s entry function (``function``, else ``main``, else the only
+    one) once; ``options`` are those of ``run`` except the per-call ones (inputs,
+    ``infeed``, ``outfeed``).  Returns a new ``Program``; loading and verifying go
+    through ``run``'s cache."""
+    return Program(prepare(module, verify=verify), function, verify=False, **options)
 
 
 def run(
-    module: str | os.PathLike | Module,
+    module: str | bytes | os.PathLike | Module,
     inputs: Sequence[Any] = (),
     *,
     function: str | None = None,
@@ -125,11 +152,12 @@ def run(
 ) -> list[Any]:
     """Run a StableHLO program and return its results as NumPy arrays.
 
-    ``module`` is MLIR text, a path or a parsed ``Module``; ``inputs`` are NumPy arrays
-    (or Python scalars) of the entry function's argument types; the entry is
-    ``function``, else ``main``, else the only function.  ``memory_cap`` bounds the bytes
-    of any one tensor; ``max_steps`` / ``timeout`` (seconds) stop runaway programs with
-    an ``InterpreterError``.  ``callback(op_name, pos, results)`` sees every op's results.
+    ``module`` is MLIR text, bytes (MLIR bytecode or a portable artifact), a path to
+    either, or a parsed ``Module``; ``inputs`` are NumPy arrays (or Python scalars) of
+    the entry function's argument types; the entry is ``function``, else ``main``, else
+    the only function.  ``memory_cap`` bounds the bytes of any one tensor;
+    ``max_steps`` / ``timeout`` (seconds) stop runaway programs with an
+    ``InterpreterError``.  ``callback(op_name, pos, results)`` sees every op's results.
 
     Process grid (spec "Parallel execution"): ``num_replicas`` x ``num_partitions``
     processes (default: the module's ``mhlo.num_replicas`` / ``mhlo.num_partitions``
@@ -154,103 +182,43 @@ def run(
     channels go between the grid's processes (first in, first out per channel).
 
     ``profile``: True prints a table of time and bytes per op kind to stderr after the
-    run; an ``engine.Profile`` object is filled instead (one process only).  To run a
-    program many times, prepare it once with ``engine.compile``.
+    run; an ``engine.Profile`` object is filled instead (one process only).
     """
-    mod = load_module(module)
-    if verify:
-        from ..shape_inference import verify_module
-
-        verify_module(mod)
-    fn = entry_function(mod, function)
-    nr = _grid_size(mod, "mhlo.num_replicas", num_replicas)
-    np_ = _grid_size(mod, "mhlo.num_partitions", num_partitions)
-    if nr * np_ > 1:
-        return _run_grid(
-            mod, fn, inputs, nr, np_,
-            limits={"memory_cap": memory_cap, "max_steps": max_steps, "timeout": timeout},
-            context={
-                "float_eq": float_eq,
-                "probe_dir": os.fspath(probe_dir) if probe_dir is not None else None,
-                "callback": callback,
-            },
-            infeed=infeed, outfeed=outfeed, deadlock_timeout=deadlock_timeout,
-            host_channels=host_channels,
+    options = {
+        "memory_cap": memory_cap,
+        "max_steps": max_steps,
+        "timeout": timeout,
+        "float_eq": float_eq,
+        "probe_dir": os.fspath(probe_dir) if probe_dir is not None else None,
+        "callback": callback,
+        "num_replicas": num_replicas,
+        "num_partitions": num_partitions,
+        "deadlock_timeout": deadlock_timeout,
+    }
+    table: OrderedDict[tuple, Program] | None = None
+    key: tuple | None = None
+    if not profile and host_channels is None:  # no per-run state to collect
+        run_key = (function, verify, tuple(options.items()))
+        if isinstance(module, Module):
+            table, key = _module_cache(module)["programs"], run_key
+        else:
+            source = _source_key(module)
+            if source is not None:
+                table, key = _programs, (source, run_key)
+    prog = None
+    if table is not None:
+        with _lock:
+            prog = table.pop(key, None)  # checked out: one thread per Program
+    if prog is None:
+        prog = Program(
+            prepare(module, verify=verify), function, verify=False, profile=profile,
+            host_channels=host_channels, **options,
         )
-    from .program import Program, check_inputs
-
-    args = check_inputs(fn, list(inputs))
-    prog = Program(
-        mod, fn.name, verify=False, memory_cap=memory_cap, max_steps=max_steps,
-        timeout=timeout, float_eq=float_eq, probe_dir=probe_dir, callback=callback,
-        profile=profile, deadlock_timeout=deadlock_timeout, host_channels=host_channels,
-        single_process=False,  # the grid size was given as 1 x 1
-    )
-    results = prog.execute(args, infeed=_feed_entries(infeed), outfeed=outfeed)
-    if profile is True and prog.profile is not None:
-        print(prog.profile.table(), file=sys.stderr)
+    try:
+        results = prog(*inputs, infeed=infeed, outfeed=outfeed)
+    finally:
+        if table is not None and key is not None:
+            _remember(table, key, prog)
+    if profile is True:
+        prog.print_profile()
     return results
-
-
-def _grid_size(mod: Module, attr: str, given: int | None) -> int:
-    """``given``, else the module attribute ``attr`` (``mhlo.num_replicas = 2 : i32``), else 1."""
-    if given is None:
-        a = mod.attr(attr)
-        given = a.value if isinstance(a, IntegerAttr) else 1
-    if not isinstance(given, int) or given < 1:
-        raise InterpreterError(f"{attr.split('.')[-1]} must be a positive integer, got {given!r}")
-    return given
-
-
-def _feed_entries(infeed: Any) -> list[Any]:
-    if infeed is None:
-        return []
-    if isinstance(infeed, Mapping):
-        raise InterpreterError("a per-process infeed dict needs a process grid of more than one process")
-    return list(infeed)
-
-
-def _run_grid(mod: Module, fn: Function, inputs: Sequence[Any], nr: int, np_: int, *,
-              limits: dict[str, Any], context: dict[str, Any], infeed: Any,
-              outfeed: list[Any] | None, deadlock_timeout: float | None,
-              host_channels: dict[int, list[Any]] | None) -> list[Any]:
-    """``run`` on a grid of ``nr`` x ``np_`` processes (see ``run``)."""
-    n = nr * np_
-    arg_types = fn.type.inputs
-    inputs = list(inputs)
-    per_process = (
-        len(inputs) == n
-        and all(isinstance(x, list | tuple) for x in inputs)
-        and not (len(arg_types) == n and all(isinstance(t, TupleType) for t in arg_types))
-    )
-    lists = [list(x) for x in inputs] if per_process else [inputs] * n
-    args = []
-    for i, xs in enumerate(lists):
-        if len(xs) != len(arg_types):
-            who = f" (process #{i})" if per_process else ""
-            raise InterpreterError(
-                f"@{fn.name} takes {len(arg_types)} arguments, got {len(xs)}{who}", fn.pos
-            )
-        args.append([_check_input(j, v, t, fn) for j, (v, t) in enumerate(zip(xs, arg_types))])
-    pids = [(r, p) for r in range(nr) for p in range(np_)]
-    if isinstance(infeed, Mapping):
-        unknown = [k for k in infeed if k not in pids]
-        if unknown:
-            raise InterpreterError(f"infeed for processes {unknown} outside the {nr} x {np_} grid")
-        feeds = [list(infeed.get(pid, ())) for pid in pids]
-    else:
-        shared = _feed_entries(infeed)
-        feeds = [shared] * n
-    outs: list[list[Any]] = [[] for _ in pids]
-    if outfeed is not None:
-        outfeed.extend(outs)
-    options = GridRunOptions(
-        limits=limits,
-        deadline=time.monotonic() + limits["timeout"] if limits["timeout"] is not None else None,
-        context=context,
-        deadlock_timeout=deadlock_timeout,
-        host_channels=host_channels,
-    )
-    results = run_grid(mod, [[fn.name] * np_ for _ in range(nr)], args, options=options,
-                       infeed=feeds, outfeed=outs)
-    return [list(r) for r in results]

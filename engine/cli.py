@@ -128,7 +128,7 @@ def entry_points(module, name: str | None = None) -> list:
     """The functions ``hlorun interpret`` runs: ``--entry``, else ``main``, else the only
     function, else (a test file whose chunk lacks a separator) every public function
     that takes no arguments, in text order."""
-    from .api import entry_function
+    from .loading import entry_function
 
     funcs = module.functions
     if name is not None or "main" in funcs or len(funcs) == 1:

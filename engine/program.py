@@ -1,27 +1,33 @@
-"""``engine.compile``: parse, verify and plan a program once; run it many times.
+"""``engine.compile``: plan a verified program once; run it many times.
 
-    prog = engine.compile(text_or_path_or_module)        # entry: main, or the only one
-    (y,) = prog(x)                                      # NumPy arrays in and out
+    prog = hlorun.compile(text_or_bytes_or_path_or_module)  # entry: main, or the only one
+    (y,) = prog(x)                                          # NumPy arrays in and out
 
-A ``Program`` keeps its interpreter and the entry function's plan (kernels resolved,
-attributes decoded, constants evaluated), so each call only executes.  Calls are not
-reentrant: one program runs in one thread at a time.
+The pipeline is load -> verify -> plan -> execute, each stage once (engine/api.py
+caches the first three for ``run``).  A ``Program`` keeps its interpreter and the entry
+function's plan (kernels resolved, attributes decoded, constants evaluated), so each
+call only executes.  A module that declares a process grid (``mhlo.num_replicas`` x
+``mhlo.num_partitions``, or the ``num_replicas`` / ``num_partitions`` options) runs
+on ``engine.grid``: the grid is how a Program executes, not a second entry point.
+Calls are not reentrant: one program runs in one thread at a time.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from ..parser.errors import InterpreterError, UnsupportedError
-from ..parser.ir import Function, Module
+from ..parser.errors import InterpreterError
+from ..parser.ir import Function, Module, TensorType, TupleType, numpy_dtype
 
-from .grid import ProcessGrid, ProcessHandle
+from .grid import GridRunOptions, ProcessGrid, ProcessHandle, run_grid
 from .interpreter import DEFAULT_MEMORY_CAP, Interpreter, Limits, Profile
+from .loading import check_input, check_inputs, entry_function, grid_size, load_module
 
 _ndarray = np.ndarray
 
@@ -44,10 +50,9 @@ class Program:
         profile: bool | Profile | None = None,
         deadlock_timeout: float | None = None,
         host_channels: dict[int, list[Any]] | None = None,
-        single_process: bool = True,
+        num_replicas: int | None = None,
+        num_partitions: int | None = None,
     ):
-        from .api import _grid_size, entry_function, load_module
-
         mod = load_module(module)
         if verify:
             from ..shape_inference import verify_module
@@ -55,29 +60,30 @@ class Program:
             verify_module(mod)
         self.module = mod
         self.function = entry_function(mod, function)
-        if single_process:
-            n = _grid_size(mod, "mhlo.num_replicas", None) * _grid_size(
-                mod, "mhlo.num_partitions", None
-            )
-            if n > 1:
-                raise UnsupportedError(
-                    f"the module declares a grid of {n} processes: engine.compile runs one "
-                    "process; use engine.run (num_replicas=, num_partitions=)"
-                )
+        self.num_replicas = grid_size(mod, "mhlo.num_replicas", num_replicas)
+        self.num_partitions = grid_size(mod, "mhlo.num_partitions", num_partitions)
+        self.limits = {"memory_cap": memory_cap, "max_steps": max_steps, "timeout": timeout}
         self.timeout = timeout
         self.deadlock_timeout = deadlock_timeout
         self.host_channels = host_channels
         if profile is True:
             profile = Profile()
         self.profile: Profile | None = profile or None
+        self.context = {
+            "float_eq": float_eq,
+            "probe_dir": os.fspath(probe_dir) if probe_dir is not None else None,
+            "callback": callback,
+        }
+        if self.num_processes > 1:
+            if self.profile is not None:
+                raise InterpreterError("profiling runs one process; this program has a grid")
+            self._fast_inputs = None
+            self._plain = False
+            return
         self.interpreter = Interpreter(
             mod,
             limits=Limits(memory_cap=memory_cap, max_steps=max_steps, timeout=timeout),
-            context={
-                "float_eq": float_eq,
-                "probe_dir": os.fspath(probe_dir) if probe_dir is not None else None,
-                "callback": callback,
-            },
+            context=self.context,
             profile=self.profile,
         )
         self._plan = self.interpreter.plan(self.function.name)
@@ -96,7 +102,10 @@ class Program:
         outfeed: list[Any] | None = None,
     ) -> list[Any]:
         """Run the entry function on ``inputs`` (NumPy arrays or Python scalars of its
-        argument types); ``infeed`` / ``outfeed`` as in ``engine.run``."""
+        argument types); ``infeed`` / ``outfeed`` as in ``engine.run``.  With a process
+        grid, see ``engine.run`` for the per-process forms of inputs and results."""
+        if self.num_processes > 1:
+            return self._execute_grid(inputs, infeed, outfeed)
         sig = self._fast_inputs
         args: list[Any] | None = None
         if sig is not None and len(inputs) == len(sig):
@@ -112,6 +121,10 @@ class Program:
             self._reset_context(None, None)
             return self.interpreter.call_plain(self._plan, args)
         return self.execute(args, infeed=infeed, outfeed=outfeed)
+
+    @property
+    def num_processes(self) -> int:
+        return self.num_replicas * self.num_partitions
 
     def _reset_context(self, infeed: Sequence[Any] | None, outfeed: list[Any] | None) -> None:
         """What one run's kernels see afresh: feeds, probe counts, printed lines, and a
@@ -137,7 +150,11 @@ class Program:
         infeed: Sequence[Any] | None = None,
         outfeed: list[Any] | None = None,
     ) -> list[Any]:
-        """Run on ``args`` already checked by ``check_inputs``."""
+        """Run on ``args`` already checked by ``check_inputs`` (one process)."""
+        if isinstance(infeed, Mapping):
+            raise InterpreterError(
+                "a per-process infeed dict needs a process grid of more than one process"
+            )
         interp = self.interpreter
         limits = interp.limits
         limits.steps = 0
@@ -147,11 +164,63 @@ class Program:
             self.profile.runs += 1
         return list(interp.call(self.function.name, args))
 
+    def _execute_grid(
+        self, inputs: Sequence[Any], infeed: Any, outfeed: list[Any] | None
+    ) -> list[Any]:
+        """One run on the ``num_replicas`` x ``num_partitions`` grid (spec "Parallel
+        execution"): each process runs the entry function in its own thread; the result
+        is one result list per process, row-major over (replica_id, partition_id)."""
+        nr, np_ = self.num_replicas, self.num_partitions
+        n = nr * np_
+        fn = self.function
+        arg_types = fn.type.inputs
+        inputs = list(inputs)
+        per_process = (
+            len(inputs) == n
+            and all(isinstance(x, list | tuple) for x in inputs)
+            and not (len(arg_types) == n and all(isinstance(t, TupleType) for t in arg_types))
+        )
+        lists = [list(x) for x in inputs] if per_process else [inputs] * n
+        args = []
+        for i, xs in enumerate(lists):
+            if len(xs) != len(arg_types):
+                who = f" (process #{i})" if per_process else ""
+                raise InterpreterError(
+                    f"@{fn.name} takes {len(arg_types)} arguments, got {len(xs)}{who}", fn.pos
+                )
+            args.append([check_input(j, v, t, fn) for j, (v, t) in enumerate(zip(xs, arg_types))])
+        pids = [(r, p) for r in range(nr) for p in range(np_)]
+        if isinstance(infeed, Mapping):
+            unknown = [k for k in infeed if k not in pids]
+            if unknown:
+                raise InterpreterError(f"infeed for processes {unknown} outside the {nr} x {np_} grid")
+            feeds = [list(infeed.get(pid, ())) for pid in pids]
+        else:
+            shared = list(infeed) if infeed is not None else []
+            feeds = [shared] * n
+        outs: list[list[Any]] = [[] for _ in pids]
+        if outfeed is not None:
+            outfeed.extend(outs)
+        timeout = self.limits["timeout"]
+        options = GridRunOptions(
+            limits=self.limits,
+            deadline=time.monotonic() + timeout if timeout is not None else None,
+            context=self.context,
+            deadlock_timeout=self.deadlock_timeout,
+            host_channels=self.host_channels,
+        )
+        results = run_grid(self.module, [[fn.name] * np_ for _ in range(nr)], args,
+                           options=options, infeed=feeds, outfeed=outs)
+        return [list(r) for r in results]
+
+    def print_profile(self) -> None:
+        """The profile table on stderr (``profile=True``)."""
+        if self.profile is not None:
+            print(self.profile.table(), file=sys.stderr)
+
 
 def _input_signature(fn: Function) -> list[tuple[np.dtype, tuple[int, ...]]] | None:
     """(dtype, shape) of each argument when all are static tensors; None otherwise."""
-    from ..parser.ir import TensorType, numpy_dtype
-
     sig = []
     for t in fn.type.inputs:
         if not isinstance(t, TensorType) or not t.is_static:
@@ -162,23 +231,3 @@ def _input_signature(fn: Function) -> list[tuple[np.dtype, tuple[int, ...]]] | N
             return None
     return sig
 
-
-def check_inputs(fn: Function, inputs: Sequence[Any]) -> list[Any]:
-    """``inputs`` as the arrays ``fn`` takes (Python scalars converted), or an error
-    naming the argument whose count, dtype or shape is wrong."""
-    from .api import _check_input
-
-    arg_types = fn.type.inputs
-    if len(inputs) != len(arg_types):
-        raise InterpreterError(
-            f"@{fn.name} takes {len(arg_types)} arguments, got {len(inputs)}", fn.pos
-        )
-    return [_check_input(i, v, t, fn) for i, (v, t) in enumerate(zip(inputs, arg_types))]
-
-
-def compile(  # noqa: A001  (the public name, like re.compile)
-    module: str | os.PathLike | Module, function: str | None = None, **options: Any
-) -> Program:
-    """Prepare ``module``'s entry function (``function``, else ``main``, else the only
-    one) once; see ``Program`` for the options (those of ``engine.run``)."""
-    return Program(module, function, **options)

@@ -20,6 +20,7 @@ __all__ = [
     "SourcePos",
     "UnsupportedError",
     "VerificationError",
+    "parse_bytecode",
     "parse_module",
     "print_module",
 ]
@@ -31,6 +32,14 @@ def parse_module(text: str, filename: str = "<string>", *, line_offset: int = 0)
     from .grammar import parse_module as _parse
 
     return _parse(text, filename, line_offset=line_offset)
+
+
+def parse_bytecode(data: bytes, filename: str = "<bytecode>"):
+    """Read MLIR bytecode (a StableHLO portable artifact, or unversioned StableHLO
+    bytecode) into a ``Module``; portable artifacts come back as StableHLO."""
+    from .vhlo.artifact import deserialize_portable_artifact
+
+    return deserialize_portable_artifact(data, filename)
 
 
 def print_module(module, **options) -> str:

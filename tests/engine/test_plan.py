@@ -792,18 +792,27 @@ def test_views_of_private_buffers_are_reused_shared_ones_never():
     assert p[3] == p[2]  # %d's private base is reused
 
 
-def test_compile_refuses_a_grid_module():
-    from hlorun.parser.errors import UnsupportedError
-
+def test_compile_runs_a_grid_module_on_its_grid():
+    """The process grid is how a Program executes: compile and run agree."""
     text = """module attributes {mhlo.num_replicas = 2 : i32} {
   func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {
-    func.return %a : tensor<2xf32>
+    %r = stablehlo.replica_id : tensor<ui32>
+    %f = stablehlo.convert %r : (tensor<ui32>) -> tensor<f32>
+    %b = stablehlo.broadcast_in_dim %f, dims = [] : (tensor<f32>) -> tensor<2xf32>
+    %s = stablehlo.add %a, %b : tensor<2xf32>
+    func.return %s : tensor<2xf32>
   }
 }"""
-    with pytest.raises(UnsupportedError, match="grid of 2 processes"):
-        engine.compile(text)
-    out = engine.run(text, [np.ones(2, np.float32)])
+    prog = engine.compile(text)
+    assert prog.num_processes == 2
+    x = np.ones(2, np.float32)
+    got = prog(x)
+    want = [[np.full(2, 1.0 + r, np.float32)] for r in range(2)]
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g[0], w[0])
+    out = engine.run(text, [x])
     assert len(out) == 2
+    np.testing.assert_array_equal(out[1][0], want[1][0])
 
 
 def test_loop_carried_buffer_is_updated_in_place_by_an_out_kernel():
