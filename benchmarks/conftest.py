@@ -118,14 +118,14 @@ def largest_live_set(program: Any) -> int:
     """Bytes of the largest set of values alive at once in the entry function (results
     of its ops; inputs and constants excluded), from the plan's liveness: what any
     executor that allocates each result needs at least."""
-    from hlorun.engine.interpreter import _nbytes
+    from hlorun.engine.plan import static_nbytes
 
     plan = program.interpreter.plan(program.function.name)
     size: dict[int, int] = {}
     for st in plan.block.steps:
         if st.kind != "constant":
             for r, t in zip(st.results, st.check_types):
-                size[r] = _nbytes(t) or 0
+                size[r] = static_nbytes(t) or 0
     live: set[int] = set()
     best = 0
     for st in plan.block.steps:

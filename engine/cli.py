@@ -1,12 +1,14 @@
 """The ``hlorun`` command line.
 
-    hlorun format [--split-input-file] FILE
+    hlorun format [--split-input-file] [--generic] [--strip-debuginfo] FILE|-
     hlorun verify [--split-input-file] FILE
     hlorun interpret [--split-input-file] [--args "[dense<..> : tensor<..>, ...]"]
                      [--interpreter-print-dense] [--probe-output-dir DIR]
                      [--float-eq bitwise|ieee] [--entry NAME] [--profile] FILE
 
-Flags follow ``stablehlo-translate`` / ``stablehlo-opt`` where they exist.  Every
+plus the portable-artifact commands of ``engine/cli_artifacts.py`` (deserialize,
+serialize, vhlo, compat).  FILE may be MLIR text or MLIR bytecode (a portable
+artifact).  Flags follow ``stablehlo-translate`` / ``stablehlo-opt`` where they exist.  Every
 diagnostic is printed as ``file:line:col: error: ...`` and makes the exit status 1;
 hlorun never shows a Python traceback for a bad program.
 """
@@ -66,14 +68,46 @@ def _read(path: str) -> str:
     return Path(path).read_text()
 
 
+def _read_program(path: str) -> tuple[str | None, bytes | None]:
+    """(text, None) for MLIR text, (None, data) for MLIR bytecode."""
+    from .cli_artifacts import is_bytecode, read_input
+
+    data = read_input(path)
+    if is_bytecode(data):
+        return None, data
+    try:
+        return data.decode("utf-8"), None
+    except UnicodeDecodeError as e:
+        raise ParseError(
+            f"{path}: neither MLIR bytecode nor UTF-8 text (byte offset {e.start})"
+        ) from e
+
+
+def _bytecode_module(data: bytes, path: str):
+    from ..parser.vhlo.artifact import deserialize_portable_artifact
+
+    return deserialize_portable_artifact(data, path)
+
+
 def cmd_format(args: argparse.Namespace) -> int:
-    text = _read(args.file)
+    from .cli_artifacts import format_bytecode, format_text
+
+    text, data = _read_program(args.file)
+    if data is not None:
+        sys.stdout.write(
+            format_bytecode(data, args.file, generic=args.generic, strip=args.strip_debuginfo)
+        )
+        return 0
+    assert text is not None
     lines = _source_lines(args.file, text)
     failed = 0
     outputs = []
     for chunk in split_input(text, args.split_input_file):
         try:
-            outputs.append(print_module(parse_module(chunk.text, args.file)))
+            outputs.append(
+                format_text(chunk.text, args.file, generic=args.generic,
+                            strip=args.strip_debuginfo)
+            )
         except HloError as e:
             report(e, lines)
             failed += 1
@@ -86,12 +120,18 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from .. import shape_inference  # noqa: F401  (fills the op table)
     from ..shape_inference.verifier import collect_errors
 
-    text = _read(args.file)
+    text, data = _read_program(args.file)
+    if data is not None:
+        errors = list(collect_errors(_bytecode_module(data, args.file)))
+        for e in errors:
+            report(e, [])
+        return 1 if errors else 0
+    assert text is not None
     lines = _source_lines(args.file, text)
     failed = 0
     for chunk in split_input(text, args.split_input_file):
         try:
-            errors: list[HloError] = list(collect_errors(parse_module(chunk.text, args.file)))
+            errors = list(collect_errors(parse_module(chunk.text, args.file)))
         except HloError as e:
             errors = [e]
         for e in errors:
@@ -154,8 +194,8 @@ def _print_results(results, types, dense: bool) -> None:
 def cmd_interpret(args: argparse.Namespace) -> int:
     from .api import run
 
-    text = _read(args.file)
-    lines = _source_lines(args.file, text)
+    text, data = _read_program(args.file)
+    lines = _source_lines(args.file, text) if text is not None else []
     inputs = []
     if args.args is not None:
         try:
@@ -169,9 +209,14 @@ def cmd_interpret(args: argparse.Namespace) -> int:
         from .interpreter import Profile
 
         profile = Profile()
-    for chunk in split_input(text, args.split_input_file):
+    chunks = split_input(text, args.split_input_file) if text is not None else [None]
+    for chunk in chunks:
         try:
-            module = parse_module(chunk.text, args.file)
+            if chunk is None:
+                assert data is not None
+                module = _bytecode_module(data, args.file)
+            else:
+                module = parse_module(chunk.text, args.file)
             if not module.functions:
                 continue
             for fn in entry_points(module, args.entry):
@@ -201,7 +246,11 @@ def cmd_interpret(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .. import __version__
+    from .cli_artifacts import add_commands
+
     p = argparse.ArgumentParser(prog="hlorun", description="A fast StableHLO interpreter.")
+    p.add_argument("--version", action="version", version=f"hlorun {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
 
     def common(sp: argparse.ArgumentParser) -> None:
@@ -213,8 +262,11 @@ def build_parser() -> argparse.ArgumentParser:
             help="treat each chunk between lines '// -----' as its own program",
         )
 
-    f = sub.add_parser("format", help="parse a program and print it back")
+    f = sub.add_parser("format", help="parse a program and print it back (like stablehlo-opt)")
     common(f)
+    f.add_argument("--generic", "--mlir-print-op-generic", action="store_true",
+                   help="print every op in MLIR's generic form")
+    f.add_argument("--strip-debuginfo", action="store_true", help="drop locations")
     f.set_defaults(func=cmd_format)
 
     v = sub.add_parser("verify", help="verify a program; print every error")
@@ -235,12 +287,20 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--profile", action="store_true",
                    help="print time and bytes per op kind to stderr at the end")
     i.set_defaults(func=cmd_interpret)
+    add_commands(sub)
+    sub.add_parser("vhlo", help="legalize to VHLO / convert to a target (hlorun vhlo --help)")
+    sub.add_parser("compat", help="can a program be served at a version (hlorun compat --help)")
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
     try:
+        if argv and argv[0] in ("vhlo", "compat"):
+            from .cli_artifacts import run_vhlo_tool
+
+            return run_vhlo_tool(argv[0], argv[1:])
+        args = build_parser().parse_args(argv)
         return args.func(args)
     except HloError as e:
         print(e.render(), file=sys.stderr)

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from ..parser.ir import TensorType, TokenType, TupleType, Type
+from ..parser.printer import print_type as format_type
 
 from .element import format_element
 from .values import Token
@@ -30,8 +31,6 @@ def _rows(a: np.ndarray, indent: int) -> str:
 
 def format_value(value: Any, t: Type | None) -> str:
     """``tensor<2xi32> {\\n  [0, 1]\\n}``; a 0-d tensor as ``tensor<ui8> {1}``."""
-    from ..parser.printer import print_type as format_type
-
     if isinstance(value, Token) or isinstance(t, TokenType):
         return "!stablehlo.token"
     if isinstance(value, tuple):

@@ -32,6 +32,7 @@ from typing import Any
 
 from ..parser.errors import HloError, InterpreterError, SourcePos
 from ..parser.ir import Module, Operation
+from .plan import Limits
 
 DEFAULT_DEADLOCK_TIMEOUT = 60.0  # seconds a process may wait for its peers
 
@@ -308,6 +309,7 @@ def run_grid(
     programs: Sequence[Sequence[str]],
     inputs: Sequence[Sequence[Any]],
     *,
+    interpreter: Callable[..., Any],
     options: GridRunOptions | None = None,
     infeed: Sequence[list] | None = None,
     outfeed: Sequence[list] | None = None,
@@ -317,10 +319,10 @@ def run_grid(
 
     ``infeed`` / ``outfeed`` give each process's infeed queue and outfeed list
     (row-major; the same list object may be shared).  A 1x1 grid runs in the calling
-    thread; larger grids run one thread per process.
+    thread; larger grids run one thread per process.  ``interpreter`` makes each
+    process's interpreter (``engine.interpreter.Interpreter``; passed in, since the
+    interpreter's kernels use this module: the grid sits below the interpreter).
     """
-    from .interpreter import Interpreter, Limits
-
     options = options or GridRunOptions()
     num_replicas = len(programs)
     num_partitions = len(programs[0]) if programs else 0
@@ -345,7 +347,7 @@ def run_grid(
             ctx["infeed"] = infeed[i]
         if outfeed is not None:
             ctx["outfeed"] = outfeed[i]
-        interp = Interpreter(module, limits=limits, context=ctx)
+        interp = interpreter(module, limits=limits, context=ctx)
         interp.plan(programs[r][p])  # prepared before any thread starts: errors surface early
         interps.append(interp)
 

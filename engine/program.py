@@ -210,7 +210,7 @@ class Program:
             host_channels=self.host_channels,
         )
         results = run_grid(self.module, [[fn.name] * np_ for _ in range(nr)], args,
-                           options=options, infeed=feeds, outfeed=outs)
+                           interpreter=Interpreter, options=options, infeed=feeds, outfeed=outs)
         return [list(r) for r in results]
 
     def print_profile(self) -> None:

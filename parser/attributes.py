@@ -82,8 +82,14 @@ def wrap_int(value: int, t: Type) -> int:
 
 # ---- floats ---------------------------------------------------------------------------
 
-_FLOAT_SPECIAL = {"inf": math.inf, "+inf": math.inf, "-inf": -math.inf, "nan": math.nan,
-                  "+nan": math.nan, "-nan": -math.nan}
+_FLOAT_SPECIAL = {
+    "inf": math.inf,
+    "+inf": math.inf,
+    "-inf": -math.inf,
+    "nan": math.nan,
+    "+nan": math.nan,
+    "-nan": -math.nan,
+}
 
 
 def float_dtype(t: FloatType) -> np.dtype:
@@ -243,7 +249,8 @@ def decode_hex_blob(hexdigits: str, ttype: TensorType) -> np.ndarray:
             arr = np.unpackbits(np.frombuffer(raw, dtype=np.uint8), bitorder="little")[:n] != 0
         else:
             raise LiteralError(
-                f"hex blob of {len(raw)} bytes does not match {n} elements of type i1")
+                f"hex blob of {len(raw)} bytes does not match {n} elements of type i1"
+            )
         return arr.reshape(shape)
     itemsize = dtype.itemsize
     if len(raw) == n * itemsize:
@@ -253,7 +260,8 @@ def decode_hex_blob(hexdigits: str, ttype: TensorType) -> np.ndarray:
     else:
         raise LiteralError(
             f"hex blob of {len(raw)} bytes does not match {n} elements of {itemsize} "
-            f"byte(s) for {ttype.element_type}")
+            f"byte(s) for {ttype.element_type}"
+        )
     if isinstance(elem, IntegerType) and elem.width < 8:
         u = np.frombuffer(raw, dtype=np.uint8) & ((1 << elem.width) - 1)
         if elem.signedness != "unsigned":
@@ -282,7 +290,7 @@ def _tokens_to_tree(body: str):
             break
         m = _DENSE_TOKEN.match(body, pos)
         if m is None:
-            raise LiteralError(f"unexpected '{body[pos:pos + 20]}' in dense literal")
+            raise LiteralError(f"unexpected '{body[pos : pos + 20]}' in dense literal")
         pos = m.end()
         punct = m.group(1)
         if punct is None:
@@ -364,7 +372,8 @@ def _check_shape(lit_shape: tuple[int, ...], ttype: TensorType, nleaves: int) ->
             return False
         raise LiteralError(
             f"dense literal has shape [{', '.join(map(str, lit_shape))}] but the type is "
-            f"[{', '.join(map(str, ttype.shape))}]")
+            f"[{', '.join(map(str, ttype.shape))}]"
+        )
     return False
 
 
@@ -385,7 +394,9 @@ def _int_leaves(leaves: list, elem: Type) -> np.ndarray:
         try:
             v = int(leaf, 0) if leaf.lstrip("+-").lower().startswith("0x") else int(leaf)
         except ValueError:
-            raise LiteralError(f"expected an integer literal for type {elem}, found '{leaf}'") from None
+            raise LiteralError(
+                f"expected an integer literal for type {elem}, found '{leaf}'"
+            ) from None
         out.append(wrap_int(v, elem if not isinstance(elem, IndexType) else IntegerType(64)))
     if is_bool:
         return np.array(out, dtype=np.bool_)

@@ -10,6 +10,7 @@ and so on), so a reader can grep from the spec to the code.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -18,6 +19,7 @@ import ml_dtypes
 import numpy as np
 
 from .errors import UNKNOWN_POS, SourcePos
+from .float_literals import scale_literal
 
 # --------------------------------------------------------------------------------------
 # Types
@@ -25,9 +27,38 @@ from .errors import UNKNOWN_POS, SourcePos
 
 
 class Type:
-    """Base class of every type."""
+    """Base class of every type.
+
+    ``str(t)`` is the type as MLIR spells it (``tensor<2x3xf32>``), the one
+    implementation the printer uses too: a type with parts spells them through
+    ``spell(type_text, attr_text)``, to which the printer passes its own (cached) type
+    printer and its attribute printer (for a tensor's encoding)."""
 
     __slots__ = ()
+
+    def spell(self, type_text: TypeText = str, attr_text: AttrText = str) -> str:
+        """MLIR's spelling of this type, its parts written by ``type_text`` /
+        ``attr_text`` (leaf types have no parts: their ``__str__``)."""
+        return str(self)
+
+
+TypeText = Callable[[Type], str]
+AttrText = Callable[["Attribute"], str]
+
+
+def function_type_text(
+    inputs: Sequence[Type], results: Sequence[Type], type_text: TypeText = str
+) -> str:
+    """``(a, b) -> c``, or ``(a) -> (b, c)`` (MLIR's printFunctionalType: one result that
+    is not itself a function type goes without parentheses)."""
+    ins = "(" + ", ".join(type_text(t) for t in inputs) + ")"
+    if len(results) == 1 and not isinstance(results[0], FunctionType):
+        return f"{ins} -> {type_text(results[0])}"
+    return ins + " -> (" + ", ".join(type_text(t) for t in results) + ")"
+
+
+def _dims(shape: Sequence[int | None]) -> str:
+    return "".join(("?" if d is None else str(d)) + "x" for d in shape)
 
 
 @dataclass(frozen=True)
@@ -99,8 +130,11 @@ class NoneType(Type):
 class ComplexType(Type):
     element_type: Type  # FloatType f32 or f64
 
+    def spell(self, type_text: TypeText = str, attr_text: AttrText = str) -> str:
+        return f"complex<{type_text(self.element_type)}>"
+
     def __str__(self) -> str:
-        return f"complex<{self.element_type}>"
+        return self.spell()
 
 
 @dataclass(frozen=True)
@@ -122,6 +156,28 @@ class QuantizedType(Type):
     @property
     def is_per_axis(self) -> bool:
         return self.quantized_dimension is not None
+
+    def spell(self, type_text: TypeText = str, attr_text: AttrText = str) -> str:
+        """QuantOps' UniformQuantizedType printer: ``i8``/``u8`` storage (``<min:max>``
+        when narrowed), ``:expressed``, ``:axis`` when per-axis, then ``scale[:zp]``."""
+        st = self.storage_type
+        if isinstance(st, IntegerType):
+            storage = ("u" if st.is_unsigned else "i") + str(st.width)
+        else:
+            storage = type_text(st)
+        if self.storage_min is not None and self.storage_max is not None:
+            storage += f"<{self.storage_min}:{self.storage_max}>"
+        head = f"{storage}:{type_text(self.expressed_type)}"
+        params = [
+            scale_literal(sc) + (f":{zp}" if zp != 0 else "")
+            for sc, zp in zip(self.scales, self.zero_points)
+        ]
+        if self.quantized_dimension is None:
+            return f"!quant.uniform<{head}, {params[0]}>"
+        return f"!quant.uniform<{head}:{self.quantized_dimension}, {{{','.join(params)}}}>"
+
+    def __str__(self) -> str:
+        return self.spell()
 
 
 @dataclass(frozen=True)
@@ -161,15 +217,38 @@ class TensorType(Type):
             return enc.bounds
         return None
 
+    def spell(self, type_text: TypeText = str, attr_text: AttrText = str) -> str:
+        """``tensor<2x?xf32>``, ``tensor<*xf32>``, ``tensor<?xf32, #stablehlo.bounds<4>>``
+        (BuiltinTypes' RankedTensorType / UnrankedTensorType syntax).  ``str`` writes
+        the encodings StableHLO defines (bounds) and opaque ones; the printer passes
+        its attribute printer for any other."""
+        elem = type_text(self.element_type)
+        body = "*x" + elem if self.shape is None else _dims(self.shape) + elem
+        if self.encoding is not None:
+            body += ", " + attr_text(self.encoding)
+        return f"tensor<{body}>"
+
+    def __str__(self) -> str:
+        return self.spell()
+
 
 @dataclass(frozen=True)
 class TokenType(Type):
     """``!stablehlo.token``."""
 
+    def __str__(self) -> str:
+        return "!stablehlo.token"
+
 
 @dataclass(frozen=True)
 class TupleType(Type):
     types: tuple[Type, ...]
+
+    def spell(self, type_text: TypeText = str, attr_text: AttrText = str) -> str:
+        return "tuple<" + ", ".join(type_text(t) for t in self.types) + ">"
+
+    def __str__(self) -> str:
+        return self.spell()
 
 
 @dataclass(frozen=True)
@@ -177,12 +256,21 @@ class FunctionType(Type):
     inputs: tuple[Type, ...]
     results: tuple[Type, ...]
 
+    def spell(self, type_text: TypeText = str, attr_text: AttrText = str) -> str:
+        return function_type_text(self.inputs, self.results, type_text)
+
+    def __str__(self) -> str:
+        return self.spell()
+
 
 @dataclass(frozen=True)
 class OpaqueType(Type):
     """A type of a dialect hlorun does not model (``!vhlo.tensor_v1<...>``...), kept as text."""
 
     text: str
+
+    def __str__(self) -> str:
+        return self.text
 
 
 # Element type -> NumPy dtype.  tf32 is held in float32 storage (values rounded to tf32).
@@ -251,7 +339,7 @@ def numpy_dtype(t: Type) -> np.dtype:
         return numpy_dtype(t.storage_type)
     if isinstance(t, IndexType):
         return np.dtype(np.int64)
-    raise TypeError(f"no array dtype for type {t!r}")
+    raise TypeError(f"no array dtype for type {t}")
 
 
 # --------------------------------------------------------------------------------------
@@ -424,6 +512,9 @@ class OpaqueAttr(Attribute):
 
     text: str
 
+    def __str__(self) -> str:
+        return self.text
+
 
 # ---- StableHLO's structured attributes (spec names) ----------------------------------
 
@@ -436,6 +527,14 @@ class TypeExtensions(Attribute):
     bounds: tuple[int | None, ...]
     # "bounds" | "type_extensions": how the text spelled it, not part of equality
     spelling: str = field(default="bounds", compare=False)
+
+    def __str__(self) -> str:
+        """As the text spelled it (StablehloAttrs.td: ``#stablehlo.bounds<?, 4>``, or the
+        older ``#stablehlo.type_extensions<bounds = [?, 4]>``)."""
+        dims = ", ".join("?" if b is None else str(b) for b in self.bounds)
+        if self.spelling == "type_extensions":
+            return f"#stablehlo.type_extensions<bounds = [{dims}]>"
+        return f"#stablehlo.bounds<{dims}>"
 
 
 @dataclass(frozen=True)

@@ -6,10 +6,12 @@ Importing this package registers every family's rows in the op table.
 from . import (  # noqa: F401  (imported for their registrations)
     check,
     chlo,
+    chlo_structured,
     collective,
     control_flow,
     conversion,
     elementwise,
+    gather_scatter,
     linalg,
     movement,
     quantization,
@@ -17,6 +19,7 @@ from . import (  # noqa: F401  (imported for their registrations)
     reduction,
 )
 from .optable import OP_TABLE, REQUIRED, OpDef, ShapeContext, define_op, kernel, shape_function
+from .verifier import verify_module
 
 __all__ = [
     "OP_TABLE",
@@ -29,9 +32,3 @@ __all__ = [
     "verify_module",
 ]
 
-
-def verify_module(module) -> None:
-    """Verify every function of ``module``; raise the first ``VerificationError``."""
-    from .verifier import verify_module as _verify
-
-    _verify(module)

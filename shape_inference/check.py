@@ -36,21 +36,31 @@ def _none(ctx: ShapeContext, *operands: Type, **_):
     return ()
 
 
-define_op("check.expect_eq", _pair)
-define_op("check.expect_eq_const", _const, attrs={"value": REQUIRED})
-define_op("check.expect_almost_eq", _pair, attrs={"tolerance": 1e-4})
-define_op("check.expect_almost_eq_const", _const, attrs={"value": REQUIRED, "tolerance": 1e-4})
+# Checks and probes report or write outside their operands: never folded or dropped.
+_EFFECTS = {"side_effects"}
+
+define_op("check.expect_eq", _pair, traits=_EFFECTS)
+define_op("check.expect_eq_const", _const, attrs={"value": REQUIRED}, traits=_EFFECTS)
+define_op("check.expect_almost_eq", _pair, attrs={"tolerance": 1e-4}, traits=_EFFECTS)
 define_op(
-    "check.expect_close", _pair, attrs={"max_ulp_difference": 1, "min_ulp_difference": 0}
+    "check.expect_almost_eq_const", _const, attrs={"value": REQUIRED, "tolerance": 1e-4}, traits=_EFFECTS
+)
+define_op(
+    "check.expect_close",
+    _pair,
+    attrs={"max_ulp_difference": 1, "min_ulp_difference": 0},
+    traits=_EFFECTS,
 )
 define_op(
     "check.expect_serialized_eq",
     _none,
     attrs={"probe_id": REQUIRED, "iter": 0, "iteration": None},
+    traits=_EFFECTS,
 )
-define_op("interpreter.probe", _probe, attrs={"probe_id": REQUIRED})
+define_op("interpreter.probe", _probe, attrs={"probe_id": REQUIRED}, traits=_EFFECTS)
 define_op(
     "interpreter.print",
     _none,
     decode=lambda op: {"operand_name": op.operands[0].name if op.operands else ""},
+    traits=_EFFECTS,
 )

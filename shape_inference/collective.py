@@ -608,33 +608,36 @@ def run_parallel_shape(ctx: ShapeContext, *operands: Type, programs, infeed=None
 
 
 _GROUPED = {"replica_groups": REQUIRED, "channel_handle": None}
+# Collectives, channels, feeds and process ids communicate with or read the state of the
+# process grid: never folded or dropped.
+_EFFECTS = {"side_effects"}
 
-define_op("stablehlo.all_gather", all_gather_shape, multi_result=True, decode=_decode_with_op,
+define_op("stablehlo.all_gather", all_gather_shape, traits=_EFFECTS, multi_result=True, decode=_decode_with_op,
           attrs={"all_gather_dim": REQUIRED, **_GROUPED, "use_global_device_ids": False})
-define_op("stablehlo.all_reduce", all_reduce_shape, multi_result=True, decode=_decode_with_op,
+define_op("stablehlo.all_reduce", all_reduce_shape, traits=_EFFECTS, multi_result=True, decode=_decode_with_op,
           regions=("computation",), attrs={**_GROUPED, "use_global_device_ids": False})
-define_op("stablehlo.reduce_scatter", reduce_scatter_shape, decode=_decode_with_op,
+define_op("stablehlo.reduce_scatter", reduce_scatter_shape, traits=_EFFECTS, decode=_decode_with_op,
           regions=("computation",),
           attrs={"scatter_dimension": REQUIRED, **_GROUPED, "use_global_device_ids": False})
-define_op("stablehlo.all_to_all", all_to_all_shape, multi_result=True, decode=_decode_with_op,
+define_op("stablehlo.all_to_all", all_to_all_shape, traits=_EFFECTS, multi_result=True, decode=_decode_with_op,
           attrs={"split_dimension": REQUIRED, "concat_dimension": REQUIRED,
                  "split_count": REQUIRED, **_GROUPED})
-define_op("stablehlo.collective_broadcast", collective_broadcast_shape, multi_result=True,
+define_op("stablehlo.collective_broadcast", collective_broadcast_shape, traits=_EFFECTS, multi_result=True,
           decode=_decode_with_op, attrs={**_GROUPED, "has_dynamic_root": False})
-define_op("stablehlo.collective_reduce", collective_reduce_shape, multi_result=True,
+define_op("stablehlo.collective_reduce", collective_reduce_shape, traits=_EFFECTS, multi_result=True,
           decode=_decode_with_op, regions=("computation",),
           attrs={**_GROUPED, "has_dynamic_root": False, "use_global_device_ids": False})
-define_op("stablehlo.collective_permute", collective_permute_shape, decode=_decode_with_op,
+define_op("stablehlo.collective_permute", collective_permute_shape, traits=_EFFECTS, decode=_decode_with_op,
           attrs={"source_target_pairs": REQUIRED, "channel_handle": None})
-define_op("stablehlo.send", send_shape, decode=_decode_with_op,
+define_op("stablehlo.send", send_shape, traits=_EFFECTS, decode=_decode_with_op,
           attrs={"channel_handle": None, "is_host_transfer": False, "source_target_pairs": None})
-define_op("stablehlo.recv", recv_shape, multi_result=True, decode=_decode_with_op,
+define_op("stablehlo.recv", recv_shape, traits=_EFFECTS, multi_result=True, decode=_decode_with_op,
           attrs={"channel_handle": None, "is_host_transfer": False, "source_target_pairs": None})
-define_op("stablehlo.infeed", infeed_shape, multi_result=True, decode=_decode_with_op,
+define_op("stablehlo.infeed", infeed_shape, traits=_EFFECTS, multi_result=True, decode=_decode_with_op,
           attrs={"infeed_config": "", "layout": None})
-define_op("stablehlo.outfeed", outfeed_shape, decode=_decode_with_op,
+define_op("stablehlo.outfeed", outfeed_shape, traits=_EFFECTS, decode=_decode_with_op,
           attrs={"outfeed_config": ""})
-define_op("stablehlo.replica_id", process_id_shape, decode=_decode_with_op)
-define_op("stablehlo.partition_id", process_id_shape, decode=_decode_with_op)
-define_op("interpreter.run_parallel", run_parallel_shape, multi_result=True,
+define_op("stablehlo.replica_id", process_id_shape, traits=_EFFECTS, decode=_decode_with_op)
+define_op("stablehlo.partition_id", process_id_shape, traits=_EFFECTS, decode=_decode_with_op)
+define_op("interpreter.run_parallel", run_parallel_shape, traits=_EFFECTS, multi_result=True,
           decode=_decode_with_op, attrs={"programs": REQUIRED, "infeed": None})

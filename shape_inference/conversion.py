@@ -10,7 +10,6 @@ for operand element types the Inputs table does not allow.
 from __future__ import annotations
 
 from ..parser.ir import ComplexType, FloatType, IntegerType, QuantizedType, TensorType, Type
-
 from .elementwise import (
     FLOAT_ONLY,
     PER_TENSOR,
@@ -66,7 +65,7 @@ def convert_shape(ctx: ShapeContext, operand: Type) -> None:
     return None
 
 
-define_op("stablehlo.convert", convert_shape)
+define_op("stablehlo.convert", convert_shape, traits={"elementwise", "foldable"})
 
 
 def bitcast_convert_shape(ctx: ShapeContext, operand: Type) -> None:
@@ -113,7 +112,8 @@ def bitcast_convert_shape(ctx: ShapeContext, operand: Type) -> None:
     return None
 
 
-define_op("stablehlo.bitcast_convert", bitcast_convert_shape)
+# elementwise: on 0-d values of one bit width (the key transforms of sort comparators)
+define_op("stablehlo.bitcast_convert", bitcast_convert_shape, traits={"elementwise", "foldable"})
 
 
 def reduce_precision_shape(
@@ -141,4 +141,5 @@ define_op(
     "stablehlo.reduce_precision",
     reduce_precision_shape,
     attrs={"exponent_bits": REQUIRED, "mantissa_bits": REQUIRED},
+    traits={"elementwise"},
 )

@@ -1,8 +1,8 @@
 """elementwise shape functions and verifiers (spec: "Ops" -> abs ... xor).
 
-The unary and binary ops are ROWS of ``UNARY`` / ``BINARY``: the element types the
-spec's Inputs table allows, and whether (per-tensor) quantized tensors are accepted.
-One loop registers them.  Special ops (abs, add, compare, clamp, select, complex,
+The generic unary and binary ops register with one ``unary(...)`` / ``binary(...)``
+line each, under their literal op name: the element types the spec's Inputs table
+allows, and whether (per-tensor) quantized tensors are accepted.  Special ops (abs, add, compare, clamp, select, complex,
 real, imag, is_finite) get small functions.
 
 Labels: ``<op>_c<N>`` for the spec's numbered constraints; ``<op>_i<N>`` when operand
@@ -24,7 +24,6 @@ from ..parser.ir import (
     Type,
     TypeExtensions,
 )
-
 from .optable import REQUIRED, ShapeContext, define_op
 from .typeutil import require_tensor
 
@@ -235,47 +234,9 @@ def check_bounds(ctx: ShapeContext, label: str, types: list[TensorType]) -> None
 # (name, allowed element classes, quantization policy); constraint C1 of each op is
 # "baseline_type(operands...) = baseline_type(result)" (or "type(...) = ..." when the op
 # takes no quantized tensors).
-UNARY: tuple[tuple[str, frozenset, str | None], ...] = (
-    ("cbrt", FLOAT_COMPLEX, PER_TENSOR),
-    ("ceil", FLOAT_ONLY, PER_TENSOR),
-    ("cosine", FLOAT_COMPLEX, PER_TENSOR),
-    ("count_leading_zeros", INT, NO_QUANT),
-    ("exponential", FLOAT_COMPLEX, PER_TENSOR),
-    ("exponential_minus_one", FLOAT_COMPLEX, PER_TENSOR),
-    ("floor", FLOAT_ONLY, PER_TENSOR),
-    ("log", FLOAT_COMPLEX, PER_TENSOR),
-    ("log_plus_one", FLOAT_COMPLEX, PER_TENSOR),
-    ("logistic", FLOAT_COMPLEX, PER_TENSOR),
-    ("negate", INT_FLOAT_COMPLEX, PER_TENSOR),
-    ("not", BOOL_INT, NO_QUANT),
-    ("popcnt", INT, NO_QUANT),
-    ("round_nearest_afz", FLOAT_ONLY, PER_TENSOR),
-    ("round_nearest_even", FLOAT_ONLY, PER_TENSOR),
-    ("rsqrt", FLOAT_COMPLEX, PER_TENSOR),
-    ("sign", SINT_FLOAT_COMPLEX, PER_TENSOR),
-    ("sine", FLOAT_COMPLEX, PER_TENSOR),
-    ("sqrt", FLOAT_COMPLEX, PER_TENSOR),
-    ("tan", FLOAT_COMPLEX, PER_TENSOR),
-    ("tanh", FLOAT_COMPLEX, PER_TENSOR),
-)
-
-BINARY: tuple[tuple[str, frozenset, str | None], ...] = (
-    ("and", BOOL_INT, NO_QUANT),
-    ("atan2", FLOAT_COMPLEX, PER_TENSOR),
-    ("divide", INT_FLOAT_COMPLEX, PER_TENSOR),
-    ("maximum", ANY, PER_TENSOR),
-    ("minimum", ANY, PER_TENSOR),
-    ("multiply", ANY, PER_TENSOR),
-    ("or", BOOL_INT, NO_QUANT),
-    ("power", INT_FLOAT_COMPLEX, PER_TENSOR),
-    ("remainder", INT_FLOAT_COMPLEX, PER_TENSOR),
-    ("shift_left", INT, NO_QUANT),
-    ("shift_right_arithmetic", INT, NO_QUANT),
-    ("shift_right_logical", INT, NO_QUANT),
-    ("subtract", INT_FLOAT_COMPLEX, PER_TENSOR),
-    ("xor", BOOL_INT, NO_QUANT),
-)
-
+# The ops of one generic row, in registration order (short names): the tests read these.
+UNARY: list[tuple[str, frozenset, str | None]] = []
+BINARY: list[tuple[str, frozenset, str | None]] = []
 
 def _elementwise_shape(op: str, arity: int, allowed: frozenset, quant: str | None):
     """Shape function of a row: operand element types allowed (``<op>_i<N>``), and
@@ -301,13 +262,6 @@ def _elementwise_shape(op: str, arity: int, allowed: frozenset, quant: str | Non
     return shape_fn
 
 
-# Ops that carry an optional ``result_accuracy`` attribute (#stablehlo.result_accuracy).
-RESULT_ACCURACY_OPS = frozenset({
-    "cbrt", "cosine", "exponential", "exponential_minus_one", "log", "log_plus_one",
-    "logistic", "rsqrt", "sine", "sqrt", "tan", "tanh",
-})
-
-
 def check_result_accuracy(ctx: ShapeContext, op: str, acc: object) -> None:
     """``result_accuracy``: tolerances are non-negative, and all zero for the DEFAULT
     and HIGHEST modes (the StableHLO verifier's rule; the spec has no C-label)."""
@@ -323,14 +277,72 @@ def check_result_accuracy(ctx: ShapeContext, op: str, acc: object) -> None:
         )
 
 
-for _name, _allowed, _quant in UNARY:
+# Pure, element by element: every op of this family (spec "Elementwise").
+POINTWISE = frozenset({"elementwise", "foldable"})
+
+
+def unary(name: str, allowed: frozenset, quant: str | None, *, result_accuracy: bool = False) -> None:
+    """Register a generic unary row: ``name`` (the literal op name), the element classes
+    its Inputs table allows, its quantization policy; ``result_accuracy``: it carries an
+    optional #stablehlo.result_accuracy attribute."""
+    short = name.removeprefix("stablehlo.")
     define_op(
-        f"stablehlo.{_name}",
-        _elementwise_shape(_name, 1, _allowed, _quant),
-        attrs={"result_accuracy": None} if _name in RESULT_ACCURACY_OPS else None,
+        name,
+        _elementwise_shape(short, 1, allowed, quant),
+        attrs={"result_accuracy": None} if result_accuracy else None,
+        traits=POINTWISE,
     )
-for _name, _allowed, _quant in BINARY:
-    define_op(f"stablehlo.{_name}", _elementwise_shape(_name, 2, _allowed, _quant))
+    UNARY.append((short, allowed, quant))
+
+
+def binary(name: str, allowed: frozenset, quant: str | None, *, commutative: bool = False,
+           idempotent: bool = False) -> None:
+    """Register a generic binary row (as ``unary``); ``commutative``: op(a, b) = op(b, a);
+    ``idempotent``: op(a, a) = a."""
+    short = name.removeprefix("stablehlo.")
+    traits = POINTWISE | {"commutative"} if commutative else POINTWISE
+    if idempotent:
+        traits |= {"idempotent"}
+    define_op(name, _elementwise_shape(short, 2, allowed, quant), traits=traits)
+    BINARY.append((short, allowed, quant))
+
+
+unary("stablehlo.cbrt", FLOAT_COMPLEX, PER_TENSOR, result_accuracy=True)
+unary("stablehlo.ceil", FLOAT_ONLY, PER_TENSOR)
+unary("stablehlo.cosine", FLOAT_COMPLEX, PER_TENSOR, result_accuracy=True)
+unary("stablehlo.count_leading_zeros", INT, NO_QUANT)
+unary("stablehlo.exponential", FLOAT_COMPLEX, PER_TENSOR, result_accuracy=True)
+unary("stablehlo.exponential_minus_one", FLOAT_COMPLEX, PER_TENSOR, result_accuracy=True)
+unary("stablehlo.floor", FLOAT_ONLY, PER_TENSOR)
+unary("stablehlo.log", FLOAT_COMPLEX, PER_TENSOR, result_accuracy=True)
+unary("stablehlo.log_plus_one", FLOAT_COMPLEX, PER_TENSOR, result_accuracy=True)
+unary("stablehlo.logistic", FLOAT_COMPLEX, PER_TENSOR, result_accuracy=True)
+unary("stablehlo.negate", INT_FLOAT_COMPLEX, PER_TENSOR)
+unary("stablehlo.not", BOOL_INT, NO_QUANT)
+unary("stablehlo.popcnt", INT, NO_QUANT)
+unary("stablehlo.round_nearest_afz", FLOAT_ONLY, PER_TENSOR)
+unary("stablehlo.round_nearest_even", FLOAT_ONLY, PER_TENSOR)
+unary("stablehlo.rsqrt", FLOAT_COMPLEX, PER_TENSOR, result_accuracy=True)
+unary("stablehlo.sign", SINT_FLOAT_COMPLEX, PER_TENSOR)
+unary("stablehlo.sine", FLOAT_COMPLEX, PER_TENSOR, result_accuracy=True)
+unary("stablehlo.sqrt", FLOAT_COMPLEX, PER_TENSOR, result_accuracy=True)
+unary("stablehlo.tan", FLOAT_COMPLEX, PER_TENSOR, result_accuracy=True)
+unary("stablehlo.tanh", FLOAT_COMPLEX, PER_TENSOR, result_accuracy=True)
+
+binary("stablehlo.and", BOOL_INT, NO_QUANT, commutative=True, idempotent=True)
+binary("stablehlo.atan2", FLOAT_COMPLEX, PER_TENSOR)
+binary("stablehlo.divide", INT_FLOAT_COMPLEX, PER_TENSOR)
+binary("stablehlo.maximum", ANY, PER_TENSOR, commutative=True, idempotent=True)
+binary("stablehlo.minimum", ANY, PER_TENSOR, commutative=True, idempotent=True)
+binary("stablehlo.multiply", ANY, PER_TENSOR, commutative=True)
+binary("stablehlo.or", BOOL_INT, NO_QUANT, commutative=True, idempotent=True)
+binary("stablehlo.power", INT_FLOAT_COMPLEX, PER_TENSOR)
+binary("stablehlo.remainder", INT_FLOAT_COMPLEX, PER_TENSOR)
+binary("stablehlo.shift_left", INT, NO_QUANT)
+binary("stablehlo.shift_right_arithmetic", INT, NO_QUANT)
+binary("stablehlo.shift_right_logical", INT, NO_QUANT)
+binary("stablehlo.subtract", INT_FLOAT_COMPLEX, PER_TENSOR)
+binary("stablehlo.xor", BOOL_INT, NO_QUANT, commutative=True)
 
 
 # ---------------------------------------------------------------------------------------
@@ -350,7 +362,7 @@ def abs_shape(ctx: ShapeContext, operand: Type) -> TensorType | None:
     return TensorType(t.shape, result_e, t.encoding)  # (C1): the operand's shape and bounds
 
 
-define_op("stablehlo.abs", abs_shape)
+define_op("stablehlo.abs", abs_shape, traits=POINTWISE)
 
 
 def add_shape(ctx: ShapeContext, lhs: Type, rhs: Type) -> TensorType | None:
@@ -384,7 +396,7 @@ def add_shape(ctx: ShapeContext, lhs: Type, rhs: Type) -> TensorType | None:
     return None
 
 
-define_op("stablehlo.add", add_shape)
+define_op("stablehlo.add", add_shape, traits=POINTWISE | {"commutative"})
 
 COMPARISON_DIRECTIONS = ("EQ", "NE", "GE", "GT", "LE", "LT")
 COMPARE_TYPES = ("FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED", "NOTYPE")
@@ -424,6 +436,7 @@ define_op(
     "stablehlo.compare",
     compare_shape,
     attrs={"comparison_direction": REQUIRED, "compare_type": None},
+    traits=POINTWISE,
 )
 
 
@@ -456,7 +469,7 @@ def clamp_shape(ctx: ShapeContext, min: Type, operand: Type, max: Type) -> Tenso
     return TensorType(x.shape, x.element_type, x.encoding)  # (C4)
 
 
-define_op("stablehlo.clamp", clamp_shape)
+define_op("stablehlo.clamp", clamp_shape, traits=POINTWISE)
 
 
 def select_shape(ctx: ShapeContext, pred: Type, on_true: Type, on_false: Type) -> TensorType | None:
@@ -484,7 +497,7 @@ def select_shape(ctx: ShapeContext, pred: Type, on_true: Type, on_false: Type) -
     return merged
 
 
-define_op("stablehlo.select", select_shape)
+define_op("stablehlo.select", select_shape, traits=POINTWISE)
 
 
 def complex_shape(ctx: ShapeContext, lhs: Type, rhs: Type) -> TensorType:
@@ -501,7 +514,7 @@ def complex_shape(ctx: ShapeContext, lhs: Type, rhs: Type) -> TensorType:
     return merge_tensor_types([a, b], ComplexType(a.element_type))  # (C2), (C3)
 
 
-define_op("stablehlo.complex", complex_shape)
+define_op("stablehlo.complex", complex_shape, traits=POINTWISE)
 
 
 def _part_shape(op: str):
@@ -517,8 +530,8 @@ def _part_shape(op: str):
     return shape_fn
 
 
-define_op("stablehlo.real", _part_shape("real"))
-define_op("stablehlo.imag", _part_shape("imag"))
+define_op("stablehlo.real", _part_shape("real"), traits=POINTWISE)
+define_op("stablehlo.imag", _part_shape("imag"), traits=POINTWISE)
 
 
 def is_finite_shape(ctx: ShapeContext, x: Type) -> TensorType:
@@ -528,7 +541,7 @@ def is_finite_shape(ctx: ShapeContext, x: Type) -> TensorType:
     return TensorType(t.shape, I1)  # (C1)
 
 
-define_op("stablehlo.is_finite", is_finite_shape)
+define_op("stablehlo.is_finite", is_finite_shape, traits=POINTWISE)
 
 __all__ = [
     "ANY",

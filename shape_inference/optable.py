@@ -3,8 +3,21 @@
 Like JAX's ``standard_primitive``, the static rule and the implementation sit side by
 side in one row.  ``shape_inference`` family modules create the rows with
 ``@shape_function(...)`` (declaring the op's attributes with their defaults and its
-region names); ``engine.kernels`` family modules fill the kernel column with
-``@kernel(...)``.  Registering the same column of the same op twice is an error.
+region names and its traits); ``engine.kernels`` family modules fill the kernel
+column with ``@kernel(...)`` (and the engine's ``ufunc`` / ``fast_plan`` columns
+beside it).  Every row is registered under its literal op name, in the family module
+that implements the op; registering the same column of the same op twice is an error.
+
+Traits (``OpDef.traits``, declared with the shape function; ``TRAITS`` lists them):
+
+* ``elementwise``: acts element by element (spec "Elementwise" ops, and converts,
+  compare, select, clamp): on 0-d values its result is the per-element result;
+* ``commutative``: ``op(a, b) == op(b, a)`` for every element type;
+* ``idempotent``: ``op(a, a) == a`` for every element type (maximum, minimum, and, or);
+* ``foldable``: pure, cheap on constants: the interpreter may evaluate it at plan time
+  when all its operands are constants;
+* ``side_effects``: reads or writes state outside its operands (I/O, collectives,
+  random state, checks): never folded, never dropped.
 
 Calling conventions
 -------------------
@@ -32,6 +45,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..parser import opdecl
 from ..parser.errors import SourcePos, VerificationError
 from ..parser.ir import Region, Type
 
@@ -54,9 +68,17 @@ class OpDef:
     variadic_regions: bool = False  # True: all regions arrive as one tuple (case branches)
     multi_result: bool = False
     decode: Callable[..., dict[str, Any]] | None = None  # custom decoder (op) -> kwargs
+    traits: frozenset[str] = frozenset()
     shape: Callable[..., Any] | None = None
     kernel: Callable[..., Any] | None = None
     kernel_options: dict[str, Any] = field(default_factory=dict)
+    # engine columns, registered with the kernel:
+    ufunc: Any = None  # engine.ufunc.Ufunc: the NumPy ufunc equal to the op, and where
+    fast_plan: Callable[..., Any] | None = None  # engine.fastpath: (op, type, dtype, attrs)
+
+
+# The traits a row may declare (module docstring).
+TRAITS = frozenset({"elementwise", "commutative", "idempotent", "foldable", "side_effects"})
 
 
 OP_TABLE: dict[str, OpDef] = {}
@@ -82,18 +104,45 @@ def define_op(
     variadic_regions: bool = False,
     multi_result: bool = False,
     decode: Callable[..., dict[str, Any]] | None = None,
+    traits: frozenset[str] | set[str] | tuple[str, ...] = (),
 ) -> OpDef:
-    """Create (or complete) the static side of a row: attributes, regions, shape function."""
+    """Create (or complete) the static side of a row: attributes, regions, traits,
+    shape function."""
     row = _row(name)
-    if row.shape is not None or row.attrs or row.regions:
+    if row.shape is not None or row.attrs or row.regions or row.traits:
         raise RegistrationError(f"shape function for {name!r} registered twice")
+    unknown = set(traits) - TRAITS
+    if unknown:
+        raise RegistrationError(f"unknown traits {sorted(unknown)} for {name!r}")
+    row.traits = frozenset(traits)
     row.shape = shape
-    row.attrs = dict(attrs or {})
+    row.attrs = declared_attrs(name, attrs)
     row.regions = tuple(regions)
     row.variadic_regions = variadic_regions
     row.multi_result = multi_result
     row.decode = decode
     return row
+
+
+def declared_attrs(name: str, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """A row's ``attrs`` from parser/opdecl.py's declaration of ``name`` (the one
+    declaration the custom forms parse and print): each attribute's default, REQUIRED
+    when it must be present.  ``given`` adds what the declaration leaves to the shape
+    layer (the fields of a flattened structured attribute); an attribute both name must
+    agree."""
+    out: dict[str, Any] = {}
+    decl = opdecl.OP_DECLS.get(name)
+    for a in decl.attrs if decl is not None else ():
+        if a.kind not in opdecl.STRUCT_KINDS:
+            out[a.name] = REQUIRED if a.default is opdecl.REQUIRED else a.default
+    for key, value in (given or {}).items():
+        if key in out and not (out[key] is value or out[key] == value):
+            raise RegistrationError(
+                f"{name}: attribute {key!r} defaults to {value!r} here but to "
+                f"{out[key]!r} in parser/opdecl.py"
+            )
+        out[key] = value
+    return out
 
 
 def shape_function(name: str, **spec: Any) -> Callable[[Callable], Callable]:
@@ -106,12 +155,22 @@ def shape_function(name: str, **spec: Any) -> Callable[[Callable], Callable]:
     return wrap
 
 
-def register_kernel(name: str, fn: Callable[..., Any], **options: Any) -> None:
+def register_kernel(
+    name: str,
+    fn: Callable[..., Any],
+    *,
+    ufunc: Any = None,
+    fast_plan: Callable[..., Any] | None = None,
+    **options: Any,
+) -> None:
+    """Fill the kernel column of ``name``'s row (and its ``ufunc`` / ``fast_plan``)."""
     row = _row(name)
     if row.kernel is not None:
         raise RegistrationError(f"kernel for {name!r} registered twice")
     row.kernel = fn
     row.kernel_options = options
+    row.ufunc = ufunc
+    row.fast_plan = fast_plan
 
 
 def kernel(name: str, **options: Any) -> Callable[[Callable], Callable]:

@@ -20,7 +20,9 @@ def _ranked(t: Type) -> bool:
     return isinstance(t, TensorType) and t.shape is not None
 
 
-@shape_function("stablehlo.rng", attrs={"rng_distribution": REQUIRED})
+@shape_function(
+    "stablehlo.rng", attrs={"rng_distribution": REQUIRED}, traits={"side_effects"}  # hidden state
+)
 def rng(ctx: ShapeContext, a: Type, b: Type, shape: Type, *, rng_distribution: str) -> Type | None:
     """spec: rng (C1-C3).  The result's dimensions are the values of ``shape``: known
     when a ``stablehlo.constant`` defines it (``ctx.operand_values``), dynamic

@@ -6,13 +6,17 @@ Importing this package fills the kernel column of the op table.
 from . import (  # noqa: F401  (imported for their registrations)
     check,
     chlo,
+    chlo_structured,
     collective,
     control_flow,
     conversion,
     elementwise,
+    gather_scatter,
     linalg,
     movement,
     quantization,
     random,
     reduction,
+    sort,
+    window,
 )

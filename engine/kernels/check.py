@@ -18,9 +18,11 @@ from typing import Any
 import numpy as np
 
 from ...parser.errors import InterpreterError
+from ...parser.printer import print_type
 from ...shape_inference.optable import kernel
 
 from ..element import equal_mask, first_mismatch, format_element, ulp_distance
+from ..format import format_value
 
 
 def _fail(check: str, actual: np.ndarray, expected: np.ndarray, bad: np.ndarray, extra: str = ""):
@@ -165,10 +167,8 @@ def probe(operand, *, probe_id: str, result_type, context):
     os.makedirs(directory, exist_ok=True)
     name = _probe_file(probe_id, n)
     np.save(os.path.join(directory, name), operand, allow_pickle=False)
-    from ...parser.printer import print_type as format_type
-
     with open(os.path.join(directory, "index.csv"), "a", newline="") as f:
-        csv.writer(f).writerow([probe_id, format_type(result_type), name])
+        csv.writer(f).writerow([probe_id, print_type(result_type), name])
     return operand
 
 
@@ -196,8 +196,6 @@ _PRINT_LOCK = threading.Lock()
 @kernel("interpreter.print", context=True, operand_types=True)
 def print_(operand, *, operand_name: str, result_type, context, operand_types):
     """Print ``%name = <value>`` as one write, so processes of a grid never interleave."""
-    from ..format import format_value
-
     text = f"{operand_name} = {format_value(operand, operand_types[0])}"
     context.printed.append(text)
     with _PRINT_LOCK:

@@ -570,6 +570,7 @@ def run_parallel(*inputs, programs, infeed=None, result_types, context, op=None)
         interp.module,
         programs,
         per_process,
+        interpreter=type(interp),
         options=grid_options(context),
         infeed=[queue] * n,
         outfeed=[context.outfeed] * n,

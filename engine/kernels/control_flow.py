@@ -12,6 +12,7 @@ from ...parser.errors import InterpreterError, UnsupportedError
 from ...shape_inference.optable import kernel
 
 from ..values import TOKEN, RegionFn
+from .check import CUSTOM_CALL_CHECKS
 
 # User-registered custom_call targets: name -> fn(*operands, result_types=...) -> tuple.
 CUSTOM_CALLS: dict[str, Callable[..., Any]] = {}
@@ -81,20 +82,25 @@ def create_token(*inputs, result_type):
 
 @kernel("stablehlo.custom_call", context=True)
 def custom_call(*operands, call_target_name: str, result_types, context, **attrs):
-    """spec "custom_call": ``check.*`` targets, then user-registered targets."""
-    from .check import CUSTOM_CALL_CHECKS
-
+    """spec "custom_call": ``check.*`` targets, then user-registered targets, then the
+    built-in targets of jax.export (engine/kernels/custom_targets.py)."""
     check = CUSTOM_CALL_CHECKS.get(call_target_name)
     if check is not None:
         check(*operands, context=context)
         return ()
     fn = CUSTOM_CALLS.get(call_target_name)
-    if fn is None:
-        raise UnsupportedError(
-            f"custom_call target '{call_target_name}' is not registered "
-            "(register one with engine.register_custom_call)"
-        )
-    out = fn(*operands, result_types=result_types)
+    if fn is not None:
+        out = fn(*operands, result_types=result_types)
+    else:
+        from .custom_targets import builtin_target
+
+        builtin = builtin_target(call_target_name)
+        if builtin is None:
+            raise UnsupportedError(
+                f"custom_call target '{call_target_name}' is not registered "
+                "(register one with engine.register_custom_call)"
+            )
+        out = builtin(*operands, result_types=result_types, context=context, **attrs)
     if not isinstance(out, tuple | list):
         out = (out,)
     out = tuple(np.asarray(v) if isinstance(v, np.generic) else v for v in out)

@@ -21,14 +21,16 @@ Sub-byte and boolean element types go through whole-array shifts and masks.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
-from ...engine.dtypes import dtype_of
 from ...parser.errors import UnsupportedError
-from ...parser.ir import TensorType, Type
+from ...parser.ir import Operation, TensorType, Type
 from ...shape_inference.optable import register_kernel
-
+from ..dtypes import dtype_of
+from ..plan import plain_dtype
 from . import _bits as B
 from .elementwise import is_tf32, reject_quantized
 
@@ -93,7 +95,35 @@ def convert(operand: np.ndarray, *, result_type: Type, operand_types=None) -> np
     return np.asarray(_to_real(x, dst, tf32)).astype(dst, copy=False)
 
 
-register_kernel("stablehlo.convert", convert, operand_types=True)
+# Conversions NumPy's ``astype`` (and the scalar constructor) does exactly as the spec's
+# convert: integers of up to 32 bits and f32 are exact in f64, so whatever path NumPy
+# takes rounds once to nearest even; integer narrowing wraps; x -> bool is x != 0.
+_EXACT_INTO = {
+    "f": lambda src, dst: src.kind in "bf" or (src.kind in "iu" and src.itemsize <= 4),
+    "i": lambda src, dst: src.kind in "biu",
+    "u": lambda src, dst: src.kind in "biu",
+}
+
+
+def _convert_fast(op: Operation, rt: Type, dt: np.dtype, kwargs: dict[str, Any]) -> Callable[..., Any] | None:
+    (x,) = op.operands
+    src = plain_dtype(x.type)
+    if src is None or getattr(x.type, "shape", None) != getattr(rt, "shape", ()):
+        return None
+    if src == dt:
+        return lambda a: a.copy()
+    if dt.kind == "b":
+        if src.kind not in "biuf":
+            return None
+        return lambda a: a != 0
+    exact = _EXACT_INTO.get(dt.kind)
+    if exact is None or not exact(src, dt):
+        return None
+    scalar = dt.type
+    return lambda a: a.astype(dt) if a.__class__ is np.ndarray else scalar(a)
+
+
+register_kernel("stablehlo.convert", convert, operand_types=True, fast_plan=_convert_fast)
 
 
 def _byte_sized(dt: np.dtype) -> bool:

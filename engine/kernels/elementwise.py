@@ -1,7 +1,9 @@
 """elementwise kernels (spec: "Ops" -> abs ... xor).
 
-Most ops are ROWS of ``_TABLE``: one NumPy function per type family (bool, integer,
-float, complex), registered by one loop.  The special cases get small functions.
+Most ops register with one ``elementwise("stablehlo.<op>", ...)`` line each: one NumPy
+function per type family (bool, integer, float, complex), plus the op table's ``ufunc``
+column (the NumPy ufunc equal to the op, for the fast path, reduce and scatter).  The
+special cases get small functions.
 
 Numerics, per family:
 
@@ -32,16 +34,17 @@ expected and silenced.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
-from ...engine.dtypes import dtype_of
 from ...parser.errors import UnsupportedError
 from ...parser.ir import FloatType, QuantizedType, TensorType, Type
 from ...shape_inference.optable import register_kernel
-
+from ..dtypes import dtype_of
+from ..ufunc import Ufunc, ieee_max, ieee_min
 from . import _bits as B
 
 # ---------------------------------------------------------------------------------------
@@ -193,20 +196,6 @@ def _unary_int(fn: Callable) -> Callable:
 # ---------------------------------------------------------------------------------------
 
 
-def _fmax(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """IEEE-754 maximum: NaN propagates, -0 < +0."""
-    r = np.maximum(a, b)
-    both_zero = (a == 0) & (b == 0)
-    return np.where(both_zero, np.where(np.signbit(a), b, a), r)
-
-
-def _fmin(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """IEEE-754 minimum: NaN propagates, -0 < +0."""
-    r = np.minimum(a, b)
-    both_zero = (a == 0) & (b == 0)
-    return np.where(both_zero, np.where(np.signbit(a), a, b), r)
-
-
 def _round_afz(x: np.ndarray) -> np.ndarray:
     """roundToIntegralTiesToAway: x - trunc(x) is exact, so the tie test is exact."""
     t = np.trunc(x)
@@ -329,54 +318,9 @@ class Row:
     complex: Callable | None = None
     exact: bool = False  # real/complex fn is exact (or correctly rounded) natively
     raw_int: bool = False  # integer fn takes the original arrays, not int8-widened ones
+    never_zero: bool = False  # its exact result is never zero for f8E8M0FNU's operands
+    native_complex: bool = False  # the reference computes it in the complex type itself
 
-
-_TABLE: tuple[Row, ...] = (
-    Row("abs", None, _unary_int(np.abs), np.abs, np.abs, exact=True),
-    Row("add", np.logical_or, _binary_int(np.add), np.add, np.add, exact=True),
-    Row("and", np.logical_and, _binary_int(np.bitwise_and)),
-    Row("atan2", None, None, np.arctan2, _catan2),
-    Row("cbrt", None, None, np.cbrt, _ccbrt),
-    Row("ceil", None, None, np.ceil, None, exact=True),
-    Row("cosine", None, None, np.cos, np.cos),
-    Row("count_leading_zeros", None, _clz, raw_int=True),
-    Row("divide", None, _int_divide, np.divide, np.divide, exact=True),
-    Row("exponential", None, None, np.exp, np.exp),
-    Row("exponential_minus_one", None, None, np.expm1, _cexpm1),
-    Row("floor", None, None, np.floor, None, exact=True),
-    Row("log", None, None, np.log, np.log),
-    Row("log_plus_one", None, None, np.log1p, _clog1p),
-    Row("logistic", None, None, _logistic, _logistic),
-    Row("maximum", np.logical_or, _binary_int(np.maximum), _fmax, _cmax, exact=True),
-    Row("minimum", np.logical_and, _binary_int(np.minimum), _fmin, _cmin, exact=True),
-    Row("multiply", np.logical_and, _binary_int(np.multiply), np.multiply, np.multiply,
-        exact=True),
-    Row("negate", None, _unary_int(np.negative), np.negative, np.negative, exact=True),
-    Row("not", np.logical_not, _unary_int(np.invert)),
-    Row("or", np.logical_or, _binary_int(np.bitwise_or)),
-    Row("popcnt", None, _popcnt, raw_int=True),
-    Row("power", None, _int_power, np.power, np.power),
-    Row("remainder", None, _int_remainder, np.fmod, None, exact=True),
-    Row("round_nearest_afz", None, None, _round_afz, None, exact=True),
-    Row("round_nearest_even", None, None, np.rint, None, exact=True),
-    Row("rsqrt", None, None, _rsqrt, _rsqrt),
-    Row("shift_left", None, _shift_left, raw_int=True),
-    Row("shift_right_arithmetic", None, _shift_right_arithmetic, raw_int=True),
-    Row("shift_right_logical", None, _shift_right_logical, raw_int=True),
-    Row("sign", None, _unary_int(np.sign), _fsign, _csign, exact=True),
-    Row("sine", None, None, np.sin, np.sin),
-    Row("sqrt", None, None, np.sqrt, np.sqrt, exact=True),
-    Row("subtract", None, _binary_int(np.subtract), np.subtract, np.subtract, exact=True),
-    Row("tan", None, None, np.tan, np.tan),
-    Row("tanh", None, None, np.tanh, np.tanh),
-    Row("xor", np.logical_xor, _binary_int(np.bitwise_xor)),
-)
-
-# Ops whose exact result is never zero for the operands f8E8M0FNU has (positive, finite).
-_NEVER_ZERO = frozenset({"exponential", "logistic", "power"})
-
-# Complex ops the reference computes in the element type itself (others: complex128).
-_NATIVE_COMPLEX = {"add", "subtract", "multiply", "negate", "maximum", "minimum"}
 
 
 def apply(row: Row, xs: tuple[np.ndarray, ...], result_type: Type) -> np.ndarray:
@@ -397,7 +341,7 @@ def apply(row: Row, xs: tuple[np.ndarray, ...], result_type: Type) -> np.ndarray
         if family == "complex":
             if row.complex is None:
                 raise _unsupported(row.name, dt_in)
-            if row.name in _NATIVE_COMPLEX:
+            if row.native_complex:
                 y = row.complex(*xs)
             else:
                 y = row.complex(*(x.astype(B.C128) for x in xs))
@@ -414,7 +358,7 @@ def apply(row: Row, xs: tuple[np.ndarray, ...], result_type: Type) -> np.ndarray
             y = row.real(*(x.astype(B.F32) for x in xs))
         else:
             y = row.real(*(x.astype(B.F64) for x in xs))
-            if row.name in _NEVER_ZERO and not B.has_sign_bit(dt_out):
+            if row.never_zero and not B.has_sign_bit(dt_out):
                 # f8E8M0FNU has no zero: a result that underflowed float64 is still
                 # positive, and its nearest f8E8M0FNU value is the smallest one.
                 y = np.where(y == 0, np.nextafter(0.0, 1.0), y)
@@ -453,10 +397,64 @@ def _table_kernel(row: Row) -> Callable:
     return kernel
 
 
-ROWS: dict[str, Row] = {row.name: row for row in _TABLE}
+def _float_minmax(op, rt, dt: np.dtype, kwargs) -> Callable | None:
+    """Fast path of maximum / minimum on f32/f64 operands of the result's type."""
+    if dt.kind != "f" or len(op.operands) != 2 or any(v.type != rt for v in op.operands):
+        return None
+    return ieee_max if op.name == "stablehlo.maximum" else ieee_min
 
-for _row in _TABLE:
-    register_kernel(f"stablehlo.{_row.name}", _table_kernel(_row), operand_types=True)
+
+def elementwise(name: str, boolean: Callable | None = None, integer: Callable | None = None,
+                real: Callable | None = None, complex: Callable | None = None, *,
+                ufunc: Ufunc | None = None, fast_plan: Callable | None = None,
+                **flags: bool) -> Row:
+    """Register the kernel of the elementwise op ``name`` (its literal op name), computed
+    by ``apply`` from one function per type family; ``ufunc`` / ``fast_plan`` fill the
+    op table's columns of the same name (``engine.fastpath``, reduce, scatter)."""
+    row = Row(name.removeprefix("stablehlo."), boolean, integer, real, complex, **flags)
+    register_kernel(name, _table_kernel(row), operand_types=True, ufunc=ufunc, fast_plan=fast_plan)
+    return row
+
+
+elementwise("stablehlo.abs", None, _unary_int(np.abs), np.abs, np.abs, exact=True, ufunc=Ufunc(np.absolute, fast="iuf", op=operator.abs))
+elementwise("stablehlo.add", np.logical_or, _binary_int(np.add), np.add, np.add, exact=True, native_complex=True, ufunc=Ufunc(np.add, fast="iuf", op=operator.add, reduce="iufc", boolean=np.logical_or, at="biufc"))
+elementwise("stablehlo.and", np.logical_and, _binary_int(np.bitwise_and), ufunc=Ufunc(np.bitwise_and, fast="biu", op=operator.and_, reduce="iu", boolean=np.logical_and, at="biu"))
+elementwise("stablehlo.atan2", None, None, np.arctan2, _catan2, ufunc=Ufunc(np.arctan2, fast="f", exact=False))
+elementwise("stablehlo.cbrt", None, None, np.cbrt, _ccbrt, ufunc=Ufunc(np.cbrt, fast="f", exact=False))
+elementwise("stablehlo.ceil", None, None, np.ceil, None, exact=True, ufunc=Ufunc(np.ceil, fast="f"))
+elementwise("stablehlo.cosine", None, None, np.cos, np.cos, ufunc=Ufunc(np.cos, fast="f", exact=False))
+elementwise("stablehlo.count_leading_zeros", None, _clz, raw_int=True)
+elementwise("stablehlo.divide", None, _int_divide, np.divide, np.divide, exact=True, ufunc=Ufunc(np.divide, fast="f", op=operator.truediv))
+elementwise("stablehlo.exponential", None, None, np.exp, np.exp, never_zero=True, ufunc=Ufunc(np.exp, fast="f", exact=False))
+elementwise("stablehlo.exponential_minus_one", None, None, np.expm1, _cexpm1, ufunc=Ufunc(np.expm1, fast="f", exact=False))
+elementwise("stablehlo.floor", None, None, np.floor, None, exact=True, ufunc=Ufunc(np.floor, fast="f"))
+elementwise("stablehlo.log", None, None, np.log, np.log, ufunc=Ufunc(np.log, fast="f", exact=False))
+elementwise("stablehlo.log_plus_one", None, None, np.log1p, _clog1p, ufunc=Ufunc(np.log1p, fast="f", exact=False))
+elementwise("stablehlo.logistic", None, None, _logistic, _logistic, never_zero=True)
+MAXIMUM = elementwise("stablehlo.maximum", np.logical_or, _binary_int(np.maximum), ieee_max, _cmax, exact=True, native_complex=True, fast_plan=_float_minmax, ufunc=Ufunc(np.maximum, fast="iu", reduce="iu", boolean=np.logical_or, at="iu"))
+MINIMUM = elementwise("stablehlo.minimum", np.logical_and, _binary_int(np.minimum), ieee_min, _cmin, exact=True, native_complex=True, fast_plan=_float_minmax, ufunc=Ufunc(np.minimum, fast="iu", reduce="iu", boolean=np.logical_and, at="iu"))
+elementwise("stablehlo.multiply", np.logical_and, _binary_int(np.multiply), np.multiply, np.multiply, exact=True, native_complex=True, ufunc=Ufunc(np.multiply, fast="iuf", op=operator.mul, reduce="iuf", boolean=np.logical_and, at="biufc"))
+elementwise("stablehlo.negate", None, _unary_int(np.negative), np.negative, np.negative, exact=True, native_complex=True, ufunc=Ufunc(np.negative, fast="iuf", op=operator.neg))
+elementwise("stablehlo.not", np.logical_not, _unary_int(np.invert), ufunc=Ufunc(np.invert, fast="biu", op=operator.invert))
+elementwise("stablehlo.or", np.logical_or, _binary_int(np.bitwise_or), ufunc=Ufunc(np.bitwise_or, fast="biu", op=operator.or_, reduce="iu", boolean=np.logical_or, at="biu"))
+elementwise("stablehlo.popcnt", None, _popcnt, raw_int=True)
+elementwise("stablehlo.power", None, _int_power, np.power, np.power, never_zero=True, ufunc=Ufunc(np.power, fast="f", exact=False))
+elementwise("stablehlo.remainder", None, _int_remainder, np.fmod, None, exact=True, ufunc=Ufunc(np.fmod, fast="f"))
+elementwise("stablehlo.round_nearest_afz", None, None, _round_afz, None, exact=True)
+elementwise("stablehlo.round_nearest_even", None, None, np.rint, None, exact=True, ufunc=Ufunc(np.rint, fast="f"))
+elementwise("stablehlo.rsqrt", None, None, _rsqrt, _rsqrt)
+elementwise("stablehlo.shift_left", None, _shift_left, raw_int=True)
+elementwise("stablehlo.shift_right_arithmetic", None, _shift_right_arithmetic, raw_int=True)
+elementwise("stablehlo.shift_right_logical", None, _shift_right_logical, raw_int=True)
+elementwise("stablehlo.sign", None, _unary_int(np.sign), _fsign, _csign, exact=True)
+elementwise("stablehlo.sine", None, None, np.sin, np.sin, ufunc=Ufunc(np.sin, fast="f", exact=False))
+elementwise("stablehlo.sqrt", None, None, np.sqrt, np.sqrt, exact=True, ufunc=Ufunc(np.sqrt, fast="f"))
+elementwise("stablehlo.subtract", None, _binary_int(np.subtract), np.subtract, np.subtract, exact=True, native_complex=True, ufunc=Ufunc(np.subtract, fast="iuf", op=operator.sub))
+elementwise("stablehlo.tan", None, None, np.tan, np.tan, ufunc=Ufunc(np.tan, fast="f", exact=False))
+elementwise("stablehlo.tanh", None, None, np.tanh, np.tanh, ufunc=Ufunc(np.tanh, fast="f", exact=False))
+elementwise("stablehlo.xor", np.logical_xor, _binary_int(np.bitwise_xor), ufunc=Ufunc(np.bitwise_xor, fast="biu", op=operator.xor, reduce="iu", boolean=np.logical_xor, at="biu"))
+
+
 
 
 # ---------------------------------------------------------------------------------------
@@ -551,8 +549,8 @@ def clamp(min_, operand, max_, *, result_type: Type, operand_types=None) -> np.n
     operand = np.broadcast_to(operand, shape)
     lo = np.broadcast_to(min_, shape)
     hi = np.broadcast_to(max_, shape)
-    t = apply(ROWS["maximum"], (operand, lo), result_type)
-    return apply(ROWS["minimum"], (t, hi), result_type)
+    t = apply(MAXIMUM, (operand, lo), result_type)
+    return apply(MINIMUM, (t, hi), result_type)
 
 
 register_kernel("stablehlo.clamp", clamp, operand_types=True)

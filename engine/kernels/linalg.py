@@ -26,15 +26,25 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from functools import lru_cache
+from typing import Any
 
 import ml_dtypes
 import numpy as np
 
-from ...engine.dtypes import dtype_of
 from ...parser.errors import InterpreterError, UnsupportedError
-from ...parser.ir import ComplexType, FloatType, IntegerType, QuantizedType, TensorType, Type
+from ...parser.ir import (
+    ComplexType,
+    FloatType,
+    IntegerType,
+    Operation,
+    QuantizedType,
+    TensorType,
+    Type,
+)
 from ...shape_inference.linalg import conv_num_windows
 from ...shape_inference.optable import kernel
+from ..dtypes import dtype_of
+from ..plan import plain_dtype
 
 # --------------------------------------------------------------------------------------
 # helpers
@@ -227,7 +237,29 @@ def dot_general_arrays(
     )(lhs, rhs)
 
 
-@kernel("stablehlo.dot_general")
+def _dot_general_fast(op: Operation, rt: Type, dt: np.dtype, kwargs: dict[str, Any]) -> Callable[..., Any] | None:
+    """dot_general on f32/f64 operands of the result's dtype and static shapes: the
+    kernel's own ``dot_general_plan`` (same calls, same bits), worked out once."""
+    if dt.kind != "f" or len(op.operands) != 2:
+        return None
+    lt, rt_ = (v.type for v in op.operands)
+    if not all(isinstance(t, TensorType) and t.is_static and plain_dtype(t) == dt
+               for t in (lt, rt_, rt)):
+        return None
+    dims = [tuple(kwargs.get(name) or ()) for name in (
+        "lhs_batching_dimensions", "rhs_batching_dimensions",
+        "lhs_contracting_dimensions", "rhs_contracting_dimensions")]
+    lb, rb, lc, rc = dims
+    ls, rs = tuple(lt.shape), tuple(rt_.shape)
+    want = (tuple(ls[d] for d in lb)
+            + tuple(n for d, n in enumerate(ls) if d not in lb and d not in lc)
+            + tuple(n for d, n in enumerate(rs) if d not in rb and d not in rc))
+    if tuple(rt.shape) != want:
+        return None  # the kernel reports it
+    return dot_general_plan(ls, rs, *dims)
+
+
+@kernel("stablehlo.dot_general", fast_plan=_dot_general_fast)
 def dot_general(
     lhs: np.ndarray,
     rhs: np.ndarray,

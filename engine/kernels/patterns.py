@@ -57,19 +57,20 @@ from ...shape_inference.optable import OP_TABLE
 
 RETURN_OPS = frozenset({"stablehlo.return", "func.return", "return"})
 
-COMMUTATIVE = frozenset(
-    {
-        "stablehlo.add",
-        "stablehlo.multiply",
-        "stablehlo.maximum",
-        "stablehlo.minimum",
-        "stablehlo.and",
-        "stablehlo.or",
-        "stablehlo.xor",
-    }
-)
+MAX_SORT_KEYS = 6
 
-MAX_SORT_KEYS = 6  # 3**6 outcome combinations at most
+
+def _commutative(name: str) -> bool:
+    row = OP_TABLE.get(name)
+    return row is not None and "commutative" in row.traits
+
+
+def _transform_kind(name: str) -> bool:
+    """May ``name`` compute a sort key transform (module note above ``IDENTITY_OPS``)?"""
+    if name == "stablehlo.constant" or name in IDENTITY_OPS:
+        return True
+    row = OP_TABLE.get(name)
+    return row is not None and "elementwise" in row.traits  # 3**6 outcome combinations at most
 
 
 def _single_block(region: Region | None):
@@ -112,27 +113,17 @@ def reduction_combiners(region: Region | None) -> tuple[str, ...] | None:
         names = [o.name for o in op.operands]
         if names == [args[i], args[n + i]]:
             out.append(op.name)
-        elif names == [args[n + i], args[i]] and op.name in COMMUTATIVE:
+        elif names == [args[n + i], args[i]] and _commutative(op.name):
             out.append(op.name)
         else:
             return None
     return tuple(out)
 
 
-# Ops that may compute a per-operand key transform: elementwise on 0-d values, so on
-# whole operands they act element by element.  reshape / broadcast_in_dim of a 0-d value
-# to the same 0-d type are identities.
-TRANSFORM_OPS = frozenset(
-    "stablehlo." + name
-    for name in (
-        "abs add and atan2 bitcast_convert cbrt ceil clamp compare complex constant convert "
-        "cosine count_leading_zeros divide exponential exponential_minus_one floor imag "
-        "is_finite log log_plus_one logistic maximum minimum multiply negate not or popcnt "
-        "power real reduce_precision remainder round_nearest_afz round_nearest_even rsqrt "
-        "select shift_left shift_right_arithmetic shift_right_logical sign sine sqrt "
-        "subtract tan tanh xor broadcast_in_dim reshape"
-    ).split()
-)
+# Ops that may compute a per-operand key transform: elementwise on 0-d values (the
+# ``elementwise`` trait of the op table), so on whole operands they act element by
+# element; and constants.  reshape / broadcast_in_dim of a 0-d value to the same 0-d
+# type are identities.
 IDENTITY_OPS = frozenset({"stablehlo.broadcast_in_dim", "stablehlo.reshape"})
 
 _Step = tuple[Callable[..., Any], tuple[str, ...], str, dict[str, Any]]
@@ -219,7 +210,7 @@ def _scalar_type(t: Type) -> bool:
 
 def _transform_op(op: Operation) -> bool:
     """An op that may be part of a per-operand transform (elementwise on 0-d values)."""
-    if op.name not in TRANSFORM_OPS or len(op.results) != 1 or op.regions:
+    if not _transform_kind(op.name) or len(op.results) != 1 or op.regions:
         return False
     types = (*op.operand_types, op.results[0].type)
     if not all(_scalar_type(t) for t in types):

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import ml_dtypes
 import numpy as np
 
-from ...engine.dtypes import dtype_of
 from ...parser.errors import InterpreterError, UnsupportedError
 from ...shape_inference.optable import kernel
+from ..dtypes import dtype_of
 
 _U32 = np.uint32
 _U64 = np.uint64
@@ -222,8 +223,6 @@ def rng_bit_generator(initial_state: np.ndarray, *, result_types, rng_algorithm:
     width = out_dt.itemsize * 8
     if out_dt.kind == "V" or out_dt.kind not in "iuf":
         # ml_dtypes: sub-byte ints and narrow floats report their storage itemsize
-        import ml_dtypes
-
         try:
             width = ml_dtypes.finfo(out_dt).bits
         except ValueError:

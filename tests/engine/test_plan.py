@@ -16,15 +16,16 @@ import numpy as np
 import pytest
 
 from hlorun import engine
-from hlorun.engine import interpreter as I
+from hlorun.engine import plan as P
 from hlorun.engine.cli import main as cli_main
 from hlorun.engine.interpreter import Interpreter, Limits, Profile
 from hlorun.engine.parallel import set_workers
 from hlorun.parser import parse_module
 from hlorun.parser.errors import InterpreterError
+from hlorun.shape_inference.optable import OP_TABLE
 
 BIG = 8192  # >= INPLACE_MIN_ELEMENTS: results may reuse a dying operand's buffer
-assert BIG >= I.INPLACE_MIN_ELEMENTS
+assert BIG >= P.INPLACE_MIN_ELEMENTS
 
 TYPES = {
     "i1": np.bool_, "i8": np.int8, "i32": np.int32, "ui16": np.uint16, "i64": np.int64,
@@ -87,9 +88,10 @@ def fresh(ty: str, arg: str, t: str) -> tuple[str, str]:
 
 FAST_CASES = [
     (name.split(".")[1], ty)
-    for name, row in I._FAST.items()
+    for name, row in OP_TABLE.items()
+    if row.ufunc is not None
     for ty in TYPES
-    if KIND[ty] in row.kinds
+    if KIND[ty] in row.ufunc.fast
 ]
 
 
@@ -382,7 +384,7 @@ def test_two_threads_give_identical_results(monkeypatch):
     rng = np.random.default_rng(5)
     a = rng.standard_normal(n).astype(np.float32)
     b = (rng.standard_normal(n) + 3).astype(np.float32)
-    monkeypatch.setattr(I, "PARALLEL_MIN_ELEMENTS", 1 << 12)
+    monkeypatch.setattr(P, "PARALLEL_MIN_ELEMENTS", 1 << 12)
     old = set_workers(2)
     try:
         (r,) = engine.run(CHAIN.format(n=n), [a, b])
@@ -409,7 +411,7 @@ def test_split_unary_ops_equal_one_thread(monkeypatch, op, ty):
   %1 = stablehlo.{op} %0 : {t}
   func.return %1 : {t}
 }}"""
-    monkeypatch.setattr(I, "PARALLEL_MIN_ELEMENTS", 4096)
+    monkeypatch.setattr(P, "PARALLEL_MIN_ELEMENTS", 4096)
     outs = []
     for threads in (1, 2, 3):
         old = set_workers(threads)
@@ -417,7 +419,7 @@ def test_split_unary_ops_equal_one_thread(monkeypatch, op, ty):
             outs.append(engine.run(text, [x])[0])
         finally:
             set_workers(old)
-    monkeypatch.setattr(I, "PARALLEL_MIN_ELEMENTS", None)
+    monkeypatch.setattr(P, "PARALLEL_MIN_ELEMENTS", None)
     (whole,) = engine.run(text, [x])
     for r in outs:
         assert same(r, whole)

@@ -1,7 +1,7 @@
 """Behaviour of the kernels' fast paths (benchmarks/test_kernel_speed.py): each one gives
 exactly what the general path (or an explicit loop reference) gives, edge cases included.
 
-* gather: the row lookup (``movement._row_gather``) vs the general ``movement._gather``,
+* gather: the row lookup (``gather_scatter._row_gather``) vs the general ``gather_scatter._gather``,
   with out-of-range, negative and unsigned 64-bit indices (spec: starts are clamped);
 * reduce: the adjacent-pair tree of float sums, computed level by level with NumPy
   tricks (``reduction._pair_level``), vs an explicit loop over the same tree in the
@@ -16,7 +16,7 @@ import pytest
 
 import hlorun.engine.kernels  # noqa: F401  (fills the kernel column)
 from hlorun import shape_inference  # noqa: F401
-from hlorun.engine.kernels import movement
+from hlorun.engine.kernels import gather_scatter
 from hlorun.parser.ir import FloatType, TensorType
 from hlorun.shape_inference.optable import OP_TABLE
 
@@ -36,8 +36,8 @@ def _gather(operand, idx, **kw):
 
 
 def _general_gather(operand, idx, slice_sizes, **dn):
-    kw = movement._gather_kwargs(dn)
-    return movement._gather(operand, idx, slice_sizes=tuple(slice_sizes), **kw)
+    kw = gather_scatter._gather_kwargs(dn)
+    return gather_scatter._gather(operand, idx, slice_sizes=tuple(slice_sizes), **kw)
 
 
 @pytest.mark.parametrize("idx_dtype", [np.int8, np.int16, np.int32, np.int64, np.uint8,
@@ -90,10 +90,10 @@ def test_row_gather_not_taken_for_other_layouts():
     idx = np.array([[4], [0], [9]], np.int32)
     dn = dict(offset_dims=(0,), collapsed_slice_dims=(0,), start_index_map=(0,),
               index_vector_dim=1)
-    assert movement._row_gather(table, idx, (1, 4), movement._gather_kwargs(dn)) is None
+    assert gather_scatter._row_gather(table, idx, (1, 4), gather_scatter._gather_kwargs(dn)) is None
     got = _gather(table, idx, slice_sizes=(1, 4), **dn)
     np.testing.assert_array_equal(got, table[[4, 0, 4]].T)
-    assert movement._row_gather(table, idx, (1, 2), movement._gather_kwargs(ROW_DN)) is None
+    assert gather_scatter._row_gather(table, idx, (1, 2), gather_scatter._gather_kwargs(ROW_DN)) is None
     got = _gather(table, idx, slice_sizes=(1, 2), **ROW_DN)
     np.testing.assert_array_equal(got, table[[4, 0, 4], :2])
 

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from hlorun import engine
-from hlorun.engine.kernels import patterns, reduction
+from hlorun.engine.kernels import patterns, sort
 from hlorun.parser import parse_module
 from hlorun.parser.ir import FloatType, IntegerType
 
@@ -191,7 +191,7 @@ def run(text: str, inputs: list[np.ndarray]) -> list[np.ndarray]:
 
 def run_merge_sort(text: str, inputs: list[np.ndarray], monkeypatch) -> list[np.ndarray]:
     with monkeypatch.context() as m:
-        m.setattr(reduction, "sort_keys", lambda *a, **k: None)
+        m.setattr(sort, "sort_keys", lambda *a, **k: None)
         return run(text, inputs)
 
 
@@ -305,14 +305,14 @@ def test_recognised_keys_order(ft, variant):
 def test_kernel_uses_recognised_keys(monkeypatch):
     """Once the sort kernel asks for transforms, the JAX comparator takes the NumPy path."""
     seen = []
-    real = reduction.sort_keys
+    real = sort.sort_keys
 
     def spy(region, n, **kw):
         plan = real(region, n, **kw)
         seen.append((kw.get("transforms", False), plan))
         return plan
 
-    monkeypatch.setattr(reduction, "sort_keys", spy)
+    monkeypatch.setattr(sort, "sort_keys", spy)
     text = program(["f32"], 1, "new", (64,), 0, True)
     x = special_floats("f32", (64,), 3)
     (got,) = run(text, [x])
@@ -320,7 +320,7 @@ def test_kernel_uses_recognised_keys(monkeypatch):
     np.testing.assert_array_equal(bits(got), bits(want))
     assert seen
     if not seen[-1][0]:
-        pytest.skip("engine/kernels/reduction.py does not call sort_keys(..., transforms=True) yet")
+        pytest.skip("engine/kernels/sort.py does not call sort_keys(..., transforms=True) yet")
     assert seen[-1][1] is not None and seen[-1][1][0].transform is not None
 
 

@@ -12,6 +12,7 @@ import pytest
 
 import hlorun.engine.kernels  # noqa: F401  (fills the op table)
 import hlorun.engine.kernels.reduction as red
+import hlorun.engine.kernels.window as win
 from hlorun import shape_inference  # noqa: F401
 from hlorun.engine.values import RegionFn
 from hlorun.parser.ir import FloatType, IntegerType, TensorType
@@ -193,7 +194,7 @@ def test_integer_matches_loop_reference(geometry, dtype, op):
 
 def _old_path(monkeypatch, *args):
     with monkeypatch.context() as m:
-        m.setattr(red, "_inplace_fold_plan", lambda *a: None)
+        m.setattr(win, "_inplace_fold_plan", lambda *a: None)
         return _run(*args)
 
 
@@ -265,11 +266,11 @@ def test_two_operands_with_known_combiners(monkeypatch):
     x = _float_data((5, 7), np.dtype(np.float32), rng)
     y = rng.integers(-2**31, 2**31 - 1, size=(5, 7)).astype(np.int32)
     attrs = ((2, 3), (2, 2), (1, 1), (1, 1), ((1, 0), (1, 1)))
-    assert red._combiners(RegionFn(region=None, call=None, combiner=None), 2) is None
+    assert red.combiners(RegionFn(region=None, call=None, combiner=None), 2) is None
     got = engine.compile(TWO_OPERANDS)(x, y)
     _same_bits(got[0], ref_reduce_window(x, np.float32(-np.inf), *attrs, _ieee_max))
     _same_bits(got[1], ref_reduce_window(y, np.int32(2), *attrs, _ufunc_scalar(np.add)))
-    monkeypatch.setattr(red, "_inplace_fold_plan", lambda *a: None)
+    monkeypatch.setattr(win, "_inplace_fold_plan", lambda *a: None)
     old = engine.compile(TWO_OPERANDS)(x, y)
     for a, b in zip(got, old):
         _same_bits(a, b)

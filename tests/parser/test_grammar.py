@@ -127,8 +127,15 @@ def test_quantized_per_tensor_and_per_axis():
 
 
 def test_other_dialect_types_are_opaque():
+    t = arg_type("!mydialect.tensor_v1<2x!mydialect.f32_v1>")
+    assert t == OpaqueType("!mydialect.tensor_v1<2x!mydialect.f32_v1>")
+
+
+def test_vhlo_types_parse_into_vhlo_types():
+    from hlorun.parser.vhlo.ir import VhloType
+
     t = arg_type("!vhlo.tensor_v1<2x!vhlo.f32_v1>")
-    assert t == OpaqueType("!vhlo.tensor_v1<2x!vhlo.f32_v1>")
+    assert t == VhloType("tensor_v1", ((2,), VhloType("f32_v1"), None))
 
 
 def test_type_alias():
@@ -316,7 +323,8 @@ def test_stablehlo_structs():
 
 
 def test_other_dialect_attributes_are_kept_verbatim():
-    assert attr("#vhlo<comparison_direction_v1 EQ>") == OpaqueAttr("#vhlo<comparison_direction_v1 EQ>")
+    assert attr("#mydialect<comparison_direction_v1 EQ>") == OpaqueAttr(
+        "#mydialect<comparison_direction_v1 EQ>")
     text = "#sparse_tensor.encoding<{ map = (d0, d1) -> (d0 : dense, d1 : compressed) }>"
     assert attr(text) == OpaqueAttr(text)
 

@@ -9,28 +9,23 @@ not from our output.
 from __future__ import annotations
 
 import pytest
-
 from hlorun.parser.errors import ParseError
 from hlorun.parser.grammar import parse_module
 from hlorun.parser.ir import (
     BoolAttr,
     FloatAttr,
     FloatType,
-    FunctionType,
     IndexType,
     IntegerAttr,
     IntegerType,
     LocationAttr,
-    OpaqueAttr,
-    OpaqueType,
     Operation,
-    StringAttr,
     TensorType,
-    TypeAttr,
     UnitAttr,
     Value,
 )
 from hlorun.parser.printer import print_module
+from hlorun.parser.vhlo.ir import VhloAttr, VhloType
 
 F32 = FloatType("f32")
 T2 = TensorType((2,), F32)
@@ -240,11 +235,11 @@ VFUNC = f"""vhlo.func_v1 @main(%arg0: {VT}) -> ({VT}) {{
 def test_vhlo_func_parses_into_its_attributes_and_body():
     op = parse_module(VFUNC).body[0]
     assert isinstance(op, Operation) and op.name == "vhlo.func_v1"
-    vt = OpaqueType(VT)
-    assert op.attr("sym_name") == StringAttr("main")
-    assert op.attr("function_type") == TypeAttr(FunctionType((vt,), (vt,)))
-    assert op.attr("sym_visibility") == OpaqueAttr('#vhlo.string_v1<"public">')
-    assert op.attr("arg_attrs") == OpaqueAttr("#vhlo.array_v1<[]>")
+    vt = VhloType("tensor_v1", ((), VhloType("f32_v1"), None))
+    assert op.attr("sym_name") == VhloAttr("string_v1", ("main",))
+    assert op.attr("function_type") == VhloAttr("type_v1", (VhloType("func_v1", ((vt,), (vt,))),))
+    assert op.attr("sym_visibility") == VhloAttr("string_v1", ("public",))
+    assert op.attr("arg_attrs") == VhloAttr("array_v1", ((),))
     assert [k for k, _ in op.attributes] == ["arg_attrs", "function_type", "res_attrs",
                                              "sym_name", "sym_visibility"]
     assert op.operands == () and op.results == ()
@@ -254,10 +249,11 @@ def test_vhlo_func_parses_into_its_attributes_and_body():
 
 
 def test_vhlo_func_custom_equals_generic():
-    """The generic form with the attributes hlorun gives the custom form (MLIR itself
-    spells these two `#vhlo.string_v1<"main">` and `#vhlo.type_v1<!vhlo.func_v1<...>>`)."""
-    generic = (f'"vhlo.func_v1"() <{{arg_attrs = #vhlo.array_v1<[]>, function_type = ({VT}) -> {VT}, '
-               'res_attrs = #vhlo.array_v1<[]>, sym_name = "main", '
+    """The generic form MLIR prints for the custom form (VhloOps.cpp parseFunctionBody:
+    `#vhlo.string_v1<"main">` and `#vhlo.type_v1<!vhlo.func_v1<...>>`)."""
+    generic = (f'"vhlo.func_v1"() <{{arg_attrs = #vhlo.array_v1<[]>, '
+               f'function_type = #vhlo.type_v1<!vhlo.func_v1<({VT}) -> {VT}>>, '
+               'res_attrs = #vhlo.array_v1<[]>, sym_name = #vhlo.string_v1<"main">, '
                f'sym_visibility = #vhlo.string_v1<"public">}}> ({{\n^bb0(%arg0: {VT}):\n'
                f'  "vhlo.return_v1"(%arg0) : ({VT}) -> ()\n}}) : () -> ()\n')
     assert parse_module(generic) == parse_module(VFUNC)

@@ -1,0 +1,402 @@
+"""Built-in ``stablehlo.custom_call`` targets: the ones jax.export emits.
+
+jax guarantees a list of targets stable for export
+(jax/_src/export/_export.py ``_CUSTOM_CALL_TARGETS_GUARANTEED_STABLE``); XLA runs each
+only on its own platform.  hlorun runs them all on CPU as the same math:
+
+* this module: the registry (``builtin_target``), the per-call view (``Call``: backend
+  config, layouts, batching), and the targets that are not solvers: AllocateBuffer,
+  the sharding annotations, shape_assertion, ApproxTopK, the GPU threefry and
+  lu_pivots_to_permutation kernels, and the targets that cannot run here;
+* solver_lapack.py (CPU LAPACK FFI), solver_gpu.py (cuSOLVER / hipSOLVER / cuSPARSE),
+  solver_tpu.py (Eigh, Qr, ProductOfElementaryHouseholderReflectors, LuDecomposition).
+
+User-registered targets (engine.register_custom_call) take precedence over these.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ...parser.errors import InterpreterError, UnsupportedError
+from ...parser.ir import TensorType, Type
+from ..dtypes import dtype_of
+
+# A target: fn(call, *operands) -> tuple of results (any array-likes; cast by the caller).
+Target = Callable[..., Any]
+
+_TARGETS: dict[str, Target] = {}
+_PREFIX_TARGETS: list[tuple[str, Target]] = []
+_LOADED = False
+
+
+def target(*names: str) -> Callable[[Target], Target]:
+    """Decorator: register a built-in target under each of ``names`` (a name ending
+    in ``*`` registers a prefix)."""
+
+    def wrap(fn: Target) -> Target:
+        for n in names:
+            if n.endswith("*"):
+                _PREFIX_TARGETS.append((n[:-1], fn))
+            else:
+                _TARGETS[n] = fn
+        return fn
+
+    return wrap
+
+
+def _load() -> None:
+    """Import the solver families (lazily: their registrations fill _TARGETS)."""
+    global _LOADED
+    if not _LOADED:
+        from . import solver_gpu, solver_lapack, solver_tpu  # noqa: F401
+
+        _LOADED = True
+
+
+def builtin_target(name: str) -> Callable[..., tuple[Any, ...]] | None:
+    """The kernel of built-in target ``name``, or None.  The kernel takes the
+    custom_call kernel's arguments (``*operands, result_types, context, **attrs``)."""
+    _load()
+    fn = _TARGETS.get(name)
+    if fn is None:
+        fn = next((f for p, f in _PREFIX_TARGETS if name.startswith(p)), None)
+    if fn is None:
+        return None
+
+    def run(*operands: Any, result_types: Sequence[Type], context: Any, **attrs: Any):
+        call = Call(name, tuple(result_types), context, attrs)
+        return call.cast(fn(call, *operands))
+
+    return run
+
+
+# ----------------------------------------------------------------------------- the call
+
+
+def _config(attrs: dict[str, Any]) -> dict[str, Any]:
+    """The FFI attributes: ``mhlo.backend_config = {...}`` (api_version < 4) or
+    ``backend_config = {...}`` (api_version 4, typed FFI)."""
+    for key in ("mhlo.backend_config", "backend_config"):
+        value = attrs.get(key)
+        if isinstance(value, dict):
+            return value
+    return {}
+
+
+@dataclass(frozen=True)
+class Call:
+    """One custom_call as a target sees it."""
+
+    name: str
+    result_types: tuple[Type, ...]
+    context: Any
+    attrs: dict[str, Any]
+    config: dict[str, Any] = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "config", _config(self.attrs))
+
+    # --- attributes
+    def char(self, key: str, default: str) -> str:
+        """A LAPACK character flag of the FFI config (``uplo = 76 : ui8`` is 'L')."""
+        v = self.config.get(key)
+        if v is None:
+            return default
+        return chr(int(v)) if not isinstance(v, str) else v
+
+    def flag(self, key: str, default: bool) -> bool:
+        v = self.config.get(key)
+        return default if v is None else bool(v)
+
+    def num_batch_dims(self, default: int) -> int:
+        """``mhlo.frontend_attributes = {num_batch_dims = "N"}`` (jax's
+        _linalg_ffi_lowering), else ``default``."""
+        fa = self.attrs.get("mhlo.frontend_attributes")
+        if isinstance(fa, dict) and "num_batch_dims" in fa:
+            try:
+                return int(fa["num_batch_dims"])
+            except (TypeError, ValueError):
+                pass
+        return default
+
+    def fail(self, message: str) -> InterpreterError:
+        return InterpreterError(f"custom_call target '{self.name}': {message}")
+
+    # --- layouts: what a column-major routine sees
+    def _transposed(self, layouts_key: str, i: int, rank: int) -> bool:
+        """Does the routine see the transpose of operand/result ``i``?  A layout whose
+        minor-most dimension is rank-2 is column-major (the matrix as it is); one whose
+        minor-most is rank-1 is row-major (the routine sees its transpose)."""
+        layouts = self.attrs.get(layouts_key)
+        if rank < 2 or not layouts or i >= len(layouts):
+            return False
+        layout = [int(d) for d in np.asarray(layouts[i]).reshape(-1)]
+        if not layout or layout[0] == rank - 2:
+            return False
+        if layout[0] == rank - 1:
+            return True
+        raise UnsupportedError(f"custom_call target '{self.name}': layout {layout}")
+
+    def operand(self, i: int, x: Any) -> np.ndarray:
+        """Operand ``i`` as the column-major routine sees it."""
+        x = np.asarray(x)
+        return np.swapaxes(x, -1, -2) if self._transposed("operand_layouts", i, x.ndim) else x
+
+    def result_shape(self, i: int) -> tuple[int, ...]:
+        """Result ``i``'s shape as the routine writes it."""
+        shape = tuple(self.result_types[i].shape)
+        if self._transposed("result_layouts", i, len(shape)):
+            shape = (*shape[:-2], shape[-1], shape[-2])
+        return shape
+
+    # --- batching
+    def batched(
+        self, fn: Callable[..., Sequence[Any]], operands: Sequence[np.ndarray], nb: int
+    ) -> tuple[np.ndarray, ...]:
+        """Run ``fn`` on each matrix of the ``nb`` leading batch dimensions of
+        ``operands`` (routine views); ``fn`` returns one value per result, in the
+        routine's shapes.  Results come back in the logical shapes."""
+        outs = [
+            np.zeros(self.result_shape(i), dtype_of(t)) for i, t in enumerate(self.result_types)
+        ]
+        batch = outs[0].shape[:nb] if outs else ()
+        for idx in np.ndindex(*batch):
+            got = fn(*(o[idx] for o in operands))
+            for o, g in zip(outs, got):
+                o[idx] = _real_if(np.asarray(g), o.dtype)
+        return tuple(
+            np.swapaxes(o, -1, -2) if self._transposed("result_layouts", i, o.ndim) else o
+            for i, o in enumerate(outs)
+        )
+
+    # --- results
+    def cast(self, out: Any) -> tuple[Any, ...]:
+        """The target's results as arrays of the declared result types."""
+        if not isinstance(out, tuple | list):
+            out = (out,)
+        if len(out) != len(self.result_types):
+            raise self.fail(f"returned {len(out)} values for {len(self.result_types)} results")
+        return tuple(_as_type(v, t) for v, t in zip(out, self.result_types))
+
+
+def _real_if(a: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    return a.real if a.dtype.kind == "c" and dtype.kind != "c" else a
+
+
+def _as_type(v: Any, t: Type) -> Any:
+    if not isinstance(t, TensorType):
+        return v
+    dt = dtype_of(t)
+    a = np.asarray(v)
+    a = _real_if(a, dt)
+    if a.dtype != dt:
+        a = a.astype(dt)
+    if a.shape != tuple(t.shape) and None not in t.shape:
+        a = np.broadcast_to(a, tuple(t.shape)).copy()
+    return a
+
+
+def zeros(t: Type) -> np.ndarray:
+    """An array of zeros of tensor type ``t``."""
+    return np.zeros(tuple(t.shape), dtype_of(t))
+
+
+# ----------------------------------------------------------------------------- buffers
+
+
+@target("AllocateBuffer")
+def allocate_buffer(call: Call) -> tuple[np.ndarray, ...]:
+    """lax.empty (jax/_src/lax/lax.py): an uninitialized buffer; zeros here."""
+    return tuple(zeros(t) for t in call.result_types)
+
+
+# ----------------------------------------------------------------------------- sharding
+
+_IDENTITY = (
+    "Sharding",
+    "SPMDFullToShardShape",
+    "SPMDShardToFullShape",
+    "annotate_device_placement",
+    "MoveToHost",
+    "MoveToDevice",
+    "xla.sdy.GlobalToLocalShape",
+    "xla.sdy.LocalToGlobalShape",
+    "xla.sdy.FuncResultSharding",
+    "xla.sdy.ShardingGroup",
+    "xla.sdy.PropagationBarrier",
+    "xla.sdy.ShardingConstraint",
+    "xla.sdy.Sharding",
+    "xla.sdy.ReshardCall",
+)
+
+
+@target(*_IDENTITY)
+def sharding_identity(call: Call, *operands: Any) -> tuple[Any, ...]:
+    """Sharding annotations and memory-space moves (XLA's sharding propagation and
+    SPMD partitioner consume them): on one device, the identity."""
+    if len(call.result_types) == 0:
+        return ()
+    if len(operands) != len(call.result_types):
+        raise call.fail(f"{len(operands)} operands for {len(call.result_types)} results")
+    for x, t in zip(operands, call.result_types):
+        if isinstance(t, TensorType) and tuple(np.shape(x)) != tuple(t.shape):
+            raise UnsupportedError(
+                f"custom_call target '{call.name}' changes the shape {np.shape(x)} to "
+                f"{tuple(t.shape)}: a per-device program of an SPMD partitioning, which "
+                "runs only on its mesh"
+            )
+    return tuple(operands)
+
+
+# ----------------------------------------------------------------------------- asserts
+
+_PLACEHOLDER = re.compile(r"\{(\d+)\}")
+
+
+@target("shape_assertion")
+def shape_assertion(call: Call, pred: Any, *values: Any) -> tuple[()]:
+    """jax/_src/export/shape_poly.py: the predicate holds, else the error_message with
+    ``{i}`` replaced by the i-th extra operand."""
+    if bool(np.all(np.asarray(pred))):
+        return ()
+    message = call.attrs.get("error_message") or "shape assertion failed"
+
+    def sub(m: re.Match[str]) -> str:
+        i = int(m.group(1))
+        return str(np.asarray(values[i]).item()) if i < len(values) else m.group(0)
+
+    raise InterpreterError(_PLACEHOLDER.sub(sub, str(message)))
+
+
+# ----------------------------------------------------------------------------- cannot run
+
+_FOREIGN = {
+    "tpu_custom_call": "a Pallas/Mosaic TPU kernel",
+    "mosaic_gpu": "a Pallas Mosaic GPU kernel",
+    "mosaic_gpu_v2": "a Pallas Mosaic GPU kernel",
+    "tf.call_tf_function": "a TensorFlow function (jax2tf.call_tf)",
+    "__gpu$xla.gpu.triton": "a Triton kernel",
+    "triton_kernel_call": "a Triton kernel",
+    "xla_python_cpu_callback": "a Python host callback",
+    "xla_python_gpu_callback": "a Python host callback",
+    "xla_ffi_python_cpu_callback": "a Python host callback",
+    "xla_ffi_python_gpu_callback": "a Python host callback",
+    "xla_ffi_partitioned_python_cpu_callback": "a Python host callback",
+    "xla.sdy.ManualComputation": "a Shardy manual computation (round-tripped)",
+}
+
+
+def _foreign(call: Call, *operands: Any) -> tuple[Any, ...]:
+    raise UnsupportedError(
+        f"custom_call target '{call.name}' is {_FOREIGN[call.name]}: its code is not in "
+        "the module, hlorun cannot run it"
+    )
+
+
+target(*_FOREIGN)(_foreign)
+
+
+# ----------------------------------------------------------------------------- threefry
+
+# Threefry-2x32 rotation constants and key-schedule parity (Salmon et al. 2011, as in
+# jax/_src/prng.py threefry2x32 and jaxlib/gpu/prng_kernels.cc).
+_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
+_PARITY = 0x1BD11BDA
+
+
+def threefry2x32(
+    k0: np.ndarray, k1: np.ndarray, x0: np.ndarray, x1: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Threefry-2x32, 20 rounds, elementwise over broadcast uint32 arrays."""
+    u = np.uint32
+    k0, k1, x0, x1 = (np.asarray(a, u) for a in np.broadcast_arrays(k0, k1, x0, x1))
+    ks = (k0, k1, k0 ^ k1 ^ u(_PARITY))
+    with np.errstate(over="ignore"):
+        x0 = x0 + ks[0]
+        x1 = x1 + ks[1]
+        for i in range(5):
+            for r in _ROTATIONS[i % 2]:
+                x0 = x0 + x1
+                x1 = ((x1 << u(r)) | (x1 >> u(32 - r))) ^ x0
+            x0 = x0 + ks[(i + 1) % 3]
+            x1 = x1 + ks[(i + 2) % 3] + u(i + 1)
+    return x0, x1
+
+
+@target("cu_threefry2x32_ffi", "hip_threefry2x32_ffi", "cu_threefry2x32", "hip_threefry2x32")
+def threefry_gpu(call: Call, k0: Any, k1: Any, x0: Any, x1: Any) -> tuple[Any, ...]:
+    """jaxlib/gpu/prng_kernels: (key0, key1, count0, count1) -> (bits0, bits1)."""
+    return threefry2x32(k0, k1, x0, x1)
+
+
+# ----------------------------------------------------------------------------- pivots
+
+
+def pivots_to_permutation(pivots: np.ndarray, size: int) -> np.ndarray:
+    """Apply the row swaps i <-> pivots[..., i] (0-based) in order to arange(size)
+    (jax/_src/lax/linalg.py _generic_lu_pivots_to_permutation).  The swaps are
+    sequential: one vectorized step per pivot, over the whole batch."""
+    pivots = np.asarray(pivots).astype(np.int64)
+    batch = pivots.shape[:-1]
+    perm = np.broadcast_to(np.arange(size, dtype=np.int32), (*batch, size)).copy()
+    flat = perm.reshape(-1, size)
+    piv = pivots.reshape(-1, pivots.shape[-1])
+    rows = np.arange(flat.shape[0])
+    for i in range(min(piv.shape[-1], size)):
+        j = np.clip(piv[:, i], 0, size - 1)
+        a, b = flat[rows, i].copy(), flat[rows, j].copy()
+        flat[rows, i], flat[rows, j] = b, a
+    return flat.reshape(perm.shape)
+
+
+@target("cu_lu_pivots_to_permutation", "hip_lu_pivots_to_permutation")
+def lu_pivots_gpu(call: Call, pivots: Any) -> np.ndarray:
+    """jaxlib/gpu/linalg_kernels: 0-based pivots -> the permutation (its size is the
+    result's last dimension)."""
+    return pivots_to_permutation(pivots, int(call.result_types[0].shape[-1]))
+
+
+# ----------------------------------------------------------------------------- top-k
+
+
+def _descending_order(x: np.ndarray, axis: int) -> np.ndarray:
+    """Indices sorting ``x`` descending along ``axis``, ties by ascending index (a
+    stable sort of the reversed array, reversed)."""
+    n = x.shape[axis]
+    rev = np.flip(np.argsort(np.flip(x, axis), axis=axis, kind="stable"), axis)
+    return (n - 1) - rev
+
+
+def _is_max(call: Call, x: np.ndarray, init: Any) -> bool:
+    """max_k or min_k: jax passes -inf (or the lowest value) as the init of max_k
+    (jax/_src/lax/ann.py _get_init_val_literal)."""
+    init = np.asarray(init)
+    if x.dtype.kind in "fc" or init.dtype.kind == "f":
+        return bool(np.asarray(init, np.float64) < 0)
+    info = np.iinfo(init.dtype)
+    return int(init) == info.min or int(init) < 0
+
+
+@target("ApproxTopK")
+def approx_top_k(call: Call, *operands: Any) -> tuple[np.ndarray, ...]:
+    """jax/_src/lax/ann.py: (operand, iota, init value, init index) -> (values,
+    indices) along ``reduction_dim``; exact top-k (recall 1 >= any recall_target)."""
+    n = len(operands) // 2
+    xs, inits = operands[:n], operands[n:]
+    x = np.asarray(xs[0])
+    dim = int(call.config.get("reduction_dim", x.ndim - 1)) % max(x.ndim, 1)
+    k = int(call.result_types[0].shape[dim])
+    if _is_max(call, x, inits[0]):
+        keys = x
+    else:
+        keys = -x if x.dtype.kind in "fc" else (np.iinfo(x.dtype).max - x.astype(np.int64))
+    if x.dtype.kind == "f":
+        keys = np.where(np.isnan(x), np.inf, keys)  # NaN first, as a total order would
+    order = np.take(_descending_order(keys, dim), np.arange(k), axis=dim)
+    return tuple(np.take_along_axis(np.asarray(a), order, axis=dim) for a in xs)

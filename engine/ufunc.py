@@ -1,0 +1,67 @@
+"""The op table's ``ufunc`` column, and the one home of IEEE maximum / minimum.
+
+An elementwise op's kernel row (``engine/kernels/elementwise.py``) may carry a
+``Ufunc``: the NumPy ufunc that computes the op exactly as the spec does, and on which
+dtype kinds it does so for each consumer (the interpreter's fast path, reduce,
+scatter's ``ufunc.at``).  Consumers read ``OP_TABLE[name].ufunc``; no other table maps
+op names to ufuncs.
+
+Dtype kinds: ``b`` bool (i1), ``i``/``u`` 8..64-bit integers (wrapping), ``f`` floats,
+``c`` complex.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+_ndarray = np.ndarray
+_maximum = np.maximum
+_minimum = np.minimum
+_where = np.where
+
+
+@dataclass(frozen=True)
+class Ufunc:
+    """How NumPy computes one elementwise op exactly (spec semantics).
+
+    ``fast``: kinds on which ``ufunc`` (or ``op``, the Python operator with the same
+    meaning on NumPy scalars and same-dtype arrays) is the op, for f32/f64 floats; with
+    ``exact`` False, f32 computes in f64 and rounds once, as the elementwise kernel
+    does.  ``reduce``: kinds on which ``ufunc`` folds a reduction exactly (``f`` for any
+    float but tf32: f16/bf16/f8 fold in f32, where + and * round correctly);
+    ``boolean``: the ufunc on i1 for reductions.  ``at``: kinds on which
+    ``ufunc.at`` is scatter with this op as its combiner.
+    """
+
+    ufunc: np.ufunc
+    fast: str = ""
+    op: Callable[..., Any] | None = None
+    exact: bool = True
+    reduce: str = ""
+    boolean: np.ufunc | None = None
+    at: str = ""
+
+
+def ieee_max(a: Any, b: Any) -> Any:
+    """spec maximum on floats (IEEE 754 maximum: NaN propagates, -0 < +0), on arrays
+    and NumPy scalars of one float dtype.  NumPy's maximum propagates NaN; where both
+    operands are zeros, ``a + b`` is +0 unless both are -0.  (One formula for scalars,
+    0-d arrays and arrays: cheap on a 0-d value.)"""
+    r = _maximum(a, b)
+    if r.__class__ is _ndarray:
+        both = (a == b) & (r == 0)
+        return _where(both, a + b, r) if both.any() else r
+    return a + b if r == 0 and a == b else r
+
+
+def ieee_min(a: Any, b: Any) -> Any:
+    """spec minimum on floats: as ``ieee_max``; -(-a - b) is -0 unless both are +0."""
+    r = _minimum(a, b)
+    if r.__class__ is _ndarray:
+        both = (a == b) & (r == 0)
+        return _where(both, -(-a - b), r) if both.any() else r
+    return -(-a - b) if r == 0 and a == b else r

@@ -1,0 +1,469 @@
+"""MLIR text -> hlorun IR, part 3: operations, regions, blocks and functions.
+
+MLIR's generic operation form (LangRef "Operations"): ``%r:2 = "dialect.op"(%a)
+[^succ] <{properties}> ({regions}) {attributes} : (types) -> types``, regions of blocks
+with ``^label(%arg: type)`` headers, and ``func.func`` (FuncOps.td, its custom form and
+the generic one).  An op's custom (pretty) form is parsed by the handler that
+``custom_forms`` maps its name to (the per-family tables of ``pretty_ops`` and
+``pretty_regions``, set by ``grammar.Parser``), else by ``default_form``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable, Mapping
+
+from . import lexer as lx
+from .attr_syntax import AttrParser, _symbol_name
+from .ir import (
+    ArrayAttr,
+    Attribute,
+    Block,
+    DictionaryAttr,
+    Function,
+    FunctionType,
+    LocationAttr,
+    Operation,
+    Region,
+    StringAttr,
+    Type,
+    TypeAttr,
+    Value,
+)
+from .type_syntax import _simple_tensor
+
+CustomForm = Callable[..., Operation]  # fn(parser, op_name, result_defs, start) -> Operation
+
+_RESULT_NAME = re.compile(r"(%(?:[0-9]+|[A-Za-z_$.\-][A-Za-z0-9_$.\-]*))(?::([0-9]+))?")
+_OP_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$.\-]*")
+_NO_PROPS: frozenset[str] = frozenset()
+
+# Fast path for the commonest line of all: `%r = stablehlo.add %a, %b : tensor<4xf32>`
+# (an op whose custom form is `operands : type`, nothing else on the line).
+_V = r"%(?:[0-9]+|[A-Za-z_$.\-][A-Za-z0-9_$.\-]*)"
+_FAST_OP = re.compile(
+    rf"({_V}) = (stablehlo\.[a-z_0-9]+) ({_V}(?:#[0-9]+)?(?:, {_V}(?:#[0-9]+)?)*) : "
+    r"tensor<((?:(?:[0-9]+|\?)x)*)([a-z][A-Za-z0-9]*)>[ \t]*(?=\n|\r|//|$)"
+)
+_FAST_OP_NAMES = frozenset(
+    "stablehlo." + n
+    for n in (
+        "abs add and atan2 cbrt ceil cosine count_leading_zeros divide exponential "
+        "exponential_minus_one floor log log_plus_one logistic maximum minimum "
+        "multiply negate not or popcnt power remainder round_nearest_afz round_nearest_even "
+        "rsqrt shift_left shift_right_arithmetic shift_right_logical sign sine sqrt subtract "
+        "tan tanh xor clamp"
+    ).split()
+)
+
+
+def sort_attrs(attrs) -> tuple[tuple[str, Attribute], ...]:
+    """Attributes in MLIR's order (a DictionaryAttr is sorted by name); last one wins."""
+    if not attrs:
+        return ()
+    d = dict(attrs)
+    return tuple(sorted(d.items()))
+
+
+def _with_location(op, loc: LocationAttr):
+    if isinstance(op, Function):
+        return dataclasses.replace(op, location=loc)
+    return Operation(
+        op.name,
+        op.operands,
+        op.results,
+        op.attributes,
+        op.regions,
+        op.successors,
+        op.property_names,
+        loc,
+        op.pos,
+    )
+
+
+class OpParser(AttrParser):
+    """Operations, regions, blocks and functions, over ``AttrParser``."""
+
+    # Custom forms by op name, and the handler of a dotted name without an entry: set by
+    # grammar.Parser (the op syntax does not know the op families).
+    custom_forms: Mapping[str, CustomForm] = {}
+    default_form: CustomForm | None = None
+
+    # ---- operations --------------------------------------------------------------------
+    def value_use(self) -> str:
+        m = self.c.match(lx.VALUE_ID_RE)
+        if m is None:
+            raise self.c.error(f"expected an SSA value, found {self.c.describe()}")
+        return m.group(0)
+
+    def value_uses(self, close: str = ")") -> list[str]:
+        """``%a, %b`` up to (and consuming) ``close``."""
+        c = self.c
+        names: list[str] = []
+        if c.accept(close):
+            return names
+        while True:
+            names.append(self.value_use())
+            if c.accept(close):
+                return names
+            c.expect(",", f"or '{close}' in operand list")
+
+    def make_operands(self, names: list[str], types, pos: int) -> tuple[Value, ...]:
+        if len(names) != len(types):
+            raise self.error(
+                f"{len(names)} operands but the type signature gives {len(types)} types", pos
+            )
+        return tuple(Value(n, t) for n, t in zip(names, types))
+
+    def operand_types_known(self, names: list[str], pos: int) -> tuple[Value, ...]:
+        out = []
+        for n in names:
+            t = self.value_types.get(n)
+            if t is None:
+                raise self.error(f"use of undefined value '{n}' (its type is unknown)", pos)
+            out.append(Value(n, t))
+        return tuple(out)
+
+    def make_results(
+        self, defs: list[tuple[str, int | None]], types, pos: int
+    ) -> tuple[Value, ...]:
+        if len(defs) == 1 and defs[0][1] is None and len(types) == 1:
+            name = defs[0][0]
+            t = types[0]
+            self.value_types[name] = t
+            return (Value(name, t),)
+        total = sum(1 if k is None else k for _, k in defs)
+        if total != len(types):
+            raise self.error(
+                f"operation defines {total} results but its type gives {len(types)}", pos
+            )
+        out: list[Value] = []
+        it = iter(types)
+        vt = self.value_types
+        for name, k in defs:
+            if k is None:
+                t = next(it)
+                out.append(Value(name, t))
+                vt[name] = t
+            else:
+                for i in range(k):
+                    t = next(it)
+                    v = Value(f"{name}#{i}", t)
+                    out.append(v)
+                    vt[v.name] = t
+        return tuple(out)
+
+    def result_defs(self) -> list[tuple[str, int | None]]:
+        c = self.c
+        defs: list[tuple[str, int | None]] = []
+        while True:
+            m = c.match(_RESULT_NAME)
+            if m is None:
+                raise c.error(f"expected a result name, found {c.describe()}")
+            defs.append((m.group(1), int(m.group(2)) if m.group(2) else None))
+            if c.accept("="):
+                return defs
+            c.expect(",", "or '=' after result names")
+
+    def parse_operation(self) -> Operation | Function:
+        c = self.c
+        start = c.skip()
+        text = c.text
+        m = _FAST_OP.match(text, start)
+        if m is not None and m.group(2) in _FAST_OP_NAMES:
+            t = _simple_tensor(m.group(4), m.group(5))
+            if t is not None:
+                c.pos = m.end()
+                name = m.group(1)
+                self.value_types[name] = t
+                loc = self.trailing_location() if c.peek() == "l" else None
+                return Operation(
+                    m.group(2),
+                    tuple(self._value(u, t) for u in m.group(3).split(", ")),
+                    (self._value(name, t),),
+                    (),
+                    (),
+                    (),
+                    _NO_PROPS,
+                    loc,
+                    c.location(start),
+                )
+        defs: list[tuple[str, int | None]] = []
+        if text.startswith("%", start):
+            defs = self.result_defs()
+            c.skip()
+        pos = c.pos
+        if text.startswith('"', pos):
+            name = c.string()
+            op = self.generic_body(name, defs, start)
+            if name == "func.func":
+                op = self._generic_function(op, start)
+        else:
+            m = _OP_NAME.match(text, pos)
+            if m is None:
+                raise c.error(f"expected an operation, found {c.describe()}")
+            name = m.group(0)
+            c.pos = m.end()
+            if name == "func.func":
+                if defs:
+                    raise c.error("func.func has no results", start)
+                return self.parse_function(start)
+            handler = self.custom_forms.get(name)
+            if handler is None:
+                if "." not in name or self.default_form is None:
+                    raise c.error(
+                        f"unknown operation '{name}' (a custom-form operation is "
+                        f"written dialect.op)",
+                        pos,
+                    )
+                handler = self.default_form
+            op = handler(self, name, defs, start)
+        loc = self.trailing_location()
+        if loc is not None:
+            op = _with_location(op, loc)
+        return op
+
+    def generic_body(self, name: str, defs, start: int) -> Operation:
+        """After the quoted name: ``(operands) [successors] <{props}> (regions) {attrs} : type``."""
+        c = self.c
+        c.expect("(", f'after "{name}"')
+        operand_names = self.value_uses(")")
+        successors: tuple[str, ...] = ()
+        if c.accept("["):
+            succ: list[str] = []
+            while True:
+                succ.append(c.expect_match(lx.CARET_ID_RE, "a block label").group(0))
+                if c.accept("]"):
+                    break
+                c.expect(",", "or ']'")
+            successors = tuple(succ)
+        props: tuple = ()
+        if c.accept("<"):
+            props = self.parse_attr_dict()
+            c.expect(">", "after properties")
+        regions: list[Region] = []
+        if c.peek() == "(":
+            c.expect("(")
+            while True:
+                regions.append(self.parse_region())
+                if c.accept(")"):
+                    break
+                c.expect(",", "or ')' after region")
+        attrs: tuple = ()
+        if c.peek() == "{":
+            attrs = self.parse_attr_dict()
+        c.expect(":", "and the operation's function type")
+        ftype = self.parse_type()
+        if not isinstance(ftype, FunctionType):
+            raise c.error("expected a function type (inputs) -> results", start)
+        operands = self.make_operands(operand_names, ftype.inputs, start)
+        results = self.make_results(defs, ftype.results, start)
+        all_attrs = props + attrs
+        return Operation(
+            name,
+            operands,
+            results,
+            sort_attrs(all_attrs),
+            tuple(regions),
+            successors,
+            frozenset(k for k, _ in props),
+            None,
+            c.location(start),
+        )
+
+    # ---- regions and blocks -------------------------------------------------------------
+    def parse_region(
+        self, entry_args: tuple[Value, ...] | None = None, entry_locs: tuple = ()
+    ) -> Region:
+        c = self.c
+        start = c.pos
+        c.expect("{")
+        self.enter()
+        try:
+            blocks: list[Block] = []
+            c.skip()
+            if c.accept("}"):
+                if entry_args:
+                    return Region((Block(entry_args, (), None, entry_locs),))
+                return Region(())
+            first = True
+            while True:
+                c.skip()
+                label = None
+                args: tuple[Value, ...] = ()
+                locs: tuple = ()
+                if c.text.startswith("^", c.pos):
+                    label, args, locs = self._block_header()
+                    if first and entry_args is not None:
+                        raise c.error("the entry block of a function body takes no label")
+                elif first and entry_args is not None:
+                    args, locs = entry_args, entry_locs
+                elif not first:
+                    raise c.error("expected a block label")
+                ops: list[Operation] = []
+                while True:
+                    c.skip()
+                    if c.pos >= c.n:
+                        raise c.error("unterminated region: expected '}'", start)
+                    ch = c.text[c.pos]
+                    if ch == "}" or ch == "^":
+                        break
+                    op = self.parse_operation()
+                    if isinstance(op, Function):
+                        raise c.error("func.func is only supported at module level")
+                    ops.append(op)
+                if first:
+                    label = None  # the entry block cannot be branched to: its label is noise
+                blocks.append(Block(args, tuple(ops), label, locs))
+                first = False
+                if c.accept("}"):
+                    return Region(tuple(blocks))
+        finally:
+            self.leave()
+
+    def _block_header(self):
+        c = self.c
+        label = c.expect_match(lx.CARET_ID_RE, "a block label").group(0)
+        args: list[Value] = []
+        locs: list = []
+        if c.accept("("):
+            if not c.accept(")"):
+                while True:
+                    name = c.expect_match(lx.VALUE_DEF_RE, "a block argument").group(0)
+                    c.expect(":", "after block argument name")
+                    t = self.parse_type()
+                    args.append(Value(name, t))
+                    self.value_types[name] = t
+                    locs.append(self.trailing_location())
+                    if c.accept(")"):
+                        break
+                    c.expect(",", "or ')' in block arguments")
+        c.expect(":", "after block label")
+        return label, tuple(args), (tuple(locs) if any(x is not None for x in locs) else ())
+
+    # ---- functions ---------------------------------------------------------------------
+    def _generic_function(self, op: Operation, start: int) -> Function:
+        """``"func.func"() <{function_type = ..., sym_name = "f"}> ({...}) : () -> ()``."""
+        attrs = dict(op.attributes)
+        name = attrs.pop("sym_name", None)
+        ftype = attrs.pop("function_type", None)
+        if not isinstance(name, StringAttr) or not (
+            isinstance(ftype, TypeAttr) and isinstance(ftype.type, FunctionType)
+        ):
+            raise self.error("generic func.func needs sym_name and function_type", start)
+        vis = attrs.pop("sym_visibility", None)
+        arg_attrs = attrs.pop("arg_attrs", None)
+        res_attrs = attrs.pop("res_attrs", None)
+
+        def dicts(a) -> tuple:
+            if a is None:
+                return ()
+            if not isinstance(a, ArrayAttr) or not all(
+                isinstance(d, DictionaryAttr) for d in a.elements
+            ):
+                raise self.error("arg_attrs / res_attrs must be arrays of dictionaries", start)
+            return tuple(d if d.entries else None for d in a.elements)
+
+        if op.results or op.operands or len(op.regions) != 1:
+            raise self.error("func.func has one region and no operands or results", start)
+        body = op.regions[0] if op.regions[0].blocks else None
+        args = tuple(dicts(arg_attrs))
+        ress = tuple(dicts(res_attrs))
+        return Function(
+            name.value,
+            ftype.type,
+            body,
+            vis.value if isinstance(vis, StringAttr) else None,
+            args if any(a is not None for a in args) else (),
+            ress if any(a is not None for a in ress) else (),
+            tuple(attrs.items()),
+            None,
+            op.pos,
+        )
+
+    def parse_function(self, start: int) -> Function:
+        c = self.c
+        visibility = None
+        save = c.pos
+        w = c.keyword()
+        if w in ("public", "private", "nested"):
+            visibility = w
+        else:
+            c.pos = save
+        m = c.expect_match(lx.SYMBOL_RE, "the function's @name")
+        name = _symbol_name(m.group(0), c)
+        self.value_types = {}
+        c.expect("(", "after the function name")
+        args: list[Value] = []
+        arg_types: list[Type] = []
+        arg_attrs: list = []
+        arg_locs: list = []
+        if not c.accept(")"):
+            while True:
+                c.skip()
+                if c.text.startswith("%", c.pos):
+                    an = c.expect_match(lx.VALUE_DEF_RE, "an argument name").group(0)
+                    c.expect(":", "after argument name")
+                    t = self.parse_type()
+                    args.append(Value(an, t))
+                    self.value_types[an] = t
+                else:
+                    t = self.parse_type()
+                arg_types.append(t)
+                arg_attrs.append(
+                    DictionaryAttr(self.parse_attr_dict()) if c.peek() == "{" else None
+                )
+                arg_locs.append(self.trailing_location())
+                if c.accept(")"):
+                    break
+                c.expect(",", "or ')' in function arguments")
+        if args and len(args) != len(arg_types):
+            raise c.error("either every argument of a function is named or none is", start)
+        res_types: list[Type] = []
+        res_attrs: list = []
+        if c.accept("->"):
+            if c.peek() == "(":  # results with attributes only in the parenthesized form
+                save = c.pos
+                c.expect("(")
+                if not c.accept(")"):
+                    while True:
+                        res_types.append(self.parse_type())
+                        res_attrs.append(
+                            DictionaryAttr(self.parse_attr_dict()) if c.peek() == "{" else None
+                        )
+                        if c.accept(")"):
+                            break
+                        c.expect(",", "or ')' in function results")
+                if c.startswith("->"):
+                    c.pos = save
+                    res_types = [self._function_type()]
+                    res_attrs = [None]
+            else:
+                res_types.append(self.parse_type())
+                res_attrs.append(None)
+        attributes: tuple = ()
+        if c.accept_keyword("attributes"):
+            attributes = self.parse_attr_dict()
+        body = None
+        if c.peek() == "{":
+            if not args and arg_types:
+                raise c.error("a function with a body must name its arguments")
+            locs = tuple(arg_locs) if any(x is not None for x in arg_locs) else ()
+            body = self.parse_region(tuple(args), locs)
+        loc = self.trailing_location()
+        if not any(a is not None for a in arg_attrs):
+            arg_attrs = []
+        if not any(a is not None for a in res_attrs):
+            res_attrs = []
+        return Function(
+            name,
+            FunctionType(tuple(arg_types), tuple(res_types)),
+            body,
+            visibility,
+            tuple(arg_attrs),
+            tuple(res_attrs),
+            attributes,
+            loc,
+            c.location(start),
+        )

@@ -1,0 +1,371 @@
+"""One declaration per op: its attributes (name, kind, default, optional, custom-form
+keyword), its regions and its spec section.
+
+The lowest layer that needs these facts is the parser: the custom (pretty) forms parse
+(``pretty_ops.KEYS``) and print (``pretty_print``'s keyword forms) the attributes
+declared here, and ``shape_inference/optable.py`` derives each row's attribute defaults
+(``OpDef.attrs``) from the same declaration.  Later tables (VHLO, ``hlorun ops``) read
+it too.
+
+Facts and their sources:
+
+- attribute names, kinds and optionality: the ``arguments`` of each op in
+  stablehlo/dialect/StablehloOps.td and ChloOps.td (``DenseI64ArrayAttr`` -> "i64_array",
+  ``I64Attr`` -> "i64", ``OptionalAttr<...>`` / ``DefaultValued...`` -> optional...);
+- custom-form keywords (``dims = [...]``): the ``assemblyFormat`` of the same ops;
+- defaults: the value a shape function or kernel receives when the attribute is absent
+  (the ``DefaultValued...`` default of the .td, else None / ``()``, as the spec's
+  semantics section of the op reads an absent optional attribute);
+- section: the op's heading in stablehlo/docs/spec.md (``### dot_general``), or the
+  dialect's own document for chlo.
+
+Value kinds (what ``pretty_ops`` parses and ``pretty_print`` prints for a keyword):
+"i64" / "i32" (IntegerAttr of that type), "i64_array" (``array<i64: ...>``), "bool",
+"unit", "string", "f32", "enum:<kind>" (``#stablehlo<kind CASE>``), "precision_config"
+(array of precision enums), "dense" (elements), "i64_elements" (I64ElementsAttr),
+"dot_dimension_numbers", "gather_dimension_numbers", "scatter_dimension_numbers",
+"conv_dimension_numbers" (structured attributes, which shape functions receive
+flattened into their fields), "dot_algorithm", "channel_handle", "result_accuracy",
+"dict", "symbol", "array", "any".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+
+class _Required:
+    """The default of an attribute that has none (it must be present)."""
+
+    def __repr__(self) -> str:
+        return "REQUIRED"
+
+
+REQUIRED: Any = _Required()
+
+# Kinds whose attribute shape functions receive flattened into its fields.
+STRUCT_KINDS = frozenset(
+    {
+        "dot_dimension_numbers",
+        "gather_dimension_numbers",
+        "scatter_dimension_numbers",
+        "conv_dimension_numbers",
+    }
+)
+
+
+@dataclass(frozen=True)
+class AttrDecl:
+    """One attribute of an op."""
+
+    name: str  # as StablehloOps.td names the argument (and the generic form spells it)
+    kind: str  # value kind (module docstring)
+    default: Any = REQUIRED  # decoded value when absent; REQUIRED: it must be present
+    key: str | None = None  # its keyword in the op's custom form (`dims = [...]`)
+    printed: bool = True  # False: the custom form accepts `key = ...` but prints it in attr-dict
+
+    @property
+    def optional(self) -> bool:
+        return self.default is not REQUIRED
+
+
+@dataclass(frozen=True)
+class OpDecl:
+    """One op: name, spec section, attributes (in .td order) and region names."""
+
+    name: str
+    section: str
+    attrs: tuple[AttrDecl, ...] = ()
+    regions: tuple[str, ...] = ()
+
+    def attr(self, name: str) -> AttrDecl | None:
+        for a in self.attrs:
+            if a.name == name:
+                return a
+        return None
+
+    @property
+    def keyword_attrs(self) -> tuple[AttrDecl, ...]:
+        """The attributes the custom form spells as ``key = value``, in order."""
+        return tuple(a for a in self.attrs if a.key is not None)
+
+
+def _a(name: str, kind: str, default: Any = REQUIRED, key: str | None = None, **kw) -> AttrDecl:
+    return AttrDecl(name, kind, default, key, **kw)
+
+
+_ACCURACY = (_a("result_accuracy", "result_accuracy", None),)
+_GROUPED = (
+    _a("replica_groups", "i64_elements"),
+    _a("channel_handle", "channel_handle", None),
+)
+
+# (op, attributes, regions).  The section is derived: stablehlo ops -> spec.md#<mnemonic>,
+# chlo ops -> chlo.md#<name>, the test dialects -> test-dialects.md.
+_ROWS: tuple[tuple[str, tuple[AttrDecl, ...], tuple[str, ...]], ...] = (
+    # ---- elementwise with result_accuracy (StablehloOps.td: `$result_accuracy`)
+    *(
+        (f"stablehlo.{n}", _ACCURACY, ())
+        for n in (
+            "cbrt cosine exponential exponential_minus_one log log_plus_one logistic "
+            "rsqrt sine sqrt tan tanh"
+        ).split()
+    ),
+    ("stablehlo.compare", (
+        _a("comparison_direction", "enum:comparison_direction"),
+        _a("compare_type", "enum:comparison_type", None),
+    ), ()),
+    # ---- shapes and data movement
+    ("stablehlo.iota", (_a("iota_dimension", "i64", key="dim"),), ()),
+    ("stablehlo.dynamic_iota", (_a("iota_dimension", "i64", key="dim"),), ()),
+    ("stablehlo.broadcast", (_a("broadcast_sizes", "i64_array", key="sizes"),), ()),
+    ("stablehlo.broadcast_in_dim", (_a("broadcast_dimensions", "i64_array", key="dims"),), ()),
+    ("stablehlo.dynamic_broadcast_in_dim", (
+        _a("broadcast_dimensions", "i64_array", key="dims"),
+        _a("known_expanding_dimensions", "i64_array", (), "expanding_dimensions",
+           printed=False),
+        _a("known_nonexpanding_dimensions", "i64_array", (), "nonexpanding_dimensions",
+           printed=False),
+    ), ()),
+    ("stablehlo.transpose", (_a("permutation", "i64_array", key="dims"),), ()),
+    ("stablehlo.reverse", (_a("dimensions", "i64_array", key="dims"),), ()),
+    ("stablehlo.concatenate", (_a("dimension", "i64", key="dim"),), ()),
+    ("stablehlo.pad", (
+        _a("edge_padding_low", "i64_array", key="low"),
+        _a("edge_padding_high", "i64_array", key="high"),
+        _a("interior_padding", "i64_array", key="interior"),
+    ), ()),
+    ("stablehlo.slice", (
+        _a("start_indices", "i64_array"),
+        _a("limit_indices", "i64_array"),
+        _a("strides", "i64_array"),
+    ), ()),
+    ("stablehlo.dynamic_slice", (_a("slice_sizes", "i64_array", key="sizes"),), ()),
+    ("stablehlo.get_dimension_size", (_a("dimension", "i64", key="dim"),), ()),
+    ("stablehlo.set_dimension_size", (_a("dimension", "i64", key="dim"),), ()),
+    ("stablehlo.get_tuple_element", (_a("index", "i32", 0),), ()),
+    ("stablehlo.gather", (
+        _a("dimension_numbers", "gather_dimension_numbers"),
+        _a("slice_sizes", "i64_array"),
+        _a("indices_are_sorted", "bool", False),
+    ), ()),
+    ("stablehlo.dynamic_gather", (
+        _a("dimension_numbers", "gather_dimension_numbers"),
+        _a("indices_are_sorted", "bool", False),
+    ), ()),
+    ("stablehlo.scatter", (
+        _a("scatter_dimension_numbers", "scatter_dimension_numbers"),
+        _a("indices_are_sorted", "bool", False),
+        _a("unique_indices", "bool", False),
+    ), ("update_computation",)),
+    ("stablehlo.sort", (
+        _a("dimension", "i64", -1),
+        _a("is_stable", "bool", False),
+    ), ("comparator",)),
+    # ---- linear algebra
+    ("stablehlo.dot", (_a("precision_config", "precision_config", (), "precision"),), ()),
+    ("stablehlo.dot_general", (
+        _a("dot_dimension_numbers", "dot_dimension_numbers"),
+        _a("precision_config", "precision_config", (), "precision"),
+        _a("algorithm", "dot_algorithm", None, "algorithm"),
+    ), ()),
+    ("stablehlo.einsum", (_a("einsum_config", "string", key="config"),), ()),
+    ("stablehlo.unary_einsum", (_a("einsum_config", "string", key="config"),), ()),
+    ("stablehlo.cholesky", (_a("lower", "bool", False, "lower"),), ()),
+    ("stablehlo.triangular_solve", (
+        _a("left_side", "bool"),
+        _a("lower", "bool"),
+        _a("unit_diagonal", "bool"),
+        _a("transpose_a", "enum:transpose"),
+    ), ()),
+    ("stablehlo.fft", (
+        _a("fft_type", "enum:fft_type", key="type"),
+        _a("fft_length", "i64_array", key="length"),
+    ), ()),
+    ("stablehlo.convolution", (
+        _a("window_strides", "i64_array", None),
+        _a("padding", "i64_elements", None),
+        _a("lhs_dilation", "i64_array", None),
+        _a("rhs_dilation", "i64_array", None),
+        _a("window_reversal", "bool_array", None),
+        _a("dimension_numbers", "conv_dimension_numbers"),
+        _a("feature_group_count", "i64", 1),
+        _a("batch_group_count", "i64", 1),
+        _a("precision_config", "precision_config", ()),
+    ), ()),
+    ("stablehlo.batch_norm_grad", (_a("epsilon", "f32"), _a("feature_index", "i64")), ()),
+    ("stablehlo.batch_norm_inference", (_a("epsilon", "f32"), _a("feature_index", "i64")), ()),
+    ("stablehlo.batch_norm_training", (_a("epsilon", "f32"), _a("feature_index", "i64")), ()),
+    # ---- reductions and windows
+    ("stablehlo.reduce", (_a("dimensions", "i64_array"),), ("body",)),
+    ("stablehlo.map", (_a("dimensions", "i64_array"),), ("computation",)),
+    ("stablehlo.reduce_window", (
+        _a("window_dimensions", "i64_array"),
+        _a("window_strides", "i64_array", None),
+        _a("base_dilations", "i64_array", None),
+        _a("window_dilations", "i64_array", None),
+        _a("padding", "i64_elements", None),
+    ), ("body",)),
+    ("stablehlo.select_and_scatter", (
+        _a("window_dimensions", "i64_array", None),
+        _a("window_strides", "i64_array", None),
+        _a("padding", "i64_elements", None),
+    ), ("select", "scatter")),
+    ("stablehlo.reduce_precision", (
+        _a("exponent_bits", "i32"),
+        _a("mantissa_bits", "i32"),
+    ), ()),
+    # ---- random numbers
+    ("stablehlo.rng", (_a("rng_distribution", "enum:rng_distribution", key="distribution"),), ()),
+    ("stablehlo.rng_bit_generator", (
+        _a("rng_algorithm", "enum:rng_algorithm", key="algorithm"),
+    ), ()),
+    # ---- control flow, calls
+    ("stablehlo.while", (), ("cond", "body")),
+    ("stablehlo.if", (), ("true_branch", "false_branch")),
+    ("stablehlo.case", (), ("branches",)),
+    ("stablehlo.composite", (
+        _a("name", "string", ""),
+        _a("composite_attributes", "dict", None),
+        _a("decomposition", "symbol", ""),
+        _a("version", "i32", 0),
+    ), ()),
+    # ---- collectives and I/O
+    ("stablehlo.all_gather", (
+        _a("all_gather_dim", "i64"), *_GROUPED, _a("use_global_device_ids", "unit", False),
+    ), ()),
+    ("stablehlo.all_reduce", (
+        *_GROUPED, _a("use_global_device_ids", "unit", False),
+    ), ("computation",)),
+    ("stablehlo.reduce_scatter", (
+        _a("scatter_dimension", "i64"), *_GROUPED, _a("use_global_device_ids", "unit", False),
+    ), ("computation",)),
+    ("stablehlo.all_to_all", (
+        _a("split_dimension", "i64"),
+        _a("concat_dimension", "i64"),
+        _a("split_count", "i64"),
+        *_GROUPED,
+    ), ()),
+    ("stablehlo.collective_broadcast", (
+        *_GROUPED, _a("has_dynamic_root", "unit", False),
+    ), ()),
+    ("stablehlo.collective_reduce", (
+        *_GROUPED,
+        _a("use_global_device_ids", "unit", False),
+        _a("has_dynamic_root", "unit", False),
+    ), ("computation",)),
+    ("stablehlo.collective_permute", (
+        _a("source_target_pairs", "i64_elements"),
+        _a("channel_handle", "channel_handle", None),
+    ), ()),
+    ("stablehlo.send", (
+        _a("channel_handle", "channel_handle", None),
+        _a("is_host_transfer", "bool", False),
+        _a("source_target_pairs", "i64_elements", None),
+    ), ()),
+    ("stablehlo.recv", (
+        _a("channel_handle", "channel_handle", None),
+        _a("is_host_transfer", "bool", False),
+        _a("source_target_pairs", "i64_elements", None),
+    ), ()),
+    ("stablehlo.infeed", (_a("infeed_config", "string", ""), _a("layout", "array", None)), ()),
+    ("stablehlo.outfeed", (_a("outfeed_config", "string", ""),), ()),
+    ("stablehlo.dynamic_conv", (
+        _a("window_strides", "i64_array", None),
+        _a("lhs_dilation", "i64_array", None),
+        _a("rhs_dilation", "i64_array", None),
+        _a("window_reversal", "bool_array", None),
+        _a("dimension_numbers", "conv_dimension_numbers"),
+        _a("feature_group_count", "i64", 1),
+        _a("batch_group_count", "i64", 1),
+        _a("precision_config", "precision_config", ()),
+    ), ()),
+    ("stablehlo.constant", (_a("value", "dense"),), ()),
+    ("stablehlo.custom_call", (
+        _a("call_target_name", "string", ""),
+        _a("has_side_effect", "bool", False),
+        _a("backend_config", "any", None),
+        _a("api_version", "i32", 1),
+        _a("called_computations", "array", ()),
+        _a("operand_layouts", "array", None),
+        _a("result_layouts", "array", None),
+        _a("output_operand_aliases", "array", ()),
+    ), ()),
+    # ---- chlo (ChloOps.td)
+    *(
+        (f"chlo.broadcast_{n}", (_a("broadcast_dimensions", "i64_array", None),), ())
+        for n in (
+            "add and atan2 complex divide maximum minimum multiply next_after or polygamma "
+            "power remainder shift_left shift_right_arithmetic shift_right_logical subtract "
+            "xor zeta"
+        ).split()
+    ),
+    ("chlo.broadcast_compare", (
+        _a("broadcast_dimensions", "i64_array", None),
+        _a("comparison_direction", "enum:comparison_direction"),
+        _a("compare_type", "enum:comparison_type", None),
+    ), ()),
+    ("chlo.constant", (_a("value", "dense"),), ()),
+    ("chlo.constant_like", (_a("value", "any"),), ()),
+    ("chlo.ragged_dot", (
+        _a("ragged_dot_dimension_numbers", "ragged_dot_dimension_numbers"),
+        _a("precision_config", "precision_config", None),
+    ), ()),
+    # ChloOps.td defaults is_stable to true; hlorun's shape layer reads an absent one as
+    # false (a stable sort is a valid unstable one): kept until that is reviewed.
+    ("chlo.top_k", (_a("k", "i64"), _a("is_stable", "bool", False)), ()),
+    ("chlo.scan", (
+        _a("dimension", "i64"),
+        _a("scan_dim_size", "i64", None),
+        _a("is_reverse", "bool", False),
+        _a("is_associative", "bool", None),
+    ), ("body",)),
+    # ---- the check and interpreter test dialects (stablehlo/docs/test-dialects.md)
+    ("check.expect_almost_eq", (_a("tolerance", "f32", 1e-4),), ()),
+    ("check.expect_almost_eq_const", (_a("value", "dense"), _a("tolerance", "f32", 1e-4)), ()),
+    ("check.expect_close", (
+        _a("max_ulp_difference", "i64", 1),
+        _a("min_ulp_difference", "i64", 0),
+    ), ()),
+    ("check.expect_eq_const", (_a("value", "dense"),), ()),
+    ("check.expect_serialized_eq", (
+        _a("probe_id", "string"),
+        _a("iter", "i64", 0),
+        _a("iteration", "i64", None),
+    ), ()),
+    ("interpreter.probe", (_a("probe_id", "string"),), ()),
+    ("interpreter.run_parallel", (_a("programs", "array"), _a("infeed", "array", None)), ()),
+)  # fmt: skip
+
+
+def _section(name: str) -> str:
+    dialect, _, mnemonic = name.partition(".")
+    if dialect == "stablehlo":
+        return f"spec.md#{mnemonic}"
+    if dialect == "chlo":
+        return f"chlo.md#{mnemonic}"
+    return "test-dialects.md"
+
+
+def _build() -> dict[str, OpDecl]:
+    table: dict[str, OpDecl] = {}
+    for name, attrs, regions in _ROWS:
+        if name in table:
+            raise ValueError(f"op {name!r} declared twice")
+        names = [a.name for a in attrs]
+        if len(set(names)) != len(names):
+            raise ValueError(f"op {name!r} declares an attribute twice")
+        table[name] = OpDecl(name, _section(name), tuple(attrs), tuple(regions))
+    return table
+
+
+OP_DECLS: Mapping[str, OpDecl] = _build()
+
+
+def keyword_attrs(op_name: str) -> tuple[AttrDecl, ...]:
+    """The attributes ``op_name``'s custom form spells as ``key = value`` (none if the
+    op is not declared)."""
+    decl = OP_DECLS.get(op_name)
+    return () if decl is None else decl.keyword_attrs

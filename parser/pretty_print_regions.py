@@ -1,0 +1,301 @@
+"""Pretty (custom) forms of operations with regions, printed: StableHLO's ``while``
+and ``reduce``, the check / interpreter test dialects, and the other dialects' (scf,
+tensor, vhlo).  Sources: StablehloOps.cpp (printWhileOp, printReduceOp),
+docs/test-dialects.md, SCF.cpp (ForOp::print), TensorOps.td, VhloOps.cpp.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .ir import (
+    Block,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    Operation,
+    Region,
+    TensorType,
+    UnitAttr,
+    Value,
+)
+from .pretty_print import _KEYWORD, PrettyFn, _fits, _i64_array, _operands
+from .printer_core import (
+    _BARE_ID,
+    BasePrinter,
+    _ints,
+    _keyword_or_string,
+    _names,
+)
+from .vhlo.ir import VhloAttr, VhloType
+
+# This family's pretty printers by op name (printer.py merges the families).
+FORMS: dict[str, PrettyFn] = {}
+
+
+def _pretty(*names: str) -> Callable[[PrettyFn], PrettyFn]:
+    def register(fn: PrettyFn) -> PrettyFn:
+        for n in names:
+            FORMS[n] = fn
+        return fn
+
+    return register
+
+
+@_pretty("stablehlo.while")
+def _p_while(p: BasePrinter, op: Operation, depth: int) -> str | None:
+    """`stablehlo.while(%iterArg = %init, ...) : types attributes {...}
+    cond {...} do {...}`: both regions share the iteration arguments' names."""
+    if not _fits(op, n_regions=2):
+        return None
+    cond, body = op.regions
+    if len(cond.blocks) != 1 or len(body.blocks) != 1:
+        return None
+    cb, bb = cond.blocks[0], body.blocks[0]
+    n = len(op.operands)
+    if len(cb.arguments) != n or len(bb.arguments) != n or len(op.results) != n:
+        return None
+    if cb.label or bb.label or cb.arg_locations or bb.arg_locations or n == 0:
+        return None
+    types = op.operand_types
+    if (
+        tuple(a.type for a in cb.arguments) != types
+        or tuple(a.type for a in bb.arguments) != types
+        or op.result_types != types
+        or [a.name for a in cb.arguments] != [a.name for a in bb.arguments]
+        or any("#" in a.name for a in bb.arguments)
+    ):
+        return None
+    pairs = ", ".join(f"{a.name} = {v.name}" for a, v in zip(bb.arguments, op.operands))
+    s = f"{op.name}({pairs}) : " + ", ".join(p.type(t) for t in types)
+    if op.attributes:
+        s += " attributes " + p.dict(op.attributes)
+    ind = "  " * depth
+    return (
+        f"{s}\n{ind} cond {p.region(cond, depth, entry_args=False)} do "
+        f"{p.region(body, depth, entry_args=False)}"
+    )
+
+
+def _reduce_applies(op: Operation) -> str | None:
+    """The inner op's name when ``reduce`` may print as `applies <op>`.
+
+    stablehlo-opt uses that form when the body is one commutative binary op of the same
+    dialect on the block arguments (AssemblyFormat.cpp, isReduceEligibleForCompactPrint).
+    The form drops the body's value names, and hlorun's parser rebuilds the body with
+    the names ``%reduce.lhs``, ``%reduce.rhs`` and ``%reduce.result``: so the printer
+    uses it only for a body that is exactly that rebuilt body (a body that came from
+    this form); any other body is printed in full with the `reducer` form."""
+    if len(op.operands) != 2:
+        return None
+    init = op.operands[1].type
+    block = op.regions[0].blocks[0] if len(op.regions[0].blocks) == 1 else None
+    if block is None or len(block.operations) != 2 or not isinstance(init, TensorType):
+        return None
+    inner = block.operations[0]
+    if not _BARE_ID.match(inner.name):
+        return None
+    st = TensorType((), init.element_type)
+    a0, a1, r = Value("%reduce.lhs", st), Value("%reduce.rhs", st), Value("%reduce.result", st)
+    expected = Block(
+        (a0, a1),
+        (
+            Operation(inner.name, (a0, a1), (r,)),
+            Operation("stablehlo.return", (r,)),
+        ),
+    )
+    return inner.name if block == expected else None
+
+
+@_pretty("stablehlo.reduce")
+def _p_reduce(p: BasePrinter, op: Operation, depth: int) -> str | None:
+    """`stablehlo.reduce(%x init: %y) applies stablehlo.add across dimensions = [1] : ...`
+    or `... across dimensions = [1] : ...` then ` reducer(%a: t, %b: t) {...}`."""
+    dims = _i64_array(op.attr("dimensions"))
+    n = len(op.operands)
+    if dims is None or n == 0 or n % 2 or not _fits(op, ("dimensions",), n_regions=1):
+        return None
+    body = op.regions[0]
+    if len(body.blocks) != 1:
+        return None
+    block = body.blocks[0]
+    half = n // 2
+    if len(block.arguments) != n or block.label is not None or block.arg_locations:
+        return None
+    if any("#" in a.name for a in block.arguments):
+        return None
+    pairs = ", ".join(
+        f"({op.operands[i].name} init: {op.operands[i + half].name})" for i in range(half)
+    )
+    attrs = p.attr_dict(op, ("dimensions",))
+    head = f"{op.name}{pairs}"
+    sig = p.functional(op)
+    applies = _reduce_applies(op)
+    if applies is not None:
+        return f"{head} applies {applies} across dimensions = {_ints(dims)}{attrs} : {sig}"
+    reducer = "".join(f"({p.block_args(block, (i, i + half))}) " for i in range(half))
+    ind = "  " * depth
+    return (
+        f"{head} across dimensions = {_ints(dims)}{attrs} : {sig}\n"
+        f"{ind} reducer{reducer} {p.region(body, depth, entry_args=False)}"
+    )
+
+
+# ---- the check and interpreter test dialects (docs/test-dialects.md) ---------------------
+
+
+def _p_test_dialect(p: BasePrinter, op: Operation, depth: int) -> str | None:
+    """`check.expect_eq_const %a, dense<...> : tensor<...>`, `check.expect_almost_eq %a, %b,
+    tolerance = 1.000000e-03 : f64 : tensor<...>`, `interpreter.probe %x, probe_id = "p" :
+    tensor<...>` ...: operands, the `value` attribute, `key = attribute` items for the other
+    properties (written in full, with their types), the attribute dictionary, then the
+    operand and result types (none when the value's type gives them)."""
+    if op.regions:
+        return None
+    custom = [(k, v) for k, v in op.attributes if k in op.property_names]
+    for k, v in custom:
+        if not _KEYWORD.match(k) or (isinstance(v, (IntegerAttr, FloatAttr)) and v.type is None):
+            return None
+    value = op.attr("value") if "value" in op.property_names else None
+    parts = [v.name for v in op.operands]
+    if value is not None:
+        parts.append(p.attr(value))
+    parts += [f"{k} = {p.attr(v)}" for k, v in custom if k != "value"]
+    s = op.name + (" " + ", ".join(parts) if parts else "")
+    s += p.attr_dict(op, op.property_names)
+    ins, outs = op.operand_types, op.result_types
+    everything = (*ins, *outs)
+    if value is not None:
+        vt = getattr(value, "type", None)
+        if all(t == vt for t in everything):
+            return s
+    elif not everything:
+        return s
+    if everything and all(t == everything[0] for t in everything):
+        return f"{s} : {p.type(everything[0])}"
+    if not outs or (outs == ins and op.operands):
+        return f"{s} : " + ", ".join(p.type(t) for t in ins)
+    return f"{s} : {p.functional(op)}"
+
+
+for _n in (
+    "check.expect_eq",
+    "check.expect_eq_const",
+    "check.expect_almost_eq",
+    "check.expect_almost_eq_const",
+    "check.expect_close",
+    "check.expect_serialized_eq",
+    "interpreter.probe",
+    "interpreter.print",
+):
+    FORMS[_n] = _p_test_dialect
+
+
+# ---- other dialects: scf, tensor, vhlo ----------------------------------------------------
+
+
+@_pretty("scf.for")
+def _p_scf_for(p: BasePrinter, op: Operation, depth: int) -> str | None:
+    """`scf.for [unsigned] %iv = %lb to %ub step %s [iter_args(%a = %init) -> (types)]
+    [: type] {body} {attrs}` (SCF.cpp, ForOp::print): the body's terminator is left out
+    when there are no iteration arguments (the parser puts it back)."""
+    if not _fits(op, n_regions=1) or len(op.operands) < 3 or len(op.regions[0].blocks) != 1:
+        return None
+    block = op.regions[0].blocks[0]
+    n_iter = len(op.operands) - 3
+    if len(block.arguments) != n_iter + 1 or block.arg_locations:
+        return None
+    iv, *iters = block.arguments
+    types = op.result_types
+    if (
+        len(types) != n_iter
+        or op.operand_types != (iv.type,) * 3 + types
+        or tuple(a.type for a in iters) != types
+        or any("#" in a.name for a in block.arguments)
+    ):
+        return None
+    ops = block.operations
+    if not ops or ops[-1].name != "scf.yield":
+        return None
+    body = op.regions[0]
+    if not n_iter:
+        if ops[-1] != Operation("scf.yield") or (len(ops) > 1 and ops[-2].name == "scf.yield"):
+            return None
+        body = Region((Block(block.arguments, ops[:-1]),))
+    unsigned = op.attr("unsignedCmp")
+    if unsigned is not None and not isinstance(unsigned, UnitAttr):
+        return None
+    lb, ub, step = op.operands[:3]
+    s = op.name + (" unsigned" if unsigned is not None else "")
+    s += f" {iv.name} = {lb.name} to {ub.name} step {step.name}"
+    if n_iter:
+        pairs = ", ".join(f"{a.name} = {v.name}" for a, v in zip(iters, op.operands[3:]))
+        s += f" iter_args({pairs}) -> (" + ", ".join(p.type(t) for t in types) + ")"
+    if not isinstance(iv.type, IndexType):
+        s += " : " + p.type(iv.type)
+    s += " " + p.region(body, depth, entry_args=False)
+    return s + p.attr_dict(op, ("unsignedCmp",))
+
+
+@_pretty("scf.yield")
+def _p_scf_yield(p: BasePrinter, op: Operation, depth: int) -> str | None:
+    """`scf.yield {attrs} %a, %b : t1, t2` (SCFOps.td: `attr-dict ($results^ `:`
+    type($results))?`)."""
+    if not _fits(op, n_results=0):
+        return None
+    s = op.name + p.attr_dict(op)
+    if op.operands:
+        s += f" {_operands(op)} : " + ", ".join(p.type(t) for t in op.operand_types)
+    return s
+
+
+@_pretty("tensor.insert")
+def _p_tensor_insert(p: BasePrinter, op: Operation, depth: int) -> str | None:
+    """`tensor.insert %scalar into %dest[%i, ...] {attrs} : type` (TensorOps.td)."""
+    if not _fits(op, n_results=1) or len(op.operands) < 2:
+        return None
+    scalar, dest, *indices = op.operands
+    t = dest.type
+    if (
+        not isinstance(t, TensorType)
+        or op.results[0].type != t
+        or scalar.type != t.element_type
+        or not all(isinstance(v.type, IndexType) for v in indices)
+    ):
+        return None
+    return (
+        f"{op.name} {scalar.name} into {dest.name}[{_names(indices)}]{p.attr_dict(op)}"
+        f" : {p.type(t)}"
+    )
+
+
+@_pretty("vhlo.func_v1")
+def _p_vhlo_func(p: BasePrinter, op: Operation, depth: int) -> str | None:
+    """`vhlo.func_v1 @name(%arg0: t0, ...) -> (r0, ...) {body} {attrs}` (VhloOps.cpp,
+    printFunctionBody, then the attribute dictionary)."""
+    name, ftype = op.attr("sym_name"), op.attr("function_type")
+    fn = ftype.params[0] if isinstance(ftype, VhloAttr) and ftype.name == "type_v1" else None
+    if not (
+        isinstance(name, VhloAttr)
+        and name.name == "string_v1"
+        and isinstance(fn, VhloType)
+        and fn.name == "func_v1"
+        and _fits(op, n_operands=0, n_results=0, n_regions=1)
+    ):
+        return None
+    region = op.regions[0]
+    ins, results = fn.params
+    args = ""
+    if region.blocks:
+        entry = region.blocks[0]
+        if tuple(a.type for a in entry.arguments) != ins or any(
+            "#" in a.name for a in entry.arguments
+        ):
+            return None
+        args = p.block_args(entry)
+    elif ins:
+        return None
+    outs = ", ".join(p.type(t) for t in results)
+    body = p.region(region, depth, entry_args=False, empty_entry_label=not ins)
+    attrs = p.attr_dict(op, ("sym_name", "function_type"))
+    return f"{op.name} @{_keyword_or_string(name.params[0])}({args}) -> ({outs}) {body}{attrs}"

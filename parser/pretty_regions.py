@@ -1,0 +1,329 @@
+"""Custom (pretty) forms of ops with regions: StableHLO's ``while`` and ``reduce``,
+chlo's ``scan``, and the other dialects' (scf, tensor, vhlo), each parsed into exactly
+the Operation its generic form gives.
+
+Syntax sources: StablehloOps.td / StablehloOps.cpp (``parseWhileOp``,
+``parseReduceOp``), ChloOps.td, SCF.cpp (``ForOp::parse``), TensorOps.td and VhloOps.td.
+A handler is ``fn(parser, op_name, result_defs, start) -> Operation`` as in
+``pretty_ops``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+
+from . import lexer as lx
+from .attr_syntax import _symbol_name
+from .ir import (
+    Attribute,
+    Block,
+    DenseArrayAttr,
+    IndexType,
+    IntegerAttr,
+    Operation,
+    Region,
+    TensorType,
+    Type,
+    UnitAttr,
+    Value,
+)
+from .op_syntax import OpParser
+from .pretty_ops import I32, _finish, _opt_attr_dict, assign_types, parse_signature
+from .type_syntax import I64
+from .vhlo.ir import VhloAttr, VhloType
+
+
+def parse_while(p: OpParser, name: str, defs, start: int) -> Operation:
+    c = p.c
+    c.expect("(")
+    args: list[str] = []
+    inits: list[str] = []
+    if not c.accept(")"):
+        while True:
+            args.append(c.expect_match(lx.VALUE_DEF_RE, "an iteration argument").group(0))
+            c.expect("=")
+            inits.append(p.value_use())
+            if c.accept(")"):
+                break
+            c.expect(",", "or ')'")
+    types: list[Type] = []
+    if args:
+        c.expect(":", "and the iteration types")
+        types.append(p.parse_type())
+        while c.accept(","):
+            types.append(p.parse_type())
+    if len(types) != len(args):
+        raise p.error(f"{len(args)} iteration arguments but {len(types)} types", start)
+    dict_attrs: tuple = ()
+    if c.accept_keyword("attributes"):
+        dict_attrs = p.parse_attr_dict()
+    block_args = tuple(Value(a, t) for a, t in zip(args, types))
+    for v in block_args:
+        p.value_types[v.name] = v.type
+    c.expect_keyword("cond")
+    cond = p.parse_region(block_args)
+    c.expect_keyword("do")
+    body = p.parse_region(block_args)
+    operands = p.make_operands(inits, types, start)
+    results = p.make_results(defs, types, start)
+    return _finish(p, name, operands, results, [], dict_attrs, start, (cond, body))
+
+
+def parse_reduce(p: OpParser, name: str, defs, start: int) -> Operation:
+    c = p.c
+    inputs: list[str] = []
+    inits: list[str] = []
+    while True:
+        c.expect("(")
+        inputs.append(p.value_use())
+        c.expect_keyword("init")
+        c.expect(":")
+        inits.append(p.value_use())
+        c.expect(")")
+        if not c.accept(","):
+            break
+    applies = None
+    if c.accept_keyword("applies"):
+        m = c.match(lx.BARE_ID_RE)
+        if m is None:
+            raise p.error("expected an operation name after 'applies'")
+        applies = m.group(0)
+    c.expect_keyword("across")
+    c.expect_keyword("dimensions")
+    c.expect("=")
+    dims = p.int_list()
+    dict_attrs = _opt_attr_dict(p)
+    c.expect(":", "and the type signature")
+    ins, outs = parse_signature(p)
+    opnames = inputs + inits
+    operands, results = assign_types(p, name, opnames, defs, ins, outs, start)
+    n = len(inputs)
+    if applies is not None:
+        if n != 1:
+            raise p.error("'applies' needs a single input", start)
+        init_t = operands[n].type
+        et = init_t.element_type if isinstance(init_t, TensorType) else init_t
+        st = TensorType((), et)
+        a0, a1 = Value("%reduce.lhs", st), Value("%reduce.rhs", st)
+        r = Value("%reduce.result", st)
+        pos = p.c.location(start)
+        inner = Operation(applies, (a0, a1), (r,), (), (), (), frozenset(), None, pos)
+        ret = Operation("stablehlo.return", (r,), (), (), (), (), frozenset(), None, pos)
+        region = Region((Block((a0, a1), (inner, ret)),))
+    else:
+        c.expect_keyword("reducer")
+        # `reducer(%a: t loc(...), %b: t loc(...)) (%c: t, %d: t)`: pair i gives block
+        # arguments i and n + i (and their locations, as the generic form's block header).
+        firsts: list[Value] = []
+        seconds: list[Value] = []
+        first_locs: list = []
+        second_locs: list = []
+        for _ in range(n):
+            c.expect("(")
+            for lst, locs in ((firsts, first_locs), (seconds, second_locs)):
+                an = c.expect_match(lx.VALUE_DEF_RE, "a block argument").group(0)
+                c.expect(":")
+                t = p.parse_type()
+                locs.append(p.trailing_location())
+                lst.append(Value(an, t))
+                p.value_types[an] = t
+                if lst is firsts:
+                    c.expect(",")
+            c.expect(")")
+        arg_locs = tuple(first_locs + second_locs)
+        if all(x is None for x in arg_locs):
+            arg_locs = ()
+        region = p.parse_region(tuple(firsts + seconds), arg_locs)
+    attrs = [("dimensions", DenseArrayAttr(I64, dims))]
+    return _finish(p, name, operands, results, attrs, dict_attrs, start, (region,))
+
+
+def parse_scan(p: OpParser, name: str, defs, start: int) -> Operation:
+    c = p.c
+    c.expect("(")
+    inputs = p.value_uses(")")
+    c.expect_keyword("inits")
+    c.expect("(")
+    inits = p.value_uses(")")
+    c.expect_keyword("dimension")
+    c.expect("=")
+    attrs: list = [("dimension", IntegerAttr(p.integer(), I64))]
+    dict_attrs: tuple = ()
+    if c.accept_keyword("attributes"):
+        dict_attrs = p.parse_attr_dict()
+    region = p.parse_region()
+    c.expect(":", "and the type signature")
+    ins, outs = parse_signature(p)
+    operands, results = assign_types(p, name, inputs + inits, defs, ins, outs, start)
+    n_out = len(results) - len(inits)
+    attrs.append(("operandSegmentSizes", DenseArrayAttr(I32, (len(inputs), len(inits)))))
+    attrs.append(("resultSegmentSizes", DenseArrayAttr(I32, (max(n_out, 0), len(inits)))))
+    return _finish(p, name, operands, results, attrs, dict_attrs, start, (region,))
+
+
+# ---- other dialects: scf, tensor, vhlo (their ops' custom parsers in MLIR) ------------------
+
+
+def _type_list(p: OpParser, n: int) -> tuple[Type, ...]:
+    """``t1, t2, ...``: exactly ``n`` comma-separated types."""
+    types: list[Type] = []
+    for i in range(n):
+        if i:
+            p.c.expect(",", "and the next type")
+        types.append(p.parse_type())
+    return tuple(types)
+
+
+def parse_scf_yield(p: OpParser, name: str, defs, start: int) -> Operation:
+    """``scf.yield {attrs} %a, %b : t1, t2`` (SCFOps.td: ``attr-dict ($results^ `:`
+    type($results))?``)."""
+    c = p.c
+    dict_attrs = _opt_attr_dict(p)
+    opnames: list[str] = []
+    if c.peek() == "%":
+        opnames.append(p.value_use())
+        while c.accept(","):
+            opnames.append(p.value_use())
+        c.expect(":", "and the yielded values' types")
+    types = _type_list(p, len(opnames))
+    operands = p.make_operands(opnames, types, start)
+    return _finish(p, name, operands, p.make_results(defs, (), start), [], dict_attrs, start)
+
+
+def _ensure_yield(region: Region, p: OpParser, start: int) -> Region:
+    """scf.for's ``ensureTerminator``: a body block that does not end with ``scf.yield``
+    gets an operand-less one (the custom form may leave it out)."""
+    block = region.blocks[0]
+    if block.operations and block.operations[-1].name == "scf.yield":
+        return region
+    yield_op = Operation("scf.yield", pos=p.c.location(start))
+    fixed = dataclasses.replace(block, operations=block.operations + (yield_op,))
+    return Region((fixed,) + region.blocks[1:])
+
+
+def parse_scf_for(p: OpParser, name: str, defs, start: int) -> Operation:
+    """``scf.for [unsigned] %iv = %lb to %ub step %step [iter_args(%a = %init, ...) ->
+    (types)] [: type] {body} {attrs}`` (SCF.cpp, ForOp::parse): the induction variable,
+    bounds and step have ``type`` (``index`` when omitted); the iteration arguments,
+    their initial values and the results have the result types.  The generic form is
+    ``"scf.for"(%lb, %ub, %step, %init...) ({^bb0(%iv, %a...): ...})``."""
+    c = p.c
+    attrs: list[tuple[str, Attribute]] = []
+    if c.accept_keyword("unsigned"):
+        attrs.append(("unsignedCmp", UnitAttr()))
+    iv = c.expect_match(lx.VALUE_DEF_RE, "the induction variable").group(0)
+    c.expect("=", "after the induction variable")
+    bounds = [p.value_use()]
+    c.expect_keyword("to")
+    bounds.append(p.value_use())
+    c.expect_keyword("step")
+    bounds.append(p.value_use())
+    iter_names: list[str] = []
+    iter_locs: list = []
+    inits: list[str] = []
+    types: tuple[Type, ...] = ()
+    if c.accept_keyword("iter_args"):
+        c.expect("(")
+        if not c.accept(")"):
+            while True:
+                iter_names.append(c.expect_match(lx.VALUE_DEF_RE, "an iteration argument").group(0))
+                iter_locs.append(p.trailing_location())
+                c.expect("=")
+                inits.append(p.value_use())
+                if c.accept(")"):
+                    break
+                c.expect(",", "or ')' in iter_args")
+        c.expect("->", "and the result types after iter_args")
+        types = p._type_list_parens() if c.peek() == "(" else (p.parse_type(),)
+    if len(types) != len(iter_names):
+        raise p.error("mismatch in number of loop-carried values and defined values", start)
+    iv_type: Type = p.parse_type() if c.accept(":") else IndexType()
+    block_args = (Value(iv, iv_type),) + tuple(Value(a, t) for a, t in zip(iter_names, types))
+    for v in block_args:
+        p.value_types[v.name] = v.type
+    locs = (None, *iter_locs) if any(x is not None for x in iter_locs) else ()
+    region = _ensure_yield(p.parse_region(block_args, locs), p, start)
+    dict_attrs = _opt_attr_dict(p)
+    operands = p.make_operands(bounds + inits, (iv_type,) * 3 + types, start)
+    results = p.make_results(defs, types, start)
+    return _finish(p, name, operands, results, attrs, dict_attrs, start, (region,))
+
+
+def parse_tensor_insert(p: OpParser, name: str, defs, start: int) -> Operation:
+    """``tensor.insert %scalar into %dest[%i, ...] {attrs} : tensor<...>`` (TensorOps.td):
+    the result and ``dest`` have the written type, ``scalar`` its element type, the
+    indices are ``index``."""
+    c = p.c
+    scalar = p.value_use()
+    c.expect_keyword("into")
+    dest = p.value_use()
+    c.expect("[", "and the indices")
+    indices = p.value_uses("]")
+    dict_attrs = _opt_attr_dict(p)
+    c.expect(":", "and the destination type")
+    t = p.parse_type()
+    if not isinstance(t, TensorType):
+        raise p.error(f"'{name}' expects a tensor type, found {t}", start)
+    types = (t.element_type, t) + (IndexType(),) * len(indices)
+    operands = p.make_operands([scalar, dest, *indices], types, start)
+    return _finish(p, name, operands, p.make_results(defs, (t,), start), [], dict_attrs, start)
+
+
+_VHLO_FUNC_PROPS = frozenset(
+    {"sym_name", "function_type", "sym_visibility", "arg_attrs", "res_attrs"}
+)
+
+
+def parse_vhlo_func(p: OpParser, name: str, defs, start: int) -> Operation:
+    """``vhlo.func_v1 @name(%arg0: t0, ...) -> (r0, ...) {body} {attrs}`` (VhloOps.td:
+    ``custom<FunctionBody>($sym_name, $body, $function_type) attr-dict``).
+
+    The Operation has ``sym_name`` = ``#vhlo.string_v1<"name">``, ``function_type`` =
+    ``#vhlo.type_v1<!vhlo.func_v1<...>>`` (as MLIR holds them and its generic form
+    spells them), the dictionary's attributes, and the body region whose entry block
+    has the arguments."""
+    c = p.c
+    if defs:
+        raise p.error(f"'{name}' has no results", start)
+    sym = c.expect_match(lx.SYMBOL_RE, "the function's @name").group(0)
+    fname = _symbol_name(sym, c)
+    c.expect("(", "and the function's arguments")
+    args: list[Value] = []
+    locs: list = []
+    if not c.accept(")"):
+        while True:
+            an = c.expect_match(lx.VALUE_DEF_RE, "a function argument").group(0)
+            c.expect(":", "after the argument's name")
+            v = Value(an, p.parse_type())
+            args.append(v)
+            p.value_types[an] = v.type
+            locs.append(p.trailing_location())
+            if c.accept(")"):
+                break
+            c.expect(",", "or ')' in function arguments")
+    c.expect("->", "and the result types")
+    outs = p._type_list_parens() if c.peek() == "(" else (p.parse_type(),)
+    arg_locs = tuple(locs) if any(x is not None for x in locs) else ()
+    region = p.parse_region(tuple(args) if args else None, arg_locs)
+    dict_attrs = _opt_attr_dict(p)
+    ftype = VhloType("func_v1", (tuple(v.type for v in args), tuple(outs)))
+    custom = [
+        ("sym_name", VhloAttr("string_v1", (fname,))),
+        ("function_type", VhloAttr("type_v1", (ftype,))),
+    ]
+    op = _finish(p, name, (), (), custom, dict_attrs, start, (region,))
+    props = frozenset(k for k, _ in op.attributes if k in _VHLO_FUNC_PROPS)
+    return dataclasses.replace(op, property_names=props)
+
+
+# Custom forms of this family, by op name (grammar.Parser merges the families).
+FORMS: dict[str, Callable] = {
+    "stablehlo.while": parse_while,
+    "stablehlo.reduce": parse_reduce,
+    "chlo.scan": parse_scan,
+    "scf.for": parse_scf_for,
+    "scf.yield": parse_scf_yield,
+    "tensor.insert": parse_tensor_insert,
+    "vhlo.func_v1": parse_vhlo_func,
+}

@@ -1,0 +1,156 @@
+"""StableHLO portable artifacts: the serialization API of stablehlo/api/PortableApi.h
+and stablehlo/dialect/Serialization.h, in pure Python (docs/compatibility.md,
+docs/vhlo.md, docs/bytecode.md).
+
+- ``serialize_portable_artifact(module, target_version)``: StableHLO -> VHLO ->
+  VHLO at ``target_version`` -> MLIR bytecode (the bytecode format version
+  ``Version::getBytecodeVersion`` picks, producer ``StableHLO_v<target>``);
+- ``deserialize_portable_artifact(data)``: MLIR bytecode -> VHLO of the artifact's
+  version -> current VHLO -> StableHLO.  Unversioned ``stablehlo`` bytecode
+  (``stablehlo-opt -emit-bytecode``) is returned as it was written;
+- ``get_portable_artifact_version(data)``: the version in the producer string.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from ..errors import ParseError
+from ..ir import Block, Function, Module, Operation, Region
+from .version import (
+    CURRENT,
+    Version,
+    get_bytecode_version,
+    get_current_version,
+    get_minimum_version,
+    get_version_from_compatibility_requirement,
+    resolve_target,
+    validate_target,
+)
+
+__all__ = [
+    "deserialize_portable_artifact",
+    "get_current_version",
+    "get_minimum_version",
+    "get_portable_artifact_version",
+    "get_version_from_compatibility_requirement",
+    "is_vhlo_module",
+    "serialize_portable_artifact",
+    "strip_debuginfo",
+]
+
+_PRODUCER = re.compile(r"^StableHLO_v(\d+\.\d+\.\d+)$")
+
+
+def get_portable_artifact_version(data: bytes, filename: str = "<bytes>") -> str:
+    """``X.Y.Z`` of an artifact's producer string ``StableHLO_vX.Y.Z``; a ParseError
+    for anything else (text, plain MLIR bytecode)."""
+    from ..bytecode.sections import read_header
+
+    producer = read_header(bytes(data), filename).producer
+    m = _PRODUCER.match(producer)
+    if m is None:
+        raise ParseError(
+            f"{filename}: not a StableHLO portable artifact (producer {producer!r}, "
+            "expected 'StableHLO_vX.Y.Z')"
+        )
+    return m.group(1)
+
+
+def deserialize_portable_artifact(data: bytes, filename: str = "<bytes>") -> Module:
+    """The StableHLO module of a portable artifact (or of unversioned bytecode)."""
+    from ..bytecode.reader import read_bytecode
+    from .common import unwrap_generic_module
+    from .convert import vhlo_to_version
+    from .from_vhlo import legalize_to_stablehlo
+
+    module = unwrap_generic_module(read_bytecode(data, filename))
+    if not is_vhlo_module(module):
+        return module
+    return legalize_to_stablehlo(vhlo_to_version(module, CURRENT))
+
+
+def read_vhlo(data: bytes, filename: str = "<bytes>") -> Module:
+    """The module as stored: VHLO ops for an artifact (what ``stablehlo-opt`` prints)."""
+    from ..bytecode.reader import read_bytecode
+    from .common import unwrap_generic_module
+
+    return unwrap_generic_module(read_bytecode(data, filename))
+
+
+def serialize_portable_artifact(
+    module: Module | str,
+    target_version: str,
+    *,
+    strip_debuginfo: bool = False,
+    allow_other_dialects: bool = False,
+) -> bytes:
+    """The bytes the official serializer writes for ``module`` at ``target_version``
+    (``X.Y.Z``, ``current`` or ``minimum``; a patch version serves its release).
+    ``module`` may be StableHLO or VHLO (text or IR); an op, attribute or type with no
+    form at the target raises a VerificationError naming it."""
+    from .. import parse_module
+    from ..bytecode.writer import write_bytecode
+    from .common import unwrap_generic_module
+    from .convert import vhlo_to_version
+    from .to_vhlo import legalize_to_vhlo
+
+    if isinstance(module, str):
+        module = parse_module(module)
+    module = unwrap_generic_module(module)
+    target = validate_target(resolve_target(target_version), module.pos)
+    if not is_vhlo_module(module) or _has_unversioned(module):
+        module = legalize_to_vhlo(module, allow_other_dialects=allow_other_dialects)
+    vhlo = vhlo_to_version(module, target)
+    if strip_debuginfo:
+        vhlo = _strip(vhlo)
+    return write_bytecode(vhlo, get_bytecode_version(target), f"StableHLO_v{target}")
+
+
+def is_vhlo_module(module: Module) -> bool:
+    """True when the module's top-level ops are VHLO (``vhlo.func_v1``...)."""
+    return any(isinstance(op, Operation) and op.name.startswith("vhlo.") for op in module.body)
+
+
+def _has_unversioned(module: Module) -> bool:
+    return any(isinstance(op, Function) for op in module.body) or any(
+        isinstance(op, Operation) and not op.name.startswith("vhlo.") for op in module.body
+    )
+
+
+def strip_debuginfo(module: Module) -> Module:
+    """``--strip-debuginfo``: every location becomes unknown (None)."""
+    return _strip(module)
+
+
+def _strip(module: Module) -> Module:
+    return dataclasses.replace(
+        module, body=tuple(_strip_item(x) for x in module.body), location=None
+    )
+
+
+def _strip_item(item: Function | Operation) -> Function | Operation:
+    if isinstance(item, Function):
+        body = _strip_region(item.body) if item.body is not None else None
+        return dataclasses.replace(item, body=body, location=None)
+    return dataclasses.replace(
+        item, regions=tuple(_strip_region(r) for r in item.regions), location=None
+    )
+
+
+def _strip_region(region: Region) -> Region:
+    return Region(tuple(_strip_block(b) for b in region.blocks))
+
+
+def _strip_block(block: Block) -> Block:
+    return dataclasses.replace(
+        block,
+        operations=tuple(_strip_item(o) for o in block.operations),  # type: ignore[misc]
+        arg_locations=(),
+    )
+
+
+def version_of(text: str) -> Version:
+    """A ``Version`` from ``X.Y.Z`` text."""
+    return Version.of(text)
