@@ -44,11 +44,31 @@ def cmd_deserialize(args: argparse.Namespace) -> int:
         except HloError:
             print("// Failed parsing StableHLO version from portable artifact")
     if is_bytecode(data):
-        module = deserialize_portable_artifact(data, name)
+        try:
+            module = deserialize_portable_artifact(data, name)
+        except HloError as e:
+            _report_artifact_error(e, data, name)
+            return 1
     else:
         module = parse_module(data.decode("utf-8"), name)
     sys.stdout.write(print_module(_explicit(module)))
     return 0
+
+
+def _report_artifact_error(error: HloError, data: bytes, name: str) -> None:
+    """The error, then what stablehlo-translate adds: the bytecode version and producer
+    as a note, and the failure to deserialize."""
+    from ..parser.bytecode.sections import read_header
+
+    print(error.render(), file=sys.stderr)
+    try:
+        header = read_header(data, name)
+    except HloError:
+        return
+    print(f"{name}: note: in bytecode version {header.version} produced by: {header.producer}",
+          file=sys.stderr)
+    print(f"{name}: error: failed to deserialize portable artifact using {header.producer}",
+          file=sys.stderr)
 
 
 def cmd_serialize(args: argparse.Namespace) -> int:
@@ -96,7 +116,7 @@ def format_text(text: str, name: str, *, generic: bool, strip: bool) -> str:
         from ..parser.vhlo.asm import print_vhlo_module
 
         return print_vhlo_module(_explicit(module), generic=True)
-    return print_module(module)
+    return print_module(_explicit(module))
 
 
 def _explicit(module):
@@ -111,6 +131,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     d.add_argument("file", help="a .mlir.bc / .mlirbc artifact (or text), or - for stdin")
     d.add_argument("--print-stablehlo-version", action="store_true",
                    help="first print the artifact's StableHLO version")
+    d.add_argument("--verify-diagnostics", action="store_true",
+                   help="accepted for stablehlo-translate compatibility (errors go to stderr)")
     d.set_defaults(func=cmd_deserialize)
 
     s = sub.add_parser("serialize", help="write a portable artifact for a target version")
