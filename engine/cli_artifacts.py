@@ -51,7 +51,8 @@ def cmd_deserialize(args: argparse.Namespace) -> int:
             return 1
     else:
         module = parse_module(data.decode("utf-8"), name)
-    sys.stdout.write(print_module(_explicit(module)))
+    # stablehlo-translate prints as stablehlo-opt does: MLIR's canonical text
+    sys.stdout.write(print_module(_explicit(module), canonical=True))
     return 0
 
 
@@ -107,6 +108,8 @@ def format_bytecode(data: bytes, name: str, *, generic: bool, strip: bool) -> st
 
 
 def format_text(text: str, name: str, *, generic: bool, strip: bool) -> str:
+    """``stablehlo-opt`` of a text file: MLIR's canonical text (``print_module``'s
+    ``canonical`` option: MLIR's names, no locations, defaults left out...)."""
     from ..parser.vhlo.artifact import strip_debuginfo
 
     module = parse_module(text, name)
@@ -116,7 +119,7 @@ def format_text(text: str, name: str, *, generic: bool, strip: bool) -> str:
         from ..parser.vhlo.asm import print_vhlo_module
 
         return print_vhlo_module(_explicit(module), generic=True)
-    return print_module(_explicit(module))
+    return print_module(_explicit(module), canonical=True)
 
 
 def _explicit(module):

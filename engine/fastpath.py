@@ -58,7 +58,6 @@ def select(pred: Any, on_true: Any, on_false: Any) -> Any:
     return np.where(pred, on_true, on_false)
 
 
-
 def fast_op(
     op: Operation, row: OpDef, kwargs: dict[str, Any]
 ) -> tuple[Callable[..., Any], Ufunc | None, np.dtype] | None:
@@ -104,10 +103,14 @@ def relu(x: Any, zero: Any, out: np.ndarray | None = None) -> Any:
     if out is None and x.__class__ is not _ndarray:
         return np.maximum(x + z, z)
     r = np.add(x, z, out=out)
+    if r.__class__ is not _ndarray:  # a 0-d x without out=: NumPy returns a scalar
+        return np.maximum(r, z)
     return np.maximum(r, z, out=r)
 
 
-def relu_op(op: Operation, operands: tuple[int, ...], consts: dict[int, Any]) -> tuple[Any, tuple[int, ...]] | None:
+def relu_op(
+    op: Operation, operands: tuple[int, ...], consts: dict[int, Any]
+) -> tuple[Any, tuple[int, ...]] | None:
     """``maximum(x, c)`` (either order) on f32/f64 where ``c`` is a constant of +0.0s:
     the fast entry and the operands reordered to ``(x, c)``."""
     if len(operands) != 2 or len(op.results) != 1:
@@ -131,10 +134,12 @@ def parallel(ufunc: np.ufunc, xs: Sequence[np.ndarray], out: np.ndarray, **kw: A
     flat = [x.reshape(-1) for x in xs]
     of = out.reshape(-1)
     cuts = split_points(of.size, workers())
-    run_all([
-        partial(ufunc, *[f[lo:hi] for f in flat], out=of[lo:hi], **kw)
-        for lo, hi in zip(cuts, cuts[1:])
-    ])
+    run_all(
+        [
+            partial(ufunc, *[f[lo:hi] for f in flat], out=of[lo:hi], **kw)
+            for lo, hi in zip(cuts, cuts[1:])
+        ]
+    )
     return out
 
 

@@ -8,7 +8,6 @@ import numpy as np
 
 from ..parser.ir import TensorType, TokenType, TupleType, Type
 from ..parser.printer import print_type as format_type
-
 from .element import format_element
 from .values import Token
 
@@ -16,8 +15,10 @@ from .values import Token
 def _elements_1d(a: np.ndarray) -> list[str]:
     if a.dtype.kind == "c":  # a complex element prints as [re, im]
         part = np.dtype(np.float32 if a.dtype.itemsize == 8 else np.float64)
-        return [f"[{format_element(a[i].real, part)}, {format_element(a[i].imag, part)}]"
-                for i in range(a.shape[0])]
+        return [
+            f"[{format_element(a[i].real, part)}, {format_element(a[i].imag, part)}]"
+            for i in range(a.shape[0])
+        ]
     return [format_element(a[i], a.dtype) for i in range(a.shape[0])]
 
 

@@ -146,12 +146,15 @@ class ProcessGrid:
         for p, w in self._waiting.items():
             gone = [q for q in w.missing() if q in self._done]
             if gone and not w.ready():
-                self._fail(InterpreterError(
-                    f"deadlock detected: process {p} waits in {w.what} for processes {gone}, "
-                    "which finished without reaching it",
-                    w.pos,
-                    op=w.op,
-                ), p)
+                self._fail(
+                    InterpreterError(
+                        f"deadlock detected: process {p} waits in {w.what} for processes {gone}, "
+                        "which finished without reaching it",
+                        w.pos,
+                        op=w.op,
+                    ),
+                    p,
+                )
                 return
         if not live or any(p not in self._waiting for p in live):
             return
@@ -168,14 +171,21 @@ class ProcessGrid:
         )
         self._fail(err, live[0])
 
-    def _wait(self, pid: ProcessId, ready: Callable[[], bool], op: Operation | None,
-              kind: str, waiting_for: Callable[[], str],
-              missing: Callable[[], list] = list) -> None:
+    def _wait(
+        self,
+        pid: ProcessId,
+        ready: Callable[[], bool],
+        op: Operation | None,
+        kind: str,
+        waiting_for: Callable[[], str],
+        missing: Callable[[], list] = list,
+    ) -> None:
         """Block (holding ``self._cond``) until ``ready()``; raise on abort or deadlock."""
         if ready():
             return
-        waiter = _Waiter(describe_op(op, kind), ready, op.pos if op else None,
-                         op.name if op else kind, missing)
+        waiter = _Waiter(
+            describe_op(op, kind), ready, op.pos if op else None, op.name if op else kind, missing
+        )
         self._waiting[pid] = waiter
         try:
             self._check_deadlock()
@@ -227,11 +237,13 @@ class ProcessGrid:
                 r.complete = True
                 self._cond.notify_all()
             else:
+
                 def missing() -> list:
                     return [p for p in group if p not in r.values]
 
-                self._wait(pid, lambda: r.complete, op, kind,
-                           lambda: f"processes {missing()}", missing)
+                self._wait(
+                    pid, lambda: r.complete, op, kind, lambda: f"processes {missing()}", missing
+                )
             values = r.values
             r.taken += 1
             if r.taken == r.size:
@@ -263,8 +275,7 @@ class ProcessGrid:
                     raise InterpreterError(f"host channel {channel[1]} has no data left to receive")
                 return host.pop(0)
             q = self._channels.setdefault(channel, deque())
-            self._wait(pid, lambda: bool(q), op, "recv",
-                       lambda: f"a send on channel {channel}")
+            self._wait(pid, lambda: bool(q), op, "recv", lambda: f"a send on channel {channel}")
             return q.popleft()
 
 
@@ -326,10 +337,18 @@ def run_grid(
     options = options or GridRunOptions()
     num_replicas = len(programs)
     num_partitions = len(programs[0]) if programs else 0
-    if num_replicas == 0 or num_partitions == 0 or any(len(row) != num_partitions for row in programs):
+    if (
+        num_replicas == 0
+        or num_partitions == 0
+        or any(len(row) != num_partitions for row in programs)
+    ):
         raise InterpreterError("the process grid must be a non-empty rectangle of programs")
-    grid = ProcessGrid(num_replicas, num_partitions, deadlock_timeout=options.deadlock_timeout,
-                       host_channels=options.host_channels)
+    grid = ProcessGrid(
+        num_replicas,
+        num_partitions,
+        deadlock_timeout=options.deadlock_timeout,
+        host_channels=options.host_channels,
+    )
     pids = grid.process_ids()
     if len(inputs) != len(pids):
         raise InterpreterError(f"{len(inputs)} input lists for {len(pids)} processes")

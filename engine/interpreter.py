@@ -38,7 +38,6 @@ against the declared type (dtype and static shape), so a wrong kernel is an erro
 never a silently wrong answer.
 """
 
-
 from __future__ import annotations
 
 import time
@@ -188,7 +187,9 @@ class Interpreter(StepCompiler):
                 if r in last or r in returned or r in consts:
                     continue
                 # never read: released by the next step that runs (constants do not)
-                nxt = next((j for j in range(i + 1, len(steps)) if steps[j].kind != "constant"), None)
+                nxt = next(
+                    (j for j in range(i + 1, len(steps)) if steps[j].kind != "constant"), None
+                )
                 if nxt is not None:
                     kills[nxt].append(r)
         for st, k in zip(steps, kills):
@@ -196,7 +197,9 @@ class Interpreter(StepCompiler):
         bp.free = frozenset(used - defined)
         bp.bind = tuple((k, s) for k, s in enumerate(bp.args) if s in used)
         if not top:
-            bp.clear = tuple(s for s in dict.fromkeys(bp.returns) if s in defined and s not in consts)
+            bp.clear = tuple(
+                s for s in dict.fromkeys(bp.returns) if s in defined and s not in consts
+            )
 
     def _prepare_region(
         self, region: Region, scope: Scope, plan: FunctionPlan, batched: bool = True
@@ -254,11 +257,17 @@ class Interpreter(StepCompiler):
                             op=op.name,
                         )
                     kwargs.update(zip(row.regions, fns))
-                if not quantized and op.name in ("stablehlo.while", "stablehlo.if", "stablehlo.case"):
+                if not quantized and op.name in (
+                    "stablehlo.while",
+                    "stablehlo.if",
+                    "stablehlo.case",
+                ):
                     kind = op.name.split(".")[1]
             multi = row.multi_result
             if not quantized and not row.regions and self.fast_ops:
-                relu = relu_op(op, operands, plan.consts) if op.name == "stablehlo.maximum" else None
+                relu = (
+                    relu_op(op, operands, plan.consts) if op.name == "stablehlo.maximum" else None
+                )
                 fast = fast_op(op, row, kwargs) if relu is None else None
                 if relu is not None:
                     fast, operands = relu
@@ -290,8 +299,19 @@ class Interpreter(StepCompiler):
         nbytes = sum(static_nbytes(v.type) or 0 for v in op.results)
         uses = frozenset(operands).union(*(b.free for b in blocks))
         step = Step(
-            op, fn, operands, results, kwargs, multi, op.result_types, nbytes,
-            in_region=in_region, kind=kind, blocks=blocks, uses=uses, fast=fast,
+            op,
+            fn,
+            operands,
+            results,
+            kwargs,
+            multi,
+            op.result_types,
+            nbytes,
+            in_region=in_region,
+            kind=kind,
+            blocks=blocks,
+            uses=uses,
+            fast=fast,
         )
         if not op.regions:
             self._fold(step, plan)
@@ -360,7 +380,9 @@ class Interpreter(StepCompiler):
         if name is None:
             raise VerificationError("requires a 'callee' symbol", op.pos, op=op.name)
         if name not in self.module.functions:
-            raise VerificationError(f"'{name}' does not reference a valid function", op.pos, op=op.name)
+            raise VerificationError(
+                f"'{name}' does not reference a valid function", op.pos, op=op.name
+            )
         try:
             self.plan(name)  # prepared now; a callee that cannot be fails when called
         except HloError:
@@ -423,8 +445,10 @@ class Interpreter(StepCompiler):
         gets its own copy of a result that is a shared constant."""
         if top and plan.returns_consts:
             consts = plan.consts
-            return [self._result_copy(v) if s in consts else as_array(v)
-                    for s, v in zip(plan.block.returns, out)]
+            return [
+                self._result_copy(v) if s in consts else as_array(v)
+                for s, v in zip(plan.block.returns, out)
+            ]
         return [v if v.__class__ is _ndarray else as_array(v) for v in out]
 
     def call_plain(self, plan: FunctionPlan, args: list[Any]) -> list[Any]:

@@ -73,10 +73,10 @@ except ImportError:  # pragma: no cover
     def restore_errors(token: Any) -> None:
         token.__exit__(None, None, None)
 
+
 _getrefcount = sys.getrefcount
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
-
 
 
 @dataclass
@@ -258,6 +258,7 @@ def static_size(t: Type) -> int | None:
 # Constant folding: pure ops whose operands are all constants run once, at plan time,
 # when their result takes at most FOLD_MAX_BYTES.
 
+
 @dataclass(eq=False)
 class Step:
     op: Operation
@@ -382,9 +383,7 @@ def reraise(step: Step, e: BaseException) -> None:
     if isinstance(e, RecursionError):
         raise InterpreterError("nesting too deep", op.pos, op=op.name) from None
     if isinstance(e, ValueError | TypeError | IndexError | ArithmeticError | MemoryError):
-        raise InterpreterError(
-            f"kernel failed: {type(e).__name__}: {e}", op.pos, op=op.name
-        ) from e
+        raise InterpreterError(f"kernel failed: {type(e).__name__}: {e}", op.pos, op=op.name) from e
     raise e
 
 
@@ -412,5 +411,3 @@ def private_buffer(a: np.ndarray) -> bool:
 
 def as_array(v: Any) -> Any:
     return _asarray(v) if isinstance(v, np.generic) else v
-
-

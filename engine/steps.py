@@ -131,8 +131,10 @@ class StepCompiler:
             size = static_size(st.check_types[0])
             if size is not None and size >= INPLACE_MIN_ELEMENTS:
                 out_slots = tuple(
-                    (k, s) for k, s in enumerate(ops)
-                    if s in kills and st.op.operands[k].type == st.check_types[0]
+                    (k, s)
+                    for k, s in enumerate(ops)
+                    if s in kills
+                    and st.op.operands[k].type == st.check_types[0]
                     and ops.count(s) == 1
                 )
         step = st
@@ -207,13 +209,14 @@ class StepCompiler:
         shape = tuple(t.shape) if size is not None else None
         cands: tuple[int, ...] = ()
         if row is not None and self.inplace and size is not None and size >= INPLACE_MIN_ELEMENTS:
-            cands = tuple(
-                k for k, s in enumerate(ops) if s in kills and ops.count(s) == 1
-            )
+            cands = tuple(k for k, s in enumerate(ops) if s in kills and ops.count(s) == 1)
         # only compute-bound ops split: a memory-bound add is no faster on two threads
         par = (
-            row is not None and not row.exact and size is not None
-            and (par_min := _plan.PARALLEL_MIN_ELEMENTS) is not None and size >= par_min
+            row is not None
+            and not row.exact
+            and size is not None
+            and (par_min := _plan.PARALLEL_MIN_ELEMENTS) is not None
+            and size >= par_min
         )
         if cands or par:
             return self._compile_fast_big(st, row, dt, cands, shape, par, fix)
@@ -266,8 +269,14 @@ class StepCompiler:
         return runn
 
     def _compile_fast_big(
-        self, st: Step, row: Ufunc, dt: np.dtype, cands: tuple[int, ...],
-        shape: tuple[int, ...], par: bool, fix: Callable[[Any], Any],
+        self,
+        st: Step,
+        row: Ufunc,
+        dt: np.dtype,
+        cands: tuple[int, ...],
+        shape: tuple[int, ...],
+        par: bool,
+        fix: Callable[[Any], Any],
     ) -> Callable[[list[Any]], None]:
         """A large elementwise op: into a dying operand's buffer when nobody else can see
         it, else into a new array; on two threads when ``par``."""
@@ -354,8 +363,7 @@ class StepCompiler:
         # Big loop-carried buffers are reused in place when the body's result slots are
         # cleared every iteration; for small values that is not worth its cost.
         clear_each = any(
-            (static_size(t) or INPLACE_MIN_ELEMENTS) >= INPLACE_MIN_ELEMENTS
-            for t in st.check_types
+            (static_size(t) or INPLACE_MIN_ELEMENTS) >= INPLACE_MIN_ELEMENTS for t in st.check_types
         )
         get_vals = operator.itemgetter(*body.returns)
         if nvals == 1:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
+from typing import Any
 
 import pyparsing as pp
 
@@ -169,7 +170,7 @@ class AttrParser(TypeParser):
             raise c.error("expected an attribute, found end of input")
         ch = text[pos]
         if ch == '"':
-            s = c.string()
+            s = c.string() or ""  # the cursor is at '"': a string (or a ParseError)
             t = self._typed_suffix()
             if t is not None:
                 return OpaqueAttr(text[pos : c.pos])
@@ -267,7 +268,7 @@ class AttrParser(TypeParser):
             break
         return SymbolRefAttr(names[0], tuple(names[1:]))
 
-    def _number_attribute(self) -> Attribute:
+    def _number_attribute(self) -> IntegerAttr | FloatAttr:
         c = self.c
         start = c.pos
         m = _NUMBER.match(c.text, c.pos)
@@ -480,15 +481,13 @@ class AttrParser(TypeParser):
                 c.expect(",", "or '>'")
         return DialectAttr(dialect, kind, tuple(params))
 
-    def kv_params(
-        self, close: str = ">", allowed: tuple[str, ...] | None = None
-    ) -> dict[str, object]:
+    def kv_params(self, close: str = ">", allowed: tuple[str, ...] | None = None) -> dict[str, Any]:
         """``key = value, ...`` up to ``close``; values: ints, int lists, types, attributes.
 
         As StableHLO's struct-attribute parsers: a key given twice is an error
         ("duplicated `key` entry"), and so is one not in ``allowed`` (when given)."""
         c = self.c
-        out: dict[str, object] = {}
+        out: dict[str, Any] = {}
         if c.accept(close):
             return out
         while True:
@@ -508,16 +507,16 @@ class AttrParser(TypeParser):
             if ch == "[":
                 out[key] = self.int_list()
             elif ch in "-+0123456789":
-                a = self._number_attribute()
-                out[key] = a.value
+                out[key] = self._number_attribute().value
             else:
-                a = self.parse_attribute()
-                out[key] = a
+                out[key] = self.parse_attribute()
             if c.accept(close):
                 return out
             c.expect(",", f"or '{close}'")
 
-    def expect_ints_struct(self, cls, start: int, params: dict, int_fields: set[str] = frozenset()):
+    def expect_ints_struct(
+        self, cls, start: int, params: dict, int_fields: frozenset[str] | set[str] = frozenset()
+    ):
         try:
             for k, v in params.items():
                 if k in int_fields:
@@ -532,7 +531,7 @@ class AttrParser(TypeParser):
     def parse_dot_algorithm_body(self, start: int) -> DotAlgorithm:
         """After ``<``: ``lhs_precision_type = tf32, ...>``."""
         c = self.c
-        vals: dict[str, object] = {}
+        vals: dict[str, Any] = {}
         while True:
             key = c.bare_id()
             if key is None:
@@ -662,7 +661,7 @@ def _conv(p: AttrParser, start: int) -> Attribute:
 
 def _result_accuracy(p: AttrParser, start: int) -> Attribute:
     c = p.c
-    vals: dict[str, object] = {}
+    vals: dict[str, Any] = {}
     if not c.accept(">"):
         while True:
             key = c.bare_id()

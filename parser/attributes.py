@@ -224,11 +224,16 @@ def _num_elements(shape: tuple[int, ...]) -> int:
     return n
 
 
-def decode_hex_blob(hexdigits: str, ttype: TensorType) -> np.ndarray:
-    """``dense<"0x...">``: raw little-endian storage (or one element, splatted)."""
+def static_shape(ttype: TensorType) -> tuple[int, ...]:
+    """The shape of ``ttype``, which a dense literal needs static."""
     shape = ttype.shape
     if shape is None or None in shape:
         raise LiteralError("dense literal needs a statically shaped tensor type")
+    return tuple(d for d in shape if d is not None)
+
+
+def decode_hex_blob(hexdigits: str, ttype: TensorType) -> np.ndarray:
+    """``dense<"0x...">``: raw little-endian storage (or one element, splatted)."""
     if len(hexdigits) % 2:
         raise LiteralError("hex blob has an odd number of digits")
     try:
@@ -237,6 +242,14 @@ def decode_hex_blob(hexdigits: str, ttype: TensorType) -> np.ndarray:
         raise LiteralError("malformed hex blob") from None
     if 2 * len(raw) != len(hexdigits):  # bytes.fromhex skips whitespace; MLIR does not
         raise LiteralError("malformed hex blob")
+    return decode_raw_data(raw, ttype)
+
+
+def decode_raw_data(raw: bytes, ttype: TensorType) -> np.ndarray:
+    """An array from MLIR's raw storage of dense elements (``DenseElementsAttr::getRawData``:
+    little-endian, one byte per i1 or bit-packed, one byte per sub-byte element), or one
+    element, splatted."""
+    shape = static_shape(ttype)
     n = _num_elements(shape)
     elem = _storage_type(ttype.element_type)
     dtype = numpy_dtype(elem)
@@ -363,16 +376,16 @@ def _tree_shape(tree) -> tuple[tuple[int, ...], list]:
     return tuple(shape), leaves
 
 
-def _check_shape(lit_shape: tuple[int, ...], ttype: TensorType, nleaves: int) -> bool:
+def _check_shape(lit_shape: tuple[int, ...], shape: tuple[int, ...], nleaves: int) -> bool:
     """True for a splat; raise if the literal's shape does not match the type."""
     if lit_shape == ():
         return True
-    if tuple(lit_shape) != tuple(ttype.shape):
-        if _num_elements(ttype.shape) == 0 and nleaves == 0:
+    if tuple(lit_shape) != shape:
+        if _num_elements(shape) == 0 and nleaves == 0:
             return False
         raise LiteralError(
             f"dense literal has shape [{', '.join(map(str, lit_shape))}] but the type is "
-            f"[{', '.join(map(str, ttype.shape))}]"
+            f"[{', '.join(map(str, shape))}]"
         )
     return False
 
@@ -444,7 +457,7 @@ def _leaves_to_array(leaves: list, elem: Type) -> np.ndarray:
         inner = elem.element_type
         if not isinstance(inner, FloatType):
             raise LiteralError(f"unsupported complex element type {elem}")
-        parts = []
+        parts: list = []
         for leaf in leaves:
             if not isinstance(leaf, tuple):
                 raise LiteralError(f"expected a complex literal (re, im) for type {elem}")
@@ -476,7 +489,7 @@ def _json_fast(body: str, ttype: TensorType) -> np.ndarray | None:
         arr = np.array(tree)
     except (ValueError, OverflowError):
         return None
-    if arr.dtype == object or arr.shape != tuple(ttype.shape):
+    if arr.dtype == object or arr.shape != static_shape(ttype):
         return None
     if isinstance(elem, FloatType):
         if arr.dtype.kind not in "fi" or elem.name not in ("f64", "f32", "f16", "bf16"):
@@ -514,28 +527,27 @@ def _json_fast(body: str, ttype: TensorType) -> np.ndarray | None:
 
 def decode_dense(body: str, ttype: TensorType) -> tuple[np.ndarray, bool]:
     """The array of ``dense<body> : ttype`` (full shape) and whether it was a hex blob."""
-    if ttype.shape is None or any(d is None for d in ttype.shape):
-        raise LiteralError("dense literal needs a statically shaped tensor type")
+    shape = static_shape(ttype)
     stripped = body.strip()
     if stripped.startswith('"'):
         if not (stripped.endswith('"') and stripped[1:3] in ("0x", "0X")):
             raise LiteralError('expected a hex blob "0x..." in dense literal')
         return decode_hex_blob(stripped[3:-1], ttype), True
     if stripped == "":
-        if _num_elements(ttype.shape) != 0:
+        if _num_elements(shape) != 0:
             raise LiteralError("empty dense literal for a non-empty tensor type")
-        return np.zeros(ttype.shape, dtype=numpy_dtype(_storage_type(ttype.element_type))), False
+        return np.zeros(shape, dtype=numpy_dtype(_storage_type(ttype.element_type))), False
     fast = _json_fast(stripped, ttype)
     if fast is not None:
         fast.setflags(write=False)
         return fast, False
     tree = _tokens_to_tree(stripped)
     lit_shape, leaves = _tree_shape(tree)
-    splat = _check_shape(lit_shape, ttype, len(leaves))
+    splat = _check_shape(lit_shape, shape, len(leaves))
     arr = _leaves_to_array(leaves, ttype.element_type)
-    n = _num_elements(ttype.shape)
+    n = _num_elements(shape)
     if splat:
         arr = np.broadcast_to(arr, (n,)).copy()
-    arr = arr.reshape(ttype.shape)
+    arr = arr.reshape(shape)
     arr.setflags(write=False)
     return arr, False

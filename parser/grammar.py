@@ -134,12 +134,11 @@ class Parser(OpParser):
         if "." in name:
             raise c.error(f"alias names cannot contain '.': '{name}'", start)
         c.expect("=", f"after alias '{name}'")
+        value: Attribute | Type
         if sigil == "#":
-            value: Attribute | Type = self.parse_attribute()
-            self.attr_aliases[name] = value
+            value = self.attr_aliases[name] = self.parse_attribute()
         else:
-            value = self.parse_type()
-            self.type_aliases[name] = value
+            value = self.type_aliases[name] = self.parse_type()
         self.alias_defs.append((name, value))
 
     def _resources(self) -> None:

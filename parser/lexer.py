@@ -16,7 +16,9 @@ from .errors import ParseError, SourcePos
 
 
 def _token(pattern: str, name: str, flags: int = 0) -> pp.Regex:
-    return pp.Regex(pattern, flags=flags).set_name(name)
+    token = pp.Regex(pattern, flags=flags)
+    token.set_name(name)
+    return token
 
 
 # ---- terminals (MLIR's lexical grammar, docs: mlir.llvm.org/docs/LangRef) ------------

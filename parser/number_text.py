@@ -162,8 +162,13 @@ def _nest(strs: list[str], shape: tuple[int, ...]) -> str:
 
 
 def _hex_blob(arr: np.ndarray, elem: Type) -> str:
-    """``"0x..."``: the little-endian raw data as MLIR stores it (one byte per i1 and per
-    sub-byte element, complex as (real, imag) pairs)."""
+    """``"0x..."``: the little-endian raw data as MLIR stores it."""
+    return '"0x' + raw_data(arr, elem).hex().upper() + '"'
+
+
+def raw_data(arr: np.ndarray, elem: Type) -> bytes:
+    """The little-endian raw data of dense elements as MLIR stores it (one byte per i1
+    and per sub-byte element, complex as (real, imag) pairs, tf32 in 3 bytes)."""
     if isinstance(elem, QuantizedType):
         elem = elem.storage_type
     a = np.ascontiguousarray(arr).reshape(-1)
@@ -180,5 +185,5 @@ def _hex_blob(arr: np.ndarray, elem: Type) -> str:
     elif isinstance(elem, FloatType) and elem.name in _SUB_BYTE_FLOATS:
         data = (a.view(np.uint8) & _SUB_BYTE_FLOATS[elem.name]).tobytes()
     else:
-        data = a.astype(a.dtype.newbyteorder("<")).tobytes()
-    return '"0x' + data.hex().upper() + '"'
+        data = a.astype(a.dtype.newbyteorder("<"), copy=False).tobytes()
+    return data

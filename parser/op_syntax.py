@@ -194,8 +194,9 @@ class OpParser(AttrParser):
             defs = self.result_defs()
             c.skip()
         pos = c.pos
+        op: Operation | Function
         if text.startswith('"', pos):
-            name = c.string()
+            name = c.string() or ""  # the cursor is at '"': a string (or a ParseError)
             op = self.generic_body(name, defs, start)
             if name == "func.func":
                 op = self._generic_function(op, start)
@@ -363,7 +364,9 @@ class OpParser(AttrParser):
                 isinstance(d, DictionaryAttr) for d in a.elements
             ):
                 raise self.error("arg_attrs / res_attrs must be arrays of dictionaries", start)
-            return tuple(d if d.entries else None for d in a.elements)
+            return tuple(
+                d if isinstance(d, DictionaryAttr) and d.entries else None for d in a.elements
+            )
 
         if op.results or op.operands or len(op.regions) != 1:
             raise self.error("func.func has one region and no operands or results", start)

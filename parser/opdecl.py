@@ -20,19 +20,21 @@ Facts and their sources:
   dialect's own document for chlo.
 
 Value kinds (what ``pretty_ops`` parses and ``pretty_print`` prints for a keyword):
-"i64" / "i32" (IntegerAttr of that type), "i64_array" (``array<i64: ...>``), "bool",
+"i64" / "i32" (IntegerAttr of that type), "i64_array" (``array<i64: ...>``),
+"bool_array" (``array<i1: ...>``), "bool",
 "unit", "string", "f32", "enum:<kind>" (``#stablehlo<kind CASE>``), "precision_config"
 (array of precision enums), "dense" (elements), "i64_elements" (I64ElementsAttr),
 "dot_dimension_numbers", "gather_dimension_numbers", "scatter_dimension_numbers",
 "conv_dimension_numbers" (structured attributes, which shape functions receive
-flattened into their fields), "dot_algorithm", "channel_handle", "result_accuracy",
+flattened into their fields), "ragged_dot_dimension_numbers" (chlo's, not flattened),
+"dot_algorithm", "channel_handle", "result_accuracy",
 "dict", "symbol", "array", "any".
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 
@@ -44,6 +46,16 @@ class _Required:
 
 
 REQUIRED: Any = _Required()
+
+# Every value kind a declaration may use (module docstring); "enum:<kind>" besides.
+KINDS = frozenset(
+    (
+        "i64 i32 i64_array bool_array bool unit string f32 precision_config dense "
+        "i64_elements dot_dimension_numbers gather_dimension_numbers "
+        "scatter_dimension_numbers conv_dimension_numbers ragged_dot_dimension_numbers "
+        "dot_algorithm channel_handle result_accuracy dict symbol array any"
+    ).split()
+)
 
 # Kinds whose attribute shape functions receive flattened into its fields.
 STRUCT_KINDS = frozenset(
@@ -65,6 +77,9 @@ class AttrDecl:
     default: Any = REQUIRED  # decoded value when absent; REQUIRED: it must be present
     key: str | None = None  # its keyword in the op's custom form (`dims = [...]`)
     printed: bool = True  # False: the custom form accepts `key = ...` but prints it in attr-dict
+    # the .td ``DefaultValued...`` default, as MLIR prints the attribute (``false``,
+    # ``1 : i32``): ODS-generated printers leave it out of attr-dict at that value
+    ods_default: str | None = None
 
     @property
     def optional(self) -> bool:
@@ -292,6 +307,12 @@ _ROWS: tuple[tuple[str, tuple[AttrDecl, ...], tuple[str, ...]], ...] = (
         _a("operand_layouts", "array", None),
         _a("result_layouts", "array", None),
         _a("output_operand_aliases", "array", ()),
+        # discardable attributes that JAX's custom calls carry and hlorun's targets read
+        # (not StablehloOps.td arguments)
+        _a("mhlo.backend_config", "dict", None),
+        _a("mhlo.frontend_attributes", "dict", None),
+        _a("error_message", "string", None),
+        _a("rng_algorithm", "enum:rng_algorithm", None),
     ), ()),
     # ---- chlo (ChloOps.td)
     *(
@@ -340,6 +361,40 @@ _ROWS: tuple[tuple[str, tuple[AttrDecl, ...], tuple[str, ...]], ...] = (
 )  # fmt: skip
 
 
+# The ``DefaultValued(Optional|Str)Attr`` defaults of StablehloOps.td and ChloOps.td,
+# as the printer writes the attribute (op -> attribute -> text).
+_ODS_DEFAULTS: dict[str, dict[str, str]] = {
+    **{
+        f"stablehlo.{n}": {
+            "result_accuracy": "#stablehlo.result_accuracy<mode = "
+            "#stablehlo.result_accuracy_mode<DEFAULT>>"
+        }
+        for n in (
+            "cbrt cosine exponential exponential_minus_one log log_plus_one logistic "
+            "rsqrt sine sqrt tan tanh"
+        ).split()
+    },
+    "stablehlo.infeed": {"infeed_config": '""'},
+    "stablehlo.outfeed": {"outfeed_config": '""'},
+    "stablehlo.send": {"is_host_transfer": "false"},
+    "stablehlo.recv": {"is_host_transfer": "false"},
+    "stablehlo.cholesky": {"lower": "false"},
+    "stablehlo.composite": {"composite_attributes": "{}", "version": "0 : i32"},
+    "stablehlo.custom_call": {
+        "has_side_effect": "false",
+        "api_version": "1 : i32",  # API_VERSION_ORIGINAL (StablehloEnums.td)
+        "called_computations": "[]",
+        "output_operand_aliases": "[]",
+    },
+    "stablehlo.gather": {"indices_are_sorted": "false"},
+    "stablehlo.dynamic_gather": {"indices_are_sorted": "false"},
+    "stablehlo.scatter": {"indices_are_sorted": "false", "unique_indices": "false"},
+    "stablehlo.sort": {"dimension": "-1 : i64", "is_stable": "false"},
+    "chlo.top_k": {"is_stable": "true"},
+    "chlo.scan": {"is_reverse": "false"},
+}
+
+
 def _section(name: str) -> str:
     dialect, _, mnemonic = name.partition(".")
     if dialect == "stablehlo":
@@ -354,10 +409,17 @@ def _build() -> dict[str, OpDecl]:
     for name, attrs, regions in _ROWS:
         if name in table:
             raise ValueError(f"op {name!r} declared twice")
+        bad = [a.kind for a in attrs if a.kind not in KINDS and not a.kind.startswith("enum:")]
+        if bad:
+            raise ValueError(f"op {name!r}: unknown attribute kinds {bad}")
         names = [a.name for a in attrs]
         if len(set(names)) != len(names):
             raise ValueError(f"op {name!r} declares an attribute twice")
-        table[name] = OpDecl(name, _section(name), tuple(attrs), tuple(regions))
+        defaults = _ODS_DEFAULTS.get(name, {})
+        if set(defaults) - set(names):
+            raise ValueError(f"op {name!r}: ODS default of an undeclared attribute")
+        attrs = tuple(replace(a, ods_default=defaults.get(a.name)) for a in attrs)
+        table[name] = OpDecl(name, _section(name), attrs, tuple(regions))
     return table
 
 

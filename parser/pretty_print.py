@@ -285,8 +285,8 @@ def _p_get_tuple_element(p: BasePrinter, op: Operation, depth: int) -> str | Non
 
 @_pretty("stablehlo.compare")
 def _p_compare(p: BasePrinter, op: Operation, depth: int) -> str | None:
-    """`$comparison_direction, $lhs, $rhs (, $compare_type)?`: the enum attributes print
-    their own leading space, hence stablehlo-opt's double spaces."""
+    """`$comparison_direction, $lhs, $rhs (, $compare_type)?`: each enum after
+    ``BasePrinter.enum_gap`` (older stablehlo-opt's double spaces, or none)."""
     direction = _enum(op.attr("comparison_direction"), "comparison_direction")
     ctype_attr = op.attr("compare_type")
     ctype = _enum(ctype_attr, "comparison_type")
@@ -295,9 +295,10 @@ def _p_compare(p: BasePrinter, op: Operation, depth: int) -> str | None:
         return None
     if not _fits(op, custom, n_operands=2, n_results=1):
         return None
-    s = f"{op.name}  {direction}, {_operands(op)}"
+    gap = p.enum_gap
+    s = f"{op.name} {gap}{direction}, {_operands(op)}"
     if ctype is not None:
-        s += f",  {ctype}"
+        s += f", {gap}{ctype}"
     return f"{s}{p.attr_dict(op, custom)} : {p.functional(op)}"
 
 
@@ -338,7 +339,7 @@ def _keyword_form(op_name: str, n_operands: int | None, types: str = "functional
                 if decl.optional:
                     continue
                 return None
-            text = _item_text(a, decl.kind)
+            text = _item_text(a, decl.kind, p.enum_gap)
             if text is None:
                 return None
             parts.append(f"{decl.key} = {text}")
@@ -348,18 +349,18 @@ def _keyword_form(op_name: str, n_operands: int | None, types: str = "functional
     return fn
 
 
-def _item_text(a: Attribute, kind: str) -> str | None:
+def _item_text(a: Attribute, kind: str, gap: str) -> str | None:
     """A keyword item's value by opdecl kind: "i64_array", "i64" (``N : i64`` printed as
-    N), "i32", "enum:<kind>" (printed with stablehlo-opt's extra space), "string", "bool"."""
+    N), "i32", "enum:<kind>" (after ``gap``: ``BasePrinter.enum_gap``), "string", "bool"."""
     if kind == "i64_array":
-        v = _i64_array(a)
-        return None if v is None else _ints(v)
+        ints = _i64_array(a)
+        return None if ints is None else _ints(ints)
     if kind in ("i64", "i32"):
-        v = _typed_int(a, int(kind[1:]))
-        return None if v is None else str(v)
+        n = _typed_int(a, int(kind[1:]))
+        return None if n is None else str(n)
     if kind.startswith("enum:"):
-        v = _enum(a, kind[5:])
-        return None if v is None else " " + v
+        case = _enum(a, kind[5:])
+        return None if case is None else gap + case
     if kind == "string":
         return escape_string(a.value) if isinstance(a, StringAttr) else None
     if kind == "bool":
@@ -415,7 +416,8 @@ def _p_rng_bit_generator(p: BasePrinter, op: Operation, depth: int) -> str | Non
     if algo is None or not _fits(op, ("rng_algorithm",), n_operands=1, n_results=2):
         return None
     attrs = p.attr_dict(op, ("rng_algorithm",))
-    return f"{op.name} {op.operands[0].name}, algorithm =  {algo}{attrs} : {p.functional(op)}"
+    gap = p.enum_gap
+    return f"{op.name} {op.operands[0].name}, algorithm = {gap}{algo}{attrs} : {p.functional(op)}"
 
 
 @_pretty("stablehlo.reduce_precision")
@@ -609,3 +611,35 @@ def _p_convolution(p: BasePrinter, op: Operation, depth: int) -> str | None:
         f"{op.name}({_operands(op)}) dim_numbers = {dims}, window = "
         f"{{{', '.join(window)}}}{attrs} : {p.functional(op)}"
     )
+
+
+# ---- other dialects' ops that mixed (allow-other-dialects) modules hold ------------------
+
+# arith ops whose assembly format is `$lhs, $rhs attr-dict : type($result)` (ArithOps.td;
+# the float ones' optional `fastmath` is left to the generic form)
+_ARITH_BINARY = frozenset(
+    "addf subf mulf divf remf maximumf minimumf maxnumf minnumf addi subi muli divsi divui "
+    "remsi remui andi ori xori shli shrsi shrui maxsi maxui minsi minui".split()
+)
+
+
+def _p_arith_binary(p: BasePrinter, op: Operation, depth: int) -> str | None:
+    if not _fits(op, n_operands=2, n_results=1) or op.attributes:
+        return None
+    if not op.operand_types[0] == op.operand_types[1] == op.result_types[0]:
+        return None
+    return f"{op.name} {_operands(op)} : {p.type(op.result_types[0])}"
+
+
+for _n in _ARITH_BINARY:
+    FORMS[f"arith.{_n}"] = _p_arith_binary
+
+
+@_pretty("builtin.unrealized_conversion_cast")
+def _p_unrealized_cast(p: BasePrinter, op: Operation, depth: int) -> str | None:
+    """`($inputs^ `:` type($inputs))? `to` type($outputs) attr-dict` (BuiltinOps.td)."""
+    if not _fits(op) or not op.operands or not op.results:
+        return None
+    ins = ", ".join(p.type(t) for t in op.operand_types)
+    outs = ", ".join(p.type(t) for t in op.result_types)
+    return f"{op.name} {_operands(op)} : {ins} to {outs}{p.attr_dict(op)}"

@@ -18,26 +18,42 @@ keyword items as parser/opdecl.py declares them); this module joins them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import dataclasses
+from collections.abc import Callable, Sequence
 
+from .errors import UnsupportedError
 from .ir import (
     Attribute,
+    DictionaryAttr,
+    EnumAttr,
+    Function,
+    LocationAttr,
     Module,
     Operation,
+    StringAttr,
     Type,
+    TypeExtensions,
 )
 
 # Re-exported (``import x as x``) for parser/vhlo, whose printer extends this one.
 from .number_text import _format_floats as _format_floats
 from .number_text import _hex_blob as _hex_blob
 from .number_text import format_float as format_float
+from .opdecl import OP_DECLS
 from .pretty_print import FORMS as _SIMPLE_FORMS
 from .pretty_print_regions import FORMS as _REGION_FORMS
 from .printer_core import BasePrinter
 from .printer_core import _result_list as _result_list
 from .printer_core import escape_string as escape_string
+from .ssa_names import rename_module
 
-__all__ = ["print_attribute", "print_module", "print_operation", "print_type"]
+__all__ = [
+    "CanonicalPrinter",
+    "print_attribute",
+    "print_module",
+    "print_operation",
+    "print_type",
+]
 
 # Every family's pretty printers by op name.
 _PRETTY: dict[str, Callable[..., str | None]] = {**_SIMPLE_FORMS, **_REGION_FORMS}
@@ -49,20 +65,151 @@ class _Printer(BasePrinter):
     custom_forms = _PRETTY
 
 
+class CanonicalPrinter(_Printer):
+    """What ``stablehlo-opt`` prints (MLIR's canonical output), not the source's spelling:
+
+    - MLIR's value and block names (``ssa_names``: ``%0``, ``%arg0``, ``%c``, ``%cst_0``,
+      ``%iterArg``, ``^bb1``);
+    - no locations (``stablehlo-opt`` without ``--mlir-print-debuginfo``), no alias
+      definitions (the values are written in place);
+    - dictionaries sorted by name (MLIR's DictionaryAttr keeps them so), empty argument
+      and result dictionaries left out;
+    - in a custom form's attribute dictionary, an attribute holding its .td
+      ``DefaultValued`` default is left out (ODS-generated printers; the defaults are
+      ``AttrDecl.ods_default`` in opdecl.py);
+    - the op's dialect prefix is left out where it is the default dialect (``return``,
+      ``call`` directly in a ``func.func``: OpAsmOpInterface::getDefaultDialect of
+      FuncOp; ops in any other op's regions keep it, AsmPrinter's defaultDialectStack);
+    - bounds as ``#stablehlo.bounds<16, ?>``, enums as their dialect prints them,
+      elements attributes of more than ``hex_above`` elements as hex.
+
+    ``generic=True`` writes every op, and the module, in MLIR's generic form
+    (``--mlir-print-op-generic``: values numbered, no op-given names)."""
+
+    canonical = True
+
+    def __init__(self, *, generic: bool = False, hex_above: int | None = 100) -> None:
+        super().__init__(hex_above)
+        self.generic_ops = generic
+        self._dialects = [""]
+        self._attr_dispatch[EnumAttr] = _canonical_enum
+        self._attr_dispatch[TypeExtensions] = _bounds
+
+    # ---- spelling ------------------------------------------------------------------
+
+    @staticmethod
+    def _loc(loc: LocationAttr | None) -> str:
+        return ""
+
+    def dict(self, entries: Sequence[tuple[str, Attribute]]) -> str:
+        return super().dict(sorted(entries, key=lambda kv: kv[0]))
+
+    def _opt_dict(self, attrs: Sequence[DictionaryAttr | None], i: int) -> str:
+        d = attrs[i] if i < len(attrs) else None
+        return "" if d is None or not d.entries else " " + self.dict(d.entries)
+
+    def attr_dict(self, op: Operation, consumed: Sequence[str] | frozenset[str] = ()) -> str:
+        decl = OP_DECLS.get(op.name)
+        rest = []
+        for k, v in op.attributes:
+            if k in consumed:
+                continue
+            a = decl.attr(k) if decl is not None else None
+            if a is not None and a.ods_default is not None and self.attr(v) == a.ods_default:
+                continue
+            rest.append((k, v))
+        return " " + self.dict(rest) if rest else ""
+
+    # ---- module, functions, ops ----------------------------------------------------
+
+    def module(self, m: Module) -> str:
+        m = rename_module(m, asm_names=not self.generic_ops)
+        m = dataclasses.replace(m, aliases=(), location=None)
+        if not self.generic_ops:
+            return super().module(m)
+        lines = [self.operation(item, 1) for item in m.body]
+        attrs = list(m.attributes)
+        if m.name is not None:
+            attrs.append(("sym_name", StringAttr(m.name)))
+        tail = "}) " + self.dict(attrs) + " : () -> ()" if attrs else "}) : () -> ()"
+        out = "\n".join(['"builtin.module"() ({', *lines, tail]) + "\n"
+        if m.resources:
+            out += self._resources(m.resources) + "\n"
+        return out
+
+    def function(self, f: Function, depth: int) -> str:
+        if self.generic_ops:
+            raise UnsupportedError("the generic form of func.func is not implemented")
+        self._dialects.append("func")
+        try:
+            return super().function(f, depth)
+        finally:
+            self._dialects.pop()
+
+    def operation(self, op: Operation, depth: int) -> str:
+        text = None
+        self._dialects.append("")
+        try:
+            pretty = None if self.generic_ops else self.custom_forms.get(op.name)
+            if pretty is not None and not op.successors:
+                text = pretty(self, op, depth)
+                default = self._dialects[-2]
+                if text is not None and default and op.name.count(".") == 1:
+                    text = text.removeprefix(default + ".")
+            if text is None:
+                text = self.generic(op, depth)
+        finally:
+            self._dialects.pop()
+        return "  " * depth + _result_list(op.results) + text
+
+
+# Enum attributes whose dialect prints them `#dialect.kind<CASE>` (an assemblyFormat of
+# `<` $value `>`: StablehloEnums.td, ResultAccuracyModeAttr); the others print
+# `#dialect<kind CASE>` (EnumAttr's default format).
+_LONG_ENUMS = frozenset({("stablehlo", "result_accuracy_mode")})
+
+
+def _canonical_enum(a: EnumAttr) -> str:
+    if (a.dialect, a.kind) in _LONG_ENUMS:
+        return f"#{a.dialect}.{a.kind}<{a.value}>"
+    return f"#{a.dialect}<{a.kind} {a.value}>"
+
+
+def _bounds(a: TypeExtensions) -> str:
+    """StablehloAttrs.td TypeExtensions: `#stablehlo.bounds<16, ?>`."""
+    return "#stablehlo.bounds<" + ", ".join("?" if b is None else str(b) for b in a.bounds) + ">"
+
+
 # --------------------------------------------------------------------------------------
 # Public API
 # --------------------------------------------------------------------------------------
 
 
-def print_module(module: Module, *, hex_above: int | None = None) -> str:
+def print_module(
+    module: Module,
+    *,
+    hex_above: int | None = None,
+    canonical: bool = False,
+    generic: bool = False,
+) -> str:
     """The MLIR text of ``module``.
 
-    A ``dense<...>`` constant is written as a ``"0x..."`` blob when its ``hex`` flag says
+    By default the text is faithful to the module: its names, locations, aliases and
+    attributes as they are, so that ``parse_module(print_module(m)) == m``.  A
+    ``dense<...>`` constant is written as a ``"0x..."`` blob when its ``hex`` flag says
     the text had it so.  ``hex_above=N`` also writes every non-splat constant of more than
     N elements that way, as stablehlo-opt does with N = 100 (MLIR's default for
     ``--mlir-print-elementsattrs-with-hex-if-larger``); the parsed-back attribute then
     has ``hex=True``, so that module no longer compares equal to the original.
+
+    ``canonical=True`` writes what ``stablehlo-opt`` writes (``CanonicalPrinter``: MLIR's
+    names, no locations, defaults left out...; ``hex_above`` defaults to 100 there);
+    ``generic=True`` (canonical) is ``stablehlo-opt --mlir-print-op-generic``.
     """
+    if canonical or generic:
+        return CanonicalPrinter(
+            generic=generic, hex_above=100 if hex_above is None else hex_above
+        ).module(module)
     return _Printer(hex_above).module(module)
 
 
@@ -75,5 +222,5 @@ def print_type(t: Type) -> str:
     return _Printer().type(t)
 
 
-def print_attribute(a: Attribute) -> str:
-    return _Printer().attr(a)
+def print_attribute(a: Attribute, *, canonical: bool = False) -> str:
+    return (CanonicalPrinter() if canonical else _Printer()).attr(a)

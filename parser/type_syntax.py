@@ -195,6 +195,10 @@ class TypeParser:
                 return tuple(out)
             c.expect(",", f"or '{close}' in integer list")
 
+    def parse_attribute(self) -> Attribute:
+        """An attribute (a tensor type's encoding): ``AttrParser``'s, the layer above."""
+        raise NotImplementedError("TypeParser parses types only: use AttrParser")
+
     # ---- types -------------------------------------------------------------------------
     def parse_type(self) -> Type:
         c = self.c
@@ -216,10 +220,10 @@ class TypeParser:
         if m is None:
             raise c.error(f"expected a type, found {c.describe()}")
         word = m.group(0)
-        t = builtin_type(word)
-        if t is not None:
+        builtin = builtin_type(word)
+        if builtin is not None:
             c.pos = m.end()
-            return t
+            return builtin
         if word in ("tensor", "complex", "tuple", "vector", "memref") and text.startswith(
             "<", m.end()
         ):
@@ -257,14 +261,13 @@ class TypeParser:
             c.expect("x", "after '*' in unranked tensor type")
             shape = None
         else:
-            m = _DIMS.match(c.text, c.pos)
+            m = c.expect_match(_DIMS, "tensor dimensions")
             dims = m.group(1)
-            c.pos = m.end()
             shape = tuple(None if d == "?" else int(d) for d in dims.split("x")[:-1])
         elem = self.parse_type()
         if isinstance(elem, (TensorType, FunctionType, TupleType)):
             raise c.error("invalid tensor element type", start)
-        encoding = None
+        encoding: Attribute | None = None
         if c.accept(","):
             encoding = self.parse_attribute()
         c.expect(">", "at the end of tensor type")

@@ -4,6 +4,7 @@ Importing this package registers every family's rows in the op table.
 """
 
 from . import (  # noqa: F401  (imported for their registrations)
+    channels,
     check,
     chlo,
     chlo_structured,
@@ -17,6 +18,7 @@ from . import (  # noqa: F401  (imported for their registrations)
     quantization,
     random,
     reduction,
+    slicing,
 )
 from .optable import OP_TABLE, REQUIRED, OpDef, ShapeContext, define_op, kernel, shape_function
 from .verifier import verify_module
@@ -31,4 +33,3 @@ __all__ = [
     "shape_function",
     "verify_module",
 ]
-

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from ..parser.ir import TensorType, Type
-
 from .optable import REQUIRED, ShapeContext, define_op
 from .typeutil import type_text
 from .verifier import compatible
@@ -12,8 +11,10 @@ from .verifier import compatible
 def _pair(ctx: ShapeContext, actual: Type, expected: Type, **_):
     """expect_eq / expect_almost_eq / expect_close: both operands of one type."""
     if not compatible(actual, expected):
-        raise ctx.error("check_same_type", f"operands have different types {type_text(actual)} and "
-                                           f"{type_text(expected)}")
+        raise ctx.error(
+            "check_same_type",
+            f"operands have different types {type_text(actual)} and {type_text(expected)}",
+        )
     return ()
 
 
@@ -43,7 +44,10 @@ define_op("check.expect_eq", _pair, traits=_EFFECTS)
 define_op("check.expect_eq_const", _const, attrs={"value": REQUIRED}, traits=_EFFECTS)
 define_op("check.expect_almost_eq", _pair, attrs={"tolerance": 1e-4}, traits=_EFFECTS)
 define_op(
-    "check.expect_almost_eq_const", _const, attrs={"value": REQUIRED, "tolerance": 1e-4}, traits=_EFFECTS
+    "check.expect_almost_eq_const",
+    _const,
+    attrs={"value": REQUIRED, "tolerance": 1e-4},
+    traits=_EFFECTS,
 )
 define_op(
     "check.expect_close",

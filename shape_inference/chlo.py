@@ -52,8 +52,10 @@ def is_chlo_float(e: Type) -> bool:
 
 def is_chlo_complex(e: Type) -> bool:
     """'complex type with 32/64-bit float elements'."""
-    return isinstance(e, ComplexType) and isinstance(e.element_type, FloatType) and (
-        e.element_type.name in ("f32", "f64")
+    return (
+        isinstance(e, ComplexType)
+        and isinstance(e.element_type, FloatType)
+        and (e.element_type.name in ("f32", "f64"))
     )
 
 
@@ -125,6 +127,7 @@ _FLOAT_OR_COMPLEX = (lambda e: is_chlo_float(e) or is_chlo_complex(e), "float or
 _FLOAT = (is_chlo_float, "float")
 _COMPLEX = (is_chlo_complex, "complex")
 _INTEGER = (is_chlo_integer, "integer")
+
 
 def _unary_shape(allowed: tuple[Any, str]):
     pred, kind = allowed
@@ -309,9 +312,13 @@ def _check_declared_shape(ctx: ShapeContext, shape: tuple[int | None, ...] | Non
     if not ctx.result_types or shape is None:
         return
     r = ctx.result_types[0]
-    if isinstance(r, TensorType) and r.shape is not None and (
-        len(r.shape) != len(shape)
-        or any(x is not None and y is not None and x != y for x, y in zip(r.shape, shape))
+    if (
+        isinstance(r, TensorType)
+        and r.shape is not None
+        and (
+            len(r.shape) != len(shape)
+            or any(x is not None and y is not None and x != y for x, y in zip(r.shape, shape))
+        )
     ):
         name = ctx.op.split(".", 1)[-1]
         raise ctx.error(
@@ -323,8 +330,9 @@ def _check_declared_shape(ctx: ShapeContext, shape: tuple[int | None, ...] | Non
 def broadcast_op(name: str, operands: tuple[Any, str] = _ANY, **attrs: Any) -> None:
     """Register a chlo broadcasting binary op: its operand element types and its
     attributes besides ``broadcast_dimensions``."""
-    define_op(name, _broadcast_binary_shape(name, operands),
-              attrs={"broadcast_dimensions": None, **attrs})
+    define_op(
+        name, _broadcast_binary_shape(name, operands), attrs={"broadcast_dimensions": None, **attrs}
+    )
 
 
 broadcast_op("chlo.broadcast_add")

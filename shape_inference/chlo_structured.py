@@ -89,9 +89,7 @@ def ragged_dot_fields(attr: Any) -> dict[str, tuple[int, ...]]:
     return {name: get(name) for name in RAGGED_FIELDS}
 
 
-def ragged_dot_mode(
-    dims: dict[str, tuple[int, ...]], lhs_rank: int
-) -> int:
+def ragged_dot_mode(dims: dict[str, tuple[int, ...]], lhs_rank: int) -> int:
     """1: ragged non-contracting dim; 2: ragged contracting dim; 3: ragged batch dim."""
     r = dims["lhs_ragged_dimensions"][0]
     if r in dims["lhs_contracting_dimensions"]:
@@ -121,8 +119,9 @@ def ragged_dot_result_shape(
     if len(lb) != len(rb):
         raise err("batching_dimensions", "lhs and rhs must have the same number of batching dims")
     if len(lc) != len(rc):
-        raise err("contracting_dimensions",
-                  "lhs and rhs must have the same number of contracting dims")
+        raise err(
+            "contracting_dimensions", "lhs and rhs must have the same number of contracting dims"
+        )
     if len(lr) != 1:
         raise err("ragged_dimensions", "there must be exactly one lhs ragged dimension")
     if len(rg) > 1:
@@ -134,35 +133,47 @@ def ragged_dot_result_shape(
         raise err("dimensions", "batching, contracting and group dimensions must be disjoint")
     for a, b in zip(lb + lc, rb + rc):
         if lhs[a] is not None and rhs[b] is not None and lhs[a] != rhs[b]:
-            raise err("dimensions", f"lhs dimension {a} ({lhs[a]}) and rhs dimension {b} "
-                      f"({rhs[b]}) must have the same size")
+            raise err(
+                "dimensions",
+                f"lhs dimension {a} ({lhs[a]}) and rhs dimension {b} "
+                f"({rhs[b]}) must have the same size",
+            )
     mode = ragged_dot_mode(dims, len(lhs))
     if mode == 1 and len(rg) != 1:
-        raise err("group_dimensions",
-                  "the rhs must have a group dimension when the lhs ragged dimension is a "
-                  "non-contracting dimension")
+        raise err(
+            "group_dimensions",
+            "the rhs must have a group dimension when the lhs ragged dimension is a "
+            "non-contracting dimension",
+        )
     if mode != 1 and rg:
-        raise err("group_dimensions",
-                  "the rhs must not have a group dimension when the lhs ragged dimension is "
-                  "a batching or contracting dimension")
+        raise err(
+            "group_dimensions",
+            "the rhs must not have a group dimension when the lhs ragged dimension is "
+            "a batching or contracting dimension",
+        )
     g = rhs[rg[0]] if rg else None
     if len(group_sizes) < 1:
         raise err("group_sizes", "group_sizes must have rank at least 1")
     gs_g = group_sizes[-1]
     if g is not None and gs_g is not None and g != gs_g:
-        raise err("group_sizes",
-                  f"group_sizes has {gs_g} groups but the rhs group dimension has size {g}")
+        raise err(
+            "group_sizes", f"group_sizes has {gs_g} groups but the rhs group dimension has size {g}"
+        )
     g = g if g is not None else gs_g
     # Leading group_sizes dimensions: the lhs batching dims (mode 1 and 2).
     prefix = group_sizes[:-1]
     if prefix:
         want = [lhs[d] for d in lb]
-        if mode == 3 or len(prefix) != len(want) or any(
-            p is not None and w is not None and p != w for p, w in zip(prefix, want)
+        if (
+            mode == 3
+            or len(prefix) != len(want)
+            or any(p is not None and w is not None and p != w for p, w in zip(prefix, want))
         ):
-            raise err("group_sizes",
-                      f"group_sizes shape {list(group_sizes)} must be [g] or the lhs batch "
-                      f"dimensions followed by [g]")
+            raise err(
+                "group_sizes",
+                f"group_sizes shape {list(group_sizes)} must be [g] or the lhs batch "
+                f"dimensions followed by [g]",
+            )
     lfree = [lhs[d] for d in range(len(lhs)) if d not in lb and d not in lc]
     rfree = [rhs[d] for d in range(len(rhs)) if d not in rb and d not in rc and d not in rg]
     batch = [merge_dim(lhs[a], rhs[b]) for a, b in zip(lb, rb)]
@@ -275,10 +286,17 @@ def _scan_shape(
         raise ctx.error("chlo.scan.results", "there must be one carry result per init")
     n_out = len(results) - len(inits)
     for i, (init, carry) in enumerate(zip(inits, results[n_out:])):
-        if isinstance(init, TensorType) and isinstance(carry, TensorType) and (
-            init.element_type != carry.element_type
-            or (init.shape is not None and carry.shape is not None and len(init.shape) != len(
-                carry.shape))
+        if (
+            isinstance(init, TensorType)
+            and isinstance(carry, TensorType)
+            and (
+                init.element_type != carry.element_type
+                or (
+                    init.shape is not None
+                    and carry.shape is not None
+                    and len(init.shape) != len(carry.shape)
+                )
+            )
         ):
             raise ctx.error(
                 "chlo.scan.carries", f"carry #{i} type {carry} does not match init type {init}"
@@ -286,8 +304,9 @@ def _scan_shape(
     for r in results[:n_out]:
         if isinstance(r, TensorType) and r.shape is not None:
             if dimension >= len(r.shape):
-                raise ctx.error("chlo.scan.dimension",
-                                f"dimension {dimension} is out of range for output {r}")
+                raise ctx.error(
+                    "chlo.scan.dimension", f"dimension {dimension} is out of range for output {r}"
+                )
             d = r.shape[dimension]
             if d is not None and size is not None and d != size:
                 raise ctx.error(

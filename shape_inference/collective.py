@@ -8,7 +8,7 @@ size is not known statically, so checks that depend on ``num_replicas`` /
 ``num_partitions`` (e.g. all_gather_c3, the exact all_gather_c6 size) run in the
 kernels.
 
-Every row decodes its attributes with ``_decode_with_op``, which adds ``op`` (the
+Every row decodes its attributes with ``decode_with_op``, which adds ``op`` (the
 ``Operation``) so that kernels can name the op and its location in deadlock reports.
 """
 
@@ -24,20 +24,16 @@ from ..parser.ir import (
     IntegerType,
     Operation,
     TensorType,
-    TokenType,
     Type,
     TypeExtensions,
 )
-
 from .decode import decode_op_attributes
 from .optable import OP_TABLE, REQUIRED, ShapeContext, define_op
 from .typeutil import is_promotable, require_tensor, type_text
 from .verifier import compatible
 
-DEVICE_TO_DEVICE, DEVICE_TO_HOST, HOST_TO_DEVICE = 1, 2, 3
 
-
-def _decode_with_op(op: Operation) -> dict[str, Any]:
+def decode_with_op(op: Operation) -> dict[str, Any]:
     """The generic decoding of ``op``'s attributes, plus ``op`` itself."""
     row = replace(OP_TABLE[op.name], decode=None)
     kwargs = decode_op_attributes(op, row)
@@ -205,18 +201,29 @@ def _same_count(ctx: ShapeContext, label: str, n: int) -> None:
 # ------------------------------------------------------------------ ops
 
 
-def all_gather_shape(ctx: ShapeContext, *operands: Type, all_gather_dim: int, replica_groups,
-                     channel_handle=None, use_global_device_ids: bool = False, op=None):
+def all_gather_shape(
+    ctx: ShapeContext,
+    *operands: Type,
+    all_gather_dim: int,
+    replica_groups,
+    channel_handle=None,
+    use_global_device_ids: bool = False,
+    op=None,
+):
     """spec "all_gather" (C1)-(C6); the exact result size (C6) needs the grid: kernel."""
     _non_negative(ctx, "all_gather_dim", all_gather_dim, "all_gather_c1")
     check_replica_groups(
-        ctx, replica_groups,
+        ctx,
+        replica_groups,
         {"rank": "all_gather_i3", "unique": "all_gather_c2", "range": "all_gather_c4"},
-        all_same_size=True, use_global_device_ids=use_global_device_ids,
+        all_same_size=True,
+        use_global_device_ids=use_global_device_ids,
     )
     cid = channel_id_of(channel_handle)
     if use_global_device_ids and cid < 0:
-        raise ctx.error("all_gather_c5", "channel_id cannot be negative when useGlobalDeviceIds is set")
+        raise ctx.error(
+            "all_gather_c5", "channel_id cannot be negative when useGlobalDeviceIds is set"
+        )
     _check_global_ids(ctx, "all_gather_c5", channel_handle, use_global_device_ids)  # all_gather_c5
     _same_count(ctx, "all_gather_c6", len(operands))
     for i, (t, r) in enumerate(zip(operands, ctx.result_types)):
@@ -248,19 +255,28 @@ def all_gather_shape(ctx: ShapeContext, *operands: Type, all_gather_dim: int, re
             )
         if t.element_type != r.element_type:
             raise ctx.error(
-                "all_gather_c6", f"result #{i} has element type {type_text(r.element_type)}, "
-                f"expected {type_text(t.element_type)}"
+                "all_gather_c6",
+                f"result #{i} has element type {type_text(r.element_type)}, "
+                f"expected {type_text(t.element_type)}",
             )
     return None
 
 
-def all_reduce_shape(ctx: ShapeContext, *operands: Type, replica_groups, channel_handle=None,
-                     use_global_device_ids: bool = False, op=None):
+def all_reduce_shape(
+    ctx: ShapeContext,
+    *operands: Type,
+    replica_groups,
+    channel_handle=None,
+    use_global_device_ids: bool = False,
+    op=None,
+):
     """spec "all_reduce" (C1)-(C7)."""
     check_replica_groups(
-        ctx, replica_groups,
+        ctx,
+        replica_groups,
         {"rank": "all_reduce_i2", "unique": "all_reduce_c1", "range": "all_reduce_c3"},
-        all_same_size=False, use_global_device_ids=use_global_device_ids,
+        all_same_size=False,
+        use_global_device_ids=use_global_device_ids,
     )
     _check_global_ids(ctx, "all_reduce_c4", channel_handle, use_global_device_ids)  # all_reduce_c4
     ts = [require_tensor(ctx, t, "all_reduce_i1", "operand") for t in operands]
@@ -269,16 +285,24 @@ def all_reduce_shape(ctx: ShapeContext, *operands: Type, replica_groups, channel
     return tuple(TensorType(t.shape, e, t.encoding) for t in ts)  # all_reduce_c6, c7
 
 
-def reduce_scatter_shape(ctx: ShapeContext, operand: Type, *, scatter_dimension: int,
-                         replica_groups, channel_handle=None,
-                         use_global_device_ids: bool = False, op=None):
+def reduce_scatter_shape(
+    ctx: ShapeContext,
+    operand: Type,
+    *,
+    scatter_dimension: int,
+    replica_groups,
+    channel_handle=None,
+    use_global_device_ids: bool = False,
+    op=None,
+):
     """spec "reduce_scatter" (C1)-(C9); C1 needs the process-group size: kernel."""
     _non_negative(ctx, "scatter_dimension", scatter_dimension, "reduce_scatter_c2")
     check_replica_groups(
-        ctx, replica_groups,
-        {"rank": "reduce_scatter_i3", "unique": "reduce_scatter_c3",
-         "range": "reduce_scatter_c5"},
-        all_same_size=True, use_global_device_ids=use_global_device_ids,
+        ctx,
+        replica_groups,
+        {"rank": "reduce_scatter_i3", "unique": "reduce_scatter_c3", "range": "reduce_scatter_c5"},
+        all_same_size=True,
+        use_global_device_ids=use_global_device_ids,
     )
     _check_global_ids(ctx, "reduce_scatter_c6", channel_handle, use_global_device_ids)
     t = require_tensor(ctx, operand, "reduce_scatter_i1", "operand")
@@ -295,9 +319,13 @@ def reduce_scatter_shape(ctx: ShapeContext, operand: Type, *, scatter_dimension:
         raise ctx.error("reduce_scatter_c2", "scatter dim should be less than operand/result rank")
     a, b = t.shape[scatter_dimension], r.shape[scatter_dimension]
     if a == 0:
-        raise ctx.error("reduce_scatter_c8", "operand dimension size at scatter_dimension cannot be zero")
+        raise ctx.error(
+            "reduce_scatter_c8", "operand dimension size at scatter_dimension cannot be zero"
+        )
     if b == 0:
-        raise ctx.error("reduce_scatter_c8", "result dimension size at scatter_dimension cannot be zero")
+        raise ctx.error(
+            "reduce_scatter_c8", "result dimension size at scatter_dimension cannot be zero"
+        )
     if a is not None and b is not None and a % b:
         raise ctx.error(
             "reduce_scatter_c1",
@@ -313,9 +341,16 @@ def reduce_scatter_shape(ctx: ShapeContext, operand: Type, *, scatter_dimension:
     return None
 
 
-def all_to_all_shape(ctx: ShapeContext, *operands: Type, split_dimension: int,
-                     concat_dimension: int, split_count: int, replica_groups,
-                     channel_handle=None, op=None):
+def all_to_all_shape(
+    ctx: ShapeContext,
+    *operands: Type,
+    split_dimension: int,
+    concat_dimension: int,
+    split_count: int,
+    replica_groups,
+    channel_handle=None,
+    op=None,
+):
     """spec "all_to_all" (C1)-(C9)."""
     _non_negative(ctx, "split_dimension", split_dimension, "all_to_all_c1")
     _non_negative(ctx, "concat_dimension", concat_dimension, "all_to_all_c3")
@@ -327,10 +362,16 @@ def all_to_all_shape(ctx: ShapeContext, *operands: Type, split_dimension: int,
         )
     _same_count(ctx, "all_to_all_c9", len(operands))
     check_replica_groups(
-        ctx, replica_groups,
-        {"rank": "all_to_all_i5", "unique": "all_to_all_c5", "range": "all_to_all_c7",
-         "size": "all_to_all_c8"},
-        all_same_size=True, expected_group_size=split_count,
+        ctx,
+        replica_groups,
+        {
+            "rank": "all_to_all_i5",
+            "unique": "all_to_all_c5",
+            "range": "all_to_all_c7",
+            "size": "all_to_all_c8",
+        },
+        all_same_size=True,
+        expected_group_size=split_count,
     )
     out = []
     for i, t in enumerate(operands):
@@ -377,8 +418,9 @@ def all_to_all_shape(ctx: ShapeContext, *operands: Type, split_dimension: int,
     return tuple(out)
 
 
-def _root_operands(ctx: ShapeContext, name: str, operands: tuple[Type, ...],
-                   has_dynamic_root: bool, label: str) -> tuple[Type, ...]:
+def _root_operands(
+    ctx: ShapeContext, name: str, operands: tuple[Type, ...], has_dynamic_root: bool, label: str
+) -> tuple[Type, ...]:
     """The data operands of collective_broadcast / collective_reduce (the root operand,
     when ``has_dynamic_root``, is checked and dropped)."""
     if not has_dynamic_root:
@@ -427,16 +469,29 @@ def _unique_groups(ctx: ShapeContext, groups: Any, labels: dict[str, str]) -> No
         seen.add(rid)
 
 
-def collective_broadcast_shape(ctx: ShapeContext, *operands: Type, replica_groups,
-                               channel_handle=None, has_dynamic_root: bool = False, op=None):
+def collective_broadcast_shape(
+    ctx: ShapeContext,
+    *operands: Type,
+    replica_groups,
+    channel_handle=None,
+    has_dynamic_root: bool = False,
+    op=None,
+):
     """spec "collective_broadcast" (C1)-(C6)."""
     _unique_groups(
-        ctx, replica_groups,
-        {"rank": "collective_broadcast_i2", "unique": "collective_broadcast_c1",
-         "range": "collective_broadcast_c2"},
+        ctx,
+        replica_groups,
+        {
+            "rank": "collective_broadcast_i2",
+            "unique": "collective_broadcast_c1",
+            "range": "collective_broadcast_c2",
+        },
     )
     data = _root_operands(
-        ctx, "collective_broadcast", operands, has_dynamic_root,
+        ctx,
+        "collective_broadcast",
+        operands,
+        has_dynamic_root,
         "collective_broadcast_c4" if has_dynamic_root else "collective_broadcast_c3",
     )
     for t in data:
@@ -444,148 +499,57 @@ def collective_broadcast_shape(ctx: ShapeContext, *operands: Type, replica_group
     return data  # collective_broadcast_c3, c4, c5
 
 
-def collective_reduce_shape(ctx: ShapeContext, *operands: Type, replica_groups,
-                            channel_handle=None, has_dynamic_root: bool = False,
-                            use_global_device_ids: bool = False, op=None):
+def collective_reduce_shape(
+    ctx: ShapeContext,
+    *operands: Type,
+    replica_groups,
+    channel_handle=None,
+    has_dynamic_root: bool = False,
+    use_global_device_ids: bool = False,
+    op=None,
+):
     """spec "collective_reduce" (C1)-(C4)."""
     _unique_groups(
-        ctx, replica_groups,
-        {"rank": "collective_reduce_i2", "unique": "collective_reduce_c1",
-         "range": "collective_reduce_c2"},
+        ctx,
+        replica_groups,
+        {
+            "rank": "collective_reduce_i2",
+            "unique": "collective_reduce_c1",
+            "range": "collective_reduce_c2",
+        },
     )
     _check_global_ids(ctx, "collective_reduce_c4", channel_handle, use_global_device_ids)
-    data = _root_operands(ctx, "collective_reduce", operands, has_dynamic_root, "collective_reduce_c3")
+    data = _root_operands(
+        ctx, "collective_reduce", operands, has_dynamic_root, "collective_reduce_c3"
+    )
     ts = [require_tensor(ctx, t, "collective_reduce_i1", "operand") for t in data]
     e = check_computation(ctx, "collective_reduce_c4", [t.element_type for t in ts])
     return tuple(TensorType(t.shape, e, t.encoding) for t in ts)  # collective_reduce_c3
 
 
 _PAIR_LABELS = {
-    "collective_permute": {"shape": "collective_permute_c1", "sources": "collective_permute_c2",
-                           "targets": "collective_permute_c3", "range": "collective_permute_c4"},
-    "send": {"shape": "send_c1", "sources": "send_c2", "targets": "send_c3", "range": "send_c4"},
-    "recv": {"shape": "recv_c1", "sources": "recv_c2", "targets": "recv_c3", "range": "recv_c4"},
+    "collective_permute": {
+        "shape": "collective_permute_c1",
+        "sources": "collective_permute_c2",
+        "targets": "collective_permute_c3",
+        "range": "collective_permute_c4",
+    },
 }
 
 
-def collective_permute_shape(ctx: ShapeContext, operand: Type, *, source_target_pairs,
-                             channel_handle=None, op=None):
+def collective_permute_shape(
+    ctx: ShapeContext, operand: Type, *, source_target_pairs, channel_handle=None, op=None
+):
     """spec "collective_permute" (C1)-(C5)."""
     check_pairs(ctx, source_target_pairs, _PAIR_LABELS["collective_permute"])
     t = require_tensor(ctx, operand, "collective_permute_i1", "operand")
     if ctx.result_types and not compatible(ctx.result_types[0], t):  # collective_permute_c5
-        raise ctx.error("collective_permute_c5", f"result type {type_text(ctx.result_types[0])} "
-                                                 f"differs from the operand type {type_text(t)}")
-    return t
-
-
-def _channel_type(ctx: ShapeContext, label: str, channel_handle, is_host_transfer: bool,
-                  host_type: int, host_name: str) -> None:
-    kind = channel_handle.type if channel_handle is not None else 0
-    if is_host_transfer and kind != host_type:
-        raise ctx.error(label, f"channel_type should be {host_name} when is_host_transfer is true")
-    if not is_host_transfer and kind != DEVICE_TO_DEVICE:
-        raise ctx.error(label, "channel_type should be DEVICE_TO_DEVICE when is_host_transfer is false")
-
-
-def send_shape(ctx: ShapeContext, *operands: Type, channel_handle=None,
-               is_host_transfer: bool = False, source_target_pairs=None, op=None):
-    """spec "send" (C1)-(C5): inputs..., token -> token."""
-    _channel_type(ctx, "send_c5", channel_handle, is_host_transfer, DEVICE_TO_HOST, "DEVICE_TO_HOST")
-    if source_target_pairs is not None and getattr(source_target_pairs, "size", 0):
-        check_pairs(ctx, source_target_pairs, _PAIR_LABELS["send"])
-    if not operands or not isinstance(operands[-1], TokenType):
-        raise ctx.error("send_i2", "the last operand must be a token")
-    for t in operands[:-1]:
-        require_tensor(ctx, t, "send_i1", "input")
-    return TokenType()
-
-
-def _payload_then_token(ctx: ShapeContext, labels: tuple[str, str, str], middle_msg: str) -> None:
-    """Results are tensors then a token: ``labels`` for (no result, a payload that is
-    not a tensor, a last result that is not a token)."""
-    rs = ctx.result_types
-    if not rs:
-        raise ctx.error(labels[0], "result is expected to be at least of size 1, but got 0")
-    for t in rs[:-1]:
-        if not isinstance(t, TensorType):
-            raise ctx.error(labels[1], f"{middle_msg}, but got '{type_text(t)}'")
-    if not isinstance(rs[-1], TokenType):
         raise ctx.error(
-            labels[2],
-            f"last element of result types is expected to be of token type, but got "
-            f"'{type_text(rs[-1])}'",
+            "collective_permute_c5",
+            f"result type {type_text(ctx.result_types[0])} "
+            f"differs from the operand type {type_text(t)}",
         )
-
-
-def recv_shape(ctx: ShapeContext, token: Type, *, channel_handle=None,
-               is_host_transfer: bool = False, source_target_pairs=None, op=None):
-    """spec "recv" (C1)-(C5): token -> results..., token."""
-    _channel_type(ctx, "recv_c5", channel_handle, is_host_transfer, HOST_TO_DEVICE, "HOST_TO_DEVICE")
-    if source_target_pairs is not None and getattr(source_target_pairs, "size", 0):
-        check_pairs(ctx, source_target_pairs, _PAIR_LABELS["recv"])
-    if not isinstance(token, TokenType):
-        raise ctx.error("recv_i1", "the operand must be a token")
-    # spec recv: results are payload values then a token (the Outputs table and the
-    # semantics; C1-C4 are about source_target_pairs)
-    _payload_then_token(
-        ctx, ("recv_o1", "recv_o1", "recv_o1"),
-        "everything but the last element of result types is expected to be of tensor type",
-    )
-    return None
-
-
-def _layout_leaf(x: Any) -> str:
-    if isinstance(x, tuple):
-        return "[" + ", ".join(_layout_leaf(y) for y in x) + "]"
-    if isinstance(x, bool):
-        return "true" if x else "false"
-    if isinstance(x, int):
-        return f"{x} : i64"
-    return str(x)
-
-
-def infeed_shape(ctx: ShapeContext, token: Type, *, infeed_config: str = "", layout=None, op=None):
-    """spec "infeed" (C1)-(C3), and the verifier's ``layout`` rules."""
-    if not isinstance(token, TokenType):
-        raise ctx.error("infeed_i1", "the operand must be a token")
-    _payload_then_token(
-        ctx, ("infeed_c1", "infeed_c2", "infeed_c3"),
-        "all elements of result types, except the last element, are expected to be of "
-        "tensor type",
-    )
-    if layout is not None:
-        n = len(ctx.result_types) - 1
-        if len(layout) != n:
-            raise ctx.error(
-                "infeed_layout",
-                f"layout-attribute size must be {n} (which is the number of op-results - 1 "
-                f"(for token result)), but got {len(layout)}",
-            )
-        for entry in layout:
-            if not isinstance(entry, tuple):
-                raise ctx.error(
-                    "infeed_layout",
-                    f"layout-attribute expected to have elements of type array, but got "
-                    f"{_layout_leaf(entry)}",
-                )
-            for leaf in entry:
-                if not isinstance(leaf, int) or isinstance(leaf, bool):
-                    raise ctx.error(
-                        "infeed_layout",
-                        "layout-attribute's leaf elements are expected to be of type integer, "
-                        f"but got {_layout_leaf(leaf).replace(' : i64', '')}",
-                    )
-    return None
-
-
-def outfeed_shape(ctx: ShapeContext, *operands: Type, outfeed_config: str = "", op=None):
-    """spec "outfeed": inputs..., token -> token."""
-    if not operands or not isinstance(operands[-1], TokenType):
-        raise ctx.error("outfeed_i2", "the last operand must be a token")
-    for t in operands[:-1]:
-        require_tensor(ctx, t, "outfeed_i1", "input")
-    return TokenType()
+    return t
 
 
 def process_id_shape(ctx: ShapeContext, op=None):
@@ -597,7 +561,9 @@ def run_parallel_shape(ctx: ShapeContext, *operands: Type, programs, infeed=None
     """interpreter.run_parallel: ``programs`` is a non-empty rectangle of function names
     (the functions' types are checked against the operands when it runs)."""
     if not programs or not all(isinstance(row, tuple) and row for row in programs):
-        raise ctx.error("run_parallel_programs", "programs must be a non-empty list of non-empty lists")
+        raise ctx.error(
+            "run_parallel_programs", "programs must be a non-empty list of non-empty lists"
+        )
     if any(len(row) != len(programs[0]) for row in programs):
         raise ctx.error("run_parallel_programs", "every row of programs must have the same length")
     if any(not isinstance(name, str) for row in programs for name in row):
@@ -612,32 +578,75 @@ _GROUPED = {"replica_groups": REQUIRED, "channel_handle": None}
 # process grid: never folded or dropped.
 _EFFECTS = {"side_effects"}
 
-define_op("stablehlo.all_gather", all_gather_shape, traits=_EFFECTS, multi_result=True, decode=_decode_with_op,
-          attrs={"all_gather_dim": REQUIRED, **_GROUPED, "use_global_device_ids": False})
-define_op("stablehlo.all_reduce", all_reduce_shape, traits=_EFFECTS, multi_result=True, decode=_decode_with_op,
-          regions=("computation",), attrs={**_GROUPED, "use_global_device_ids": False})
-define_op("stablehlo.reduce_scatter", reduce_scatter_shape, traits=_EFFECTS, decode=_decode_with_op,
-          regions=("computation",),
-          attrs={"scatter_dimension": REQUIRED, **_GROUPED, "use_global_device_ids": False})
-define_op("stablehlo.all_to_all", all_to_all_shape, traits=_EFFECTS, multi_result=True, decode=_decode_with_op,
-          attrs={"split_dimension": REQUIRED, "concat_dimension": REQUIRED,
-                 "split_count": REQUIRED, **_GROUPED})
-define_op("stablehlo.collective_broadcast", collective_broadcast_shape, traits=_EFFECTS, multi_result=True,
-          decode=_decode_with_op, attrs={**_GROUPED, "has_dynamic_root": False})
-define_op("stablehlo.collective_reduce", collective_reduce_shape, traits=_EFFECTS, multi_result=True,
-          decode=_decode_with_op, regions=("computation",),
-          attrs={**_GROUPED, "has_dynamic_root": False, "use_global_device_ids": False})
-define_op("stablehlo.collective_permute", collective_permute_shape, traits=_EFFECTS, decode=_decode_with_op,
-          attrs={"source_target_pairs": REQUIRED, "channel_handle": None})
-define_op("stablehlo.send", send_shape, traits=_EFFECTS, decode=_decode_with_op,
-          attrs={"channel_handle": None, "is_host_transfer": False, "source_target_pairs": None})
-define_op("stablehlo.recv", recv_shape, traits=_EFFECTS, multi_result=True, decode=_decode_with_op,
-          attrs={"channel_handle": None, "is_host_transfer": False, "source_target_pairs": None})
-define_op("stablehlo.infeed", infeed_shape, traits=_EFFECTS, multi_result=True, decode=_decode_with_op,
-          attrs={"infeed_config": "", "layout": None})
-define_op("stablehlo.outfeed", outfeed_shape, traits=_EFFECTS, decode=_decode_with_op,
-          attrs={"outfeed_config": ""})
-define_op("stablehlo.replica_id", process_id_shape, traits=_EFFECTS, decode=_decode_with_op)
-define_op("stablehlo.partition_id", process_id_shape, traits=_EFFECTS, decode=_decode_with_op)
-define_op("interpreter.run_parallel", run_parallel_shape, traits=_EFFECTS, multi_result=True,
-          decode=_decode_with_op, attrs={"programs": REQUIRED, "infeed": None})
+define_op(
+    "stablehlo.all_gather",
+    all_gather_shape,
+    traits=_EFFECTS,
+    multi_result=True,
+    decode=decode_with_op,
+    attrs={"all_gather_dim": REQUIRED, **_GROUPED, "use_global_device_ids": False},
+)
+define_op(
+    "stablehlo.all_reduce",
+    all_reduce_shape,
+    traits=_EFFECTS,
+    multi_result=True,
+    decode=decode_with_op,
+    regions=("computation",),
+    attrs={**_GROUPED, "use_global_device_ids": False},
+)
+define_op(
+    "stablehlo.reduce_scatter",
+    reduce_scatter_shape,
+    traits=_EFFECTS,
+    decode=decode_with_op,
+    regions=("computation",),
+    attrs={"scatter_dimension": REQUIRED, **_GROUPED, "use_global_device_ids": False},
+)
+define_op(
+    "stablehlo.all_to_all",
+    all_to_all_shape,
+    traits=_EFFECTS,
+    multi_result=True,
+    decode=decode_with_op,
+    attrs={
+        "split_dimension": REQUIRED,
+        "concat_dimension": REQUIRED,
+        "split_count": REQUIRED,
+        **_GROUPED,
+    },
+)
+define_op(
+    "stablehlo.collective_broadcast",
+    collective_broadcast_shape,
+    traits=_EFFECTS,
+    multi_result=True,
+    decode=decode_with_op,
+    attrs={**_GROUPED, "has_dynamic_root": False},
+)
+define_op(
+    "stablehlo.collective_reduce",
+    collective_reduce_shape,
+    traits=_EFFECTS,
+    multi_result=True,
+    decode=decode_with_op,
+    regions=("computation",),
+    attrs={**_GROUPED, "has_dynamic_root": False, "use_global_device_ids": False},
+)
+define_op(
+    "stablehlo.collective_permute",
+    collective_permute_shape,
+    traits=_EFFECTS,
+    decode=decode_with_op,
+    attrs={"source_target_pairs": REQUIRED, "channel_handle": None},
+)
+define_op("stablehlo.replica_id", process_id_shape, traits=_EFFECTS, decode=decode_with_op)
+define_op("stablehlo.partition_id", process_id_shape, traits=_EFFECTS, decode=decode_with_op)
+define_op(
+    "interpreter.run_parallel",
+    run_parallel_shape,
+    traits=_EFFECTS,
+    multi_result=True,
+    decode=decode_with_op,
+    attrs={"programs": REQUIRED, "infeed": None},
+)

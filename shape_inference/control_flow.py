@@ -287,6 +287,7 @@ define_op(
         "mhlo.backend_config": None,
         "mhlo.frontend_attributes": None,
         "error_message": None,
+        "rng_algorithm": None,
     },
     multi_result=True,
 )

@@ -114,8 +114,11 @@ def merge_tensor_types(types: list[TensorType], element: Type) -> TensorType:
     shape = merge_shapes(*(t.shape for t in types))
     first = types[0].encoding
     encoding = None
-    if first is not None and not isinstance(first, TypeExtensions) and all(
-            t.encoding == first for t in types[1:]):
+    if (
+        first is not None
+        and not isinstance(first, TypeExtensions)
+        and all(t.encoding == first for t in types[1:])
+    ):
         encoding = first
     if shape is not None and any(t.bounds is not None for t in types):
         bounds: list[int | None] = []
@@ -174,7 +177,9 @@ def check_element(
         cls == QUANT and (quant == ANY_QUANT or (quant == PER_TENSOR and not is_per_axis(e)))
     )
     if not ok:
-        raise ctx.error(f"{op}_i{index}", f"operand #{index - 1} must be a {_describe(allowed, quant)}, got {e}")
+        raise ctx.error(
+            f"{op}_i{index}", f"operand #{index - 1} must be a {_describe(allowed, quant)}, got {e}"
+        )
 
 
 def _declared(ctx: ShapeContext) -> TensorType | None:
@@ -183,7 +188,9 @@ def _declared(ctx: ShapeContext) -> TensorType | None:
     return None
 
 
-def _check_quantized_result(ctx: ShapeContext, label: str, shape: tuple | None, baseline: Type) -> None:
+def _check_quantized_result(
+    ctx: ShapeContext, label: str, shape: tuple | None, baseline: Type
+) -> None:
     """For quantized results: the declared result must have a compatible shape and the
     same baseline element type (spec: ``baseline_type(...) = baseline_type(result)``)."""
     result = _declared(ctx)
@@ -208,7 +215,8 @@ def same_baseline(ctx: ShapeContext, label: str, types: list[TensorType]) -> tup
             raise ctx.error(label, f"requires compatible shapes, got {first.shape} and {t.shape}")
         if baseline_element_type(first.element_type) != baseline_element_type(t.element_type):
             raise ctx.error(
-                label, f"requires the same element type, got {first.element_type} and {t.element_type}"
+                label,
+                f"requires the same element type, got {first.element_type} and {t.element_type}",
             )
     check_bounds(ctx, label, types)
     return merge_shapes(*(t.shape for t in types))
@@ -224,7 +232,9 @@ def check_bounds(ctx: ShapeContext, label: str, types: list[TensorType]) -> None
                 continue
             for i, (b, d) in enumerate(zip(t.bounds, u.shape)):
                 if b is not None and d is not None and d > b:
-                    raise ctx.error(label, f"Mismatched dimension size {d} and bound {b} in dimension {i}")
+                    raise ctx.error(
+                        label, f"Mismatched dimension size {d} and bound {b} in dimension {i}"
+                    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -238,6 +248,7 @@ def check_bounds(ctx: ShapeContext, label: str, types: list[TensorType]) -> None
 UNARY: list[tuple[str, frozenset, str | None]] = []
 BINARY: list[tuple[str, frozenset, str | None]] = []
 
+
 def _elementwise_shape(op: str, arity: int, allowed: frozenset, quant: str | None):
     """Shape function of a row: operand element types allowed (``<op>_i<N>``), and
     (C1) equal baseline types / compatible shapes of operands and result."""
@@ -246,7 +257,10 @@ def _elementwise_shape(op: str, arity: int, allowed: frozenset, quant: str | Non
     def shape_fn(ctx: ShapeContext, *operands: Type, result_accuracy=None):
         if len(operands) != arity:
             raise ctx.error(label, f"expects {arity} operand(s), got {len(operands)}")
-        ts = [require_tensor(ctx, t, f"{op}_i{i + 1}", f"operand #{i}") for i, t in enumerate(operands)]
+        ts = [
+            require_tensor(ctx, t, f"{op}_i{i + 1}", f"operand #{i}")
+            for i, t in enumerate(operands)
+        ]
         for i, t in enumerate(ts, start=1):
             check_element(ctx, op, i, t.element_type, allowed, quant)
         shape = same_baseline(ctx, label, ts)  # (C1)
@@ -281,7 +295,9 @@ def check_result_accuracy(ctx: ShapeContext, op: str, acc: object) -> None:
 POINTWISE = frozenset({"elementwise", "foldable"})
 
 
-def unary(name: str, allowed: frozenset, quant: str | None, *, result_accuracy: bool = False) -> None:
+def unary(
+    name: str, allowed: frozenset, quant: str | None, *, result_accuracy: bool = False
+) -> None:
     """Register a generic unary row: ``name`` (the literal op name), the element classes
     its Inputs table allows, its quantization policy; ``result_accuracy``: it carries an
     optional #stablehlo.result_accuracy attribute."""
@@ -295,8 +311,14 @@ def unary(name: str, allowed: frozenset, quant: str | None, *, result_accuracy: 
     UNARY.append((short, allowed, quant))
 
 
-def binary(name: str, allowed: frozenset, quant: str | None, *, commutative: bool = False,
-           idempotent: bool = False) -> None:
+def binary(
+    name: str,
+    allowed: frozenset,
+    quant: str | None,
+    *,
+    commutative: bool = False,
+    idempotent: bool = False,
+) -> None:
     """Register a generic binary row (as ``unary``); ``commutative``: op(a, b) = op(b, a);
     ``idempotent``: op(a, a) = a."""
     short = name.removeprefix("stablehlo.")
@@ -424,7 +446,8 @@ def compare_shape(
         raise ctx.error("compare_c2", f"requires compatible shapes, got {a.shape} and {b.shape}")
     if baseline_element_type(a.element_type) != baseline_element_type(b.element_type):  # (C1)
         raise ctx.error(
-            "compare_c1", f"requires the same element type, got {a.element_type} and {b.element_type}"
+            "compare_c1",
+            f"requires the same element type, got {a.element_type} and {b.element_type}",
         )
     # (compare_c3) compare_type vs. element type is NOT enforced: the reference verifier
     # accepts e.g. TOTALORDER on integers (tests/verifier/print_stablehlo.mlir); the
@@ -440,11 +463,16 @@ define_op(
 )
 
 
-def _scalar_or_same(ctx: ShapeContext, label: str, what: str, t: TensorType, shape: tuple | None) -> None:
+def _scalar_or_same(
+    ctx: ShapeContext, label: str, what: str, t: TensorType, shape: tuple | None
+) -> None:
     if t.shape is not None and len(t.shape) == 0:
         return
     if not shapes_compatible(t.shape, shape):
-        raise ctx.error(label, f"{what} shape {t.shape} is not scalar and is not compatible to operand shape {shape}")
+        raise ctx.error(
+            label,
+            f"{what} shape {t.shape} is not scalar and is not compatible to operand shape {shape}",
+        )
 
 
 def clamp_shape(ctx: ShapeContext, min: Type, operand: Type, max: Type) -> TensorType | None:
@@ -461,7 +489,8 @@ def clamp_shape(ctx: ShapeContext, min: Type, operand: Type, max: Type) -> Tenso
     for t in (lo, hi):  # (C3)
         if baseline_element_type(t.element_type) != base:
             raise ctx.error(
-                "clamp_c3", f"requires the same element type, got {t.element_type} and {x.element_type}"
+                "clamp_c3",
+                f"requires the same element type, got {t.element_type} and {x.element_type}",
             )
     if isinstance(x.element_type, QuantizedType):
         _check_quantized_result(ctx, "clamp_c4", x.shape, x.element_type)  # (C4)
@@ -508,9 +537,14 @@ def complex_shape(ctx: ShapeContext, lhs: Type, rhs: Type) -> TensorType:
     for i, t in ((1, a), (2, b)):
         e = t.element_type
         if not (isinstance(e, FloatType) and e.name in ("f32", "f64")):
-            raise ctx.error(f"complex_i{i}", f"operand #{i - 1} must be a tensor of f32 or f64, got {e}")
+            raise ctx.error(
+                f"complex_i{i}", f"operand #{i - 1} must be a tensor of f32 or f64, got {e}"
+            )
     if a.element_type != b.element_type or not shapes_compatible(a.shape, b.shape):  # (C1)
-        raise ctx.error("complex_c1", f"requires type(lhs) = type(rhs), got {a.element_type} and {b.element_type}")
+        raise ctx.error(
+            "complex_c1",
+            f"requires type(lhs) = type(rhs), got {a.element_type} and {b.element_type}",
+        )
     return merge_tensor_types([a, b], ComplexType(a.element_type))  # (C2), (C3)
 
 

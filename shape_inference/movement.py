@@ -1,7 +1,6 @@
 """Data-movement shape functions and verifiers (spec: constant, iota, broadcast_in_dim,
-reshape, transpose, slice, dynamic_slice, dynamic_update_slice, concatenate, pad,
-reverse, get_dimension_size and the dynamic_* forms; gather and scatter are in
-``gather_scatter``).
+reshape, transpose, reverse, get_dimension_size and the dynamic_* forms; slice,
+concatenate, pad are in ``slicing``, gather and scatter in ``gather_scatter``).
 
 Each check carries the spec's constraint label (``<op>_c<N>``; ``<op>_i<N>`` for the
 type of input N).  Dynamic (``?``, None) dimensions are compatible with any size.
@@ -42,7 +41,7 @@ def int_tuple(values: Any) -> tuple[int, ...]:
     return tuple(int(v) for v in values)
 
 
-def _fmt(dims: Sequence[int | None]) -> str:
+def format_dims(dims: Sequence[int | None]) -> str:
     return "[" + ", ".join("?" if d is None else str(d) for d in dims) + "]"
 
 
@@ -65,8 +64,9 @@ def dim_bounds(t: TensorType) -> tuple[int | None, ...]:
     return t.bounds or (None,) * len(t.shape)
 
 
-def tensor_with_bounds(shape: Sequence[int | None], element: Type,
-                        bounds: Sequence[int | None]) -> TensorType:
+def tensor_with_bounds(
+    shape: Sequence[int | None], element: Type, bounds: Sequence[int | None]
+) -> TensorType:
     """A tensor type carrying ``#stablehlo.bounds`` for its bounded dynamic dimensions."""
     bounds = tuple(b if d is None else None for d, b in zip(shape, bounds))
     encoding = TypeExtensions(bounds) if any(b is not None for b in bounds) else None
@@ -94,7 +94,11 @@ def _same_element_type_modulo_axis(a: Type, b: Type) -> bool:
         return True
     if isinstance(a, QuantizedType) and isinstance(b, QuantizedType) and a.is_per_axis:
         return (a.storage_type, a.expressed_type, a.storage_min, a.storage_max) == (
-            b.storage_type, b.expressed_type, b.storage_min, b.storage_max)
+            b.storage_type,
+            b.expressed_type,
+            b.storage_min,
+            b.storage_max,
+        )
     return False
 
 
@@ -108,22 +112,28 @@ def check_sorted(ctx: ShapeContext, label: str, name: str, dims: Sequence[int]) 
         raise ctx.error(label, f"expects {name} to be sorted, got: {list(dims)}")
 
 
-def check_range(ctx: ShapeContext, label: str, name: str, dims: Sequence[int], bound: int,
-                 what: str) -> None:
+def check_range(
+    ctx: ShapeContext, label: str, name: str, dims: Sequence[int], bound: int, what: str
+) -> None:
     for d in dims:
         if not 0 <= d < bound:
-            raise ctx.error(label, f"expects each element of {name} to be in range "
-                                   f"[0, {what}) i.e. [0, {bound}), got: {d}")
+            raise ctx.error(
+                label,
+                f"expects each element of {name} to be in range "
+                f"[0, {what}) i.e. [0, {bound}), got: {d}",
+            )
 
 
-def one_d_size(ctx: ShapeContext, t: Type, what: str, label: str,
-                operand_number: int | None = None) -> int | None:
+def one_d_size(
+    ctx: ShapeContext, t: Type, what: str, label: str, operand_number: int | None = None
+) -> int | None:
     """Size of a 1-d shape operand (None when dynamic; with ``operand_number``, a
     dynamic size is an error, as the StableHLO dialect requires a static shape there)."""
     t = tensor_operand(ctx, t, what, label)
     if t.rank != 1 or not is_integer_tensor(t):
-        raise ctx.error(label, f"expects {what} to be a 1-dimensional integer tensor, got "
-                               f"{type_text(t)}")
+        raise ctx.error(
+            label, f"expects {what} to be a 1-dimensional integer tensor, got {type_text(t)}"
+        )
     if operand_number is not None and t.shape[0] is None:
         raise ctx.error(label, f"operand #{operand_number} must be statically shaped")
     return t.shape[0]
@@ -140,15 +150,22 @@ def operand_value(ctx: ShapeContext, i: int) -> tuple[int, ...] | None:
     return tuple(int(v) for v in np.asarray(values[i]).reshape(-1))
 
 
-def _check_shape_values(ctx: ShapeContext, label: str, shape: tuple[int, ...] | None,
-                        result: TensorType | None) -> None:
+def _check_shape_values(
+    ctx: ShapeContext, label: str, shape: tuple[int, ...] | None, result: TensorType | None
+) -> None:
     """A constant output-shape operand must agree with the declared result type."""
     if shape is None or result is None:
         return
-    if any(d < 0 for d in shape) or len(shape) != result.rank or any(
-            r is not None and r != d for r, d in zip(result.shape, shape)):
-        raise ctx.error(label, f"output shape {list(shape)} is incompatible with return type "
-                               f"of operation '{type_text(result)}'")
+    if (
+        any(d < 0 for d in shape)
+        or len(shape) != result.rank
+        or any(r is not None and r != d for r, d in zip(result.shape, shape))
+    ):
+        raise ctx.error(
+            label,
+            f"output shape {list(shape)} is incompatible with return type "
+            f"of operation '{type_text(result)}'",
+        )
 
 
 # --------------------------------------------------------------------------------------
@@ -163,20 +180,26 @@ def _decode_constant(op: Operation) -> dict[str, Any]:
         raise VerificationError("requires attribute 'value'", op.pos, op=op.name)
     if isinstance(attr, DenseElementsAttr):
         return {"value": attr.array, "value_type": attr.type}
-    return {"value": attr, "value_type": getattr(attr, "type", None)
-            if isinstance(attr, DenseResourceAttr) else None}
+    return {
+        "value": attr,
+        "value_type": getattr(attr, "type", None) if isinstance(attr, DenseResourceAttr) else None,
+    }
 
 
-@shape_function("stablehlo.constant", attrs={"value": REQUIRED, "value_type": None},
-                decode=_decode_constant)
+@shape_function(
+    "stablehlo.constant", attrs={"value": REQUIRED, "value_type": None}, decode=_decode_constant
+)
 def constant(ctx: ShapeContext, *, value: Any, value_type: Type | None = None):
     """spec: constant.  constant_c1: type(value) = type(output); as in the StableHLO
     dialect, a quantized output may take a value of its storage type."""
     if isinstance(value_type, TensorType) and ctx.result_types:
         out = ctx.result_types[0]
-        if (isinstance(out, TensorType) and isinstance(out.element_type, QuantizedType)
-                and out.shape == value_type.shape
-                and out.element_type.storage_type == value_type.element_type):
+        if (
+            isinstance(out, TensorType)
+            and isinstance(out.element_type, QuantizedType)
+            and out.shape == value_type.shape
+            and out.element_type.storage_type == value_type.element_type
+        ):
             return out
     return value_type
 
@@ -195,8 +218,11 @@ def iota(ctx: ShapeContext, *, iota_dimension: int):
         return None
     _check_iota_result(ctx, result, "iota_o1")
     if not 0 <= iota_dimension < result.rank:  # iota_c1
-        raise ctx.error("iota_c1", "iota dimension cannot go beyond the output rank "
-                                   f"({iota_dimension} vs rank {result.rank})")
+        raise ctx.error(
+            "iota_c1",
+            "iota dimension cannot go beyond the output rank "
+            f"({iota_dimension} vs rank {result.rank})",
+        )
     return None
 
 
@@ -205,17 +231,24 @@ def dynamic_iota(ctx: ShapeContext, output_shape: Type, *, iota_dimension: int):
     """spec: dynamic_iota."""
     size = one_d_size(ctx, output_shape, "output_shape", "dynamic_iota_i1", 0)
     if size is not None and not 0 <= iota_dimension < size:  # dynamic_iota_c1
-        raise ctx.error("dynamic_iota_c1", f"iota dimension {iota_dimension} cannot go beyond "
-                                           f"the output rank {size}")
+        raise ctx.error(
+            "dynamic_iota_c1",
+            f"iota dimension {iota_dimension} cannot go beyond the output rank {size}",
+        )
     result = declared_result(ctx, "dynamic_iota_o1")
     if result is not None:
         _check_iota_result(ctx, result, "dynamic_iota_o1")
         if size is not None and result.rank != size:  # dynamic_iota_c2
-            raise ctx.error("dynamic_iota_c2", f"result rank {result.rank} does not match "
-                                               f"size(output_shape) = {size}")
+            raise ctx.error(
+                "dynamic_iota_c2",
+                f"result rank {result.rank} does not match size(output_shape) = {size}",
+            )
         if not 0 <= iota_dimension < result.rank:  # dynamic_iota_c1
-            raise ctx.error("dynamic_iota_c1", "iota dimension cannot go beyond the output "
-                                               f"rank ({iota_dimension} vs {result.rank})")
+            raise ctx.error(
+                "dynamic_iota_c1",
+                "iota dimension cannot go beyond the output "
+                f"rank ({iota_dimension} vs {result.rank})",
+            )
         # dynamic_iota_c2 (with a constant output_shape)
         _check_shape_values(ctx, "dynamic_iota_c2", operand_value(ctx, 0), result)
     return None
@@ -226,27 +259,43 @@ def dynamic_iota(ctx: ShapeContext, output_shape: Type, *, iota_dimension: int):
 # --------------------------------------------------------------------------------------
 
 
-def _check_broadcast(ctx: ShapeContext, op: str, operand: TensorType, result: TensorType | None,
-                     dims: tuple[int, ...]) -> None:
+def _check_broadcast(
+    ctx: ShapeContext,
+    op: str,
+    operand: TensorType,
+    result: TensorType | None,
+    dims: tuple[int, ...],
+) -> None:
     if len(dims) != operand.rank:  # <op>_c2
-        raise ctx.error(f"{op}_c2", f"broadcast_dimensions size ({len(dims)}) does not match "
-                                    f"operand rank ({operand.rank})")
+        raise ctx.error(
+            f"{op}_c2",
+            f"broadcast_dimensions size ({len(dims)}) does not match operand rank ({operand.rank})",
+        )
     check_unique(ctx, f"{op}_c4", "broadcast_dimensions", dims)  # <op>_c4
     if result is None:
         return
     if not _same_element_type_modulo_axis(operand.element_type, result.element_type):
-        raise ctx.error(f"{op}_c1", f"expects result element type {result.element_type} to "
-                                    f"match operand element type {operand.element_type}")
+        raise ctx.error(
+            f"{op}_c1",
+            f"expects result element type {result.element_type} to "
+            f"match operand element type {operand.element_type}",
+        )
     for d in dims:  # <op>_c3
         if not 0 <= d < result.rank:
-            raise ctx.error(f"{op}_c3", f"broadcast_dimensions contains invalid value {d} for "
-                                        f"result with rank {result.rank}")
+            raise ctx.error(
+                f"{op}_c3",
+                f"broadcast_dimensions contains invalid value {d} for "
+                f"result with rank {result.rank}",
+            )
     for d, rd in enumerate(dims):  # <op>_c5
         n = operand.shape[d]
         if n != 1 and not dims_compatible(n, result.shape[rd]):
-            raise ctx.error(f"{op}_c5", f"size of operand dimension {d} ({n}) is not equal to "
-                                        f"1 or size of result dimension {rd} "
-                                        f"({result.shape[rd]})")
+            raise ctx.error(
+                f"{op}_c5",
+                f"size of operand dimension {d} ({n}) is not equal to "
+                f"1 or size of result dimension {rd} "
+                f"({result.shape[rd]})",
+            )
     re = result.element_type
     if isinstance(re, QuantizedType) and re.is_per_axis:  # <op>_c6
         oe = operand.element_type
@@ -254,68 +303,108 @@ def _check_broadcast(ctx: ShapeContext, op: str, operand: TensorType, result: Te
             raise ctx.error(f"{op}_c6", "per-axis quantized result needs a per-axis operand")
         qd = oe.quantized_dimension
         if re.quantized_dimension != dims[qd]:
-            raise ctx.error(f"{op}_c6", f"result quantization_dimension {re.quantized_dimension}"
-                                        f" must be broadcast_dimensions[{qd}] = {dims[qd]}")
+            raise ctx.error(
+                f"{op}_c6",
+                f"result quantization_dimension {re.quantized_dimension}"
+                f" must be broadcast_dimensions[{qd}] = {dims[qd]}",
+            )
         if operand.shape[qd] == 1:
             n = len(re.scales)
-            if (re.scales != (oe.scales[0],) * n
-                    or re.zero_points != (oe.zero_points[0],) * len(re.zero_points)):
-                raise ctx.error(f"{op}_c6", "scales/zero_points of a broadcast quantization "
-                                            "dimension must repeat the operand's")
+            if re.scales != (oe.scales[0],) * n or re.zero_points != (oe.zero_points[0],) * len(
+                re.zero_points
+            ):
+                raise ctx.error(
+                    f"{op}_c6",
+                    "scales/zero_points of a broadcast quantization "
+                    "dimension must repeat the operand's",
+                )
 
 
-@shape_function("stablehlo.broadcast_in_dim", attrs={"broadcast_dimensions": REQUIRED}, traits={"foldable"})
+@shape_function(
+    "stablehlo.broadcast_in_dim", attrs={"broadcast_dimensions": REQUIRED}, traits={"foldable"}
+)
 def broadcast_in_dim(ctx: ShapeContext, operand: Type, *, broadcast_dimensions):
     """spec: broadcast_in_dim (verifier: the result type is given)."""
     operand = tensor_operand(ctx, operand, "operand", "broadcast_in_dim_i1")
     result = declared_result(ctx, "broadcast_in_dim_o1")
     if result is not None and not result.is_static and result.bounds is None:
-        raise ctx.error("broadcast_in_dim_o1", "result must be statically shaped or single "
-                                               "bounded dimension tensor")
+        raise ctx.error(
+            "broadcast_in_dim_o1",
+            "result must be statically shaped or single bounded dimension tensor",
+        )
     _check_broadcast(ctx, "broadcast_in_dim", operand, result, int_tuple(broadcast_dimensions))
     return None
 
 
-@shape_function("stablehlo.dynamic_broadcast_in_dim",
-                attrs={"broadcast_dimensions": REQUIRED, "known_expanding_dimensions": (),
-                       "known_nonexpanding_dimensions": ()})
-def dynamic_broadcast_in_dim(ctx: ShapeContext, operand: Type, output_dimensions: Type, *,
-                             broadcast_dimensions, known_expanding_dimensions=(),
-                             known_nonexpanding_dimensions=()):
+@shape_function(
+    "stablehlo.dynamic_broadcast_in_dim",
+    attrs={
+        "broadcast_dimensions": REQUIRED,
+        "known_expanding_dimensions": (),
+        "known_nonexpanding_dimensions": (),
+    },
+)
+def dynamic_broadcast_in_dim(
+    ctx: ShapeContext,
+    operand: Type,
+    output_dimensions: Type,
+    *,
+    broadcast_dimensions,
+    known_expanding_dimensions=(),
+    known_nonexpanding_dimensions=(),
+):
     """spec: dynamic_broadcast_in_dim."""
     operand = tensor_operand(ctx, operand, "operand", "dynamic_broadcast_in_dim_i1")
-    size = one_d_size(ctx, output_dimensions, "output_dimensions",
-                       "dynamic_broadcast_in_dim_i2", 1)
+    size = one_d_size(ctx, output_dimensions, "output_dimensions", "dynamic_broadcast_in_dim_i2", 1)
     result = declared_result(ctx, "dynamic_broadcast_in_dim_o1")
-    _check_broadcast(ctx, "dynamic_broadcast_in_dim", operand, result,
-                     int_tuple(broadcast_dimensions))
+    _check_broadcast(
+        ctx, "dynamic_broadcast_in_dim", operand, result, int_tuple(broadcast_dimensions)
+    )
     if result is not None and size is not None and size != result.rank:
         # dynamic_broadcast_in_dim_c7
-        raise ctx.error("dynamic_broadcast_in_dim_c7", f"size of output_dimensions ({size}) "
-                                                       f"does not match result rank "
-                                                       f"({result.rank})")
+        raise ctx.error(
+            "dynamic_broadcast_in_dim_c7",
+            f"size of output_dimensions ({size}) does not match result rank ({result.rank})",
+        )
     shape = operand_value(ctx, 1)
     dims = int_tuple(broadcast_dimensions)
     if shape is not None:
         for d, rd in enumerate(dims):  # dynamic_broadcast_in_dim_c5
             n = operand.shape[d]
             if rd < len(shape) and n is not None and n != 1 and n != shape[rd]:
-                raise ctx.error("dynamic_broadcast_in_dim_c5",
-                                f"size of operand dimension {d} ({n}) is not equal to 1 or "
-                                f"value of shape at index {rd} ({shape[rd]})")
+                raise ctx.error(
+                    "dynamic_broadcast_in_dim_c5",
+                    f"size of operand dimension {d} ({n}) is not equal to 1 or "
+                    f"value of shape at index {rd} ({shape[rd]})",
+                )
         # dynamic_broadcast_in_dim_c7 (with a constant output_dimensions)
         _check_shape_values(ctx, "dynamic_broadcast_in_dim_c7", shape, result)
     expanding = int_tuple(known_expanding_dimensions)
     nonexpanding = int_tuple(known_nonexpanding_dimensions)
     # dynamic_broadcast_in_dim_c8
-    check_unique(ctx, "dynamic_broadcast_in_dim_c8",
-                  "known_expanding_dimensions + known_nonexpanding_dimensions",
-                  expanding + nonexpanding)
+    check_unique(
+        ctx,
+        "dynamic_broadcast_in_dim_c8",
+        "known_expanding_dimensions + known_nonexpanding_dimensions",
+        expanding + nonexpanding,
+    )
     # dynamic_broadcast_in_dim_c9 / _c10
-    check_range(ctx, "dynamic_broadcast_in_dim_c9", "known_expanding_dimensions", expanding,
-                 operand.rank, "rank-of('operand')")
-    check_range(ctx, "dynamic_broadcast_in_dim_c10", "known_nonexpanding_dimensions",
-                 nonexpanding, operand.rank, "rank-of('operand')")
+    check_range(
+        ctx,
+        "dynamic_broadcast_in_dim_c9",
+        "known_expanding_dimensions",
+        expanding,
+        operand.rank,
+        "rank-of('operand')",
+    )
+    check_range(
+        ctx,
+        "dynamic_broadcast_in_dim_c10",
+        "known_nonexpanding_dimensions",
+        nonexpanding,
+        operand.rank,
+        "rank-of('operand')",
+    )
     return None
 
 
@@ -326,8 +415,7 @@ def broadcast(ctx: ShapeContext, operand: Type, *, broadcast_sizes):
     t = tensor_operand(ctx, operand, "operand", "broadcast_i1")
     sizes = int_tuple(broadcast_sizes)
     if any(n < 0 for n in sizes):
-        raise ctx.error("broadcast_c1", f"broadcast_sizes must be non-negative, got "
-                                        f"{list(sizes)}")
+        raise ctx.error("broadcast_c1", f"broadcast_sizes must be non-negative, got {list(sizes)}")
     return TensorType(sizes + tuple(t.shape), t.element_type)
 
 
@@ -347,12 +435,17 @@ def _num_elements(dims: Sequence[int | None]) -> int | None:
 
 def _check_reshape(ctx: ShapeContext, op: str, operand: TensorType, result: TensorType) -> None:
     if not _same_element_type_modulo_axis(operand.element_type, result.element_type):
-        raise ctx.error(f"{op}_c1", f"expects result element type {result.element_type} to "
-                                    f"match operand element type {operand.element_type}")
+        raise ctx.error(
+            f"{op}_c1",
+            f"expects result element type {result.element_type} to "
+            f"match operand element type {operand.element_type}",
+        )
     a, b = _num_elements(operand.shape), _num_elements(result.shape)
     if a is not None and b is not None and a != b:  # <op>_c2
-        raise ctx.error(f"{op}_c2", f"number of output elements ({b}) doesn't match expected "
-                                    f"number of elements ({a})")
+        raise ctx.error(
+            f"{op}_c2",
+            f"number of output elements ({b}) doesn't match expected number of elements ({a})",
+        )
     oe, re = operand.element_type, result.element_type
     if isinstance(oe, QuantizedType) and oe.is_per_axis:  # <op>_c3
         if not (isinstance(re, QuantizedType) and re.is_per_axis):
@@ -361,11 +454,14 @@ def _check_reshape(ctx: ShapeContext, op: str, operand: TensorType, result: Tens
         checks = [
             (_num_elements(operand.shape[:qo]), _num_elements(result.shape[:qr])),
             (operand.shape[qo], result.shape[qr]),
-            (_num_elements(operand.shape[qo + 1:]), _num_elements(result.shape[qr + 1:])),
+            (_num_elements(operand.shape[qo + 1 :]), _num_elements(result.shape[qr + 1 :])),
         ]
         if any(not dims_compatible(x, y) for x, y in checks):
-            raise ctx.error(f"{op}_c3", "reshape must keep the quantization dimension and the "
-                                        "products of the dimensions before and after it")
+            raise ctx.error(
+                f"{op}_c3",
+                "reshape must keep the quantization dimension and the "
+                "products of the dimensions before and after it",
+            )
 
 
 @shape_function("stablehlo.reshape", traits={"foldable"})
@@ -385,17 +481,26 @@ def dynamic_reshape(ctx: ShapeContext, operand: Type, output_shape: Type):
     size = one_d_size(ctx, output_shape, "output_shape", "dynamic_reshape_i2", 1)
     shape = operand_value(ctx, 1)
     n = _num_elements(operand.shape)
-    if shape is not None and n is not None and all(d >= 0 for d in shape) \
-            and _num_elements(shape) != n:  # dynamic_reshape_c2
-        raise ctx.error("dynamic_reshape_c2", f"output_shape is incompatible with input type "
-                                              f"of operation: input has {n} elements, but "
-                                              f"output_shape has {_num_elements(shape)}")
+    if (
+        shape is not None
+        and n is not None
+        and all(d >= 0 for d in shape)
+        and _num_elements(shape) != n
+    ):  # dynamic_reshape_c2
+        raise ctx.error(
+            "dynamic_reshape_c2",
+            f"output_shape is incompatible with input type "
+            f"of operation: input has {n} elements, but "
+            f"output_shape has {_num_elements(shape)}",
+        )
     result = declared_result(ctx, "dynamic_reshape_o1")
     if result is not None:
         _check_reshape(ctx, "dynamic_reshape", operand, result)
         if size is not None and size != result.rank:  # dynamic_reshape_c4
-            raise ctx.error("dynamic_reshape_c4", f"output_shape size ({size}) does not match "
-                                                  f"result rank ({result.rank})")
+            raise ctx.error(
+                "dynamic_reshape_c4",
+                f"output_shape size ({size}) does not match result rank ({result.rank})",
+            )
         _check_shape_values(ctx, "dynamic_reshape_c4", shape, result)  # dynamic_reshape_c4
     return None
 
@@ -406,23 +511,35 @@ def transpose(ctx: ShapeContext, operand: Type, *, permutation):
     operand = tensor_operand(ctx, operand, "operand", "transpose_i1")
     declared = declared_result(ctx, "transpose_o1")
     if declared is not None and not _same_element_type_modulo_axis(
-            operand.element_type, declared.element_type):  # transpose_c1
-        raise ctx.error("transpose_c1", f"expects result element type {declared.element_type} "
-                                        f"to match operand element type {operand.element_type}")
+        operand.element_type, declared.element_type
+    ):  # transpose_c1
+        raise ctx.error(
+            "transpose_c1",
+            f"expects result element type {declared.element_type} "
+            f"to match operand element type {operand.element_type}",
+        )
     perm = int_tuple(permutation)
     if sorted(perm) != list(range(operand.rank)):  # transpose_c2
-        raise ctx.error("transpose_c2", f"permutation must be a permutation of "
-                                        f"{list(range(operand.rank))} but got {list(perm)}")
+        raise ctx.error(
+            "transpose_c2",
+            f"permutation must be a permutation of "
+            f"{list(range(operand.rank))} but got {list(perm)}",
+        )
     shape = tuple(operand.shape[p] for p in perm)  # transpose_c3
     element = operand.element_type
     if isinstance(element, QuantizedType) and element.is_per_axis:  # transpose_c4
         qd = perm.index(element.quantized_dimension)
         if declared is not None and isinstance(declared.element_type, QuantizedType):
             re = declared.element_type
-            if re.quantized_dimension is not None and perm[re.quantized_dimension] != \
-                    element.quantized_dimension:
-                raise ctx.error("transpose_c4", "quantization_dimension(operand) must be "
-                                                "permutation[quantization_dimension(result)]")
+            if (
+                re.quantized_dimension is not None
+                and perm[re.quantized_dimension] != element.quantized_dimension
+            ):
+                raise ctx.error(
+                    "transpose_c4",
+                    "quantization_dimension(operand) must be "
+                    "permutation[quantization_dimension(result)]",
+                )
         element = replace(element, quantized_dimension=qd)
     bounds = dim_bounds(operand)
     return tensor_with_bounds(shape, element, [bounds[p] for p in perm])
@@ -443,8 +560,10 @@ def get_dimension_size(ctx: ShapeContext, operand: Type, *, dimension: int):
     """spec: get_dimension_size: result is tensor<i32>."""
     t = tensor_operand(ctx, operand, "operand", "get_dimension_size_i1")
     if not 0 <= dimension < t.rank:  # get_dimension_size_c1
-        raise ctx.error("get_dimension_size_c1", f"requires dimension attribute in range "
-                                                 f"[0, {t.rank}); found ({dimension})")
+        raise ctx.error(
+            "get_dimension_size_c1",
+            f"requires dimension attribute in range [0, {t.rank}); found ({dimension})",
+        )
     return TensorType((), IntegerType(32))
 
 
@@ -458,12 +577,17 @@ def set_dimension_size(ctx: ShapeContext, operand: Type, size: Type, *, dimensio
     if s.rank != 0:
         raise ctx.error("set_dimension_size_i2", "size operand should be of rank-0")
     if dimension < 0:
-        raise ctx.error("set_dimension_size_c1", "attribute 'dimension' failed to satisfy "
-                        "constraint: 64-bit signless integer attribute whose value is "
-                        "non-negative")
+        raise ctx.error(
+            "set_dimension_size_c1",
+            "attribute 'dimension' failed to satisfy "
+            "constraint: 64-bit signless integer attribute whose value is "
+            "non-negative",
+        )
     if dimension >= t.rank:
-        raise ctx.error("set_dimension_size_c1", f"requires dimension attribute in range "
-                                                 f"[0, {t.rank}); found ({dimension})")
+        raise ctx.error(
+            "set_dimension_size_c1",
+            f"requires dimension attribute in range [0, {t.rank}); found ({dimension})",
+        )
     shape = list(t.shape)
     bounds = list(t.bounds or (None,) * t.rank)
     value = operand_value(ctx, 1)
@@ -475,257 +599,3 @@ def set_dimension_size(ctx: ShapeContext, operand: Type, size: Type, *, dimensio
         shape[dimension] = None
     encoding = TypeExtensions(tuple(bounds)) if any(b is not None for b in bounds) else None
     return TensorType(tuple(shape), t.element_type, encoding)
-
-
-# --------------------------------------------------------------------------------------
-# slice, dynamic_slice, dynamic_update_slice, real_dynamic_slice
-# --------------------------------------------------------------------------------------
-
-
-@shape_function("stablehlo.slice",
-                attrs={"start_indices": REQUIRED, "limit_indices": REQUIRED,
-                       "strides": REQUIRED}, traits={"foldable"})
-def slice_(ctx: ShapeContext, operand: Type, *, start_indices, limit_indices, strides):
-    """spec: slice: shape(result) = ceil((limit_indices - start_indices) / strides)."""
-    t = tensor_operand(ctx, operand, "operand", "slice_i1")
-    if is_per_axis(t):
-        raise ctx.error("slice_i1", "expects a tensor or per-tensor quantized tensor")
-    starts, limits, steps = int_tuple(start_indices), int_tuple(limit_indices), int_tuple(strides)
-    if not len(starts) == len(limits) == len(steps) == t.rank:  # slice_c2
-        raise ctx.error("slice_c2", f"the number of elements in start_indices "
-                                    f"({len(starts)}), limit_indices ({len(limits)}) and "
-                                    f"strides ({len(steps)}) must equal the operand rank "
-                                    f"({t.rank})")
-    shape = []
-    for d, (s, l, st) in enumerate(zip(starts, limits, steps)):
-        n = t.shape[d]
-        if s < 0:  # slice_c3
-            raise ctx.error("slice_c3", f"negative start index {s} in dimension {d}")
-        if s > l:  # slice_c3
-            raise ctx.error("slice_c3", f"start index {s} is larger than limit index {l} in "
-                                        f"dimension {d}")
-        if n is not None and l > n:  # slice_c3
-            raise ctx.error("slice_c3", f"limit index {l} is larger than dimension size {n} "
-                                        f"in dimension {d}")
-        bound = dim_bounds(t)[d]
-        if n is None and bound is not None and l > bound:  # slice_c3 (bounded dimension)
-            raise ctx.error("slice_c3", f"limit index {l} is larger than dimension bound "
-                                        f"{bound} in dimension {d}")
-        if st <= 0:  # slice_c4
-            raise ctx.error("slice_c4", f"stride must be positive but got {st} in dimension {d}")
-        shape.append(-(-(l - s) // st))  # slice_c5
-    return TensorType(tuple(shape), t.element_type)
-
-
-def _check_start_indices(ctx: ShapeContext, starts: Sequence[Type], rank: int,
-                         type_label: str, rank_label: str, same_label: str) -> None:
-    if len(starts) != rank:
-        raise ctx.error(rank_label, f"has {len(starts)} start indices for an operand of rank "
-                                    f"{rank}")
-    for s in starts:
-        if not (isinstance(s, TensorType) and s.shape == () and is_integer_tensor(s)):
-            raise ctx.error(type_label, "start indices must be 0-dimensional integer tensors, got "
-                                        f"{type_text(s)}")
-    if len(set(starts)) > 1:  # <op>_c3 / _c5: same(type(start_indices...))
-        raise ctx.error(same_label, "start indices must all have the same type")
-
-
-@shape_function("stablehlo.dynamic_slice", attrs={"slice_sizes": REQUIRED})
-def dynamic_slice(ctx: ShapeContext, operand: Type, *start_indices: Type, slice_sizes):
-    """spec: dynamic_slice: shape(result) = slice_sizes."""
-    t = tensor_operand(ctx, operand, "operand", "dynamic_slice_i1")
-    sizes = int_tuple(slice_sizes)
-    if len(sizes) != t.rank:  # dynamic_slice_c2
-        raise ctx.error("dynamic_slice_c2", f"has mismatched number of slice sizes "
-                                            f"({len(sizes)}) and operand rank ({t.rank})")
-    # dynamic_slice_c2, dynamic_slice_c3
-    _check_start_indices(ctx, start_indices, t.rank, "dynamic_slice_i2", "dynamic_slice_c2",
-                         "dynamic_slice_c3")
-    for d, (k, n) in enumerate(zip(sizes, t.shape)):  # dynamic_slice_c4
-        if k < 0:
-            raise ctx.error("dynamic_slice_c4", f"has negative size index to dynamic slice: {k}")
-        if n is not None and k > n:
-            raise ctx.error("dynamic_slice_c4", f"has slice size {k} greater than dimension "
-                                                f"size {n} in dimension {d} of operand")
-    return TensorType(sizes, t.element_type)  # dynamic_slice_c1, dynamic_slice_c5
-
-
-@shape_function("stablehlo.dynamic_update_slice")
-def dynamic_update_slice(ctx: ShapeContext, operand: Type, update: Type, *start_indices: Type):
-    """spec: dynamic_update_slice: type(result) = type(operand)."""
-    t = tensor_operand(ctx, operand, "operand", "dynamic_update_slice_i1")
-    u = tensor_operand(ctx, update, "update", "dynamic_update_slice_i2")
-    if u.element_type != t.element_type:  # dynamic_update_slice_c2
-        raise ctx.error("dynamic_update_slice_c2", f"update element type {u.element_type} does "
-                                                   f"not match operand {t.element_type}")
-    if u.rank != t.rank:  # dynamic_update_slice_c3
-        raise ctx.error("dynamic_update_slice_c3", f"update rank does not match operand rank: "
-                                                   f"{u.rank} vs {t.rank}.")
-    # dynamic_update_slice_c4, dynamic_update_slice_c5
-    _check_start_indices(ctx, start_indices, t.rank, "dynamic_update_slice_i3",
-                         "dynamic_update_slice_c4", "dynamic_update_slice_c5")
-    for d, (k, n) in enumerate(zip(u.shape, t.shape)):  # dynamic_update_slice_c6
-        if k is not None and n is not None and k > n:
-            raise ctx.error("dynamic_update_slice_c6", f"expects size at dimension {d} of "
-                                                       f"update to be in range [0, {n}]. Got: "
-                                                       f"{k}.")
-    return operand  # dynamic_update_slice_c1
-
-
-@shape_function("stablehlo.real_dynamic_slice")
-def real_dynamic_slice(ctx: ShapeContext, operand: Type, start_indices: Type,
-                       limit_indices: Type, strides: Type):
-    """StableHLO dialect op (not in the spec): slice with index lists as 1-d operands."""
-    t = tensor_operand(ctx, operand, "operand", "real_dynamic_slice_i1")
-    sizes = [one_d_size(ctx, x, name, "real_dynamic_slice_c1") for x, name in
-             ((start_indices, "start_indices"), (limit_indices, "limit_indices"),
-              (strides, "strides"))]
-    for s in sizes:
-        if s is not None and s != t.rank:
-            raise ctx.error("real_dynamic_slice_c1", f"start_indices, limit_indices and strides "
-                                                     f"must have {t.rank} elements, got {s}")
-    result = declared_result(ctx, "real_dynamic_slice_o1")
-    if result is not None:
-        if result.rank != t.rank or result.element_type != t.element_type:
-            raise ctx.error("real_dynamic_slice_c2", "result must have the operand's rank and "
-                                                     "element type")
-    return None
-
-
-# --------------------------------------------------------------------------------------
-# concatenate, pad, dynamic_pad
-# --------------------------------------------------------------------------------------
-
-
-@shape_function("stablehlo.concatenate", attrs={"dimension": REQUIRED}, traits={"foldable"})
-def concatenate(ctx: ShapeContext, *inputs: Type, dimension: int):
-    """spec: concatenate."""
-    if not inputs:  # concatenate_c3
-        raise ctx.error("concatenate_c3", "expects at least one input")
-    ts = [tensor_operand(ctx, x, f"input {i}", "concatenate_i1") for i, x in enumerate(inputs)]
-    first = ts[0]
-    for t in ts:
-        if is_per_axis(t):
-            raise ctx.error("concatenate_i1", "expects tensors or per-tensor quantized tensors")
-    if any(t.element_type != first.element_type for t in ts):  # concatenate_c1
-        raise ctx.error("concatenate_c1", "expects all inputs to have the same element type")
-    if first.rank == 0:
-        raise ctx.error("concatenate_c4", "rank-0 values cannot be concatenated")
-    if not 0 <= dimension < first.rank:  # concatenate_c4
-        raise ctx.error("concatenate_c4", f"dimension {dimension} is out-of-bounds for input "
-                                          f"rank {first.rank}")
-    shape: list[int | None] = list(first.shape)
-    bounds: list[int | None] = list(dim_bounds(first))
-    for i, t in enumerate(ts[1:], 1):
-        if t.rank != first.rank:  # concatenate_c2
-            raise ctx.error("concatenate_c2", f"operands (0) and ({i}) do not match rank")
-        for d in range(first.rank):
-            if d == dimension:
-                continue
-            if not dims_compatible(shape[d], t.shape[d]):  # concatenate_c2
-                raise ctx.error("concatenate_c2", f"shapes of operand (0) and ({i}) are not "
-                                                  f"compatible at non-concat index {d}: "
-                                                  f"{_fmt(first.shape)} != {_fmt(t.shape)}")
-            shape[d], bounds[d] = _most_specific(shape[d], t.shape[d], bounds[d],
-                                                 dim_bounds(t)[d])
-    # concatenate_c6: the sizes add up; a dynamic size makes the result dynamic, bounded
-    # by the sum of sizes-or-bounds when every input has one.
-    sizes = [t.shape[dimension] if t.shape[dimension] is not None else dim_bounds(t)[dimension]
-             for t in ts]
-    dims = [t.shape[dimension] for t in ts]
-    shape[dimension] = None if None in dims else sum(dims)
-    bounds[dimension] = sum(sizes) if None in dims and None not in sizes else None
-    return tensor_with_bounds(shape, first.element_type, bounds)  # concatenate_c5
-
-
-def _most_specific(a: int | None, b: int | None, abound: int | None,
-                   bbound: int | None) -> tuple[int | None, int | None]:
-    """Of two compatible dimensions, the most specific: a static size if either has
-    one, else dynamic with the smaller bound."""
-    if a is not None or b is not None:
-        return (a if a is not None else b), None
-    if abound is None or bbound is None:
-        return None, abound if bbound is None else bbound
-    return None, min(abound, bbound)
-
-
-def _check_pad_elements(ctx: ShapeContext, op: str, t: TensorType, pv: Type) -> None:
-    pv = tensor_operand(ctx, pv, "padding_value", f"{op}_i2")
-    if pv.rank != 0:
-        raise ctx.error(f"{op}_i2", f"padding_value must be 0-dimensional, got {pv}")
-    if pv.element_type != t.element_type:  # <op>_c1
-        raise ctx.error(f"{op}_c1", f"padding_value element type {pv.element_type} does not "
-                                    f"match operand element type {t.element_type}")
-    if is_per_axis(t):
-        raise ctx.error(f"{op}_i1", "expects a tensor or per-tensor quantized tensor")
-
-
-@shape_function("stablehlo.pad", attrs={"edge_padding_low": REQUIRED,
-                                        "edge_padding_high": REQUIRED,
-                                        "interior_padding": REQUIRED}, traits={"foldable"})
-def pad(ctx: ShapeContext, operand: Type, padding_value: Type, *, edge_padding_low,
-        edge_padding_high, interior_padding):
-    """spec: pad: shape(result) = shape(operand) + low + max(shape - 1, 0) * interior + high."""
-    t = tensor_operand(ctx, operand, "operand", "pad_i1")
-    _check_pad_elements(ctx, "pad", t, padding_value)  # pad_c1
-    low, high, interior = (int_tuple(edge_padding_low), int_tuple(edge_padding_high),
-                           int_tuple(interior_padding))
-    for name, v in (("edge_padding_low", low), ("edge_padding_high", high),
-                    ("interior_padding", interior)):
-        if len(v) != t.rank:  # pad_c2
-            raise ctx.error("pad_c2", f"{name} length ({len(v)}) must match operand rank "
-                                      f"({t.rank})")
-    shape: list[int | None] = []
-    bounds: list[int | None] = []
-    for d, (n, b, lo, hi, it) in enumerate(zip(t.shape, dim_bounds(t), low, high, interior)):
-        if it < 0:  # pad_c3
-            raise ctx.error("pad_c3", f"Interior padding cannot be negative: {it}")
-        if n is None:
-            shape.append(None)
-            bound = None if b is None else b + lo + max(b - 1, 0) * it + hi
-            if bound is not None and bound < 0:  # pad_c4 (bounded dimension)
-                raise ctx.error("pad_c4", f"Padding result in negative bound for dimension {d}")
-            bounds.append(bound)
-            continue
-        size = n + lo + max(n - 1, 0) * it + hi  # pad_c4
-        if size < 0:  # pad_c4
-            raise ctx.error("pad_c4", f"Padding result in negative size for dimension {d}")
-        shape.append(size)
-        bounds.append(None)
-    return tensor_with_bounds(shape, t.element_type, bounds)
-
-
-@shape_function("stablehlo.dynamic_pad")
-def dynamic_pad(ctx: ShapeContext, operand: Type, padding_value: Type, edge_padding_low: Type,
-                edge_padding_high: Type, interior_padding: Type):
-    """spec: dynamic_pad."""
-    t = tensor_operand(ctx, operand, "operand", "dynamic_pad_i1")
-    _check_pad_elements(ctx, "dynamic_pad", t, padding_value)  # dynamic_pad_c1
-    for x, name, label in ((edge_padding_low, "edge_padding_low", "dynamic_pad_i3"),
-                           (edge_padding_high, "edge_padding_high", "dynamic_pad_i4"),
-                           (interior_padding, "interior_padding", "dynamic_pad_i5")):
-        size = one_d_size(ctx, x, name, label, 2)
-        if size is not None and size != t.rank:  # dynamic_pad_c2
-            raise ctx.error("dynamic_pad_c2", f"padding operands size ({size}) must match "
-                                              f"operand rank ({t.rank})")
-    result = declared_result(ctx, "dynamic_pad_o1")
-    if result is not None:
-        if result.rank != t.rank:  # dynamic_pad_c4
-            raise ctx.error("dynamic_pad_c4", f"result rank {result.rank} does not match "
-                                              f"operand rank {t.rank}")
-        if result.element_type != t.element_type:  # dynamic_pad_c1
-            raise ctx.error("dynamic_pad_c1", "result element type does not match the operand's")
-    low, high, interior = (operand_value(ctx, i) for i in (2, 3, 4))
-    for it in interior or ():
-        if it < 0:  # dynamic_pad_c3
-            raise ctx.error("dynamic_pad_c3", f"interior_padding must be non-negative, but got "
-                                              f"{it}")
-    if result is not None and None not in (low, high, interior):
-        for d, (n, lo, hi, it, r) in enumerate(zip(t.shape, low, high, interior, result.shape)):
-            if n is None or r is None:
-                continue
-            want = n + lo + max(n - 1, 0) * it + hi
-            if want != r:  # dynamic_pad_c4
-                raise ctx.error("dynamic_pad_c4", f"expected output dimension at index {d} to "
-                                                  f"equal {want}, but got {r}")
-    return None

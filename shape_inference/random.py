@@ -7,7 +7,6 @@ from math import prod
 import numpy as np
 
 from ..parser.ir import FloatType, IntegerType, TensorType, Type
-
 from .optable import REQUIRED, ShapeContext, shape_function
 from .typeutil import type_text
 
@@ -21,7 +20,9 @@ def _ranked(t: Type) -> bool:
 
 
 @shape_function(
-    "stablehlo.rng", attrs={"rng_distribution": REQUIRED}, traits={"side_effects"}  # hidden state
+    "stablehlo.rng",
+    attrs={"rng_distribution": REQUIRED},
+    traits={"side_effects"},  # hidden state
 )
 def rng(ctx: ShapeContext, a: Type, b: Type, shape: Type, *, rng_distribution: str) -> Type | None:
     """spec: rng (C1-C3).  The result's dimensions are the values of ``shape``: known
@@ -29,11 +30,16 @@ def rng(ctx: ShapeContext, a: Type, b: Type, shape: Type, *, rng_distribution: s
     otherwise (the inferred type then only has the right rank)."""
     for i, t in enumerate((a, b)):  # rng_i1, rng_i2
         e = _elem(t)
-        if not isinstance(t, TensorType) or not isinstance(e, IntegerType | FloatType) or (
-                _ranked(t) and len(t.shape) != 0):
-            raise ctx.error("rng_i2" if i else "rng_i1",
-                            f"operand #{i} must be 0D tensor of integer, boolean or "
-                            f"floating-point type, but got {type_text(t)}")
+        if (
+            not isinstance(t, TensorType)
+            or not isinstance(e, IntegerType | FloatType)
+            or (_ranked(t) and len(t.shape) != 0)
+        ):
+            raise ctx.error(
+                "rng_i2" if i else "rng_i1",
+                f"operand #{i} must be 0D tensor of integer, boolean or "
+                f"floating-point type, but got {type_text(t)}",
+            )
     if _elem(a) != _elem(b):  # rng_c1
         raise ctx.error("rng_c1", "a and b must have the same element type")
     if rng_distribution not in ("UNIFORM", "NORMAL"):
@@ -41,8 +47,11 @@ def rng(ctx: ShapeContext, a: Type, b: Type, shape: Type, *, rng_distribution: s
     if rng_distribution == "NORMAL" and not isinstance(_elem(a), FloatType):  # rng_c2
         raise ctx.error("rng_c2", "NORMAL distribution requires a floating-point type")
     if not _ranked(shape) or len(shape.shape) != 1 or shape.shape[0] is None:  # rng_i3
-        raise ctx.error("rng_i3", "operand #2 must be statically shaped 1-dimensional tensor, "
-                                  f"but got {type_text(shape)}")
+        raise ctx.error(
+            "rng_i3",
+            "operand #2 must be statically shaped 1-dimensional tensor, "
+            f"but got {type_text(shape)}",
+        )
     if not isinstance(_elem(shape), IntegerType):  # rng_i3
         raise ctx.error("rng_i3", "shape must be an integer tensor")
     value = ctx.operand_values[2] if len(ctx.operand_values) > 2 else None
@@ -50,7 +59,9 @@ def rng(ctx: ShapeContext, a: Type, b: Type, shape: Type, *, rng_distribution: s
         return TensorType((None,) * shape.shape[0], _elem(a))  # rng_c1, rng_c3
     dims = tuple(int(v) for v in np.asarray(value).reshape(-1))
     if len(dims) != shape.shape[0] or any(d < 0 for d in dims):  # rng_c3
-        raise ctx.error("rng_c3", f"shape must hold {shape.shape[0]} non-negative sizes, got {list(dims)}")
+        raise ctx.error(
+            "rng_c3", f"shape must hold {shape.shape[0]} non-negative sizes, got {list(dims)}"
+        )
     return TensorType(dims, _elem(a))  # rng_c1, rng_c3: shape(result) = shape
 
 
@@ -61,9 +72,7 @@ def _int_or_float(e: Type) -> bool:
     return (isinstance(e, IntegerType) and not e.is_bool) or isinstance(e, FloatType)
 
 
-@shape_function(
-    "stablehlo.rng_bit_generator", attrs={"rng_algorithm": REQUIRED}, multi_result=True
-)
+@shape_function("stablehlo.rng_bit_generator", attrs={"rng_algorithm": REQUIRED}, multi_result=True)
 def rng_bit_generator(ctx: ShapeContext, initial_state: Type, *, rng_algorithm: str) -> None:
     """spec: rng_bit_generator (C1, C2).  DEFAULT is PHILOX here (as XLA on CPU), so
     its state has 2 or 3 elements.
@@ -78,8 +87,11 @@ def rng_bit_generator(ctx: ShapeContext, initial_state: Type, *, rng_algorithm: 
     st = initial_state
     e = _elem(st)
     if not isinstance(st, TensorType) or not _int_or_float(e):  # rng_bit_generator_i2
-        raise ctx.error("rng_bit_generator_i2", "initial_state must be a tensor of integer or "
-                                                f"floating-point type, got {type_text(st)}")
+        raise ctx.error(
+            "rng_bit_generator_i2",
+            "initial_state must be a tensor of integer or "
+            f"floating-point type, got {type_text(st)}",
+        )
     if _ranked(st) and all(d is not None for d in st.shape):
         size = prod(st.shape)
         if size not in _STATE_SIZES[rng_algorithm]:  # rng_bit_generator_c2
@@ -90,10 +102,18 @@ def rng_bit_generator(ctx: ShapeContext, initial_state: Type, *, rng_algorithm: 
             )
     if len(ctx.result_types) == 2:
         out_state, output = ctx.result_types
-        ok = isinstance(out_state, TensorType) and _elem(out_state) == e and (
-            not _ranked(st) or not _ranked(out_state) or (
-                len(out_state.shape) == len(st.shape)
-                and all(x is None or y is None or x == y for x, y in zip(out_state.shape, st.shape))
+        ok = (
+            isinstance(out_state, TensorType)
+            and _elem(out_state) == e
+            and (
+                not _ranked(st)
+                or not _ranked(out_state)
+                or (
+                    len(out_state.shape) == len(st.shape)
+                    and all(
+                        x is None or y is None or x == y for x, y in zip(out_state.shape, st.shape)
+                    )
+                )
             )
         )
         if not ok:  # rng_bit_generator_c1
@@ -104,6 +124,9 @@ def rng_bit_generator(ctx: ShapeContext, initial_state: Type, *, rng_algorithm: 
             )
         oe = _elem(output)
         if not isinstance(output, TensorType) or not _int_or_float(oe):  # the output's type
-            raise ctx.error("rng_bit_generator_o2", "output must be a tensor of integer or "
-                                                    f"floating-point type, got {type_text(output)}")
+            raise ctx.error(
+                "rng_bit_generator_o2",
+                "output must be a tensor of integer or "
+                f"floating-point type, got {type_text(output)}",
+            )
     return None

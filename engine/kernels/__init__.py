@@ -4,6 +4,7 @@ Importing this package fills the kernel column of the op table.
 """
 
 from . import (  # noqa: F401  (imported for their registrations)
+    channels,
     check,
     chlo,
     chlo_structured,
@@ -17,6 +18,7 @@ from . import (  # noqa: F401  (imported for their registrations)
     quantization,
     random,
     reduction,
+    slicing,
     sort,
     window,
 )

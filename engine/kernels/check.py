@@ -20,7 +20,6 @@ import numpy as np
 from ...parser.errors import InterpreterError
 from ...parser.printer import print_type
 from ...shape_inference.optable import kernel
-
 from ..element import equal_mask, first_mismatch, format_element, ulp_distance
 from ..format import format_value
 
@@ -32,8 +31,7 @@ def _fail(check: str, actual: np.ndarray, expected: np.ndarray, bad: np.ndarray,
     e = format_element(expected[idx] if expected.ndim else expected[()], expected.dtype)
     n = int(np.count_nonzero(bad))
     raise InterpreterError(
-        f"failed{where}: got {a}, expected {e}{extra} "
-        f"({n} of {bad.size} elements differ)",
+        f"failed{where}: got {a}, expected {e}{extra} ({n} of {bad.size} elements differ)",
         op=check,
     )
 
@@ -91,12 +89,12 @@ def _expect_close(actual, expected, *, max_ulp, min_ulp, check="check.expect_clo
         _fail(check, actual, expected, bad, f" (ULP distance outside [{min_ulp}, {max_ulp}])")
 
 
-@kernel("check.expect_eq", context=True)
+@kernel("check.expect_eq", context=True, quantized="native")
 def expect_eq(actual, expected, *, result_type, context):
     _expect_eq(actual, expected, context=context)
 
 
-@kernel("check.expect_eq_const", context=True)
+@kernel("check.expect_eq_const", context=True, quantized="native")
 def expect_eq_const(actual, *, value, result_type, context):
     _expect_eq(actual, value, context=context, check="check.expect_eq_const")
 
@@ -153,7 +151,7 @@ def _probe_file(probe_id: str, n: int) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]", "_", probe_id) + f"_{n}.npy"
 
 
-@kernel("interpreter.probe", context=True)
+@kernel("interpreter.probe", context=True, quantized="native")
 def probe(operand, *, probe_id: str, result_type, context):
     """Return ``operand`` and write it to ``<probe_dir>/<probe_id>_<n>.npy`` (n counts
     executions from 1), with a row in ``index.csv``."""
@@ -172,7 +170,7 @@ def probe(operand, *, probe_id: str, result_type, context):
     return operand
 
 
-@kernel("check.expect_serialized_eq", context=True)
+@kernel("check.expect_serialized_eq", context=True, quantized="native")
 def expect_serialized_eq(actual, *, probe_id: str, iter: int, iteration: Any, result_type, context):
     """The value ``interpreter.probe`` wrote for ``probe_id`` at iteration ``iter`` (from 0)."""
     it = iteration if iteration is not None else iter
@@ -185,7 +183,9 @@ def expect_serialized_eq(actual, *, probe_id: str, iter: int, iteration: Any, re
         )
     stored = np.load(path, allow_pickle=False)
     if stored.dtype != actual.dtype:
-        stored = stored.view(actual.dtype) if stored.dtype.itemsize == actual.dtype.itemsize else stored
+        stored = (
+            stored.view(actual.dtype) if stored.dtype.itemsize == actual.dtype.itemsize else stored
+        )
     _expect_eq(actual, stored, context=context, check="check.expect_serialized_eq")
     return ()
 
@@ -193,7 +193,7 @@ def expect_serialized_eq(actual, *, probe_id: str, iter: int, iteration: Any, re
 _PRINT_LOCK = threading.Lock()
 
 
-@kernel("interpreter.print", context=True, operand_types=True)
+@kernel("interpreter.print", context=True, operand_types=True, quantized="native")
 def print_(operand, *, operand_name: str, result_type, context, operand_types):
     """Print ``%name = <value>`` as one write, so processes of a grid never interleave."""
     text = f"{operand_name} = {format_value(operand, operand_types[0])}"

@@ -45,7 +45,7 @@ _ML_UNSIGNED = (np.dtype(ml_dtypes.uint2), np.dtype(ml_dtypes.uint4))
 
 
 def int_kind(dt: np.dtype) -> str | None:
-    """"i" for signed integers (NumPy or ml_dtypes int2/int4), "u" for unsigned, else None."""
+    """ "i" for signed integers (NumPy or ml_dtypes int2/int4), "u" for unsigned, else None."""
     if dt.kind in "iu":
         return dt.kind
     if dt in _ML_SIGNED:
@@ -53,6 +53,7 @@ def int_kind(dt: np.dtype) -> str | None:
     if dt in _ML_UNSIGNED:
         return "u"
     return None
+
 
 # --------------------------------------------------------------------------------------
 # Rounding helpers
@@ -188,7 +189,9 @@ def _log_scaled_zeta(s: np.ndarray, q: np.ndarray) -> np.ndarray:
     if need > _EM_MAX_TERMS:
         raise UnsupportedError(
             f"polygamma of order {int(np.max(s)) - 1} at these points needs more than "
-            f"{_EM_MAX_TERMS} terms", op="chlo.polygamma")
+            f"{_EM_MAX_TERMS} terms",
+            op="chlo.polygamma",
+        )
     n_terms = max(need, 10)
     total = np.zeros_like(q)
     for k in range(n_terms):
@@ -214,8 +217,13 @@ def _polygamma(n: np.ndarray, x: np.ndarray) -> np.ndarray:
     value = sign * fact * z
     # n! overflows or zeta(n+1, x) underflows float64 while their product need not:
     # exp(lgamma(n+1) - (n+1) log x + log(x^(n+1) zeta(n+1, x))).
-    hard = natural & (n >= 1) & (x > 0) & np.isfinite(x) & (
-        np.isinf(fact) | (np.abs(z) < np.finfo(F64).tiny))
+    hard = (
+        natural
+        & (n >= 1)
+        & (x > 0)
+        & np.isfinite(x)
+        & (np.isinf(fact) | (np.abs(z) < np.finfo(F64).tiny))
+    )
     if hard.any():
         s_h, q_h = n1[hard], x[hard]
         log_mag = special.gammaln(s_h) - s_h * np.log(q_h) + _log_scaled_zeta(s_h, q_h)
@@ -238,6 +246,7 @@ def _identity(x: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------------------
 # Unary elementwise ops
 # --------------------------------------------------------------------------------------
+
 
 def _unary_kernel(name: str, real_fn: Callable, complex_fn: Callable | None) -> Callable:
     def run(operand: np.ndarray, *, result_type: Type) -> np.ndarray:
@@ -326,9 +335,7 @@ def asin_acos_kernel_f64(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.n
         re_le1 = np.sqrt(half_apx * (yy / rpxp1 + smxm1))
         re_gt1 = y * np.sqrt(half_apx / rpxp1 + half_apx / spxm1)
         real = np.where(x <= 1, re_le1, re_gt1)
-        am1 = np.where(
-            x < 1, 0.5 * (yy / rpxp1 + yy / smxm1), 0.5 * (yy / rpxp1 + spxm1)
-        )
+        am1 = np.where(x < 1, 0.5 * (yy / rpxp1 + yy / smxm1), 0.5 * (yy / rpxp1 + spxm1))
         imag_small = np.log1p(am1 + np.sqrt(am1 * (a + 1)))
         imag_big = np.log(a + np.sqrt((a - 1) * (a + 1)))
         imag = np.where(a <= 1.5, imag_small, imag_big)
@@ -554,8 +561,11 @@ def _broadcast_kernel(op: str, target: str) -> Callable[..., Any]:
             if ct in (None, "NOTYPE"):
                 ct = _default_compare_type(lhs)
             attrs = {"comparison_direction": attrs["comparison_direction"], "compare_type": ct}
-        extra = _operand_types_for(target, operand_types, a.shape) if target.startswith(
-            "stablehlo.") else {}
+        extra = (
+            _operand_types_for(target, operand_types, a.shape)
+            if target.startswith("stablehlo.")
+            else {}
+        )
         rt = result_type
         if isinstance(rt, TensorType):
             rt = TensorType(a.shape, rt.element_type, rt.encoding)
@@ -602,8 +612,8 @@ def broadcast_select(
         p, t, f = np.broadcast_arrays(pred, on_true, on_false)
     except ValueError as e:
         raise InterpreterError(
-            f"shapes {pred.shape}, {on_true.shape}, {on_false.shape} are not "
-            "broadcast-compatible", op="chlo.broadcast_select"
+            f"shapes {pred.shape}, {on_true.shape}, {on_false.shape} are not broadcast-compatible",
+            op="chlo.broadcast_select",
         ) from e
     return np.where(p, t, f).astype(out_dtype(result_type), copy=False)
 

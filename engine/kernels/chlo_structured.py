@@ -27,7 +27,7 @@ _ML_UNSIGNED = (np.dtype(ml_dtypes.uint2), np.dtype(ml_dtypes.uint4))
 
 
 def int_kind(dt: np.dtype) -> str | None:
-    """"i" for signed integers (NumPy or ml_dtypes int2/int4), "u" for unsigned, else None."""
+    """ "i" for signed integers (NumPy or ml_dtypes int2/int4), "u" for unsigned, else None."""
     if dt.kind in "iu":
         return dt.kind
     if dt in _ML_SIGNED:
@@ -35,6 +35,7 @@ def int_kind(dt: np.dtype) -> str | None:
     if dt in _ML_UNSIGNED:
         return "u"
     return None
+
 
 # --------------------------------------------------------------------------------------
 # top_k
@@ -140,8 +141,9 @@ def _dot_shape(lhs, rhs, lb, rb, lc, rc, skip) -> tuple[int, ...]:
     return (
         tuple(lhs.shape[d] for d in lb)
         + tuple(lhs.shape[i] for i in range(lhs.ndim) if i not in lb and i not in lc)
-        + tuple(rhs.shape[i] for i in range(rhs.ndim)
-                if i not in rb and i not in rc and i not in skip)
+        + tuple(
+            rhs.shape[i] for i in range(rhs.ndim) if i not in rb and i not in rc and i not in skip
+        )
     )
 
 
@@ -262,9 +264,7 @@ def scan(
     block_types = None
     if region is not None and region.blocks:
         block_types = tuple(v.type for v in region.blocks[0].arguments)
-    types = operand_types or tuple(
-        TensorType(tuple(o.shape), IntegerType(32)) for o in operands
-    )
+    types = operand_types or tuple(TensorType(tuple(o.shape), IntegerType(32)) for o in operands)
     n_in = scan_num_inputs(types, block_types, operandSegmentSizes)
     if n_in is None:
         raise UnsupportedError(

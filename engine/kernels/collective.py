@@ -37,10 +37,9 @@ from ...parser.ir import Operation, QuantizedType, TensorType, Type
 from ...shape_inference.collective import channel_id_of
 from ...shape_inference.decode import decode_op_attributes
 from ...shape_inference.optable import OP_TABLE, kernel
-
 from ..dtypes import dtype_of
 from ..grid import GridRunOptions, ProcessGrid, ProcessHandle, ProcessId, process_of, run_grid
-from ..values import TOKEN, RegionFn
+from ..values import RegionFn
 
 _FEED_LOCK = threading.Lock()
 
@@ -60,7 +59,9 @@ def _group_ids(replica_groups: Any, op: Operation | None) -> list[list[int]]:
     return [[int(x) for x in row if x != -1] for row in arr.tolist()]
 
 
-def process_groups(strategy: str, groups: list[list[int]], grid: ProcessGrid) -> list[tuple[ProcessId, ...]]:
+def process_groups(
+    strategy: str, groups: list[list[int]], grid: ProcessGrid
+) -> list[tuple[ProcessId, ...]]:
     """spec "Collective ops": cross_replica, cross_partition,
     cross_replica_and_partition, flattened_ids."""
     nr, np_ = grid.num_replicas, grid.num_partitions
@@ -103,20 +104,28 @@ def _strategy_grouped(channel_id: int, use_global_device_ids: bool) -> str:
     raise InterpreterError("use_global_device_ids requires a positive channel_id")
 
 
-def _strategy_split(channel_id: int) -> str:
+def strategy_split(channel_id: int) -> str:
     """all_to_all / collective_broadcast / collective_permute / collective_reduce."""
     return "cross_replica" if channel_id <= 0 else "cross_partition"
 
 
-def _find_group(groups: list[tuple[ProcessId, ...]], pid: ProcessId) -> tuple[ProcessId, ...] | None:
+def _find_group(
+    groups: list[tuple[ProcessId, ...]], pid: ProcessId
+) -> tuple[ProcessId, ...] | None:
     for g in groups:
         if pid in g:
             return g
     return None
 
 
-def _my_group(handle: ProcessHandle, strategy: str, replica_groups: Any, op: Operation | None,
-              *, required: bool = True) -> tuple[ProcessId, ...] | None:
+def _my_group(
+    handle: ProcessHandle,
+    strategy: str,
+    replica_groups: Any,
+    op: Operation | None,
+    *,
+    required: bool = True,
+) -> tuple[ProcessId, ...] | None:
     groups = process_groups(strategy, _group_ids(replica_groups, op), handle.grid)
     group = _find_group(groups, handle.pid)
     if group is None and required:
@@ -126,7 +135,7 @@ def _my_group(handle: ProcessHandle, strategy: str, replica_groups: Any, op: Ope
     return group
 
 
-def _zeros(t: Type, like: np.ndarray | None = None) -> np.ndarray:
+def zeros_of(t: Type, like: np.ndarray | None = None) -> np.ndarray:
     """``broadcast_in_dim(constant(is_quantized ? quantize(0) : 0), [], type)``; dynamic
     dimensions take their size from ``like`` (an operand of the same shape)."""
     e = t.element_type if isinstance(t, TensorType) else t
@@ -166,7 +175,9 @@ def _to_destination(x: np.ndarray, src: Type, dst: Type) -> np.ndarray:
     return x.astype(dtype_of(dst))
 
 
-def _combine_fn(computation: RegionFn, t: Type, context: Any) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+def _combine_fn(
+    computation: RegionFn, t: Type, context: Any
+) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
     """``(a, b) -> computation(a, b)`` on whole arrays.  When the body is one binary op
     (``computation.combiner``), that op's kernel runs directly with whole-array types;
     otherwise the region is called."""
@@ -215,9 +226,14 @@ def _fold(parts: Sequence[np.ndarray], computation: RegionFn, t: Type, context: 
     return acc
 
 
-def _reduce_all(values: dict, group: Sequence[ProcessId], computation: RegionFn,
-                operand_types: Sequence[Type], result_types: Sequence[Type],
-                context: Any) -> list[np.ndarray]:
+def _reduce_all(
+    values: dict,
+    group: Sequence[ProcessId],
+    computation: RegionFn,
+    operand_types: Sequence[Type],
+    result_types: Sequence[Type],
+    context: Any,
+) -> list[np.ndarray]:
     out = []
     for i, (src, dst) in enumerate(zip(operand_types, result_types)):
         parts = [_to_destination(values[q][i], src, dst) for q in group]
@@ -243,9 +259,17 @@ def partition_id(*, result_type, context, op=None):
 # ------------------------------------------------------------------ collectives
 
 
-@kernel("stablehlo.all_gather", context=True)
-def all_gather(*operands, all_gather_dim: int, replica_groups, channel_handle=None,
-               use_global_device_ids: bool = False, result_types, context, op=None):
+@kernel("stablehlo.all_gather", context=True, quantized="native")
+def all_gather(
+    *operands,
+    all_gather_dim: int,
+    replica_groups,
+    channel_handle=None,
+    use_global_device_ids: bool = False,
+    result_types,
+    context,
+    op=None,
+):
     """spec "all_gather": concatenate the group's operands along all_gather_dim."""
     h = process_of(context)
     cid = channel_id_of(channel_handle)
@@ -260,9 +284,13 @@ def all_gather(*operands, all_gather_dim: int, replica_groups, channel_handle=No
 
 
 def _check_shape(value: np.ndarray, t: Type, label: str) -> None:
-    if isinstance(t, TensorType) and t.shape is not None and (
-        len(t.shape) != value.ndim
-        or any(d is not None and d != s for d, s in zip(t.shape, value.shape))
+    if (
+        isinstance(t, TensorType)
+        and t.shape is not None
+        and (
+            len(t.shape) != value.ndim
+            or any(d is not None and d != s for d, s in zip(t.shape, value.shape))
+        )
     ):
         raise InterpreterError(
             f"the result has shape {list(value.shape)} for this process grid, but its "
@@ -271,9 +299,18 @@ def _check_shape(value: np.ndarray, t: Type, label: str) -> None:
         )
 
 
-@kernel("stablehlo.all_reduce", context=True, operand_types=True)
-def all_reduce(*operands, replica_groups, channel_handle=None, use_global_device_ids: bool = False,
-               computation: RegionFn, result_types, context, operand_types, op=None):
+@kernel("stablehlo.all_reduce", context=True, operand_types=True, quantized="native")
+def all_reduce(
+    *operands,
+    replica_groups,
+    channel_handle=None,
+    use_global_device_ids: bool = False,
+    computation: RegionFn,
+    result_types,
+    context,
+    operand_types,
+    op=None,
+):
     """spec "all_reduce": reduce the group's operands with ``computation``."""
     h = process_of(context)
     cid = channel_id_of(channel_handle)
@@ -282,10 +319,20 @@ def all_reduce(*operands, replica_groups, channel_handle=None, use_global_device
     return tuple(_reduce_all(values, group, computation, operand_types, result_types, context))
 
 
-@kernel("stablehlo.reduce_scatter", context=True, operand_types=True)
-def reduce_scatter(operand, *, scatter_dimension: int, replica_groups, channel_handle=None,
-                   use_global_device_ids: bool = False, computation: RegionFn, result_type,
-                   context, operand_types, op=None):
+@kernel("stablehlo.reduce_scatter", context=True, operand_types=True, quantized="native")
+def reduce_scatter(
+    operand,
+    *,
+    scatter_dimension: int,
+    replica_groups,
+    channel_handle=None,
+    use_global_device_ids: bool = False,
+    computation: RegionFn,
+    result_type,
+    context,
+    operand_types,
+    op=None,
+):
     """spec "reduce_scatter": all_reduce, then this process's part along scatter_dimension."""
     h = process_of(context)
     cid = channel_id_of(channel_handle)
@@ -304,16 +351,26 @@ def reduce_scatter(operand, *, scatter_dimension: int, replica_groups, channel_h
     return np.ascontiguousarray(part)
 
 
-@kernel("stablehlo.all_to_all", context=True)
-def all_to_all(*operands, split_dimension: int, concat_dimension: int, split_count: int,
-               replica_groups, channel_handle=None, result_types, context, op=None):
+@kernel("stablehlo.all_to_all", context=True, quantized="native")
+def all_to_all(
+    *operands,
+    split_dimension: int,
+    concat_dimension: int,
+    split_count: int,
+    replica_groups,
+    channel_handle=None,
+    result_types,
+    context,
+    op=None,
+):
     """spec "all_to_all": split, scatter the parts over the group, concatenate."""
     h = process_of(context)
     cid = channel_id_of(channel_handle)
-    group = _my_group(h, _strategy_split(cid), replica_groups, op)
+    group = _my_group(h, strategy_split(cid), replica_groups, op)
     if len(group) != split_count:
         raise InterpreterError(
-            f"process group of size {len(group)} for split_count {split_count}", label="all_to_all_c8"
+            f"process group of size {len(group)} for split_count {split_count}",
+            label="all_to_all_c8",
         )
     values = h.grid.rendezvous(h.pid, "all_to_all", cid, group, operands, op)
     me = group.index(h.pid)
@@ -324,8 +381,9 @@ def all_to_all(*operands, split_dimension: int, concat_dimension: int, split_cou
     return tuple(out)
 
 
-def _root_indices(operands: tuple, has_dynamic_root: bool, n_data: int, group_size: int,
-                  what: str) -> list[int]:
+def _root_indices(
+    operands: tuple, has_dynamic_root: bool, n_data: int, group_size: int, what: str
+) -> list[int]:
     if not has_dynamic_root:
         return [0] * n_data
     root = np.asarray(operands[-1]).reshape(-1)
@@ -339,180 +397,96 @@ def _root_indices(operands: tuple, has_dynamic_root: bool, n_data: int, group_si
     return idx
 
 
-@kernel("stablehlo.collective_broadcast", context=True)
-def collective_broadcast(*operands, replica_groups, channel_handle=None,
-                         has_dynamic_root: bool = False, result_types, context, op=None):
+@kernel("stablehlo.collective_broadcast", context=True, quantized="native")
+def collective_broadcast(
+    *operands,
+    replica_groups,
+    channel_handle=None,
+    has_dynamic_root: bool = False,
+    result_types,
+    context,
+    op=None,
+):
     """spec "collective_broadcast": every group member gets its source's operands;
     processes in no group get zeros."""
     h = process_of(context)
     cid = channel_id_of(channel_handle)
-    group = _my_group(h, _strategy_split(cid), replica_groups, op, required=False)
+    group = _my_group(h, strategy_split(cid), replica_groups, op, required=False)
     if group is None:
-        return tuple(_zeros(t, x) for t, x in zip(result_types, operands))
+        return tuple(zeros_of(t, x) for t, x in zip(result_types, operands))
     n = len(result_types)
     values = h.grid.rendezvous(h.pid, "collective_broadcast", cid, group, operands[:n], op)
     roots = _root_indices(operands, has_dynamic_root, n, len(group), "collective_broadcast")
     return tuple(values[group[roots[j]]][j] for j in range(n))
 
 
-@kernel("stablehlo.collective_reduce", context=True, operand_types=True)
-def collective_reduce(*operands, replica_groups, channel_handle=None, has_dynamic_root: bool = False,
-                      use_global_device_ids: bool = False, computation: RegionFn, result_types,
-                      context, operand_types, op=None):
+@kernel("stablehlo.collective_reduce", context=True, operand_types=True, quantized="native")
+def collective_reduce(
+    *operands,
+    replica_groups,
+    channel_handle=None,
+    has_dynamic_root: bool = False,
+    use_global_device_ids: bool = False,
+    computation: RegionFn,
+    result_types,
+    context,
+    operand_types,
+    op=None,
+):
     """spec "collective_reduce": the group's reduction lands on its root process; the
     other processes (and processes in no group) get zeros."""
     h = process_of(context)
     cid = channel_id_of(channel_handle)
-    strategy = "flattened_ids" if use_global_device_ids else _strategy_split(cid)
+    strategy = "flattened_ids" if use_global_device_ids else strategy_split(cid)
     group = _my_group(h, strategy, replica_groups, op, required=False)
     if group is None:
-        return tuple(_zeros(t, x) for t, x in zip(result_types, operands))
+        return tuple(zeros_of(t, x) for t, x in zip(result_types, operands))
     n = len(result_types)
     values = h.grid.rendezvous(h.pid, "collective_reduce", cid, group, operands[:n], op)
     roots = _root_indices(operands, has_dynamic_root, n, len(group), "collective_reduce")
     out = []
     for j, t in enumerate(result_types):
         if group[roots[j]] != h.pid:
-            out.append(_zeros(t, operands[j]))
+            out.append(zeros_of(t, operands[j]))
             continue
         parts = [_to_destination(values[q][j], operand_types[j], t) for q in group]
         out.append(_fold(parts, computation, t, context))
     return tuple(out)
 
 
-def _pair_groups(pairs: Any, strategy: str, grid: ProcessGrid) -> list[tuple[ProcessId, ProcessId]]:
+def pair_groups(pairs: Any, strategy: str, grid: ProcessGrid) -> list[tuple[ProcessId, ProcessId]]:
     """source_target_pairs -> (source, target) process pairs (spec collective_permute)."""
     arr = np.asarray(pairs).reshape(-1, 2)
     groups = process_groups(strategy, [[int(s), int(t)] for s, t in arr.tolist()], grid)
     return [(g[0], g[1]) for g in groups]
 
 
-@kernel("stablehlo.collective_permute", context=True)
-def collective_permute(operand, *, source_target_pairs, channel_handle=None, result_type,
-                       context, op=None):
+@kernel("stablehlo.collective_permute", context=True, quantized="native")
+def collective_permute(
+    operand, *, source_target_pairs, channel_handle=None, result_type, context, op=None
+):
     """spec "collective_permute": the target of a pair gets its source's operand; other
     processes get zeros.  All processes named by the pairs of this process's slice of
     the grid meet in one rendezvous."""
     h = process_of(context)
     cid = channel_id_of(channel_handle)
-    strategy = _strategy_split(cid)
+    strategy = strategy_split(cid)
     if not np.asarray(source_target_pairs).size:
-        return _zeros(result_type, operand)
-    pairs = _pair_groups(source_target_pairs, strategy, h.grid)
-    same_slice = (lambda q: q[1] == h.pid[1]) if strategy == "cross_replica" else (lambda q: q[0] == h.pid[0])
+        return zeros_of(result_type, operand)
+    pairs = pair_groups(source_target_pairs, strategy, h.grid)
+    same_slice = (
+        (lambda q: q[1] == h.pid[1])
+        if strategy == "cross_replica"
+        else (lambda q: q[0] == h.pid[0])
+    )
     members = sorted({q for pair in pairs for q in pair if same_slice(q)})
     if h.pid not in members:
-        return _zeros(result_type, operand)
+        return zeros_of(result_type, operand)
     values = h.grid.rendezvous(h.pid, "collective_permute", cid, members, operand, op)
     for s, t in pairs:
         if t == h.pid:
             return values[s]
-    return _zeros(result_type, operand)
-
-
-# ------------------------------------------------------------------ send / recv
-
-
-def _p2p_channels(handle: ProcessHandle, channel_handle, is_host_transfer: bool,
-                  source_target_pairs) -> tuple[int, list | None]:
-    cid = channel_id_of(channel_handle)
-    if is_host_transfer or source_target_pairs is None or not np.asarray(source_target_pairs).size:
-        return cid, None
-    return cid, _pair_groups(source_target_pairs, _strategy_split(cid), handle.grid)
-
-
-@kernel("stablehlo.send", context=True)
-def send(*operands, channel_handle=None, is_host_transfer: bool = False, source_target_pairs=None,
-         result_type, context, op=None):
-    """spec "send": put the inputs on channel ``channel_id`` (to each target of this
-    process when ``source_target_pairs`` is given)."""
-    h = process_of(context)
-    inputs = tuple(operands[:-1])
-    cid, pairs = _p2p_channels(h, channel_handle, is_host_transfer, source_target_pairs)
-    if is_host_transfer and cid in h.grid.host_channels:
-        h.grid.send(("host", cid), inputs)
-    elif pairs is None:
-        h.grid.send(("channel", cid), inputs)
-    else:
-        for s, t in pairs:
-            if s == h.pid:
-                h.grid.send(("p2p", cid, s, t), inputs)
-    return TOKEN
-
-
-@kernel("stablehlo.recv", context=True)
-def recv(token, *, channel_handle=None, is_host_transfer: bool = False, source_target_pairs=None,
-         result_types, context, op=None):
-    """spec "recv": take the next values sent on channel ``channel_id`` (waiting for
-    them); results are the payload then a token."""
-    h = process_of(context)
-    cid, pairs = _p2p_channels(h, channel_handle, is_host_transfer, source_target_pairs)
-    payload_types = result_types[:-1]
-    if is_host_transfer and cid in h.grid.host_channels:
-        entry = h.grid.recv(h.pid, ("host", cid), op)
-        values = (entry,) if isinstance(entry, np.ndarray) or not isinstance(entry, tuple | list) else entry
-    elif pairs is None:
-        values = h.grid.recv(h.pid, ("channel", cid), op)
-    else:
-        sources = [s for s, t in pairs if t == h.pid]
-        if not sources:
-            return (*(_zeros(t) for t in payload_types), TOKEN)
-        values = h.grid.recv(h.pid, ("p2p", cid, sources[0], h.pid), op)
-    return (*_match_payload(values, payload_types, f"recv on channel {cid}"), TOKEN)
-
-
-def _match_payload(values: Sequence[Any], types: Sequence[Type], what: str) -> list[np.ndarray]:
-    """Check received / fed values against the declared result types."""
-    if len(values) != len(types):
-        raise InterpreterError(f"{what} got {len(values)} values for {len(types)} results")
-    out = []
-    for i, (v, t) in enumerate(zip(values, types)):
-        want = dtype_of(t)
-        if not isinstance(v, np.ndarray):
-            if isinstance(v, np.generic | bool | int | float | complex):
-                v = np.asarray(v, dtype=want)
-            else:
-                raise InterpreterError(f"{what}: value #{i} is a {type(v).__name__}, not an array")
-        if v.dtype != want:
-            raise InterpreterError(f"{what}: value #{i} has dtype {v.dtype}, expected {want}")
-        _shape_matches(v, t, f"{what}: value #{i}")
-        out.append(v)
-    return out
-
-
-def _shape_matches(v: np.ndarray, t: Type, what: str) -> None:
-    if isinstance(t, TensorType) and t.shape is not None and (
-        len(t.shape) != v.ndim or any(d is not None and d != s for d, s in zip(t.shape, v.shape))
-    ):
-        raise InterpreterError(f"{what} has shape {list(v.shape)}, expected {list(t.shape)}")
-
-
-# ------------------------------------------------------------------ infeed / outfeed
-
-
-@kernel("stablehlo.infeed", context=True)
-def infeed(token, *, infeed_config: str = "", layout=None, result_types, context, op=None):
-    """spec "infeed": the next entry of this process's infeed queue (``context.infeed``:
-    each entry a tuple of arrays, or one array for a single payload result)."""
-    queue = context.infeed
-    with _FEED_LOCK:
-        if not queue:
-            raise InterpreterError(
-                "the infeed is empty (pass infeed data with engine.run(..., infeed=[...]) or "
-                "interpreter.run_parallel's infeed functions)"
-            )
-        entry = queue.pop(0)
-    if isinstance(entry, np.ndarray) or not isinstance(entry, tuple | list):
-        entry = (entry,)
-    return (*_match_payload(entry, result_types[:-1], "infeed"), TOKEN)
-
-
-@kernel("stablehlo.outfeed", context=True)
-def outfeed(*operands, outfeed_config: str = "", result_type, context, op=None):
-    """spec "outfeed": append the inputs (a tuple of arrays) to ``context.outfeed``."""
-    with _FEED_LOCK:
-        context.outfeed.append(tuple(operands[:-1]))
-    return TOKEN
+    return zeros_of(result_type, operand)
 
 
 # ------------------------------------------------------------------ interpreter.run_parallel
@@ -536,7 +510,7 @@ def grid_options(context: Any) -> GridRunOptions:
     )
 
 
-@kernel("interpreter.run_parallel", context=True)
+@kernel("interpreter.run_parallel", context=True, quantized="native")
 def run_parallel(*inputs, programs, infeed=None, result_types, context, op=None):
     """docs/test-dialects.md: run ``programs[r][p]`` as process (r, p) of a new grid;
     inputs and results are flattened row-major over the grid; the results of each
@@ -552,7 +526,7 @@ def run_parallel(*inputs, programs, infeed=None, result_types, context, op=None)
     for name in flat:
         fn = funcs[name]
         n = len(fn.type.inputs)
-        per_process.append(list(inputs[k:k + n]))
+        per_process.append(list(inputs[k : k + n]))
         k += n
         n_results += len(fn.type.results)
     if k != len(inputs):

@@ -26,7 +26,7 @@ def register_custom_call(name: str, fn: Callable[..., Any], *, replace: bool = F
     CUSTOM_CALLS[name] = fn
 
 
-@kernel("stablehlo.while", context=True)
+@kernel("stablehlo.while", context=True, quantized="native")
 def while_(*operands, cond: RegionFn, body: RegionFn, result_types, context):
     """spec "while": run body while cond holds."""
     values = operands
@@ -39,13 +39,13 @@ def while_(*operands, cond: RegionFn, body: RegionFn, result_types, context):
         values = body(*values)
 
 
-@kernel("stablehlo.if")
+@kernel("stablehlo.if", quantized="native")
 def if_(pred, *, true_branch: RegionFn, false_branch: RegionFn, result_types):
     """spec "if": run true_branch when pred, else false_branch."""
     return true_branch() if pred else false_branch()
 
 
-@kernel("stablehlo.case")
+@kernel("stablehlo.case", quantized="native")
 def case(index, *, branches: tuple[RegionFn, ...], result_types):
     """spec "case": branches[index], or the last branch when index is out of range."""
     i = int(index)
@@ -54,18 +54,18 @@ def case(index, *, branches: tuple[RegionFn, ...], result_types):
     return branches[i]()
 
 
-@kernel("stablehlo.optimization_barrier")
+@kernel("stablehlo.optimization_barrier", quantized="native")
 def optimization_barrier(*operands, result_types):
     """spec "optimization_barrier": the identity."""
     return operands
 
 
-@kernel("stablehlo.tuple")
+@kernel("stablehlo.tuple", quantized="native")
 def tuple_(*operands, result_type):
     return tuple(operands)
 
 
-@kernel("stablehlo.get_tuple_element")
+@kernel("stablehlo.get_tuple_element", quantized="native")
 def get_tuple_element(operand, *, index: int, result_type):
     return operand[index]
 
@@ -80,7 +80,7 @@ def create_token(*inputs, result_type):
     return TOKEN
 
 
-@kernel("stablehlo.custom_call", context=True)
+@kernel("stablehlo.custom_call", context=True, quantized="native")
 def custom_call(*operands, call_target_name: str, result_types, context, **attrs):
     """spec "custom_call": ``check.*`` targets, then user-registered targets, then the
     built-in targets of jax.export (engine/kernels/custom_targets.py)."""
@@ -112,7 +112,7 @@ def custom_call(*operands, call_target_name: str, result_types, context, **attrs
     return out
 
 
-@kernel("stablehlo.composite", context=True)
+@kernel("stablehlo.composite", context=True, quantized="native")
 def composite(*operands, decomposition: str, result_types, context, **attrs):
     """spec "composite": run the decomposition function."""
     return context.interpreter.call(decomposition, operands)

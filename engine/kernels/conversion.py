@@ -105,7 +105,9 @@ _EXACT_INTO = {
 }
 
 
-def _convert_fast(op: Operation, rt: Type, dt: np.dtype, kwargs: dict[str, Any]) -> Callable[..., Any] | None:
+def _convert_fast(
+    op: Operation, rt: Type, dt: np.dtype, kwargs: dict[str, Any]
+) -> Callable[..., Any] | None:
     (x,) = op.operands
     src = plain_dtype(x.type)
     if src is None or getattr(x.type, "shape", None) != getattr(rt, "shape", ()):
@@ -134,9 +136,13 @@ def bitcast_convert(operand: np.ndarray, *, result_type: Type, operand_types=Non
     """spec: bitcast_convert (same bits, other element type; widths may differ, then
     the smaller type has one more, innermost, dimension)."""
     if is_tf32(result_type) or any(is_tf32(t) for t in operand_types or ()):
-        raise UnsupportedError("bitcast_convert of tf32 (19-bit) values", op="stablehlo.bitcast_convert")
+        raise UnsupportedError(
+            "bitcast_convert of tf32 (19-bit) values", op="stablehlo.bitcast_convert"
+        )
     if sys.byteorder != "little":  # pragma: no cover
-        raise UnsupportedError("bitcast_convert needs a little-endian host", op="stablehlo.bitcast_convert")
+        raise UnsupportedError(
+            "bitcast_convert needs a little-endian host", op="stablehlo.bitcast_convert"
+        )
     src = operand.dtype
     dst = dtype_of(result_type)
     x = B.contiguous(operand)
@@ -179,7 +185,9 @@ def _bitcast_bits(x: np.ndarray, src: np.dtype, dst: np.dtype) -> np.ndarray:
     return B.from_bits(combined, dst)
 
 
-register_kernel("stablehlo.bitcast_convert", bitcast_convert, operand_types=True)
+register_kernel(
+    "stablehlo.bitcast_convert", bitcast_convert, operand_types=True, quantized="native"
+)
 
 
 def reduce_precision(
@@ -235,4 +243,6 @@ def reduce_precision(
     return np.asarray(out, dtype=dt).reshape(x.shape)
 
 
-register_kernel("stablehlo.reduce_precision", reduce_precision, operand_types=True)
+register_kernel(
+    "stablehlo.reduce_precision", reduce_precision, operand_types=True, quantized="dequantize"
+)

@@ -54,7 +54,7 @@ def _load() -> None:
     """Import the solver families (lazily: their registrations fill _TARGETS)."""
     global _LOADED
     if not _LOADED:
-        from . import solver_gpu, solver_lapack, solver_tpu  # noqa: F401
+        from . import dynamic_targets, solver_gpu, solver_lapack, solver_tpu  # noqa: F401
 
         _LOADED = True
 
@@ -129,12 +129,16 @@ class Call:
         return InterpreterError(f"custom_call target '{self.name}': {message}")
 
     # --- layouts: what a column-major routine sees
-    def _transposed(self, layouts_key: str, i: int, rank: int) -> bool:
-        """Does the routine see the transpose of operand/result ``i``?  A layout whose
+    def _transposed(self, layouts_key: str, i: int, rank: int, nb: int | None) -> bool:
+        """Does the routine see the transpose of operand/result ``i``?  Only a matrix
+        (two dimensions after the ``nb`` batch dimensions; nb None: the
+        num_batch_dims attribute, else any rank >= 2) can be: a layout whose
         minor-most dimension is rank-2 is column-major (the matrix as it is); one whose
         minor-most is rank-1 is row-major (the routine sees its transpose)."""
         layouts = self.attrs.get(layouts_key)
-        if rank < 2 or not layouts or i >= len(layouts):
+        if nb is None:
+            nb = self.num_batch_dims(max(rank - 2, 0))
+        if rank - nb < 2 or not layouts or i >= len(layouts):
             return False
         layout = [int(d) for d in np.asarray(layouts[i]).reshape(-1)]
         if not layout or layout[0] == rank - 2:
@@ -143,15 +147,16 @@ class Call:
             return True
         raise UnsupportedError(f"custom_call target '{self.name}': layout {layout}")
 
-    def operand(self, i: int, x: Any) -> np.ndarray:
+    def operand(self, i: int, x: Any, nb: int | None = None) -> np.ndarray:
         """Operand ``i`` as the column-major routine sees it."""
         x = np.asarray(x)
-        return np.swapaxes(x, -1, -2) if self._transposed("operand_layouts", i, x.ndim) else x
+        t = self._transposed("operand_layouts", i, x.ndim, nb)
+        return np.swapaxes(x, -1, -2) if t else x
 
-    def result_shape(self, i: int) -> tuple[int, ...]:
+    def result_shape(self, i: int, nb: int | None = None) -> tuple[int, ...]:
         """Result ``i``'s shape as the routine writes it."""
         shape = tuple(self.result_types[i].shape)
-        if self._transposed("result_layouts", i, len(shape)):
+        if self._transposed("result_layouts", i, len(shape), nb):
             shape = (*shape[:-2], shape[-1], shape[-2])
         return shape
 
@@ -163,7 +168,7 @@ class Call:
         ``operands`` (routine views); ``fn`` returns one value per result, in the
         routine's shapes.  Results come back in the logical shapes."""
         outs = [
-            np.zeros(self.result_shape(i), dtype_of(t)) for i, t in enumerate(self.result_types)
+            np.zeros(self.result_shape(i, nb), dtype_of(t)) for i, t in enumerate(self.result_types)
         ]
         batch = outs[0].shape[:nb] if outs else ()
         for idx in np.ndindex(*batch):
@@ -171,7 +176,7 @@ class Call:
             for o, g in zip(outs, got):
                 o[idx] = _real_if(np.asarray(g), o.dtype)
         return tuple(
-            np.swapaxes(o, -1, -2) if self._transposed("result_layouts", i, o.ndim) else o
+            np.swapaxes(o, -1, -2) if self._transposed("result_layouts", i, o.ndim, nb) else o
             for i, o in enumerate(outs)
         )
 
@@ -365,38 +370,42 @@ def lu_pivots_gpu(call: Call, pivots: Any) -> np.ndarray:
 # ----------------------------------------------------------------------------- top-k
 
 
-def _descending_order(x: np.ndarray, axis: int) -> np.ndarray:
-    """Indices sorting ``x`` descending along ``axis``, ties by ascending index (a
-    stable sort of the reversed array, reversed)."""
-    n = x.shape[axis]
-    rev = np.flip(np.argsort(np.flip(x, axis), axis=axis, kind="stable"), axis)
-    return (n - 1) - rev
-
-
-def _is_max(call: Call, x: np.ndarray, init: Any) -> bool:
+def _is_max(x: np.ndarray, init: Any) -> bool:
     """max_k or min_k: jax passes -inf (or the lowest value) as the init of max_k
-    (jax/_src/lax/ann.py _get_init_val_literal)."""
+    and +inf (or the highest) for min_k (jax/_src/lax/ann.py _get_init_val_literal)."""
     init = np.asarray(init)
-    if x.dtype.kind in "fc" or init.dtype.kind == "f":
-        return bool(np.asarray(init, np.float64) < 0)
-    info = np.iinfo(init.dtype)
-    return int(init) == info.min or int(init) < 0
+    if init.dtype.kind in "fc":
+        return bool(np.real(init) < 0)
+    if init.dtype.kind == "b":
+        return not bool(init)
+    return int(init) <= 0 if init.dtype.kind == "u" else int(init) < 0
+
+
+def top_k_along(
+    xs: Sequence[Any], inits: Sequence[Any], dim: int, k: int
+) -> tuple[np.ndarray, ...]:
+    """The k best entries of xs[0] along ``dim`` (largest first for max_k, smallest
+    first for min_k, in XLA's total order; ties by lower index), and the entries of the
+    other operands at the same places."""
+    from .chlo_structured import _descending_key
+
+    x = np.asarray(xs[0])
+    key = _descending_key(x)
+    if not _is_max(x, inits[0]):
+        key = ~key
+    order = np.argsort(np.moveaxis(key, dim, -1), axis=-1, kind="stable")[..., :k]
+    order = np.moveaxis(order, -1, dim)
+    return tuple(np.take_along_axis(np.asarray(a), order, axis=dim) for a in xs)
 
 
 @target("ApproxTopK")
 def approx_top_k(call: Call, *operands: Any) -> tuple[np.ndarray, ...]:
     """jax/_src/lax/ann.py: (operand, iota, init value, init index) -> (values,
-    indices) along ``reduction_dim``; exact top-k (recall 1 >= any recall_target)."""
-    n = len(operands) // 2
-    xs, inits = operands[:n], operands[n:]
+    indices) along ``reduction_dim``: the exact top-k (recall 1, above any
+    recall_target; is_fallback and aggregate_to_topk change nothing then)."""
+    n = len(call.result_types)
+    xs, inits = operands[:n], operands[n : 2 * n]
     x = np.asarray(xs[0])
     dim = int(call.config.get("reduction_dim", x.ndim - 1)) % max(x.ndim, 1)
     k = int(call.result_types[0].shape[dim])
-    if _is_max(call, x, inits[0]):
-        keys = x
-    else:
-        keys = -x if x.dtype.kind in "fc" else (np.iinfo(x.dtype).max - x.astype(np.int64))
-    if x.dtype.kind == "f":
-        keys = np.where(np.isnan(x), np.inf, keys)  # NaN first, as a total order would
-    order = np.take(_descending_order(keys, dim), np.arange(k), axis=dim)
-    return tuple(np.take_along_axis(np.asarray(a), order, axis=dim) for a in xs)
+    return top_k_along(xs, inits, dim, k)

@@ -21,6 +21,7 @@ from ..dtypes import dtype_of
 from ..ufunc import Ufunc
 from ..values import RegionFn
 from .movement import as_i64, int_tuple, runtime_shape
+from .quantization import scatter_targets
 
 _I64_MAX = np.iinfo(np.int64).max
 
@@ -103,8 +104,10 @@ def _gather(
     target = batch_shape + tuple(slice_sizes[d] for d in adv_window)
     empty = 0 in target or any(operand.shape[d] == 0 for d in full)
     if any(slice_sizes[d] == 0 for d in non_offset) and not empty:
-        raise InterpreterError("'stablehlo.gather': a collapsed or batching dimension with "
-                               "slice size 0 leaves result elements with no operand element")
+        raise InterpreterError(
+            "'stablehlo.gather': a collapsed or batching dimension with "
+            "slice size 0 leaves result elements with no operand element"
+        )
     arrays = [a if a.shape == target else np.broadcast_to(a, target) for a in arrays]
     try:
         if len(advanced) == 1:
@@ -113,8 +116,9 @@ def _gather(
             d = advanced[0]
             taken = np.take(operand, arrays[0], axis=d, mode="clip")
             nt = len(target)
-            taken = np.transpose(taken, list(range(d, d + nt)) + list(range(d))
-                                 + list(range(d + nt, taken.ndim)))
+            taken = np.transpose(
+                taken, list(range(d, d + nt)) + list(range(d)) + list(range(d + nt, taken.ndim))
+            )
         elif arrays:
             moved = np.transpose(operand, advanced + full) if full else operand
             taken = moved[tuple(arrays) + (Ellipsis,)]
@@ -124,8 +128,11 @@ def _gather(
         raise InterpreterError(f"'stablehlo.gather': {e}") from e
     # taken: batch + adv_window + full-window axes; window axes are in operand order
     # after sorting adv_window and full back together.
-    taken = taken.reshape(batch_shape + tuple(slice_sizes[d] for d in adv_window)
-                          + tuple(operand.shape[d] for d in full))
+    taken = taken.reshape(
+        batch_shape
+        + tuple(slice_sizes[d] for d in adv_window)
+        + tuple(operand.shape[d] for d in full)
+    )
     window_order = adv_window + full  # current order of the window axes
     result_rank = nb + len(window_dims)
     # result axis offset_dims[j] <- window dim window_dims[j]; the other axes <- batch axes
@@ -140,8 +147,13 @@ def _gather(
     return np.transpose(taken, perm)
 
 
-_GATHER_FIELDS = ("offset_dims", "collapsed_slice_dims", "operand_batching_dims",
-                  "start_indices_batching_dims", "start_index_map")
+_GATHER_FIELDS = (
+    "offset_dims",
+    "collapsed_slice_dims",
+    "operand_batching_dims",
+    "start_indices_batching_dims",
+    "start_index_map",
+)
 
 
 def _gather_kwargs(attrs: dict[str, Any]) -> dict[str, Any]:
@@ -150,26 +162,33 @@ def _gather_kwargs(attrs: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-_NATIVE_INDEX = frozenset(np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64,
-                                                 np.uint8, np.uint16, np.uint32))
+_NATIVE_INDEX = frozenset(
+    np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32)
+)
 
 
-def _row_gather(operand: np.ndarray, start_indices: np.ndarray, slice_sizes: tuple[int, ...],
-                kw: dict[str, Any]) -> np.ndarray | None:
+def _row_gather(
+    operand: np.ndarray, start_indices: np.ndarray, slice_sizes: tuple[int, ...], kw: dict[str, Any]
+) -> np.ndarray | None:
     """The embedding lookup (whole rows of dim 0: collapsed_slice_dims = start_index_map =
     [0], slice_sizes = [1, dims 1...], offset_dims trailing, no batching dims) as one
     ``np.take(..., mode="clip")``: with slice size 1 the spec's clamp of the start index
     to [0, dim(operand, 0) - 1] is exactly NumPy's clip mode.  None when not that case."""
     rank = operand.ndim
     ivd = kw["index_vector_dim"]
-    if (rank == 0 or operand.shape[0] == 0 or kw["collapsed_slice_dims"] != (0,)
-            or kw["start_index_map"] != (0,) or kw["operand_batching_dims"]
-            or slice_sizes != (1,) + operand.shape[1:]):
+    if (
+        rank == 0
+        or operand.shape[0] == 0
+        or kw["collapsed_slice_dims"] != (0,)
+        or kw["start_index_map"] != (0,)
+        or kw["operand_batching_dims"]
+        or slice_sizes != (1,) + operand.shape[1:]
+    ):
         return None
     if ivd < start_indices.ndim:
         if start_indices.shape[ivd] != 1:
             return None
-        batch_shape = start_indices.shape[:ivd] + start_indices.shape[ivd + 1:]
+        batch_shape = start_indices.shape[:ivd] + start_indices.shape[ivd + 1 :]
     else:
         batch_shape = start_indices.shape
     nb = len(batch_shape)
@@ -181,7 +200,7 @@ def _row_gather(operand: np.ndarray, start_indices: np.ndarray, slice_sizes: tup
     return np.take(operand, idx, axis=0, mode="clip")
 
 
-@kernel("stablehlo.gather")
+@kernel("stablehlo.gather", quantized="storage")
 def gather(operand, start_indices, *, slice_sizes, result_type=None, **attrs: Any):
     """spec: gather (the row lookup takes a one-call fast path, ``_row_gather``)."""
     sizes = int_tuple(slice_sizes)
@@ -192,7 +211,7 @@ def gather(operand, start_indices, *, slice_sizes, result_type=None, **attrs: An
     return _gather(operand, start_indices, slice_sizes=sizes, **kw)
 
 
-@kernel("stablehlo.dynamic_gather")
+@kernel("stablehlo.dynamic_gather", quantized="storage")
 def dynamic_gather(operand, start_indices, slice_sizes, *, result_type=None, **attrs: Any):
     """spec: dynamic_gather (slice_sizes is an operand)."""
     sizes = tuple(int(v) for v in as_i64(slice_sizes).reshape(-1))
@@ -215,9 +234,25 @@ def dynamic_gather(operand, start_indices, slice_sizes, *, result_type=None, **a
 # scatter
 # --------------------------------------------------------------------------------------
 
-_NATIVE = {np.dtype(t) for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8,
-                                  np.uint16, np.uint32, np.uint64, np.float16, np.float32,
-                                  np.float64, np.complex64, np.complex128)}
+_NATIVE = {
+    np.dtype(t)
+    for t in (
+        np.bool_,
+        np.int8,
+        np.int16,
+        np.int32,
+        np.int64,
+        np.uint8,
+        np.uint16,
+        np.uint32,
+        np.uint64,
+        np.float16,
+        np.float32,
+        np.float64,
+        np.complex64,
+        np.complex128,
+    )
+}
 
 
 def _is_replace(region_fn: RegionFn, n: int) -> bool:
@@ -328,20 +363,26 @@ def _row_scatter_indices(
     its elements.  None when not that case."""
     rank = len(input_shape)
     ivd = dims["index_vector_dim"]
-    if (rank == 0 or dims["inserted_window_dims"] != (0,)
-            or dims["scatter_dims_to_operand_dims"] != (0,) or dims["input_batching_dims"]):
+    if (
+        rank == 0
+        or dims["inserted_window_dims"] != (0,)
+        or dims["scatter_dims_to_operand_dims"] != (0,)
+        or dims["input_batching_dims"]
+    ):
         return None
     if ivd < scatter_indices.ndim:
         if scatter_indices.shape[ivd] != 1:
             return None
-        batch_shape = scatter_indices.shape[:ivd] + scatter_indices.shape[ivd + 1:]
+        batch_shape = scatter_indices.shape[:ivd] + scatter_indices.shape[ivd + 1 :]
     else:
         batch_shape = scatter_indices.shape
     nb = len(batch_shape)
     window = tuple(update_shape[nb:])
-    if (dims["update_window_dims"] != tuple(range(nb, nb + rank - 1))
-            or update_shape[:nb] != batch_shape
-            or any(w > s for w, s in zip(window, input_shape[1:]))):
+    if (
+        dims["update_window_dims"] != tuple(range(nb, nb + rank - 1))
+        or update_shape[:nb] != batch_shape
+        or any(w > s for w, s in zip(window, input_shape[1:]))
+    ):
         return None
     # Dropping a size-1 axis keeps the order.  int64 (= intp) up front: ufunc.at is
     # faster with intp indices than converting narrower ones itself; uint64 saturates
@@ -376,8 +417,9 @@ def _rounds(positions: np.ndarray) -> list[np.ndarray]:
     return np.split(by_round, np.cumsum(counts)[:-1])
 
 
-def _ufunc_at(update_computation: RegionFn, n: int, target: np.dtype,
-              val: np.dtype) -> np.ufunc | None:
+def _ufunc_at(
+    update_computation: RegionFn, n: int, target: np.dtype, val: np.dtype
+) -> np.ufunc | None:
     """The ``ufunc`` whose ``.at`` is exactly the body (one input, a combiner whose
     ``ufunc`` column lists the dtype's kind under ``at``, a native dtype), or None."""
     row = OP_TABLE.get(update_computation.combiner) if n == 1 else None
@@ -395,13 +437,18 @@ def _row_elements(rows: np.ndarray, shape: tuple[int, ...], window: tuple[int, .
     for d in range(len(shape) - 1, 0, -1):
         w = window[d - 1]
         offsets = offsets + (np.arange(w, dtype=np.int64) * stride).reshape(
-            (w,) + (1,) * (len(shape) - 1 - d))
+            (w,) + (1,) * (len(shape) - 1 - d)
+        )
         stride *= shape[d]
     return (rows.astype(np.int64)[:, None] * stride + offsets.reshape(-1)).reshape(-1)
 
 
-def _apply_updates(targets: list[np.ndarray], positions: np.ndarray, vals: list[np.ndarray],
-                   update_computation: RegionFn) -> None:
+def _apply_updates(
+    targets: list[np.ndarray],
+    positions: np.ndarray,
+    vals: list[np.ndarray],
+    update_computation: RegionFn,
+) -> None:
     """Fold ``vals[i][j]`` into ``targets[i][positions[j]]`` (an element, or a row of a
     row-shaped target) in order of j, in place."""
     n = len(targets)
@@ -413,7 +460,7 @@ def _apply_updates(targets: list[np.ndarray], positions: np.ndarray, vals: list[
         last = positions.size - 1 - first_in_reversed
         for r, v in zip(targets, vals):
             r[positions[last]] = v[last]
-    elif (ufunc := _ufunc_at(update_computation, n, targets[0].dtype, vals[0].dtype)):
+    elif ufunc := _ufunc_at(update_computation, n, targets[0].dtype, vals[0].dtype):
         # ufunc.at applies the updates one index at a time, in index order
         ufunc.at(targets[0], positions, vals[0])
     else:
@@ -429,7 +476,7 @@ def _apply_updates(targets: list[np.ndarray], positions: np.ndarray, vals: list[
                 r[pos] = np.broadcast_to(np.asarray(x), pos.shape + r.shape[1:])
 
 
-@kernel("stablehlo.scatter")
+@kernel("stablehlo.scatter", quantized="native", quantized_targets=scatter_targets)
 def scatter(*operands, result_types, update_computation: RegionFn, **attrs: Any):
     """spec: scatter.  Update elements whose result_index is out of bounds are skipped
     (the spec's per-element rule).  Colliding updates apply in row-major update_index
@@ -440,10 +487,17 @@ def scatter(*operands, result_types, update_computation: RegionFn, **attrs: Any)
     if len(operands) % 2 != 1:
         raise InterpreterError("'stablehlo.scatter' expects inputs, scatter_indices, updates")
     n = len(operands) // 2
-    inputs, scatter_indices, updates = operands[:n], operands[n], operands[n + 1:]
-    dims = {k: int_tuple(attrs.get(k, ())) for k in (
-        "update_window_dims", "inserted_window_dims", "input_batching_dims",
-        "scatter_indices_batching_dims", "scatter_dims_to_operand_dims")}
+    inputs, scatter_indices, updates = operands[:n], operands[n], operands[n + 1 :]
+    dims = {
+        k: int_tuple(attrs.get(k, ()))
+        for k in (
+            "update_window_dims",
+            "inserted_window_dims",
+            "input_batching_dims",
+            "scatter_indices_batching_dims",
+            "scatter_dims_to_operand_dims",
+        )
+    }
     dims["index_vector_dim"] = int(attrs["index_vector_dim"])
     shape = inputs[0].shape
 
@@ -461,8 +515,11 @@ def scatter(*operands, result_types, update_computation: RegionFn, **attrs: Any)
         vals = [u.reshape((nrows,) + window) for u in updates]
         if keep is not None:
             vals, keep = [v[keep] for v in vals], None
-        if window and not _is_replace(update_computation, n) and _ufunc_at(
-                update_computation, n, results[0].dtype, np.dtype(upd_dtypes[0])):
+        if (
+            window
+            and not _is_replace(update_computation, n)
+            and _ufunc_at(update_computation, n, results[0].dtype, np.dtype(upd_dtypes[0]))
+        ):
             positions = _row_elements(positions, shape, window)
             targets = [r.reshape(-1) for r in results]
             vals = [v.reshape(-1) for v in vals]

@@ -64,13 +64,9 @@ def _check_not_quantized(op: str, result_type: Type, *operands: np.ndarray) -> N
         return
     if isinstance(_element(result_type), QuantizedType):
         raise UnsupportedError(f"quantized '{op}' is not supported", op=f"stablehlo.{op}")
-    kinds = {o.dtype.kind for o in operands}
-    if len(operands) > 1 and ("f" in kinds or "V" in kinds) and kinds & {"i", "u"}:
-        # hybrid quantized (float lhs, quantized-storage rhs): not supported
-        raise UnsupportedError(
-            f"hybrid quantized '{op}' (float and integer operands) is not supported",
-            op=f"stablehlo.{op}",
-        )
+    # Mixed non-quantized operands (f32 x i32: jax's TPU svd; upstream's verifier accepts
+    # them) are converted to the result type; quantized operands never get here
+    # (quantization.py dequantizes them first).
 
 
 @lru_cache(maxsize=256)
@@ -259,7 +255,7 @@ def _dot_general_fast(op: Operation, rt: Type, dt: np.dtype, kwargs: dict[str, A
     return dot_general_plan(ls, rs, *dims)
 
 
-@kernel("stablehlo.dot_general", fast_plan=_dot_general_fast)
+@kernel("stablehlo.dot_general", fast_plan=_dot_general_fast, quantized="dequantize")
 def dot_general(
     lhs: np.ndarray,
     rhs: np.ndarray,
@@ -298,7 +294,7 @@ def dot_general(
     return _finish(y, out, _is_tf32(result_type))
 
 
-@kernel("stablehlo.dot")
+@kernel("stablehlo.dot", quantized="dequantize")
 def dot(
     lhs: np.ndarray,
     rhs: np.ndarray,
@@ -504,7 +500,7 @@ def _convolution(
     return _finish(np.ascontiguousarray(y), out, _is_tf32(result_type))
 
 
-@kernel("stablehlo.convolution")
+@kernel("stablehlo.convolution", quantized="dequantize")
 def convolution(
     lhs: np.ndarray,
     rhs: np.ndarray,
@@ -519,7 +515,7 @@ def convolution(
     return _convolution(lhs, rhs, padding, op="convolution", result_type=result_type, **attrs)
 
 
-@kernel("stablehlo.dynamic_conv")
+@kernel("stablehlo.dynamic_conv", quantized="dequantize")
 def dynamic_conv(
     lhs: np.ndarray,
     rhs: np.ndarray,
@@ -600,7 +596,7 @@ def _solve_left(m: np.ndarray, b: np.ndarray, lower: bool, unit_diagonal: bool) 
     return x
 
 
-@kernel("stablehlo.triangular_solve")
+@kernel("stablehlo.triangular_solve", quantized="dequantize")
 def triangular_solve(
     a: np.ndarray,
     b: np.ndarray,
@@ -641,7 +637,7 @@ def triangular_solve(
     return _from_compute(np.ascontiguousarray(x), out)
 
 
-@kernel("stablehlo.cholesky")
+@kernel("stablehlo.cholesky", quantized="dequantize")
 def cholesky(a: np.ndarray, *, result_type: Type, lower: bool = False, **_: object) -> np.ndarray:
     """spec: cholesky.  Only the ``lower`` (or upper) triangle of ``a`` is read (the
     matrix is taken as Hermitian).  The other triangle of the result is zero (spec:
@@ -693,7 +689,7 @@ def _bn_check(op: str, result_types) -> None:
             raise UnsupportedError(f"quantized {op}", op=f"stablehlo.{op}")
 
 
-@kernel("stablehlo.batch_norm_inference")
+@kernel("stablehlo.batch_norm_inference", quantized="dequantize")
 def batch_norm_inference(
     operand, scale, offset, mean, variance, *, result_type: Type, epsilon: float,
     feature_index: int, **_: object,
@@ -713,7 +709,7 @@ def _reduce_axes(ndim: int, feature_index: int) -> tuple[int, ...]:
     return tuple(i for i in range(ndim) if i != feature_index)
 
 
-@kernel("stablehlo.batch_norm_training")
+@kernel("stablehlo.batch_norm_training", quantized="dequantize")
 def batch_norm_training(
     operand, scale, offset, *, result_types, epsilon: float, feature_index: int, **_: object
 ):
@@ -738,7 +734,7 @@ def batch_norm_training(
     )
 
 
-@kernel("stablehlo.batch_norm_grad")
+@kernel("stablehlo.batch_norm_grad", quantized="dequantize")
 def batch_norm_grad(
     operand, scale, mean, variance, grad_output, *, result_types, epsilon: float,
     feature_index: int, **_: object,

@@ -1,7 +1,6 @@
 """Data-movement kernels (spec: constant, iota, broadcast_in_dim, reshape, transpose,
-slice, dynamic_slice, dynamic_update_slice, concatenate, pad, reverse,
-get_dimension_size and the dynamic_* shape forms; gather and scatter are in
-``gather_scatter``).
+reverse, get_dimension_size and the dynamic_* shape forms; slice, concatenate, pad are in
+``slicing``, gather and scatter in ``gather_scatter``).
 
 Every kernel here moves or selects elements without arithmetic on them, so it works for
 every element type (bool, all integers incl. ml_dtypes int2/int4, all floats incl. the
@@ -61,7 +60,7 @@ def as_i64(a: np.ndarray) -> np.ndarray:
     return a.astype(np.int64)
 
 
-def _scalar_index(a: Any) -> int:
+def scalar_index(a: Any) -> int:
     """A 0-d integer index as a Python int (exact for every integer type: callers clamp)."""
     if isinstance(a, np.ndarray) and a.ndim:
         a = a.reshape(())
@@ -96,7 +95,7 @@ def runtime_shape(values: np.ndarray, result_type: Type | None, op: str) -> tupl
 # --------------------------------------------------------------------------------------
 
 
-@kernel("stablehlo.constant")
+@kernel("stablehlo.constant", quantized="native")
 def constant(*, result_type: Type, value: Any, value_type: Type | None = None, **_: Any):
     """spec: constant.  The attribute's array already holds the result's storage dtype."""
     if isinstance(value, DenseElementsAttr):
@@ -125,7 +124,9 @@ def _quantize_indices(idx: np.ndarray, q: QuantizedType) -> np.ndarray:
     x = idx.astype(etype)
     scaled = x / np.asarray(q.scales[0]).astype(etype)
     scaled = scaled + np.asarray(q.zero_points[0]).astype(etype)
-    clamped = np.clip(scaled, np.asarray(info_min).astype(etype), np.asarray(info_max).astype(etype))
+    clamped = np.clip(
+        scaled, np.asarray(info_min).astype(etype), np.asarray(info_max).astype(etype)
+    )
     rounded = np.rint(clamped.astype(np.float64))
     return rounded.astype(np.int64).astype(storage)
 
@@ -137,8 +138,10 @@ def _storage_range(q: QuantizedType) -> tuple[int, int]:
         lo, hi = 0, (1 << w) - 1
     else:
         lo, hi = -(1 << (w - 1)), (1 << (w - 1)) - 1
-    return (lo if q.storage_min is None else q.storage_min,
-            hi if q.storage_max is None else q.storage_max)
+    return (
+        lo if q.storage_min is None else q.storage_min,
+        hi if q.storage_max is None else q.storage_max,
+    )
 
 
 def _iota_values(n: int, elem: Type, dtype: np.dtype) -> np.ndarray:
@@ -164,7 +167,7 @@ def _iota(shape: Sequence[int], iota_dimension: int, result_type: TensorType) ->
     return np.broadcast_to(values.reshape(view), tuple(shape))
 
 
-@kernel("stablehlo.iota")
+@kernel("stablehlo.iota", quantized="dequantize")
 def iota(*, result_type: TensorType, iota_dimension: int, **_: Any) -> np.ndarray:
     """spec: iota."""
     if not result_type.is_static:
@@ -172,7 +175,7 @@ def iota(*, result_type: TensorType, iota_dimension: int, **_: Any) -> np.ndarra
     return _iota(result_type.shape, iota_dimension, result_type)
 
 
-@kernel("stablehlo.dynamic_iota")
+@kernel("stablehlo.dynamic_iota", quantized="dequantize")
 def dynamic_iota(output_shape, *, result_type: TensorType, iota_dimension: int, **_: Any):
     """spec: dynamic_iota."""
     shape = runtime_shape(output_shape, result_type, "dynamic_iota")
@@ -184,8 +187,9 @@ def dynamic_iota(output_shape, *, result_type: TensorType, iota_dimension: int, 
 # --------------------------------------------------------------------------------------
 
 
-def broadcast_layout(operand_shape: Sequence[int], shape: Sequence[int], dims: Sequence[int]
-                     ) -> tuple[tuple[int, ...] | None, tuple[int, ...]]:
+def broadcast_layout(
+    operand_shape: Sequence[int], shape: Sequence[int], dims: Sequence[int]
+) -> tuple[tuple[int, ...] | None, tuple[int, ...]]:
     """spec broadcast_in_dim as NumPy views: the transpose that puts the operand's axes in
     result order (None: already are) and the shape with size-1 axes inserted, which then
     broadcasts to ``shape``.  InterpreterError when an operand dimension cannot."""
@@ -209,14 +213,23 @@ def _broadcast_in_dim(operand: np.ndarray, shape: tuple[int, ...], dims: tuple[i
     return np.broadcast_to(moved.reshape(view), shape)
 
 
-def _broadcast_in_dim_fast(op: Operation, rt: Type, dt: np.dtype, kwargs: dict[str, Any]) -> Callable[..., Any] | None:
+def _broadcast_in_dim_fast(
+    op: Operation, rt: Type, dt: np.dtype, kwargs: dict[str, Any]
+) -> Callable[..., Any] | None:
     """spec broadcast_in_dim between static shapes of one plain dtype, laid out once by
     the kernel's ``broadcast_layout`` (small results are materialised: cheaper than
     NumPy's broadcast_to, and later ops read them faster)."""
     (x,) = op.operands
     xt = x.type
-    if not (isinstance(rt, TensorType) and rt.is_static and isinstance(xt, TensorType)
-            and xt.is_static) or plain_dtype(xt) != dt:
+    if (
+        not (
+            isinstance(rt, TensorType)
+            and rt.is_static
+            and isinstance(xt, TensorType)
+            and xt.is_static
+        )
+        or plain_dtype(xt) != dt
+    ):
         return None
     dims = tuple(int(d) for d in kwargs.get("broadcast_dimensions") or ())
     shape = tuple(rt.shape)
@@ -227,6 +240,7 @@ def _broadcast_in_dim_fast(op: Operation, rt: Type, dt: np.dtype, kwargs: dict[s
     except InterpreterError:
         return None  # the kernel reports it, at run time
     if (static_size(rt) or 0) > INPLACE_MIN_ELEMENTS:
+
         def big(a: Any) -> Any:
             return np.broadcast_to((a if perm is None else a.transpose(perm)).reshape(view), shape)
 
@@ -240,7 +254,7 @@ def _broadcast_in_dim_fast(op: Operation, rt: Type, dt: np.dtype, kwargs: dict[s
     return small
 
 
-@kernel("stablehlo.broadcast_in_dim", fast_plan=_broadcast_in_dim_fast)
+@kernel("stablehlo.broadcast_in_dim", fast_plan=_broadcast_in_dim_fast, quantized="storage")
 def broadcast_in_dim(operand, *, result_type: TensorType, broadcast_dimensions, **_: Any):
     """spec: broadcast_in_dim.  A dynamic (bounded) result dimension takes the size of
     the operand dimension mapped to it."""
@@ -250,18 +264,19 @@ def broadcast_in_dim(operand, *, result_type: TensorType, broadcast_dimensions, 
         if shape[rd] is None and operand.shape[d] != 1:
             shape[rd] = operand.shape[d]
     if None in shape:
-        raise InterpreterError("'stablehlo.broadcast_in_dim': cannot tell the size of a "
-                               "dynamic result dimension")
+        raise InterpreterError(
+            "'stablehlo.broadcast_in_dim': cannot tell the size of a dynamic result dimension"
+        )
     return _broadcast_in_dim(operand, tuple(shape), dims)
 
 
-@kernel("stablehlo.broadcast")
+@kernel("stablehlo.broadcast", quantized="storage")
 def broadcast(operand, *, broadcast_sizes, **_: Any) -> np.ndarray:
     """Deprecated op: result[i..., j...] = operand[j...] with i over broadcast_sizes."""
     return np.broadcast_to(operand, int_tuple(broadcast_sizes) + operand.shape)
 
 
-@kernel("stablehlo.dynamic_broadcast_in_dim")
+@kernel("stablehlo.dynamic_broadcast_in_dim", quantized="storage")
 def dynamic_broadcast_in_dim(
     operand, output_dimensions, *, result_type: TensorType, broadcast_dimensions, **_: Any
 ):
@@ -282,7 +297,9 @@ def _reshape(operand: np.ndarray, shape: Sequence[int | None]) -> np.ndarray:
         raise InterpreterError(f"cannot reshape {operand.shape} to {list(shape)}") from e
 
 
-def _reshape_fast(op: Operation, rt: Type, dt: np.dtype, kwargs: dict[str, Any]) -> Callable[..., Any] | None:
+def _reshape_fast(
+    op: Operation, rt: Type, dt: np.dtype, kwargs: dict[str, Any]
+) -> Callable[..., Any] | None:
     """spec reshape (row-major) between static shapes of one plain dtype."""
     (x,) = op.operands
     if not (isinstance(rt, TensorType) and rt.is_static) or plain_dtype(x.type) != dt:
@@ -291,146 +308,35 @@ def _reshape_fast(op: Operation, rt: Type, dt: np.dtype, kwargs: dict[str, Any])
     return lambda a: a.reshape(shape)
 
 
-
-@kernel("stablehlo.reshape", fast_plan=_reshape_fast)
+@kernel("stablehlo.reshape", fast_plan=_reshape_fast, quantized="storage")
 def reshape(operand, *, result_type: TensorType, **_: Any) -> np.ndarray:
     """spec: reshape (row-major order is kept)."""
     return _reshape(operand, result_type.shape)
 
 
-@kernel("stablehlo.dynamic_reshape")
+@kernel("stablehlo.dynamic_reshape", quantized="storage")
 def dynamic_reshape(operand, output_shape, *, result_type: TensorType, **_: Any):
     """spec: dynamic_reshape."""
     shape = runtime_shape(output_shape, result_type, "dynamic_reshape")
     return _reshape(operand, shape)
 
 
-@kernel("stablehlo.transpose")
+@kernel("stablehlo.transpose", quantized="storage")
 def transpose(operand, *, permutation, **_: Any) -> np.ndarray:
     """spec: transpose: result_index[d] = operand_index[permutation[d]]."""
     return np.transpose(operand, int_tuple(permutation))
 
 
-@kernel("stablehlo.reverse")
+@kernel("stablehlo.reverse", quantized="storage")
 def reverse(operand, *, dimensions, **_: Any) -> np.ndarray:
     """spec: reverse."""
     dims = set(int_tuple(dimensions))
-    return operand[tuple(slice(None, None, -1) if d in dims else slice(None)
-                         for d in range(operand.ndim))]
+    return operand[
+        tuple(slice(None, None, -1) if d in dims else slice(None) for d in range(operand.ndim))
+    ]
 
 
-@kernel("stablehlo.get_dimension_size")
+@kernel("stablehlo.get_dimension_size", quantized="native")
 def get_dimension_size(operand, *, dimension: int, result_type: Type = None, **_: Any):
     """spec: get_dimension_size (result si32)."""
     return np.array(operand.shape[dimension], dtype=_result_dtype(result_type, np.dtype(np.int32)))
-
-
-# --------------------------------------------------------------------------------------
-# slice, dynamic_slice, dynamic_update_slice, real_dynamic_slice
-# --------------------------------------------------------------------------------------
-
-
-@kernel("stablehlo.slice")
-def slice_(operand, *, start_indices, limit_indices, strides, **_: Any) -> np.ndarray:
-    """spec: slice: operand_index = start_indices + result_index * strides."""
-    return operand[tuple(slice(s, l, st) for s, l, st in
-                         zip(int_tuple(start_indices), int_tuple(limit_indices), int_tuple(strides)))]
-
-
-@kernel("stablehlo.real_dynamic_slice")
-def real_dynamic_slice(operand, start_indices, limit_indices, strides, *, result_type=None,
-                       **_: Any):
-    """StableHLO dialect op: slice with the three index lists given as 1-d operands."""
-    starts, limits, steps = (tuple(int(v) for v in as_i64(a).reshape(-1))
-                             for a in (start_indices, limit_indices, strides))
-    if not len(starts) == len(limits) == len(steps) == operand.ndim:
-        raise InterpreterError("'stablehlo.real_dynamic_slice': index lists must have one "
-                               f"entry per operand dimension ({operand.ndim})")
-    for d, (s, l, st) in enumerate(zip(starts, limits, steps)):
-        if st <= 0 or not 0 <= s <= l <= operand.shape[d]:
-            raise InterpreterError(
-                f"'stablehlo.real_dynamic_slice': invalid slice [{s}:{l}:{st}] of dimension "
-                f"{d} of size {operand.shape[d]}"
-            )
-    out = operand[tuple(slice(s, l, st) for s, l, st in zip(starts, limits, steps))]
-    if isinstance(result_type, TensorType) and result_type.shape is not None:
-        runtime_shape(np.array(out.shape), result_type, "real_dynamic_slice")
-    return out
-
-
-def _clamped_starts(starts: Sequence[Any], operand_shape, sizes) -> list[int]:
-    """spec: adjusted_start_indices = clamp(0, start_indices, shape(operand) - sizes)."""
-    return [min(max(_scalar_index(s), 0), n - k) for s, n, k in zip(starts, operand_shape, sizes)]
-
-
-@kernel("stablehlo.dynamic_slice")
-def dynamic_slice(operand, *start_indices, slice_sizes, **_: Any) -> np.ndarray:
-    """spec: dynamic_slice (start indices clamped)."""
-    sizes = int_tuple(slice_sizes)
-    starts = _clamped_starts(start_indices, operand.shape, sizes)
-    return operand[tuple(slice(s, s + k) for s, k in zip(starts, sizes))]
-
-
-@kernel("stablehlo.dynamic_update_slice")
-def dynamic_update_slice(operand, update, *start_indices, out: np.ndarray | None = None,
-                         **_: Any) -> np.ndarray:
-    """spec: dynamic_update_slice (start indices clamped).  When the interpreter hands
-    over the dying operand's own buffer as ``out``, the update is written in place (a
-    loop filling a buffer slice by slice then costs O(slice) per step, not O(buffer))."""
-    starts = _clamped_starts(start_indices, operand.shape, update.shape)
-    result = operand if out is operand else operand.copy()
-    result[tuple(slice(s, s + k) for s, k in zip(starts, update.shape))] = update
-    return result
-
-
-# --------------------------------------------------------------------------------------
-# concatenate, pad
-# --------------------------------------------------------------------------------------
-
-
-@kernel("stablehlo.concatenate")
-def concatenate(*inputs, dimension: int, **_: Any) -> np.ndarray:
-    """spec: concatenate."""
-    return np.concatenate(inputs, axis=dimension)
-
-
-def _pad(operand: np.ndarray, padding_value: np.ndarray, low, high, interior) -> np.ndarray:
-    """spec: pad: result[low + i * (interior + 1)] = operand[i]; negative edges crop."""
-    tmp_shape, place, crop = [], [], []
-    for n, lo, hi, it in zip(operand.shape, low, high, interior):
-        if it < 0:
-            raise InterpreterError(f"interior padding must be non-negative, got {it}")
-        inner = n + max(n - 1, 0) * it
-        lo_pos, hi_pos = max(lo, 0), max(hi, 0)
-        size = lo_pos + inner + hi_pos
-        if lo + inner + hi < 0:
-            raise InterpreterError("padding gives a negative dimension size")
-        tmp_shape.append(size)
-        place.append(slice(lo_pos, lo_pos + inner, it + 1))
-        crop.append(slice(max(-lo, 0), size - max(-hi, 0)))
-    out = np.full(tmp_shape, np.asarray(padding_value).reshape(()), dtype=operand.dtype)
-    out[tuple(place)] = operand
-    return out[tuple(crop)]
-
-
-@kernel("stablehlo.pad")
-def pad(operand, padding_value, *, edge_padding_low, edge_padding_high, interior_padding,
-        **_: Any) -> np.ndarray:
-    """spec: pad."""
-    return _pad(operand, padding_value, int_tuple(edge_padding_low), int_tuple(edge_padding_high),
-                int_tuple(interior_padding))
-
-
-@kernel("stablehlo.dynamic_pad")
-def dynamic_pad(operand, padding_value, edge_padding_low, edge_padding_high, interior_padding,
-                *, result_type=None, **_: Any) -> np.ndarray:
-    """spec: dynamic_pad."""
-    lists = [tuple(int(v) for v in as_i64(a).reshape(-1))
-             for a in (edge_padding_low, edge_padding_high, interior_padding)]
-    if any(len(x) != operand.ndim for x in lists):
-        raise InterpreterError("'stablehlo.dynamic_pad': padding operands must have one entry "
-                               f"per operand dimension ({operand.ndim})")
-    out = _pad(operand, padding_value, *lists)
-    if isinstance(result_type, TensorType) and result_type.shape is not None:
-        runtime_shape(np.array(out.shape), result_type, "dynamic_pad")
-    return out

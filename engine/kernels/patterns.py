@@ -184,7 +184,10 @@ _DIRECTIONS = {
     "NE": lambda o: o != 0,
 }
 _BOOLEAN_OPS = {
-    "stablehlo.and": 2, "stablehlo.or": 2, "stablehlo.xor": 2, "stablehlo.not": 1,
+    "stablehlo.and": 2,
+    "stablehlo.or": 2,
+    "stablehlo.xor": 2,
+    "stablehlo.not": 1,
     "stablehlo.select": 3,
 }
 
@@ -205,7 +208,11 @@ def _i1_splat(op) -> bool | None:
 
 
 def _scalar_type(t: Type) -> bool:
-    return isinstance(t, TensorType) and t.shape == () and not isinstance(t.element_type, QuantizedType)
+    return (
+        isinstance(t, TensorType)
+        and t.shape == ()
+        and not isinstance(t.element_type, QuantizedType)
+    )
 
 
 def _transform_op(op: Operation) -> bool:
@@ -324,8 +331,12 @@ def _formula(block, n_operands: int, transforms: bool = False):
         if all(n in single for n in names) and _transform_op(op):
             owners = {single[n][0] for n in names} - {None}
             if len(owners) <= 1:
-                sig = (op.name, _attr_signature(op), op.results[0].type,
-                       tuple(single[n][1] for n in names))
+                sig = (
+                    op.name,
+                    _attr_signature(op),
+                    op.results[0].type,
+                    tuple(single[n][1] for n in names),
+                )
                 single[res] = (owners.pop() if owners else None, intern(sig))
                 producer[res] = index
                 if op.name == "stablehlo.constant" and _i1_splat(op) is not None:
@@ -411,18 +422,16 @@ def _boolean(name: str, vals: list[bool]) -> bool:
     return vals[1] if vals[0] else vals[2]
 
 
-def _key_of(block, lhs: str, p: int, sig: int, producer: dict[str, int],
-            transforms: bool) -> _Key | None:
+def _key_of(
+    block, lhs: str, p: int, sig: int, producer: dict[str, int], transforms: bool
+) -> _Key | None:
     """The key a compare of single-argument value ``lhs`` (from argument ``p``) reads:
     the operand itself, its real/imag part, or (``transforms``) a transform."""
     k = producer.get(lhs)
     if k is None:
         return (p // 2, None, None)
     op = block.operations[k]
-    if (
-        op.name in ("stablehlo.real", "stablehlo.imag")
-        and op.operands[0].name not in producer
-    ):
+    if op.name in ("stablehlo.real", "stablehlo.imag") and op.operands[0].name not in producer:
         return (p // 2, op.name.split(".")[1], None)
     if not transforms:
         return None
@@ -433,8 +442,9 @@ _CACHE: dict[tuple[int, int, bool], tuple[Region, tuple[SortKey, ...] | None]] =
 _CACHE_MAX = 256
 
 
-def sort_keys(region: Region | None, n_operands: int,
-              transforms: bool = False) -> tuple[SortKey, ...] | None:
+def sort_keys(
+    region: Region | None, n_operands: int, transforms: bool = False
+) -> tuple[SortKey, ...] | None:
     """The lexicographic keys of a sort comparator, or None if it is not one.
 
     The comparator is a lexicographic "less than" over keys ``k_1, k_2, ...`` (each

@@ -47,7 +47,6 @@ import numpy as np
 from ...parser.errors import InterpreterError, UnsupportedError
 from ...parser.ir import FloatType, Operation, QuantizedType, TensorType, Type
 from ...shape_inference.optable import OpDef, kernel
-
 from ..dtypes import dtype_of
 from ..values import RegionFn
 from . import _bits as B
@@ -80,8 +79,10 @@ def _round_to(y: np.ndarray, dt: np.dtype, tf32: bool) -> np.ndarray:
 def storage_range(q: QuantizedType) -> tuple[int, int]:
     """(storage_min, storage_max), with the storage type's range as defaults."""
     lo, hi = B.int_min_max(dtype_of(q.storage_type))
-    return (lo if q.storage_min is None else q.storage_min,
-            hi if q.storage_max is None else q.storage_max)
+    return (
+        lo if q.storage_min is None else q.storage_min,
+        hi if q.storage_max is None else q.storage_max,
+    )
 
 
 def _axis_view(q: QuantizedType, rank: int, values: Sequence[Any], dtype: Any) -> np.ndarray:
@@ -115,7 +116,8 @@ def dequantize(x: np.ndarray, t: Type) -> np.ndarray:
     dt, tf32 = _expressed(q)
     rank = _rank(t)
     diff = B.int_compute(np.asarray(x)).astype(np.int64) - _axis_view(
-        q, rank, q.zero_points, np.int64)
+        q, rank, q.zero_points, np.int64
+    )
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
         if dt == B.F64 and not tf32:
             return diff.astype(B.F64) * _scales(q, rank)
@@ -164,8 +166,9 @@ def requantize(x: np.ndarray, src: Type, dst: Type) -> np.ndarray:
 
 
 @kernel("stablehlo.uniform_quantize", operand_types=True, quantized=True)
-def uniform_quantize(operand: np.ndarray, *, result_type: Type,
-                     operand_types: Sequence[Type] = ()) -> np.ndarray:
+def uniform_quantize(
+    operand: np.ndarray, *, result_type: Type, operand_types: Sequence[Type] = ()
+) -> np.ndarray:
     """spec: uniform_quantize (float -> quantized, or quantized -> quantized)."""
     src = operand_types[0] if operand_types else None
     if _quantized(src) is not None:
@@ -174,12 +177,14 @@ def uniform_quantize(operand: np.ndarray, *, result_type: Type,
 
 
 @kernel("stablehlo.uniform_dequantize", operand_types=True, quantized=True)
-def uniform_dequantize(operand: np.ndarray, *, result_type: Type,
-                       operand_types: Sequence[Type] = ()) -> np.ndarray:
+def uniform_dequantize(
+    operand: np.ndarray, *, result_type: Type, operand_types: Sequence[Type] = ()
+) -> np.ndarray:
     """spec: uniform_dequantize."""
     if not operand_types or _quantized(operand_types[0]) is None:
-        raise InterpreterError("uniform_dequantize needs a quantized operand type",
-                               op="stablehlo.uniform_dequantize")
+        raise InterpreterError(
+            "uniform_dequantize needs a quantized operand type", op="stablehlo.uniform_dequantize"
+        )
     out = dequantize(operand, operand_types[0])
     return out.astype(dtype_of(result_type), copy=False)
 
@@ -188,70 +193,37 @@ def uniform_dequantize(operand: np.ndarray, *, result_type: Type,
 # quantized_kernel: the spec's semantics of ops on quantized tensors
 # --------------------------------------------------------------------------------------
 
-_S = "stablehlo."
-
-# dequantize_op_quantize (and its batch_norm / select / hybrid variants).
-DEQUANTIZE_OP_QUANTIZE = frozenset(_S + n for n in (
-    "abs", "add", "atan2", "batch_norm_grad", "batch_norm_inference", "batch_norm_training",
-    "cbrt", "ceil", "cholesky", "clamp", "convolution", "cosine", "divide", "dot",
-    "dot_general", "dynamic_conv", "exponential", "exponential_minus_one", "floor", "log",
-    "log_plus_one", "logistic", "maximum", "minimum", "multiply", "negate", "power",
-    "reduce_precision", "remainder", "round_nearest_afz", "round_nearest_even", "rsqrt",
-    "select", "sign", "sine", "sqrt", "subtract", "tan", "tanh", "triangular_solve",
-    # spec iota: constant(quantize(index)): the float iota, quantized.
-    "iota", "dynamic_iota",
-))
-
-# Data movement: element_type(result) = element_type(operand) (modulo per-axis
-# quantization dimension / repeated parameters): the storage moves as is.
-STORAGE_MOVES = frozenset(_S + n for n in (
-    "broadcast", "broadcast_in_dim", "dynamic_broadcast_in_dim", "reshape", "dynamic_reshape",
-    "transpose", "slice", "dynamic_slice", "real_dynamic_slice", "dynamic_update_slice",
-    "concatenate", "pad", "dynamic_pad", "reverse", "gather", "dynamic_gather",
-))
-
-# Ops whose kernels take quantized storage as it is: values pass through, or the op's
-# regions run (their ops being quantized ops in turn).
-NATIVE = frozenset({
-    *(_S + n for n in (
-        "constant", "bitcast_convert", "get_dimension_size", "optimization_barrier",
-        "tuple", "get_tuple_element", "while", "if", "case", "custom_call", "composite",
-        "send", "recv", "infeed", "outfeed", "all_gather", "all_to_all",
-        "collective_permute", "collective_broadcast", "all_reduce", "reduce_scatter",
-        "collective_reduce", "map", "sort", "reduce", "reduce_window", "scatter",
-        "select_and_scatter",
-    )),
-    "check.expect_eq", "check.expect_eq_const", "check.expect_serialized_eq",
-    "interpreter.print", "interpreter.probe", "interpreter.run_parallel",
-})
-
-# Region ops whose inputs convert to the region's element types (spec is_promotable /
-# to_destination_type): op -> function(operand_types, result_types) giving the type
-# each operand converts to (None: unchanged).
+# How each op treats quantized tensors is the ``quantized`` option of its kernel, set
+# where the kernel is registered (``@kernel(..., quantized=...)``):
+#
+# * ``"dequantize"``: spec dequantize_op_quantize (and its batch_norm / select / hybrid
+#   variants); iota too (spec: constant(quantize(index)), the float iota, quantized);
+# * ``"compare"``: compare of the dequantized values; ``"is_finite"``: always true;
+# * ``"storage"``: data movement, element_type(result) = element_type(operand) (modulo
+#   per-axis quantization dimension / repeated parameters): the storage moves as is;
+# * ``"native"``: the kernel takes quantized storage as it is (values pass through, or
+#   the op's regions run, their ops being quantized ops in turn); region ops whose
+#   inputs convert to the region's element types (spec is_promotable /
+#   to_destination_type) name the conversion with ``quantized_targets``: a function
+#   (operand_types, result_types) -> the type each operand converts to (None: as is);
+# * ``True``: the kernel handles quantized types itself (uniform_quantize...).
+# Ops without the option do not take quantized tensors.
 
 
-def _reduce_targets(ins: Sequence[Type], outs: Sequence[Type]) -> list[Type | None]:
+def reduce_targets(ins: Sequence[Type], outs: Sequence[Type]) -> list[Type | None]:
     n = len(outs)
-    return [_retype(t, outs[i % n]) for i, t in enumerate(ins[:2 * n])]
+    return [_retype(t, outs[i % n]) for i, t in enumerate(ins[: 2 * n])]
 
 
-def _scatter_targets(ins: Sequence[Type], outs: Sequence[Type]) -> list[Type | None]:
+def scatter_targets(ins: Sequence[Type], outs: Sequence[Type]) -> list[Type | None]:
     n = len(outs)
     inputs = [_retype(t, o) for t, o in zip(ins[:n], outs)]
-    updates = [_retype(t, o) for t, o in zip(ins[n + 1:], outs)]
+    updates = [_retype(t, o) for t, o in zip(ins[n + 1 :], outs)]
     return [*inputs, None, *updates]
 
 
-def _select_and_scatter_targets(ins: Sequence[Type], outs: Sequence[Type]) -> list[Type | None]:
+def select_and_scatter_targets(ins: Sequence[Type], outs: Sequence[Type]) -> list[Type | None]:
     return [None, _retype(ins[1], outs[0]), _retype(ins[2], outs[0])]
-
-
-_PROMOTING: dict[str, Callable[[Sequence[Type], Sequence[Type]], list[Type | None]]] = {
-    _S + "reduce": _reduce_targets,
-    _S + "reduce_window": _reduce_targets,
-    _S + "scatter": _scatter_targets,
-    _S + "select_and_scatter": _select_and_scatter_targets,
-}
 
 
 def _retype(t: Type, like: Type) -> Type | None:
@@ -275,26 +247,27 @@ def float_type(t: Type) -> Type:
 
 
 def quantized_kernel(op: Operation, row: OpDef, kernel: Callable[..., Any]) -> Callable[..., Any]:
-    """The kernel to run for ``op`` when it has quantized operands or results."""
-    name = op.name
-    if row.kernel_options.get("quantized"):
+    """The kernel to run for ``op`` when it has quantized operands or results: by the
+    ``quantized`` option of its kernel (the notes above)."""
+    policy = row.kernel_options.get("quantized")
+    if policy is True:
         return kernel
-    if name in DEQUANTIZE_OP_QUANTIZE:
+    if policy == "dequantize":
         return _dequantize_op_quantize(op, row, kernel)
-    if name == _S + "compare":
+    if policy == "compare":
         return _dequantize_compare(op, kernel)
-    if name == _S + "is_finite":
+    if policy == "is_finite":
         return _is_finite_quantized
-    if name in STORAGE_MOVES:
+    if policy == "storage":
         if _moves_storage(op):
             return kernel
         return _dequantize_op_quantize(op, row, kernel)
-    if name in NATIVE:
+    if policy == "native":
         if row.regions:
             return _native_regions(op, row, kernel)
         return kernel
     raise UnsupportedError(
-        "does not take quantized tensors (spec: not in its Inputs / Outputs)", op.pos, op=name
+        "does not take quantized tensors (spec: not in its Inputs / Outputs)", op.pos, op=op.name
     )
 
 
@@ -308,7 +281,11 @@ def _same_parameters_modulo_axis(a: QuantizedType, b: QuantizedType) -> bool:
     if not (a.is_per_axis and b.is_per_axis):
         return False
     if (a.storage_type, a.expressed_type, a.storage_min, a.storage_max) != (
-            b.storage_type, b.expressed_type, b.storage_min, b.storage_max):
+        b.storage_type,
+        b.expressed_type,
+        b.storage_min,
+        b.storage_max,
+    ):
         return False
     pa, pb = list(zip(a.scales, a.zero_points)), list(zip(b.scales, b.zero_points))
     return pa == pb or (len(pa) == 1 and all(p == pa[0] for p in pb))
@@ -318,8 +295,7 @@ def _moves_storage(op: Operation) -> bool:
     """Do all quantized operands and results of a data-movement op share their
     quantization (so the storage values mean the same in the result)?"""
     qs = [_quantized(t) for t in (*op.operand_types, *op.result_types)]
-    if any(q is None for q, t in zip(qs, (*op.operand_types, *op.result_types))
-           if _is_data(t)):
+    if any(q is None for q, t in zip(qs, (*op.operand_types, *op.result_types)) if _is_data(t)):
         return False  # a float operand with a quantized result, or the other way round
     qs = [q for q in qs if q is not None]
     return all(_same_parameters_modulo_axis(qs[0], q) for q in qs[1:])
@@ -331,8 +307,9 @@ def _is_data(t: Type) -> bool:
     return isinstance(e, QuantizedType | FloatType)
 
 
-def _dequantize_op_quantize(op: Operation, row: OpDef, kernel: Callable[..., Any]
-                            ) -> Callable[..., Any]:
+def _dequantize_op_quantize(
+    op: Operation, row: OpDef, kernel: Callable[..., Any]
+) -> Callable[..., Any]:
     """spec dequantize_op_quantize: dequantize the quantized operands, run the float op
     with float types, quantize the results whose declared type is quantized."""
     in_types = op.operand_types
@@ -394,7 +371,7 @@ def _native_regions(op: Operation, row: OpDef, kernel: Callable[..., Any]) -> Ca
     """A region op on quantized storage: regions without combiner hints, and operands
     converted to the region's types first (spec to_destination_type)."""
     names = row.regions
-    targets_of = _PROMOTING.get(op.name)
+    targets_of = row.kernel_options.get("quantized_targets")
     targets: list[Type | None] = []
     if targets_of is not None:
         try:

@@ -33,7 +33,9 @@ def _rotl32(v: np.ndarray, d: int) -> np.ndarray:
     return (v << _U32(d)) | (v >> _U32(32 - d))
 
 
-def threefry2x32(key: Sequence[int], x0: np.ndarray, x1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def threefry2x32(
+    key: Sequence[int], x0: np.ndarray, x1: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Threefry-2x32, 20 rounds (Salmon et al. 2011), on uint32 counter arrays."""
     k0, k1 = _U32(key[0]), _U32(key[1])
     ks = (k0, k1, _U32(0x1BD11BDA) ^ k0 ^ k1)
@@ -127,7 +129,9 @@ def threefry_bits64(key: int, ctr: int, shape: tuple[int, ...]) -> tuple[np.ndar
     return _join64(y0, y1).reshape(shape), (ctr + n) % 2**64
 
 
-def _philox_blocks(key: int, ctr_lo: int, ctr_hi: int, n4: int) -> tuple[tuple[np.ndarray, ...], tuple[int, int]]:
+def _philox_blocks(
+    key: int, ctr_lo: int, ctr_hi: int, n4: int
+) -> tuple[tuple[np.ndarray, ...], tuple[int, int]]:
     """n4 Philox blocks at the 128-bit counters ctr + [0, n4); new counter ctr + n4."""
     lo = _counters(ctr_lo, n4)
     carry = lo < _U64(ctr_lo)
@@ -169,13 +173,17 @@ def rng_bit_generator_arrays(
     if algorithm == "DEFAULT":
         algorithm = "PHILOX"
     if bit_width not in (8, 16, 32, 64):
-        raise UnsupportedError(f"rng_bit_generator output of {bit_width}-bit elements",
-                               op="stablehlo.rng_bit_generator")
+        raise UnsupportedError(
+            f"rng_bit_generator output of {bit_width}-bit elements",
+            op="stablehlo.rng_bit_generator",
+        )
     key = st[0] if st else 0
     if algorithm == "THREE_FRY":
         if len(st) != 2:
-            raise InterpreterError(f"THREE_FRY needs a state of 2 elements, got {len(st)}",
-                                   op="stablehlo.rng_bit_generator")
+            raise InterpreterError(
+                f"THREE_FRY needs a state of 2 elements, got {len(st)}",
+                op="stablehlo.rng_bit_generator",
+            )
         if bit_width == 64:
             bits, ctr = threefry_bits64(key, st[1], shape)
         else:
@@ -187,8 +195,10 @@ def rng_bit_generator_arrays(
         elif len(st) == 2:
             ctr128 = (st[1], st[0])  # XLA: Rev(state) -> (lo, hi) = (state[1], state[0])
         else:
-            raise InterpreterError(f"PHILOX needs a state of 2 or 3 elements, got {len(st)}",
-                                   op="stablehlo.rng_bit_generator")
+            raise InterpreterError(
+                f"PHILOX needs a state of 2 or 3 elements, got {len(st)}",
+                op="stablehlo.rng_bit_generator",
+            )
         if bit_width == 64:
             bits, new = philox_bits64(key, ctr128, shape)
         else:
@@ -216,10 +226,13 @@ def rng_bit_generator(initial_state: np.ndarray, *, result_types, rng_algorithm:
     out_dt = dtype_of(out_t)
     shape = tuple(out_t.shape)
     if any(d is None for d in shape):
-        raise InterpreterError("rng_bit_generator output shape must be static",
-                               op="stablehlo.rng_bit_generator")
+        raise InterpreterError(
+            "rng_bit_generator output shape must be static", op="stablehlo.rng_bit_generator"
+        )
     if out_dt == np.bool_ or out_dt.kind == "c":
-        raise UnsupportedError(f"rng_bit_generator output of {out_dt}", op="stablehlo.rng_bit_generator")
+        raise UnsupportedError(
+            f"rng_bit_generator output of {out_dt}", op="stablehlo.rng_bit_generator"
+        )
     width = out_dt.itemsize * 8
     if out_dt.kind == "V" or out_dt.kind not in "iuf":
         # ml_dtypes: sub-byte ints and narrow floats report their storage itemsize
@@ -245,8 +258,15 @@ def reset_rng(seed: int = _RNG_SEED) -> None:
 
 
 @kernel("stablehlo.rng")
-def rng(a: np.ndarray, b: np.ndarray, shape: np.ndarray, *, result_type, rng_distribution: str,
-        **_: object) -> np.ndarray:
+def rng(
+    a: np.ndarray,
+    b: np.ndarray,
+    shape: np.ndarray,
+    *,
+    result_type,
+    rng_distribution: str,
+    **_: object,
+) -> np.ndarray:
     """spec: rng (implementation-defined generator): NumPy's Philox generator seeded
     with a fixed seed at start-up (``reset_rng`` restarts it); UNIFORM in [a, b) for
     floats, integers and booleans; NORMAL with mean a and standard deviation b.  With
@@ -255,13 +275,16 @@ def rng(a: np.ndarray, b: np.ndarray, shape: np.ndarray, *, result_type, rng_dis
     out = dtype_of(result_type)
     dims = tuple(int(v) for v in np.asarray(shape).reshape(-1))
     if any(d < 0 for d in dims):
-        raise InterpreterError(f"rng shape has a negative dimension: {list(dims)}", op="stablehlo.rng")
+        raise InterpreterError(
+            f"rng shape has a negative dimension: {list(dims)}", op="stablehlo.rng"
+        )
     declared = getattr(result_type, "shape", None)
     if declared is not None and (
         len(declared) != len(dims) or any(d is not None and d != v for d, v in zip(declared, dims))
     ):  # rng_c3
         raise InterpreterError(
-            f"shape {list(dims)} does not match the result type's shape (rng_c3)", op="stablehlo.rng"
+            f"shape {list(dims)} does not match the result type's shape (rng_c3)",
+            op="stablehlo.rng",
         )
     gen = _rng_state["gen"]
     if out == np.bool_ or out.kind in "iu":

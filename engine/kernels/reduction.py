@@ -56,6 +56,7 @@ from ..dtypes import dtype_of
 from ..ufunc import Ufunc, ieee_max, ieee_min
 from ..values import RegionFn
 from .patterns import reduction_combiners
+from .quantization import reduce_targets
 
 Arrays = tuple[np.ndarray, ...]
 
@@ -111,8 +112,11 @@ def _wrap(v: np.ndarray, width: int, unsigned: bool) -> np.ndarray:
 
 
 def is_native_int(dtype: np.dtype) -> bool:
-    return dtype.kind in "iu" and dtype.itemsize * 8 in (8, 16, 32, 64) and dtype.type in (
-        np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64
+    return (
+        dtype.kind in "iu"
+        and dtype.itemsize * 8 in (8, 16, 32, 64)
+        and dtype.type
+        in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)
     )
 
 
@@ -197,9 +201,13 @@ def _tree_blocks(k: int, parts: int) -> int:
     return 1 << (levels - depth)
 
 
-def _tree_split(x: np.ndarray, axis: int, ufunc: np.ufunc, parts: int,
-                serial: Callable[[np.ndarray, int, np.ufunc], np.ndarray] | None = None
-                ) -> np.ndarray:
+def _tree_split(
+    x: np.ndarray,
+    axis: int,
+    ufunc: np.ufunc,
+    parts: int,
+    serial: Callable[[np.ndarray, int, np.ufunc], np.ndarray] | None = None,
+) -> np.ndarray:
     """``serial`` (default ``_tree_serial``) split over ``parts`` threads into pieces that
     compute exactly what the whole does: slabs of the largest kept axis (independent
     outputs) or, when every kept axis is too short, aligned subtrees along ``axis`` (see
@@ -239,8 +247,13 @@ def _pair_level(x: np.ndarray, axis: int, ufunc: np.ufunc) -> np.ndarray:
     half, odd = divmod(k, 2)
     shape = x.shape[:axis] + (half + odd,) + x.shape[axis + 1 :]
     last = axis == x.ndim - 1
-    if (ufunc is np.add and last and half >= _PAIR_AS_COMPLEX_MIN and x.dtype in _PAIR_AS_COMPLEX
-            and x.strides[-1] == x.itemsize):
+    if (
+        ufunc is np.add
+        and last
+        and half >= _PAIR_AS_COMPLEX_MIN
+        and x.dtype in _PAIR_AS_COMPLEX
+        and x.strides[-1] == x.itemsize
+    ):
         cdt, one_minus_i = _PAIR_AS_COMPLEX[x.dtype]
         buf = np.empty(shape, dtype=cdt)
         np.multiply(x[..., : 2 * half].view(cdt), one_minus_i, out=buf[..., :half])
@@ -268,8 +281,12 @@ def _slice(x: np.ndarray, axis: int, start: int, stop: int, step: int) -> np.nda
     return x[tuple(idx)]
 
 
-def tree_region(xs: Arrays, axis: int, body: RegionFn | Callable[[Arrays, Arrays], Arrays],
-                 dtypes: Sequence[np.dtype]) -> Arrays:
+def tree_region(
+    xs: Arrays,
+    axis: int,
+    body: RegionFn | Callable[[Arrays, Arrays], Arrays],
+    dtypes: Sequence[np.dtype],
+) -> Arrays:
     """In-order adjacent-pair tree of a (variadic) body along ``axis``; one region call
     (or ``_fold_step`` call) per level."""
     n = len(xs)
@@ -284,7 +301,9 @@ def tree_region(xs: Arrays, axis: int, body: RegionFn | Callable[[Arrays, Arrays
         shape = lhs[0].shape
         ys = [np.broadcast_to(as_dtype(y, dt), shape) for y, dt in zip(ys, dtypes)]
         if k % 2:
-            ys = [np.concatenate([y, _slice(x, axis, k - 1, k, 1)], axis=axis) for y, x in zip(ys, xs)]
+            ys = [
+                np.concatenate([y, _slice(x, axis, k - 1, k, 1)], axis=axis) for y, x in zip(ys, xs)
+            ]
         xs = tuple(ys)
     return xs
 
@@ -303,8 +322,9 @@ _MINMAX_NATIVE = (np.dtype(np.float32), np.dtype(np.float64))
 _MINMAX_WIDE = {False: np.dtype(np.float32), True: np.dtype(np.float64)}
 
 
-def _ieee_minmax_reduce(x: np.ndarray, init: np.ndarray, axes: tuple[int, ...], is_max: bool,
-                        dtype: np.dtype) -> np.ndarray:
+def _ieee_minmax_reduce(
+    x: np.ndarray, init: np.ndarray, axes: tuple[int, ...], is_max: bool, dtype: np.dtype
+) -> np.ndarray:
     """IEEE maximum/minimum reduction: NaN propagates, -0 < +0."""
     wide = x.dtype if x.dtype in _MINMAX_NATIVE else _MINMAX_WIDE[dtype.itemsize > 4]
     xw = x if x.dtype == wide else x.astype(wide)
@@ -322,8 +342,9 @@ def _ieee_minmax_reduce(x: np.ndarray, init: np.ndarray, axes: tuple[int, ...], 
     return np.asarray(r).astype(dtype, copy=False)
 
 
-def _reduce_fast(op: str, x: np.ndarray, init: np.ndarray, axes: tuple[int, ...],
-                 rtype: Type) -> np.ndarray | None:
+def _reduce_fast(
+    op: str, x: np.ndarray, init: np.ndarray, axes: tuple[int, ...], rtype: Type
+) -> np.ndarray | None:
     """A known combiner on a non-quantized type, or None."""
     e = element_type_of(rtype)
     dtype = dtype_of(rtype)
@@ -460,8 +481,9 @@ def _blocked_tree(y: np.ndarray, axis: int, uf: np.ufunc) -> np.ndarray:
     return _blocked_tree_serial(y, axis, uf)
 
 
-def _float_tree(x: np.ndarray, init: np.ndarray, axes: tuple[int, ...], uf: np.ufunc,
-                dtype: np.dtype) -> np.ndarray:
+def _float_tree(
+    x: np.ndarray, init: np.ndarray, axes: tuple[int, ...], uf: np.ufunc, dtype: np.dtype
+) -> np.ndarray:
     y, axis = _collapse_axes(x, axes)
     if y.shape[axis] == 0:
         out_shape = tuple(s for i, s in enumerate(y.shape) if i != axis)
@@ -474,9 +496,13 @@ def _float_tree(x: np.ndarray, init: np.ndarray, axes: tuple[int, ...], uf: np.u
     return np.asarray(uf(np.asarray(init, dtype=dtype), t)).astype(dtype, copy=False)
 
 
-@kernel("stablehlo.reduce")
-def reduce(*operands: np.ndarray, result_types: tuple[Type, ...], dimensions: tuple[int, ...],
-           body: RegionFn) -> Arrays:
+@kernel("stablehlo.reduce", quantized="native", quantized_targets=reduce_targets)
+def reduce(
+    *operands: np.ndarray,
+    result_types: tuple[Type, ...],
+    dimensions: tuple[int, ...],
+    body: RegionFn,
+) -> Arrays:
     """spec "reduce": see the module docstring for the association order."""
     n = len(operands) // 2
     dtypes = [dtype_of(t) for t in result_types]
@@ -489,18 +515,23 @@ def reduce(*operands: np.ndarray, result_types: tuple[Type, ...], dimensions: tu
     # non-0-d init values (the MHLO generalisation) take the region path
     ops = None if quantized or any(v.ndim for v in inits) else combiners(body, n)
     if ops is not None:
-        outs = [_reduce_fast(op, x, v, axes, t) for op, x, v, t in zip(ops, xs, inits, result_types)]
+        outs = [
+            _reduce_fast(op, x, v, axes, t) for op, x, v, t in zip(ops, xs, inits, result_types)
+        ]
         if all(o is not None for o in outs):
             return tuple(outs)
     return _reduce_region(xs, inits, axes, body, dtypes)
 
 
-def _reduce_region(xs: Arrays, inits: Arrays, axes: tuple[int, ...], body: RegionFn,
-                   dtypes: Sequence[np.dtype]) -> Arrays:
+def _reduce_region(
+    xs: Arrays, inits: Arrays, axes: tuple[int, ...], body: RegionFn, dtypes: Sequence[np.dtype]
+) -> Arrays:
     out_shape = tuple(s for i, s in enumerate(xs[0].shape) if i not in axes)
     if not axes:
         ys = call_region(body, *[np.broadcast_to(v, xs[0].shape) for v in inits], *xs)
-        return tuple(np.broadcast_to(as_dtype(y, dt), out_shape).copy() for y, dt in zip(ys, dtypes))
+        return tuple(
+            np.broadcast_to(as_dtype(y, dt), out_shape).copy() for y, dt in zip(ys, dtypes)
+        )
     collapsed = [_collapse_axes(x, axes) for x in xs]
     axis = collapsed[0][1]
     ys = tuple(c[0] for c in collapsed)
@@ -511,11 +542,14 @@ def _reduce_region(xs: Arrays, inits: Arrays, axes: tuple[int, ...], body: Regio
     ts = tree_region(ys, axis, body, dtypes)
     ts = [np.squeeze(t, axis=axis) for t in ts]
     res = call_region(body, *[np.broadcast_to(v, out_shape) for v in inits], *ts)
-    return tuple(np.array(np.broadcast_to(as_dtype(r, dt), out_shape)) for r, dt in zip(res, dtypes))
+    return tuple(
+        np.array(np.broadcast_to(as_dtype(r, dt), out_shape)) for r, dt in zip(res, dtypes)
+    )
 
 
-def _fold_blocks_region(ys: Arrays, axis: int, body: RegionFn, dtypes: Sequence[np.dtype]
-                        ) -> Arrays:
+def _fold_blocks_region(
+    ys: Arrays, axis: int, body: RegionFn, dtypes: Sequence[np.dtype]
+) -> Arrays:
     """The blocked schedule's leaves ``F_b`` (module docstring) along ``axis``: one region
     call per fold step, on all blocks at once (at most 2 * (_FOLD_BLOCK - 1) calls)."""
     n = len(ys)
@@ -535,15 +569,15 @@ def _fold_blocks_region(ys: Arrays, axis: int, body: RegionFn, dtypes: Sequence[
     return tuple(np.concatenate(parts, axis=axis) for parts in zip(*leaves))
 
 
-
 # --------------------------------------------------------------------------------------
 # map
 # --------------------------------------------------------------------------------------
 
 
-@kernel("stablehlo.map")
-def map_(*inputs: np.ndarray, result_type: Type, dimensions: Sequence[int] = (),
-         computation: RegionFn) -> np.ndarray:
+@kernel("stablehlo.map", quantized="native")
+def map_(
+    *inputs: np.ndarray, result_type: Type, dimensions: Sequence[int] = (), computation: RegionFn
+) -> np.ndarray:
     """spec "map": the computation runs once on the whole inputs (elementwise bodies
     broadcast)."""
     (out,) = call_region(computation, *inputs)[:1]

@@ -161,9 +161,7 @@ def geev(call: Call, a: Any) -> tuple[np.ndarray, ...]:
     left = call.char("compute_left", "V") == "V"
     right = call.char("compute_right", "V") == "V"
     x = call.operand(0, a)
-    return call.batched(
-        lambda m: geev_matrix(m, left, right), [x], call.num_batch_dims(x.ndim - 2)
-    )
+    return call.batched(lambda m: geev_matrix(m, left, right), [x], call.num_batch_dims(x.ndim - 2))
 
 
 # ----------------------------------------------------------------------------- svd
@@ -244,9 +242,7 @@ def gehrd(call: Call, a: Any) -> tuple[np.ndarray, ...]:
     x = call.operand(0, a)
     low = int(call.config.get("low", 1))
     high = int(call.config.get("high", x.shape[-1]))
-    return call.batched(
-        lambda m: gehrd_matrix(m, low, high), [x], call.num_batch_dims(x.ndim - 2)
-    )
+    return call.batched(lambda m: gehrd_matrix(m, low, high), [x], call.num_batch_dims(x.ndim - 2))
 
 
 # ----------------------------------------------------------------------------- schur
@@ -300,9 +296,7 @@ def trsm(call: Call, a: Any, b: Any, *alpha: Any) -> tuple[np.ndarray, ...]:
     y = call.operand(1, b)
     scale = np.asarray(alpha[0]).item() if alpha else 1.0
     nb = call.num_batch_dims(y.ndim - 2)
-    return call.batched(
-        lambda m, r: trsm_matrix(m, r, scale, side, lower, trans, unit), [x, y], nb
-    )
+    return call.batched(lambda m, r: trsm_matrix(m, r, scale, side, lower, trans, unit), [x, y], nb)
 
 
 # ----------------------------------------------------------------------------- gtsv

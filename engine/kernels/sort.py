@@ -26,8 +26,15 @@ from .reduction import Arrays, call_region, element_type_of
 # float element types whose bit patterns order like IEEE totalOrder under the
 # sign-magnitude -> two's-complement trick (all bits used, IEEE-style sign bit).
 _TOTALORDER_BITS = {
-    "f16": 16, "bf16": 16, "f32": 32, "tf32": 32, "f64": 64,
-    "f8E4M3": 8, "f8E4M3FN": 8, "f8E5M2": 8, "f8E3M4": 8,
+    "f16": 16,
+    "bf16": 16,
+    "f32": 32,
+    "tf32": 32,
+    "f64": 64,
+    "f8E4M3": 8,
+    "f8E4M3FN": 8,
+    "f8E5M2": 8,
+    "f8E3M4": 8,
 }
 _SINT = {8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}
 
@@ -155,9 +162,14 @@ def _merge_sort_perm(cols: list[np.ndarray], comparator: RegionFn) -> np.ndarray
     return perm
 
 
-@kernel("stablehlo.sort")
-def sort(*inputs: np.ndarray, result_types: tuple[Type, ...], dimension: int = -1,
-         is_stable: bool = False, comparator: RegionFn) -> Arrays:
+@kernel("stablehlo.sort", quantized="native")
+def sort(
+    *inputs: np.ndarray,
+    result_types: tuple[Type, ...],
+    dimension: int = -1,
+    is_stable: bool = False,
+    comparator: RegionFn,
+) -> Arrays:
     """spec "sort".  A lexicographic comparator over compares of ``arg_{2i}`` with
     ``arg_{2i+1}`` (patterns.sort_keys) becomes integer keys sorted by NumPy (always
     stable); FLOAT compares treat -0 == +0 and put NaN last.  Any other comparator runs

@@ -24,6 +24,7 @@ from ...parser.ir import QuantizedType, Type
 from ...shape_inference.optable import OP_TABLE, kernel
 from ..dtypes import dtype_of
 from ..values import RegionFn
+from .quantization import reduce_targets, select_and_scatter_targets
 from .reduction import (
     Arrays,
     as_dtype,
@@ -42,21 +43,33 @@ from .reduction import (
 # --------------------------------------------------------------------------------------
 
 
-def _pad(x: np.ndarray, value: np.ndarray, low: Sequence[int], high: Sequence[int],
-         interior: Sequence[int]) -> np.ndarray:
+def _pad(
+    x: np.ndarray,
+    value: np.ndarray,
+    low: Sequence[int],
+    high: Sequence[int],
+    interior: Sequence[int],
+) -> np.ndarray:
     """spec "pad" with a scalar value; negative padding crops."""
     dilated = [0 if s == 0 else (s - 1) * (i + 1) + 1 for s, i in zip(x.shape, interior)]
     full = [max(lo, 0) + d + max(hi, 0) for lo, d, hi in zip(low, dilated, high)]
     out = np.full(full, value, dtype=x.dtype)
-    dst = tuple(slice(max(lo, 0), max(lo, 0) + d, i + 1) for lo, d, i in zip(low, dilated, interior))
+    dst = tuple(
+        slice(max(lo, 0), max(lo, 0) + d, i + 1) for lo, d, i in zip(low, dilated, interior)
+    )
     out[dst] = x
-    crop = tuple(slice(max(-lo, 0), max(f - max(-hi, 0), max(-lo, 0)))
-                 for lo, hi, f in zip(low, high, full))
+    crop = tuple(
+        slice(max(-lo, 0), max(f - max(-hi, 0), max(-lo, 0))) for lo, hi, f in zip(low, high, full)
+    )
     return out[crop]
 
 
-def _windows(padded: np.ndarray, window_dimensions: Sequence[int], strides: Sequence[int],
-             dilations: Sequence[int]) -> np.ndarray:
+def _windows(
+    padded: np.ndarray,
+    window_dimensions: Sequence[int],
+    strides: Sequence[int],
+    dilations: Sequence[int],
+) -> np.ndarray:
     """View of shape ``num_windows + window_dimensions`` (spec reduce_window C15)."""
     nw = []
     for p, w, s, d in zip(padded.shape, window_dimensions, strides, dilations):
@@ -68,7 +81,8 @@ def _windows(padded: np.ndarray, window_dimensions: Sequence[int], strides: Sequ
     return np.lib.stride_tricks.as_strided(
         padded,
         shape=tuple(nw) + tuple(window_dimensions),
-        strides=tuple(a * s for a, s in zip(st, strides)) + tuple(a * d for a, d in zip(st, dilations)),
+        strides=tuple(a * s for a, s in zip(st, strides))
+        + tuple(a * d for a, d in zip(st, dilations)),
         writeable=False,
     )
 
@@ -96,12 +110,17 @@ _WINDOW_TREE_MIN = 32  # windows with more positions reduce as a tree over a cop
 _WINDOW_TREE_MAX_ELEMS = 1 << 26
 
 
-@kernel("stablehlo.reduce_window")
-def reduce_window(*operands: np.ndarray, result_types: tuple[Type, ...],
-                  window_dimensions: Sequence[int], window_strides: Sequence[int] | None = None,
-                  base_dilations: Sequence[int] | None = None,
-                  window_dilations: Sequence[int] | None = None, padding: Any = None,
-                  body: RegionFn) -> Arrays:
+@kernel("stablehlo.reduce_window", quantized="native", quantized_targets=reduce_targets)
+def reduce_window(
+    *operands: np.ndarray,
+    result_types: tuple[Type, ...],
+    window_dimensions: Sequence[int],
+    window_strides: Sequence[int] | None = None,
+    base_dilations: Sequence[int] | None = None,
+    window_dilations: Sequence[int] | None = None,
+    padding: Any = None,
+    body: RegionFn,
+) -> Arrays:
     """spec "reduce_window": pad with init values and dilate, view the windows as strided
     views, and fold each window from its init value: ``body(...body(body(init, w_0),
     w_1)..., w_{k-1})`` over window positions in ascending order (a valid in-order
@@ -134,7 +153,9 @@ def reduce_window(*operands: np.ndarray, result_types: tuple[Type, ...],
         ts = tree_region(flat, rank, step, dtypes)
         ts = tuple(np.squeeze(t, axis=rank) for t in ts)
         res = step(tuple(np.broadcast_to(v, out_shape) for v in inits), ts)
-        return tuple(np.array(np.broadcast_to(as_dtype(r, dt), out_shape)) for r, dt in zip(res, dtypes))
+        return tuple(
+            np.array(np.broadcast_to(as_dtype(r, dt), out_shape)) for r, dt in zip(res, dtypes)
+        )
     acc: Arrays = tuple(np.broadcast_to(v, out_shape) for v in inits)
     lead = (slice(None),) * rank
     for pos in _window_positions(wd):
@@ -164,8 +185,9 @@ class _WindowGeometry:
     @cached_property
     def out_shape(self) -> tuple[int, ...]:
         out = []
-        for n, w, s, b, d, lo, hi in zip(self.shape, self.wd, self.ws, self.bd, self.wdil,
-                                         self.low, self.high):
+        for n, w, s, b, d, lo, hi in zip(
+            self.shape, self.wd, self.ws, self.bd, self.wdil, self.low, self.high
+        ):
             size = max(lo + (0 if n == 0 else (n - 1) * b + 1) + hi, 0)
             span = (w - 1) * d + 1
             out.append(0 if size == 0 or span > size else (size - span) // s + 1)
@@ -212,8 +234,10 @@ class _WindowGeometry:
         if first > last:
             return None
         count = (last - first) // period + 1
-        return (slice(first - lo, first - lo + (count - 1) * period + 1, period),
-                slice(i0, i0 + (count - 1) * istep + 1, istep))
+        return (
+            slice(first - lo, first - lo + (count - 1) * period + 1, period),
+            slice(i0, i0 + (count - 1) * istep + 1, istep),
+        )
 
     @cached_property
     def boxes(self) -> list[Box]:
@@ -240,7 +264,7 @@ def _outside_boxes(inner: Box, shape: tuple[int, ...]) -> list[Box]:
     """Disjoint boxes covering ``shape`` minus the box ``inner`` (non-empty)."""
     boxes = []
     for d, (a, b) in enumerate(inner):
-        rest = tuple((0, n) for n in shape[d + 1:])
+        rest = tuple((0, n) for n in shape[d + 1 :])
         if a > 0:
             boxes.append(inner[:d] + ((0, a),) + rest)
         if b < shape[d]:
@@ -248,8 +272,9 @@ def _outside_boxes(inner: Box, shape: tuple[int, ...]) -> list[Box]:
     return boxes
 
 
-def _inplace_fold_plan(body: RegionFn, n: int, result_types: Sequence[Type],
-                       geo: _WindowGeometry) -> list[tuple[np.ufunc, str]] | None:
+def _inplace_fold_plan(
+    body: RegionFn, n: int, result_types: Sequence[Type], geo: _WindowGeometry
+) -> list[tuple[np.ufunc, str]] | None:
     """Per operand (ufunc, op) when every operand's combiner is a NumPy ufunc that is the
     spec op on its (native) dtype and folding in place gives the old path's bits: always
     for idempotent ops (max/min/and/or: padding equals init, already folded in) and
@@ -295,8 +320,9 @@ def _idempotent(op: str, dtype: np.dtype) -> bool:
     )
 
 
-def _fold_inplace(x: np.ndarray, init: np.ndarray, geo: _WindowGeometry, uf: np.ufunc,
-                  op: str) -> np.ndarray:
+def _fold_inplace(
+    x: np.ndarray, init: np.ndarray, geo: _WindowGeometry, uf: np.ufunc, op: str
+) -> np.ndarray:
     """spec reduce_window for one operand with a known combiner, folded into ONE output
     buffer: ``uf(acc, x_view, out=acc)`` per window position in ascending order, where
     the view holds the windows whose element at that position is an operand element.
@@ -312,8 +338,14 @@ def _fold_inplace(x: np.ndarray, init: np.ndarray, geo: _WindowGeometry, uf: np.
     return acc
 
 
-def _fold_boxes(acc: np.ndarray, x: np.ndarray, init: np.ndarray, geo: _WindowGeometry,
-                uf: np.ufunc, pad_value: np.ndarray | None) -> None:
+def _fold_boxes(
+    acc: np.ndarray,
+    x: np.ndarray,
+    init: np.ndarray,
+    geo: _WindowGeometry,
+    uf: np.ufunc,
+    pad_value: np.ndarray | None,
+) -> None:
     """Fold every box of ``geo.boxes`` into ``acc`` (initialised to ``init``): the
     whole output in place when it is one box, else each box in a contiguous buffer
     copied into place (NumPy copies a strided ``out`` that is also an input, and its
@@ -331,14 +363,21 @@ def _fold_boxes(acc: np.ndarray, x: np.ndarray, init: np.ndarray, geo: _WindowGe
         acc[tuple(slice(a, b) for a, b in box)] = buf
 
 
-def _fold_box(buf: np.ndarray, x: np.ndarray, geo: _WindowGeometry, box: Box, uf: np.ufunc,
-              pad_value: np.ndarray | None) -> None:
+def _fold_box(
+    buf: np.ndarray,
+    x: np.ndarray,
+    geo: _WindowGeometry,
+    box: Box,
+    uf: np.ufunc,
+    pad_value: np.ndarray | None,
+) -> None:
     """``buf = uf(buf, w_p)`` over the windows of ``box`` for each window position p
     (ascending); where ``w_p`` is padding, ``uf(buf, pad_value)`` (skipped when
     ``pad_value`` is None; else there is no base dilation and the valid windows of a
     position are a box)."""
-    per_dim = [[geo.slices(d, j, a, b) for j in range(w)]
-               for d, (w, (a, b)) in enumerate(zip(geo.wd, box))]
+    per_dim = [
+        [geo.slices(d, j, a, b) for j in range(w)] for d, (w, (a, b)) in enumerate(zip(geo.wd, box))
+    ]
     for pos in geo.positions:
         sl = [per_dim[d][j] for d, j in enumerate(pos)]
         valid = None not in sl
@@ -347,15 +386,19 @@ def _fold_box(buf: np.ndarray, x: np.ndarray, geo: _WindowGeometry, box: Box, uf
             uf(view, x[(*(s[1] for s in sl), ...)], out=view)
         if pad_value is None:
             continue
-        rest = _outside_boxes(tuple((s[0].start, s[0].stop) for s in sl), buf.shape) if valid \
+        rest = (
+            _outside_boxes(tuple((s[0].start, s[0].stop) for s in sl), buf.shape)
+            if valid
             else [tuple((0, n) for n in buf.shape)]
+        )
         for r in rest:
             view = buf[(*(slice(a, b) for a, b in r), ...)]
             uf(view, pad_value, out=view)
 
 
-def _fix_zero_signs(acc: np.ndarray, x: np.ndarray, init: np.ndarray, geo: _WindowGeometry,
-                    uf: np.ufunc) -> None:
+def _fix_zero_signs(
+    acc: np.ndarray, x: np.ndarray, init: np.ndarray, geo: _WindowGeometry, uf: np.ufunc
+) -> None:
     """IEEE maximum / minimum order -0 < +0, ``np.maximum`` / ``np.minimum`` do not.  A
     window whose result is zero holds no NaN and no value of the other sign, so the
     same fold on the bits as signed integers is negative exactly when the zero is -0
@@ -370,8 +413,9 @@ def _fix_zero_signs(acc: np.ndarray, x: np.ndarray, init: np.ndarray, geo: _Wind
     np.copyto(acc.view(it), bits, where=zero)
 
 
-def _fold_step(body: RegionFn, n: int, result_types: Sequence[Type]
-               ) -> Callable[[Arrays, Arrays], Arrays]:
+def _fold_step(
+    body: RegionFn, n: int, result_types: Sequence[Type]
+) -> Callable[[Arrays, Arrays], Arrays]:
     """``(acc, x) -> body(acc, x)``: NumPy functions for known combiners (exactly the
     body's semantics), else a region call."""
     quantized = any(isinstance(element_type_of(t), QuantizedType) for t in result_types)
@@ -387,11 +431,21 @@ def _fold_step(body: RegionFn, n: int, result_types: Sequence[Type]
 # --------------------------------------------------------------------------------------
 
 
-@kernel("stablehlo.select_and_scatter")
-def select_and_scatter(operand: np.ndarray, source: np.ndarray, init_value: np.ndarray, *,
-                       result_type: Type, window_dimensions: Sequence[int] | None = None,
-                       window_strides: Sequence[int] | None = None, padding: Any = None,
-                       select: RegionFn, scatter: RegionFn) -> np.ndarray:
+@kernel(
+    "stablehlo.select_and_scatter", quantized="native", quantized_targets=select_and_scatter_targets
+)
+def select_and_scatter(
+    operand: np.ndarray,
+    source: np.ndarray,
+    init_value: np.ndarray,
+    *,
+    result_type: Type,
+    window_dimensions: Sequence[int] | None = None,
+    window_strides: Sequence[int] | None = None,
+    padding: Any = None,
+    select: RegionFn,
+    scatter: RegionFn,
+) -> np.ndarray:
     """spec "select_and_scatter".
 
     Selection: for every window at once, a running (value, position) pair starts at the
@@ -441,15 +495,23 @@ def select_and_scatter(operand: np.ndarray, source: np.ndarray, init_value: np.n
             f"'stablehlo.select_and_scatter' op source shape {source.shape} != windows {tuple(nw)}"
         )
     src = as_dtype(source, dtype)
-    flat_t = np.ravel_multi_index([t[valid] for t in target], operand.shape) if rank else np.zeros(
-        int(valid.sum()), np.int64)
+    flat_t = (
+        np.ravel_multi_index([t[valid] for t in target], operand.shape)
+        if rank
+        else np.zeros(int(valid.sum()), np.int64)
+    )
     vals = src[valid]  # row-major = ascending source index
     step = _fold_step(scatter, 1, (result_type,))
     return _scatter_rounds(result.reshape(-1), flat_t, vals, step, dtype).reshape(operand.shape)
 
 
-def _scatter_rounds(acc: np.ndarray, targets: np.ndarray, vals: np.ndarray,
-                    step: Callable[[Arrays, Arrays], Arrays], dtype: np.dtype) -> np.ndarray:
+def _scatter_rounds(
+    acc: np.ndarray,
+    targets: np.ndarray,
+    vals: np.ndarray,
+    step: Callable[[Arrays, Arrays], Arrays],
+    dtype: np.dtype,
+) -> np.ndarray:
     """``acc[t] = fn(acc[t], v)`` for each (t, v) in order; round r applies the r-th value
     of every target at once."""
     if targets.size == 0:

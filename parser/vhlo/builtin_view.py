@@ -225,14 +225,14 @@ def tensor_type_info(t: Type) -> tuple[TensorType, int, int] | None:
 
 def dense_from_data(t: VhloType, data: bytes) -> DenseElementsAttr:
     """The DenseElementsAttr MLIR prints inside ``#vhlo.tensor_v1<...>``."""
-    from ..attributes import decode_hex_blob
+    from ..attributes import decode_raw_data
 
     bt = to_builtin(t)
     if not isinstance(bt, TensorType):
         raise ValueError(f"#vhlo.tensor_v1 needs a tensor type, got !vhlo.{t.name}")
     if bt.element_type == FloatType("tf32"):
         return DenseElementsAttr(bt, _tf32_array(data, bt), False)
-    return DenseElementsAttr(bt, decode_hex_blob(data.hex(), bt), False)
+    return DenseElementsAttr(bt, decode_raw_data(data, bt), False)
 
 
 def _tf32_array(data: bytes, bt: TensorType) -> np.ndarray:
@@ -251,11 +251,11 @@ def _tf32_array(data: bytes, bt: TensorType) -> np.ndarray:
 
 def data_from_dense(d: DenseElementsAttr) -> bytes:
     """The canonical raw data of a builtin DenseElementsAttr."""
-    from ..printer import _hex_blob
+    from ..number_text import raw_data
 
     elem = d.type.element_type
     if d.array.size == 0:
         return b""
-    raw = bytes.fromhex(_hex_blob(d.array, elem)[3:-1])
+    raw = raw_data(d.array, elem)
     nb = element_nbytes(elem)
     return canonical_data(raw, nb or 0, int(d.array.size))

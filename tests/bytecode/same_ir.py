@@ -2,15 +2,48 @@
 
 from __future__ import annotations
 
-from hlorun.parser.ir import Block, DenseElementsAttr, Function, Module, Operation, Region
+from hlorun.parser.ir import (
+    ArrayAttr,
+    Block,
+    BoolAttr,
+    DenseElementsAttr,
+    DictionaryAttr,
+    FloatAttr,
+    FloatType,
+    Function,
+    IntegerAttr,
+    IntegerType,
+    Module,
+    Operation,
+    Region,
+)
+
+
+def _norm(a):
+    """An attribute as MLIR would hold it: untyped integers are i64 and untyped floats
+    f64 (MLIR's defaults), i1 integers booleans; dense constants drop the text-only ``hex`` spelling flag."""
+    if isinstance(a, IntegerAttr) and a.type is None:
+        return IntegerAttr(a.value, IntegerType(64))
+    if isinstance(a, IntegerAttr) and a.type == IntegerType(1):
+        return BoolAttr(bool(a.value & 1))  # MLIR's BoolAttr is an i1 IntegerAttr
+    if isinstance(a, FloatAttr) and a.type is None:
+        return FloatAttr(a.value, FloatType("f64"))
+    if isinstance(a, DenseElementsAttr):
+        return DenseElementsAttr(a.type, a.array)
+    if isinstance(a, ArrayAttr):
+        return ArrayAttr(tuple(_norm(x) for x in a.elements))
+    if isinstance(a, DictionaryAttr):
+        return DictionaryAttr(tuple(sorted((k, _norm(v)) for k, v in a.entries)))
+    return a
+
+
+def _loc(loc):
+    """No location and ``loc(unknown)`` are the same (MLIR's UnknownLoc)."""
+    return None if loc is None or loc.text == "unknown" else loc
 
 
 def _attrs(entries):
-    """Attributes with the text-only ``hex`` spelling flag of dense constants dropped."""
-    return tuple(
-        (k, DenseElementsAttr(v.type, v.array) if isinstance(v, DenseElementsAttr) else v)
-        for k, v in entries
-    )
+    return tuple((k, _norm(v)) for k, v in entries)
 
 
 class _Match:
@@ -62,7 +95,9 @@ class _Match:
             self.scopes.pop()
 
     def block(self, a: Block, b: Block, where: str) -> bool:
-        if a.arg_locations != b.arg_locations:
+        if tuple(map(_loc, a.arg_locations)) != tuple(map(_loc, b.arg_locations)) and any(
+            map(_loc, a.arg_locations + b.arg_locations)
+        ):
             return self.fail(f"{where}: block argument locations")
         if len(a.operations) != len(b.operations):
             return self.fail(f"{where}: op count {len(a.operations)} vs {len(b.operations)}")
@@ -70,10 +105,10 @@ class _Match:
 
     def op(self, a: Operation, b: Operation) -> bool:
         w = a.name
-        if (a.name, _attrs(a.attributes), a.location, len(a.successors)) != (
+        if (a.name, _attrs(a.attributes), _loc(a.location), len(a.successors)) != (
             b.name,
             _attrs(b.attributes),
-            b.location,
+            _loc(b.location),
             len(b.successors),
         ):
             return self.fail(f"{w}: name/attributes/location/successors differ:\n{a}\n{b}")
@@ -98,7 +133,15 @@ class _Match:
                 "location",
             )
             for k in keys:
-                if getattr(a, k) != getattr(b, k):
+                x, y = getattr(a, k), getattr(b, k)
+                if k == "attributes":
+                    x, y = _attrs(x), _attrs(y)
+                elif k == "location":
+                    x, y = _loc(x), _loc(y)
+                elif k in ("arg_attrs", "result_attrs"):
+                    x = tuple(None if d is None else _norm(d) for d in x)
+                    y = tuple(None if d is None else _norm(d) for d in y)
+                if x != y:
                     return self.fail(f"@{a.name}: {k} differs")
             return self.region(a.body, b.body, "@" + a.name)
         return self.op(a, b)
@@ -109,8 +152,13 @@ def same_module(a: Module, b: Module) -> str:
     else what differs."""
     m = _Match()
     for k in ("name", "attributes", "resources", "location"):
-        if getattr(a, k) != getattr(b, k):
-            return f"module {k} differs: {getattr(a, k)!r} vs {getattr(b, k)!r}"
+        x, y = getattr(a, k), getattr(b, k)
+        if k == "attributes":
+            x, y = _attrs(x), _attrs(y)
+        elif k == "location":
+            x, y = _loc(x), _loc(y)
+        if x != y:
+            return f"module {k} differs: {x!r} vs {y!r}"
     if len(a.body) != len(b.body):
         return "top-level op count differs"
     for x, y in zip(a.body, b.body):

@@ -32,7 +32,6 @@ def _unregistered(target: str) -> str:
     return f"custom_call target '{target}' is not registered"
 
 
-_SHAPE_ASSERTION = _unregistered("shape_assertion")
 _SDY = "expected an operation, found '='"  # at `sdy.mesh @mesh = ...`: no sdy dialect
 
 # LAPACK FFI targets as the CPU exports name them: lapack_{s,d,c,z}<routine>_ffi.
@@ -52,68 +51,12 @@ _LAPACK = {
 _PREFIX = {"f32": "s", "f64": "d", "c64": "c", "c128": "z"}
 
 
-# The first unregistered target of each accelerator export (jax's lowerings in
-# jax/_src/lax/linalg.py): None when the export is plain StableHLO.
-_ACCEL = {
-    "cholesky": ("cusolver_potrf_ffi", "hipsolver_potrf_ffi", None),
-    "eigh": ("cusolver_syevd_ffi", "hipsolver_syevd_ffi", "Eigh"),
-    "lu": ("cusolver_getrf_ffi", "hipsolver_getrf_ffi", "LuDecomposition"),
-    "qr": ("cusolver_geqrf_ffi", "hipsolver_geqrf_ffi", "Qr"),
-    "svd": ("cusolver_gesvdj_ffi", "hipsolver_gesvdj_ffi", None),
-    "tridiagonal": ("cusolver_sytrd_ffi", "hipsolver_sytrd_ffi", None),
-    "triangular_solve": (None, None, None),
-    "tridiagonal_solve": ("cusparse_gtsv2_ffi", None, None),
-}
-_VARIANTS = (*_PREFIX, "f32_batched")
-
-
-def _lapack_xfails() -> dict[str, str]:
-    out = {}
-    for op, routine in _LAPACK.items():
-        for dt, p in _PREFIX.items():
-            r = routine if isinstance(routine, str) else routine[p in "cz"]
-            reason = _unregistered(f"lapack_{p}{r}_ffi")
-            out[f"linalg_{op}_{dt}"] = reason
-            if dt == "f32":
-                out[f"linalg_{op}_f32_batched"] = reason
-    for op, targets in _ACCEL.items():
-        for platform, target in zip(("cuda", "rocm", "tpu"), targets):
-            if target is not None:
-                out.update(
-                    {f"linalg_{op}_{v}_{platform}": _unregistered(target) for v in _VARIANTS}
-                )
-    # jax's TPU svd (QDWH) emits a real x integer dot_general, which upstream's verifier
-    # accepts, and a complex maximum; after them: Eigh, Qr,
-    # ProductOfElementaryHouseholderReflectors.
-    for v in _VARIANTS:
-        out[f"linalg_svd_{v}_tpu"] = (
-            "'stablehlo.maximum' op kernel failed: TypeError"
-            if v.startswith("c")
-            else "lhs and rhs element types differ"
-        )
-    return out
-
-
 XFAIL: dict[str, str] = {
-    **_lapack_xfails(),
-    "random_threefry_cuda": _unregistered("cu_threefry2x32_ffi"),
-    "random_threefry_rocm": _unregistered("hip_threefry2x32_ffi"),
-    "approx_max_k": _unregistered("ApproxTopK"),
-    "approx_max_k_tpu": _unregistered("ApproxTopK"),
-    # shape polymorphism: then stablehlo.dynamic_top_k, dynamic_approx_top_k,
-    # dynamic_reduce_window, dynamic_rng_bit_generator and `?` dimensions.
-    "poly_mlp": _SHAPE_ASSERTION,
-    "poly_top_k": _SHAPE_ASSERTION,
-    "poly_approx_top_k_tpu": _SHAPE_ASSERTION,
-    "poly_cumsum_tpu": _SHAPE_ASSERTION,
-    "poly_rbg": _SHAPE_ASSERTION,
-    # the cpu branch of the platform-index stablehlo.case
-    "multi_platform": _unregistered("lapack_spotrf_ffi"),
     "sharded_shardy": _SDY,
     "shard_map_psum": _SDY,  # then sdy.manual_computation with an all_reduce in its body
-    "shard_map_psum_gspmd": _unregistered("Sharding"),  # then SPMD{FullToShard,ShardToFull}Shape
+    # a per-device SPMD program: its SPMDFullToShardShape changes the shape
+    "shard_map_psum_gspmd": "changes the shape (8, 3) to (1, 3)",
     "device_placement": _SDY,  # then annotate_device_placement
-    "allocate_buffer_tpu": _unregistered("AllocateBuffer"),
 }
 
 

@@ -80,6 +80,10 @@ _NOT_IN_SPEC = {
     ("custom_call", "backend_config"),
     ("custom_call", "api_version"),
     ("custom_call", "called_computations"),
+    ("custom_call", "mhlo.backend_config"),  # discardable attributes JAX's calls carry
+    ("custom_call", "mhlo.frontend_attributes"),
+    ("custom_call", "error_message"),
+    ("custom_call", "rng_algorithm"),
     ("infeed", "layout"),
     ("collective_reduce", "use_global_device_ids"),
 }

@@ -9,11 +9,13 @@ and QuantOps' ``!quant.uniform<...>`` syntax, not from hlorun's own output.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
 from hlorun.parser import HloError
-from hlorun.parser.grammar import parse_module
+from hlorun.parser.grammar import parse_module, split_input_file
 from hlorun.parser.ir import (
     ComplexType,
     FloatType,
@@ -28,6 +30,7 @@ from hlorun.parser.ir import (
     TypeExtensions,
 )
 from hlorun.parser.printer import print_type
+from tests.conftest import shared_dir
 
 F32 = FloatType("f32")
 I32 = IntegerType(32)
@@ -128,3 +131,35 @@ func.func @main(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
     message = str(info.value)
     assert "f32" in message
     assert "TensorType(" not in message and "FloatType(" not in message
+
+
+_REPR = re.compile(r"\b[A-Z][A-Za-z]*(?:Type|Attr)\(")
+
+
+def test_verifier_suite_messages_spell_types_as_mlir():
+    """Every error the verifier suites of ../shared/stablehlo provoke (parse or verify)
+    names types as MLIR text, never as a dataclass repr."""
+    from hlorun.shape_inference import verify_module
+
+    files = sorted(shared_dir("tests", "verifier").glob("*.mlir"))
+    messages = []
+    for path in files:
+        for chunk, offset in split_input_file(path.read_text()):
+            try:
+                verify_module(parse_module(chunk, str(path), line_offset=offset))
+            except HloError as e:
+                messages.append(str(e))
+    assert len(messages) > 100  # the suites hold hundreds of expected errors
+    assert sum("tensor<" in m for m in messages) > 10
+    offenders = [m for m in messages if _REPR.search(m)]
+    assert not offenders, offenders[:3]
+
+
+def test_every_ir_type_spells_itself():
+    """Each Type class of parser/ir.py defines ``__str__`` (not the dataclass repr)."""
+    from hlorun.parser import ir
+
+    classes = [c for c in vars(ir).values() if isinstance(c, type) and issubclass(c, ir.Type)]
+    assert len(classes) > 10
+    missing = [c.__name__ for c in classes if c is not ir.Type and "__str__" not in vars(c)]
+    assert not missing

@@ -176,11 +176,35 @@ def test_ufunc_columns_are_consistent():
     assert seen >= 25
 
 
+def test_quantization_policies_are_known():
+    """The ``quantized`` kernel option (engine/kernels/quantization.py): the spec's
+    dequantize_op_quantize ops, data movement, native ops; conversions of region inputs
+    only for region ops that run natively."""
+    policies = {None, True, "dequantize", "compare", "is_finite", "storage", "native"}
+    for row in _rows():
+        policy = row.kernel_options.get("quantized")
+        assert policy in policies, row.name
+        if row.kernel_options.get("quantized_targets") is not None:
+            assert policy == "native" and row.regions, row.name
+
+    def policy(n):
+        return OP_TABLE[f"stablehlo.{n}"].kernel_options.get("quantized")
+
+    assert policy("add") == policy("dot_general") == "dequantize"
+    assert policy("reshape") == policy("gather") == "storage"
+    assert policy("while") == policy("reduce") == "native"
+    assert policy("and") is None and policy("uniform_quantize") is True
+
+
 def test_fast_plans_are_callables_of_four_arguments():
     plans = [r for r in _rows() if r.fast_plan is not None]
     assert {r.name for r in plans} >= {
-        "stablehlo.reshape", "stablehlo.broadcast_in_dim", "stablehlo.convert",
-        "stablehlo.dot_general", "stablehlo.maximum", "stablehlo.minimum",
+        "stablehlo.reshape",
+        "stablehlo.broadcast_in_dim",
+        "stablehlo.convert",
+        "stablehlo.dot_general",
+        "stablehlo.maximum",
+        "stablehlo.minimum",
     }
     for r in plans:
         assert len(inspect.signature(r.fast_plan).parameters) == 4, r.name

@@ -1,0 +1,237 @@
+"""Numerics of the elementwise kernels (``elementwise``): the integer, float and complex
+functions its rows are made of (spec "Ops": the integer division / shift / power rules,
+round-half-away, sign, and the complex formulas of the reference interpreter; the
+module docstring of ``elementwise`` states them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from . import _bits as B
+
+# ---------------------------------------------------------------------------------------
+# Integer functions: (compute-dtype arrays..., dt=original dtype) -> integer array
+# ---------------------------------------------------------------------------------------
+
+
+def int_divide(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
+    """Truncating division; x/0 = -1 (all ones), INT_MIN/-1 = INT_MIN."""
+    zero = b == 0
+    if a.dtype.kind == "i":
+        ovf = (a == np.iinfo(a.dtype).min) & (b == -1)
+        safe = np.where(zero | ovf, 1, b).astype(a.dtype)
+        r = np.fmod(a, safe)
+        q = (a - r) // safe  # exact division: floor == truncation
+        q = np.where(ovf, a, q)
+    else:
+        safe = np.where(zero, 1, b).astype(a.dtype)
+        q = a // safe
+    return np.where(zero, ~np.zeros_like(a), q)
+
+
+def int_remainder(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
+    """Remainder with the dividend's sign; x%0 = x, INT_MIN%-1 = 0."""
+    zero = b == 0
+    if a.dtype.kind == "i":
+        ovf = (a == np.iinfo(a.dtype).min) & (b == -1)
+        safe = np.where(zero | ovf, 1, b).astype(a.dtype)
+        r = np.fmod(a, safe)
+        r = np.where(ovf, 0, r)
+    else:
+        safe = np.where(zero, 1, b).astype(a.dtype)
+        r = a % safe
+    return np.where(zero, a, r)
+
+
+def int_power(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
+    """Exponentiation by squaring, modulo 2**width; negative exponents give 0 unless
+    |base| = 1 (then the exponent's magnitude is used)."""
+    width, signed = B.int_info(dt)
+    zero_result = np.zeros(np.broadcast(a, b).shape, dtype=bool)
+    e = b
+    if signed:
+        neg = b < 0
+        unit = (a == 1) | (a == -1)
+        e = np.where(neg & unit, -b, b)  # -INT_MIN wraps; its bit pattern is still right
+        zero_result = neg & ~unit
+    bits = np.asarray(e.astype(np.int64).view(np.uint64) & np.uint64((1 << width) - 1))
+    base = np.broadcast_to(a, bits.shape).copy()
+    result = np.ones(bits.shape, dtype=a.dtype)
+    for i in range(width):
+        shifted = bits >> np.uint64(i)
+        if not shifted.any():
+            break
+        result = np.where((shifted & np.uint64(1)) != 0, result * base, result)
+        base = base * base
+    return np.where(zero_result, 0, result).astype(a.dtype)
+
+
+def _shift_amount(b: np.ndarray, dt: np.dtype) -> tuple[np.ndarray, np.ndarray]:
+    """(amount out of range, safe amount) for a shift of ``dt`` values: the amount is
+    read as an unsigned ``width``-bit number, so negative amounts are out of range."""
+    width, _ = B.int_info(dt)
+    amount = B.to_bits(b).astype(np.uint64)
+    big = amount >= np.uint64(width)
+    return big, np.where(big, np.uint64(0), amount)
+
+
+def _signed_pattern(a: np.ndarray, dt: np.dtype) -> np.ndarray:
+    """The bit pattern of ``a`` read as a signed ``width``-bit number (int8..int64)."""
+    width, _ = B.int_info(dt)
+    if dt in B.SUBBYTE_INT:
+        p = B.to_bits(a).astype(np.int8)
+        half = np.int8(1 << (width - 1))
+        return (p ^ half) - half
+    return B.contiguous(a).view(B.signed_view_dtype(dt))
+
+
+def shift_left(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
+    big, amount = _shift_amount(b, dt)
+    u = B.to_bits(a)
+    r = np.left_shift(u, amount.astype(u.dtype))
+    return np.where(big, 0, r).astype(u.dtype)
+
+
+def shift_right_logical(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
+    big, amount = _shift_amount(b, dt)
+    u = B.to_bits(a)
+    r = np.right_shift(u, amount.astype(u.dtype))
+    return np.where(big, 0, r).astype(u.dtype)
+
+
+def shift_right_arithmetic(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
+    big, amount = _shift_amount(b, dt)
+    s = _signed_pattern(a, dt)
+    r = np.right_shift(s, amount.astype(s.dtype))
+    return np.where(big, np.where(s < 0, -1, 0), r).astype(s.dtype)
+
+
+def clz(a: np.ndarray, dt: np.dtype) -> np.ndarray:
+    width, _ = B.int_info(dt)
+    return B.clz(B.to_bits(a), width)
+
+
+def popcnt(a: np.ndarray, dt: np.dtype) -> np.ndarray:
+    return B.popcount(B.to_bits(a))
+
+
+def binary_int(fn: Callable) -> Callable:
+    return lambda a, b, dt: fn(a, b)
+
+
+def unary_int(fn: Callable) -> Callable:
+    return lambda a, dt: fn(a)
+
+
+# ---------------------------------------------------------------------------------------
+# Float functions (on float32/float64 arrays)
+# ---------------------------------------------------------------------------------------
+
+
+def round_afz(x: np.ndarray) -> np.ndarray:
+    """roundToIntegralTiesToAway: x - trunc(x) is exact, so the tie test is exact."""
+    t = np.trunc(x)
+    return np.where(np.abs(x - t) >= 0.5, t + np.sign(x), t)
+
+
+def fsign(x: np.ndarray) -> np.ndarray:
+    """NaN -> NaN, +-0 -> +-0, else +-1."""
+    one = np.ones_like(x)
+    return np.where(np.isnan(x) | (x == 0), x, np.where(x < 0, -one, one))
+
+
+def logistic(x: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def rsqrt(x: np.ndarray) -> np.ndarray:
+    return 1.0 / np.sqrt(x)
+
+
+# ---------------------------------------------------------------------------------------
+# Complex functions (on complex64/complex128 arrays)
+# ---------------------------------------------------------------------------------------
+
+
+def make_complex(re: np.ndarray, im: np.ndarray, dtype=np.complex128) -> np.ndarray:
+    """re + i*im without the inf*0 = NaN of complex multiplication."""
+    re, im = np.broadcast_arrays(re, im)
+    out = np.empty(re.shape, dtype=dtype)
+    out.real = re
+    out.imag = im
+    return out
+
+
+def cmax(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Lexicographic maximum of (real, imag), as the reference interpreter."""
+    pick_a = np.where(a.real == b.real, a.imag > b.imag, a.real > b.real)
+    return np.where(pick_a, a, b)
+
+
+def cmin(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    pick_a = np.where(a.real == b.real, a.imag < b.imag, a.real < b.real)
+    return np.where(pick_a, a, b)
+
+
+def csign(z: np.ndarray) -> np.ndarray:
+    nan = np.isnan(z.real) | np.isnan(z.imag)
+    zero = z == 0
+    a = np.abs(z)
+    r = make_complex(z.real / a, z.imag / a)  # real divisions: correctly rounded
+    r = np.where(zero, 0, r)
+    return np.where(nan, complex(np.nan, np.nan), r)
+
+
+def ccbrt(z: np.ndarray) -> np.ndarray:
+    """Principal cube root in polar form.  |z| by hypot of the parts scaled by 2**k
+    (k a multiple of 3) into the normal range: squaring them would underflow or
+    overflow, and a subnormal |z| would keep only a few significant bits."""
+    x, y = z.real, z.imag
+    theta = np.arctan2(y, x) / 3.0
+    m = np.maximum(np.abs(x), np.abs(y))
+    ok = (m > 0) & np.isfinite(m)
+    k = np.where(ok, -(np.frexp(np.where(ok, m, 1.0))[1] // 3) * 3, 0)
+    mag = np.ldexp(np.cbrt(np.hypot(np.ldexp(x, k), np.ldexp(y, k))), -(k // 3))
+    return make_complex(mag * np.cos(theta), mag * np.sin(theta))
+
+
+def catan2(y: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """-i log((x + iy) / sqrt(x*x + y*y)), with x and y scaled by one power of two
+    first (the quotient does not change) so that the squares neither underflow nor
+    overflow."""
+    parts = (np.abs(y.real), np.abs(y.imag), np.abs(x.real), np.abs(x.imag))
+    m = np.maximum(np.maximum(parts[0], parts[1]), np.maximum(parts[2], parts[3]))
+    ok = (m > 0) & np.isfinite(m)
+    k = np.where(ok, -np.frexp(np.where(ok, m, 1.0))[1], 0)
+    ys = make_complex(np.ldexp(y.real, k), np.ldexp(y.imag, k))
+    xs = make_complex(np.ldexp(x.real, k), np.ldexp(x.imag, k))
+    i = 1j
+    return -i * np.log((xs + i * ys) / np.sqrt(xs * xs + ys * ys))
+
+
+def clog1p(z: np.ndarray) -> np.ndarray:
+    """spec: complex(log(hypot(re + 1, im)), atan2(im, re + 1)), evaluated without the
+    cancellation of ``log(1 + z)`` for small z: there log|1 + z| = log1p(re*(re + 2) +
+    im**2) / 2.  Non-finite operands keep C's ``clog(z + 1)`` special values."""
+    x, y = z.real, z.imag
+    small = np.hypot(x, y) < 0.5
+    re = np.where(small, 0.5 * np.log1p(x * (x + 2.0) + y * y), np.log(np.hypot(x + 1.0, y)))
+    out = make_complex(re, np.arctan2(y, x + 1.0))
+    finite = np.isfinite(x) & np.isfinite(y)
+    return np.where(finite, out, np.log(z + 1.0))
+
+
+def cexpm1(z: np.ndarray) -> np.ndarray:
+    """exp(z) - 1 without cancellation for small z: the real part is
+    expm1(re) cos(im) - 2 sin(im/2)**2, the imaginary part exp(re) sin(im) (+-0 kept
+    when im is +-0).  Non-finite operands keep C's ``cexp(z) - 1`` special values."""
+    x, y = z.real, z.imag
+    half = np.sin(0.5 * y)
+    re = np.expm1(x) * np.cos(y) - 2.0 * half * half
+    im = np.where(y == 0, y, np.exp(x) * np.sin(y))
+    out = make_complex(re, im)
+    finite = np.isfinite(x) & np.isfinite(y)
+    return np.where(finite, out, np.exp(z) - 1.0)

@@ -1,0 +1,159 @@
+"""Slicing kernels (spec: slice, dynamic_slice, dynamic_update_slice, real_dynamic_slice,
+concatenate, pad, dynamic_pad): data movement without arithmetic, for every element type,
+as in ``movement``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ...parser.errors import InterpreterError
+from ...parser.ir import (
+    TensorType,
+)
+from ...shape_inference.optable import kernel
+from .movement import as_i64, int_tuple, runtime_shape, scalar_index
+
+_I64_MAX = np.iinfo(np.int64).max
+
+# --------------------------------------------------------------------------------------
+# slice, dynamic_slice, dynamic_update_slice, real_dynamic_slice
+# --------------------------------------------------------------------------------------
+
+
+@kernel("stablehlo.slice", quantized="storage")
+def slice_(operand, *, start_indices, limit_indices, strides, **_: Any) -> np.ndarray:
+    """spec: slice: operand_index = start_indices + result_index * strides."""
+    return operand[
+        tuple(
+            slice(s, l, st)
+            for s, l, st in zip(
+                int_tuple(start_indices), int_tuple(limit_indices), int_tuple(strides)
+            )
+        )
+    ]
+
+
+@kernel("stablehlo.real_dynamic_slice", quantized="storage")
+def real_dynamic_slice(
+    operand, start_indices, limit_indices, strides, *, result_type=None, **_: Any
+):
+    """StableHLO dialect op: slice with the three index lists given as 1-d operands."""
+    starts, limits, steps = (
+        tuple(int(v) for v in as_i64(a).reshape(-1))
+        for a in (start_indices, limit_indices, strides)
+    )
+    if not len(starts) == len(limits) == len(steps) == operand.ndim:
+        raise InterpreterError(
+            "'stablehlo.real_dynamic_slice': index lists must have one "
+            f"entry per operand dimension ({operand.ndim})"
+        )
+    for d, (s, l, st) in enumerate(zip(starts, limits, steps)):
+        if st <= 0 or not 0 <= s <= l <= operand.shape[d]:
+            raise InterpreterError(
+                f"'stablehlo.real_dynamic_slice': invalid slice [{s}:{l}:{st}] of dimension "
+                f"{d} of size {operand.shape[d]}"
+            )
+    out = operand[tuple(slice(s, l, st) for s, l, st in zip(starts, limits, steps))]
+    if isinstance(result_type, TensorType) and result_type.shape is not None:
+        runtime_shape(np.array(out.shape), result_type, "real_dynamic_slice")
+    return out
+
+
+def _clamped_starts(starts: Sequence[Any], operand_shape, sizes) -> list[int]:
+    """spec: adjusted_start_indices = clamp(0, start_indices, shape(operand) - sizes)."""
+    return [min(max(scalar_index(s), 0), n - k) for s, n, k in zip(starts, operand_shape, sizes)]
+
+
+@kernel("stablehlo.dynamic_slice", quantized="storage")
+def dynamic_slice(operand, *start_indices, slice_sizes, **_: Any) -> np.ndarray:
+    """spec: dynamic_slice (start indices clamped)."""
+    sizes = int_tuple(slice_sizes)
+    starts = _clamped_starts(start_indices, operand.shape, sizes)
+    return operand[tuple(slice(s, s + k) for s, k in zip(starts, sizes))]
+
+
+@kernel("stablehlo.dynamic_update_slice", quantized="storage")
+def dynamic_update_slice(
+    operand, update, *start_indices, out: np.ndarray | None = None, **_: Any
+) -> np.ndarray:
+    """spec: dynamic_update_slice (start indices clamped).  When the interpreter hands
+    over the dying operand's own buffer as ``out``, the update is written in place (a
+    loop filling a buffer slice by slice then costs O(slice) per step, not O(buffer))."""
+    starts = _clamped_starts(start_indices, operand.shape, update.shape)
+    result = operand if out is operand else operand.copy()
+    result[tuple(slice(s, s + k) for s, k in zip(starts, update.shape))] = update
+    return result
+
+
+# --------------------------------------------------------------------------------------
+# concatenate, pad
+# --------------------------------------------------------------------------------------
+
+
+@kernel("stablehlo.concatenate", quantized="storage")
+def concatenate(*inputs, dimension: int, **_: Any) -> np.ndarray:
+    """spec: concatenate."""
+    return np.concatenate(inputs, axis=dimension)
+
+
+def _pad(operand: np.ndarray, padding_value: np.ndarray, low, high, interior) -> np.ndarray:
+    """spec: pad: result[low + i * (interior + 1)] = operand[i]; negative edges crop."""
+    tmp_shape, place, crop = [], [], []
+    for n, lo, hi, it in zip(operand.shape, low, high, interior):
+        if it < 0:
+            raise InterpreterError(f"interior padding must be non-negative, got {it}")
+        inner = n + max(n - 1, 0) * it
+        lo_pos, hi_pos = max(lo, 0), max(hi, 0)
+        size = lo_pos + inner + hi_pos
+        if lo + inner + hi < 0:
+            raise InterpreterError("padding gives a negative dimension size")
+        tmp_shape.append(size)
+        place.append(slice(lo_pos, lo_pos + inner, it + 1))
+        crop.append(slice(max(-lo, 0), size - max(-hi, 0)))
+    out = np.full(tmp_shape, np.asarray(padding_value).reshape(()), dtype=operand.dtype)
+    out[tuple(place)] = operand
+    return out[tuple(crop)]
+
+
+@kernel("stablehlo.pad", quantized="storage")
+def pad(
+    operand, padding_value, *, edge_padding_low, edge_padding_high, interior_padding, **_: Any
+) -> np.ndarray:
+    """spec: pad."""
+    return _pad(
+        operand,
+        padding_value,
+        int_tuple(edge_padding_low),
+        int_tuple(edge_padding_high),
+        int_tuple(interior_padding),
+    )
+
+
+@kernel("stablehlo.dynamic_pad", quantized="storage")
+def dynamic_pad(
+    operand,
+    padding_value,
+    edge_padding_low,
+    edge_padding_high,
+    interior_padding,
+    *,
+    result_type=None,
+    **_: Any,
+) -> np.ndarray:
+    """spec: dynamic_pad."""
+    lists = [
+        tuple(int(v) for v in as_i64(a).reshape(-1))
+        for a in (edge_padding_low, edge_padding_high, interior_padding)
+    ]
+    if any(len(x) != operand.ndim for x in lists):
+        raise InterpreterError(
+            "'stablehlo.dynamic_pad': padding operands must have one entry "
+            f"per operand dimension ({operand.ndim})"
+        )
+    out = _pad(operand, padding_value, *lists)
+    if isinstance(result_type, TensorType) and result_type.shape is not None:
+        runtime_shape(np.array(out.shape), result_type, "dynamic_pad")
+    return out

@@ -1,0 +1,133 @@
+"""GPU solver custom-call targets (cuSOLVER / hipSOLVER / cuSPARSE), run on CPU
+through the LAPACK routine of the same decomposition (solver_lapack.py).
+
+Operands, results and attributes as jax lowers them (jax/_src/lax/linalg.py
+``*_cpu_gpu_lowering`` / ``_svd_gpu_sub_lowering``, jaxlib/gpu_solver.py,
+jaxlib/gpu/solver_kernels_ffi.cc): boolean FFI attributes (``lower``,
+``full_matrices``, ``compute_uv``, ``transposed``), LAPACK's 1-based getrf pivots and
+info outputs.  The layouts say what the routine sees: gesvd with ``transposed`` gets
+row-major operands, i.e. the transpose, which ``Call.operand`` / ``Call.batched``
+apply.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .custom_targets import Call, target
+from .solver_lapack import (
+    geqrf_matrix,
+    getrf_matrix,
+    gtsv_matrix,
+    info,
+    orgqr_matrix,
+    potrf_matrix,
+    svd_matrix,
+    syevd_matrix,
+    sytrd_matrix,
+)
+
+_SOLVERS = ("cusolver", "hipsolver")
+
+
+def _names(routine: str) -> list[str]:
+    return [f"{s}_{routine}_ffi" for s in _SOLVERS]
+
+
+def _nb(call: Call, x: np.ndarray) -> int:
+    return call.num_batch_dims(x.ndim - 2)
+
+
+@target(*_names("potrf"))
+def potrf(call: Call, a: Any) -> tuple[np.ndarray, ...]:
+    """(a) -> (factor, info); attribute lower."""
+    lower = call.flag("lower", True)
+    x = call.operand(0, a)
+    return call.batched(lambda m: potrf_matrix(m, lower), [x], _nb(call, x))
+
+
+@target(*_names("getrf"))
+def getrf(call: Call, a: Any) -> tuple[np.ndarray, ...]:
+    """(a) -> (lu, pivots (1-based), info)."""
+    x = call.operand(0, a)
+    return call.batched(getrf_matrix, [x], _nb(call, x))
+
+
+@target(*_names("geqrf"))
+def geqrf(call: Call, a: Any) -> tuple[np.ndarray, ...]:
+    """(a) -> (householder form, tau)."""
+    x = call.operand(0, a)
+    return call.batched(geqrf_matrix, [x], _nb(call, x))
+
+
+@target(*_names("orgqr"))
+def orgqr(call: Call, a: Any, tau: Any) -> tuple[np.ndarray, ...]:
+    """(householder form, tau) -> Q."""
+    x = call.operand(0, a)
+    return call.batched(orgqr_matrix, [x, np.asarray(tau)], _nb(call, x))
+
+
+@target(*_names("syevd"))
+def syevd(call: Call, a: Any) -> tuple[np.ndarray, ...]:
+    """(a) -> (eigenvectors, eigenvalues ascending, info); attributes lower,
+    algorithm (QR / Jacobi / default: the same decomposition)."""
+    lower = call.flag("lower", True)
+    x = call.operand(0, a)
+    return call.batched(lambda m: syevd_matrix(m, lower, True), [x], _nb(call, x))
+
+
+@target(*_names("sytrd"))
+def sytrd(call: Call, a: Any) -> tuple[np.ndarray, ...]:
+    """(a) -> (a reduced, d, e, tau, info); attribute lower."""
+    lower = call.flag("lower", True)
+    x = call.operand(0, a)
+    return call.batched(lambda m: sytrd_matrix(m, lower), [x], _nb(call, x))
+
+
+def _svd(call: Call, a: Any, *, v_not_vt: bool) -> tuple[np.ndarray, ...]:
+    """gesvd / gesdd: (a) -> (a, s, u, vt, info); gesvdj / gesvdp return V, not V^H.
+    ``full_matrices`` false is the economy form; without ``compute_uv`` the u / v
+    results are left zero."""
+    full = call.flag("full_matrices", True)
+    uv = call.flag("compute_uv", True)
+    x = call.operand(0, a)
+    ranks = [len(call.result_shape(i)) for i in (2, 3)]
+    nb = _nb(call, x)
+
+    def one(m: np.ndarray) -> tuple[Any, ...]:
+        _, s, u, vt, i = svd_matrix(m, ("A" if full else "S") if uv else "N")
+        if not uv:
+            return m, s, 0, 0, i
+        if v_not_vt:
+            vt = np.conj(vt.T)
+        return m, s, u, vt, i
+
+    if not uv and min(ranks) < 2 + nb:
+        pass  # u, v are placeholders (scalars): zeros stay
+    return call.batched(one, [x], nb)
+
+
+@target(*_names("gesvd"), "hipsolver_gesdd_ffi")
+def gesvd(call: Call, a: Any) -> tuple[np.ndarray, ...]:
+    return _svd(call, a, v_not_vt=False)
+
+
+@target(*_names("gesvdj"), *_names("gesvdp"))
+def gesvdj(call: Call, a: Any) -> tuple[np.ndarray, ...]:
+    return _svd(call, a, v_not_vt=True)
+
+
+@target("cusparse_gtsv2_ffi", "hipsparse_gtsv2_ffi")
+def gtsv2(call: Call, dl: Any, d: Any, du: Any, b: Any) -> tuple[np.ndarray, ...]:
+    """(dl, d, du, b) -> x, with dl[0] = du[n-1] = 0 (cusparse<t>gtsv2)."""
+    y = call.operand(3, b)
+
+    def one(*ops: np.ndarray) -> tuple[np.ndarray]:
+        return (gtsv_matrix(*ops)[3],)
+
+    return call.batched(one, [np.asarray(dl), np.asarray(d), np.asarray(du), y], _nb(call, y))
+
+
+__all__ = ["info"]

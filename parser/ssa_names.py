@@ -1,0 +1,252 @@
+"""MLIR's names for SSA values and blocks, as its printer chooses them.
+
+MLIR never keeps the source's names: ``mlir/lib/IR/AsmPrinter.cpp`` (``SSANameState``)
+numbers every value again when it prints.  ``rename_module`` rebuilds a module with
+those names, so that any printer writes what ``stablehlo-opt`` writes:
+
+- a region is numbered as a whole before the regions nested in it: first the names its
+  parent op gives the entry block's arguments (``getAsmBlockArgumentNames``), then
+  block by block the arguments (``%argN`` for the entry block from a counter of its
+  own, ``%N`` for the others) and the ops' results (``%N``, or the name the op gives
+  them: ``getAsmResultNames``), a multi-result op taking one number (``%N:2``,
+  ``%N#1``);
+- every region nested in an op of that region starts from the counters as they stand
+  once the whole enclosing region is numbered (sibling regions restart from the same
+  counters, so ``cond`` and ``do`` both begin at the same ``%N``; functions, nested in
+  the module's region, all start at ``%0`` / ``%arg0``);
+- names given by ops are unique within the enclosing regions: a clash becomes
+  ``name_K``, K from one counter per region chain (``%c``, ``%cst``, ``%c_0``, ``%c_1``,
+  ``%iterArg_2``...);
+- blocks are ``^bbN``, N their position in the region.
+
+The ops that name their values (StableHLO's ``ConstantOp::getAsmResultNames`` in
+StablehloOps.cpp: ``%c`` for integer elements, else ``%cst``; ``WhileOp`` and CHLO's
+``ScanOp`` in StablehloOps.td / ChloOps.td: ``getAsmBlockArgumentNames``) do so only
+in the custom form: with ``asm_names=False`` (``--mlir-print-op-generic``) every value
+is numbered.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import ChainMap
+from collections.abc import Callable
+
+from .ir import (
+    Block,
+    Function,
+    IntegerType,
+    Module,
+    Operation,
+    Region,
+    TensorType,
+    Value,
+)
+
+__all__ = ["rename_module", "rename_operation"]
+
+
+# ---- the names ops give (OpAsmOpInterface) -----------------------------------------------
+
+
+def _constant_names(op: Operation) -> tuple[str, ...]:
+    """StablehloOps.cpp, ConstantOp::getAsmResultNames."""
+    t = op.results[0].type if len(op.results) == 1 else None
+    elem = t.element_type if isinstance(t, TensorType) else None
+    return ("c",) if isinstance(elem, IntegerType) else ("cst",)
+
+
+def _declared(*names: str) -> Callable[[Operation], tuple[str, ...]]:
+    """The names of an op's declared results: mlir-tblgen generates getAsmResultNames
+    for an op of more than one named result (``outs ...:$a, ...:$b``) that does not
+    implement OpAsmOpInterface itself (OpDefinitionsGen.cpp, genOpAsmInterface)."""
+    return lambda op: names if len(op.results) == len(names) else ()
+
+
+# op name -> the names of its results ("" = part of the previous name's group, or
+# numbered), per getAsmResultNames.  The declared results: StablehloOps.td, ChloOps.td.
+RESULT_NAMES: dict[str, Callable[[Operation], tuple[str, ...]]] = {
+    "stablehlo.constant": _constant_names,
+    "stablehlo.batch_norm_grad": _declared("grad_operand", "grad_scale", "grad_offset"),
+    "stablehlo.batch_norm_training": _declared("output", "batch_mean", "batch_var"),
+    "stablehlo.rng_bit_generator": _declared("output_state", "output"),
+    "chlo.top_k": _declared("values", "indices"),
+}
+
+
+def _while_args(op: Operation, region_index: int, n: int) -> tuple[str, ...]:
+    """StablehloOps.td, WhileOp::getAsmBlockArgumentNames: both regions' ``iterArg``."""
+    return ("iterArg",) * n
+
+
+def _scan_args(op: Operation, region_index: int, n: int) -> tuple[str, ...]:
+    """ChloOps.td, ScanOp::getAsmBlockArgumentNames: ``input`` for each input, then
+    ``carry`` (the inputs are the first half of the operands before the inits)."""
+    n_inputs = len(op.operands) // 2
+    return tuple("input" if i < n_inputs else "carry" for i in range(n))
+
+
+# op name -> the names of a region's entry arguments, per getAsmBlockArgumentNames
+BLOCK_ARG_NAMES: dict[str, Callable[[Operation, int, int], tuple[str, ...]]] = {
+    "stablehlo.while": _while_args,
+    "chlo.scan": _scan_args,
+}
+
+
+# ---- numbering ----------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class _Counters:
+    value: int = 0
+    arg: int = 0
+    conflict: int = 0
+
+
+class _Scope:
+    """The names taken in one region and the regions around it (MLIR's usedNames)."""
+
+    def __init__(self, parent: _Scope | None) -> None:
+        self.parent = parent
+        self.names: set[str] = set()
+
+    def __contains__(self, name: str) -> bool:
+        s: _Scope | None = self
+        while s is not None:
+            if name in s.names:
+                return True
+            s = s.parent
+        return False
+
+
+class _RegionNames:
+    """The names defined in one region: the counters it started from (changed as it
+    numbers), its scope, and old name -> new name."""
+
+    def __init__(self, counters: _Counters, parent_scope: _Scope | None) -> None:
+        self.c = dataclasses.replace(counters)
+        self.scope = _Scope(parent_scope)
+        self.names: dict[str, str] = {}
+
+    def unique(self, name: str) -> str:
+        """``%name``, or ``%name_K`` when ``name`` is taken (SSANameState::uniqueValueName)."""
+        if name in self.scope:
+            while True:
+                probe = f"{name}_{self.c.conflict}"
+                self.c.conflict += 1
+                if probe not in self.scope:
+                    name = probe
+                    break
+        self.scope.names.add(name)
+        return "%" + name
+
+    def number(self) -> str:
+        self.c.value += 1
+        return f"%{self.c.value - 1}"
+
+
+class _Namer:
+    def __init__(self, asm_names: bool) -> None:
+        self.asm_names = asm_names
+
+    def region(
+        self,
+        region: Region,
+        counters: _Counters,
+        parent_scope: _Scope,
+        env: ChainMap,
+        owner: Operation | None,
+        index: int,
+    ) -> Region:
+        """Number everything ``region`` defines (SSANameState::numberValuesInRegion),
+        then rebuild it, its nested regions numbered from the final counters."""
+        r = _RegionNames(counters, parent_scope)
+        env = env.new_child(r.names)
+        if region.blocks and self.asm_names and owner is not None:
+            namer = BLOCK_ARG_NAMES.get(owner.name)
+            if namer is not None:
+                entry = region.blocks[0]
+                for v, nm in zip(entry.arguments, namer(owner, index, len(entry.arguments))):
+                    r.names[v.name] = r.unique(nm) if nm else r.number()
+        labels = {}
+        for i, block in enumerate(region.blocks):
+            if block.label is not None:
+                labels[block.label] = f"^bb{i}"
+            for v in block.arguments:
+                if i == 0:
+                    if v.name not in r.names:
+                        r.names[v.name] = r.unique(f"arg{r.c.arg}")
+                        r.c.arg += 1
+                else:
+                    r.names[v.name] = r.number()
+            for op in block.operations:
+                self._number_results(op, r)
+        blocks = []
+        for i, block in enumerate(region.blocks):
+            args = tuple(Value(env.get(v.name, v.name), v.type) for v in block.arguments)
+            ops = tuple(self.op(o, r, env, labels) for o in block.operations)
+            blocks.append(Block(args, ops, None if i == 0 else f"^bb{i}", block.arg_locations))
+        return Region(tuple(blocks))
+
+    def _number_results(self, op: Operation, r: _RegionNames) -> None:
+        """SSANameState::numberValuesInOp: one name (or number) for all the results."""
+        if not op.results:
+            return
+        given = RESULT_NAMES.get(op.name) if self.asm_names else None
+        names = given(op) if given is not None else ()
+        # result groups: each given name starts one (the first result always does)
+        starts = [0] + [i for i, nm in enumerate(names) if nm and i > 0]
+        for g, start in enumerate(starts):
+            end = starts[g + 1] if g + 1 < len(starts) else len(op.results)
+            nm = names[start] if start < len(names) else ""
+            base = r.unique(nm) if nm else r.number()
+            group = op.results[start:end]
+            if len(group) == 1:
+                r.names[group[0].name] = base
+            else:
+                for i, v in enumerate(group):
+                    r.names[v.name] = f"{base}#{i}"
+
+    def op(self, op: Operation, r: _RegionNames, env: ChainMap, labels: dict[str, str]):
+        """``op`` with its values renamed (``env`` maps every name in reach) and its
+        regions numbered from ``r``'s counters (the enclosing region complete)."""
+        return dataclasses.replace(
+            op,
+            operands=tuple(Value(env.get(v.name, v.name), v.type) for v in op.operands),
+            results=tuple(Value(env.get(v.name, v.name), v.type) for v in op.results),
+            regions=tuple(
+                self.region(x, r.c, r.scope, env, op, i) for i, x in enumerate(op.regions)
+            ),
+            successors=tuple(labels.get(s, s) for s in op.successors),
+        )
+
+    def module(self, m: Module) -> Module:
+        """The module's region holds functions (no results) and ops."""
+        r = _RegionNames(_Counters(), _Scope(None))
+        env = ChainMap(r.names)
+        for item in m.body:
+            if isinstance(item, Operation):
+                self._number_results(item, r)
+        body = []
+        for item in m.body:
+            if isinstance(item, Function):
+                if item.body is not None:
+                    item = dataclasses.replace(
+                        item, body=self.region(item.body, r.c, r.scope, env, None, 0)
+                    )
+                body.append(item)
+            else:
+                body.append(self.op(item, r, env, {}))
+        return dataclasses.replace(m, body=tuple(body))
+
+
+def rename_module(module: Module, *, asm_names: bool = True) -> Module:
+    """``module`` with MLIR's names for every value and block (module docstring);
+    ``asm_names=False`` numbers every value (the generic form's names)."""
+    return _Namer(asm_names).module(module)
+
+
+def rename_operation(op: Operation, *, asm_names: bool = True) -> Operation:
+    """One top-level op renamed as MLIR does when it prints that op alone."""
+    r = _RegionNames(_Counters(), _Scope(None))
+    return _Namer(asm_names).op(op, r, ChainMap(r.names), {})
