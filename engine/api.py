@@ -184,7 +184,7 @@ def run(
     ``profile``: True prints a table of time and bytes per op kind to stderr after the
     run; an ``engine.Profile`` object is filled instead (one process only).
     """
-    options = {
+    options: dict[str, Any] = {
         "memory_cap": memory_cap,
         "max_steps": max_steps,
         "timeout": timeout,
@@ -206,7 +206,7 @@ def run(
             if source is not None:
                 table, key = _programs, (source, run_key)
     prog = None
-    if table is not None:
+    if table is not None and key is not None:
         with _lock:
             prog = table.pop(key, None)  # checked out: one thread per Program
     if prog is None:

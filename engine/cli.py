@@ -122,21 +122,21 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
     text, data = _read_program(args.file)
     if data is not None:
-        errors = list(collect_errors(_bytecode_module(data, args.file)))
-        for e in errors:
-            report(e, [])
-        return 1 if errors else 0
+        found: list[HloError] = list(collect_errors(_bytecode_module(data, args.file)))
+        for err in found:
+            report(err, [])
+        return 1 if found else 0
     assert text is not None
     lines = _source_lines(args.file, text)
     failed = 0
     for chunk in split_input(text, args.split_input_file):
         try:
-            errors = list(collect_errors(parse_module(chunk.text, args.file)))
+            found = list(collect_errors(parse_module(chunk.text, args.file)))
         except HloError as e:
-            errors = [e]
-        for e in errors:
-            report(e, lines)
-        failed += len(errors)
+            found = [e]
+        for err in found:
+            report(err, lines)
+        failed += len(found)
     return 1 if failed else 0
 
 
@@ -248,6 +248,7 @@ def cmd_interpret(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     from .. import __version__
     from .cli_artifacts import add_commands
+    from .cli_ops import add_command as add_ops_command
 
     p = argparse.ArgumentParser(prog="hlorun", description="A fast StableHLO interpreter.")
     p.add_argument("--version", action="version", version=f"hlorun {__version__}")
@@ -288,6 +289,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="print time and bytes per op kind to stderr at the end")
     i.set_defaults(func=cmd_interpret)
     add_commands(sub)
+    add_ops_command(sub)
     sub.add_parser("vhlo", help="legalize to VHLO / convert to a target (hlorun vhlo --help)")
     sub.add_parser("compat", help="can a program be served at a version (hlorun compat --help)")
     return p

@@ -98,7 +98,7 @@ class Program:
     def __call__(
         self,
         *inputs: Any,
-        infeed: Sequence[Any] | None = None,
+        infeed: Sequence[Any] | Mapping[tuple[int, int], Sequence[Any]] | None = None,
         outfeed: list[Any] | None = None,
     ) -> list[Any]:
         """Run the entry function on ``inputs`` (NumPy arrays or Python scalars of its
@@ -147,7 +147,7 @@ class Program:
         self,
         args: Sequence[Any],
         *,
-        infeed: Sequence[Any] | None = None,
+        infeed: Sequence[Any] | Mapping[tuple[int, int], Sequence[Any]] | None = None,
         outfeed: list[Any] | None = None,
     ) -> list[Any]:
         """Run on ``args`` already checked by ``check_inputs`` (one process)."""
@@ -223,10 +223,10 @@ def _input_signature(fn: Function) -> list[tuple[np.dtype, tuple[int, ...]]] | N
     """(dtype, shape) of each argument when all are static tensors; None otherwise."""
     sig = []
     for t in fn.type.inputs:
-        if not isinstance(t, TensorType) or not t.is_static:
+        if not isinstance(t, TensorType) or t.shape is None or None in t.shape:
             return None
         try:
-            sig.append((numpy_dtype(t), tuple(t.shape)))
+            sig.append((numpy_dtype(t), tuple(d for d in t.shape if d is not None)))
         except (TypeError, ValueError):
             return None
     return sig

@@ -80,6 +80,10 @@ class AttrDecl:
     # the .td ``DefaultValued...`` default, as MLIR prints the attribute (``false``,
     # ``1 : i32``): ODS-generated printers leave it out of attr-dict at that value
     ods_default: str | None = None
+    # True for a ``DefaultValuedAttr`` / ``DefaultValuedStrAttr`` (not ``...Optional...``):
+    # MLIR sets it to its default when absent (ODS populateDefaultProperties), so the
+    # generic form always shows it
+    ods_populated: bool = False
 
     @property
     def optional(self) -> bool:
@@ -393,6 +397,13 @@ _ODS_DEFAULTS: dict[str, dict[str, str]] = {
     "chlo.top_k": {"is_stable": "true"},
     "chlo.scan": {"is_reverse": "false"},
 }
+# The DefaultValuedStrAttr ones among them (the others are DefaultValuedOptionalAttr).
+_ODS_POPULATED = {("stablehlo.infeed", "infeed_config"), ("stablehlo.outfeed", "outfeed_config")}
+
+
+def section_of(name: str) -> str:
+    """Where the spec describes ``name``."""
+    return _section(name)
 
 
 def _section(name: str) -> str:
@@ -418,7 +429,14 @@ def _build() -> dict[str, OpDecl]:
         defaults = _ODS_DEFAULTS.get(name, {})
         if set(defaults) - set(names):
             raise ValueError(f"op {name!r}: ODS default of an undeclared attribute")
-        attrs = tuple(replace(a, ods_default=defaults.get(a.name)) for a in attrs)
+        attrs = tuple(
+            replace(
+                a,
+                ods_default=defaults.get(a.name),
+                ods_populated=(name, a.name) in _ODS_POPULATED,
+            )
+            for a in attrs
+        )
         table[name] = OpDecl(name, _section(name), attrs, tuple(regions))
     return table
 

@@ -96,9 +96,7 @@ def serialize_portable_artifact(
     from .convert import vhlo_to_version
     from .to_vhlo import legalize_to_vhlo
 
-    if isinstance(module, str):
-        module = parse_module(module)
-    module = unwrap_generic_module(module)
+    module = unwrap_generic_module(parse_module(module) if isinstance(module, str) else module)
     target = validate_target(resolve_target(target_version), module.pos)
     if not is_vhlo_module(module) or _has_unversioned(module):
         module = legalize_to_vhlo(module, allow_other_dialects=allow_other_dialects)

@@ -84,3 +84,28 @@ def test_console_entry_point_runs(tmp_path, sub):
     r = subprocess.run([sys.executable, "-m", "hlorun.engine.cli", sub, "--split-input-file", str(f)],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
+
+
+def test_ops_prints_one_row_with_where_it_lives():
+    from hlorun.engine.cli_ops import describe
+
+    text = describe("gather")
+    assert text.startswith("stablehlo.gather")
+    assert "spec.md#gather" in text
+    assert "slice_sizes: i64_array, required" in text
+    assert "indices_are_sorted: bool, default False" in text
+    assert "shape_inference/gather_scatter.py" in text and "engine/kernels/" in text
+
+
+def test_ops_unknown_name_is_an_error():
+    r = subprocess.run([sys.executable, "-m", "hlorun.engine.cli", "ops", "no_such_op"],
+                       capture_output=True, text=True)
+    assert r.returncode == 1 and "no op 'no_such_op'" in r.stdout
+
+
+def test_version_flag():
+    import hlorun
+
+    r = subprocess.run([sys.executable, "-m", "hlorun.engine.cli", "--version"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.strip() == f"hlorun {hlorun.__version__}"
