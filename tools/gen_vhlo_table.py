@@ -12,7 +12,6 @@ writing (the test suite runs it that way).
 from __future__ import annotations
 
 import argparse
-import pprint
 import re
 import subprocess
 import sys
@@ -184,7 +183,8 @@ def render(repo: str) -> str:
         ("ATTRS", attrs(read_td(repo, "VhloAttrs.td"))),
         ("ENUMS", enums(read_td(repo, "VhloEnums.td"))),
     ):
-        parts.append(f"\n{title} = " + pprint.pformat(tuple(rows), width=100) + "\n")
+        body = "".join(f"    {row!r},\n" for row in rows)  # one row a line: data, not code
+        parts.append(f"\n{title} = (\n{body})\n")
     return "".join(parts)
 
 
