@@ -16,8 +16,16 @@ from __future__ import annotations
 import dataclasses
 import re
 
+from .. import parse_module
+from ..bytecode.reader import read_bytecode
+from ..bytecode.sections import read_header
+from ..bytecode.writer import write_bytecode
 from ..errors import ParseError
 from ..ir import Block, Function, Module, Operation, Region
+from .common import unwrap_generic_module
+from .convert import vhlo_to_version
+from .from_vhlo import legalize_to_stablehlo
+from .to_vhlo import legalize_to_vhlo
 from .version import (
     CURRENT,
     Version,
@@ -46,8 +54,6 @@ _PRODUCER = re.compile(r"^StableHLO_v(\d+\.\d+\.\d+)$")
 def get_portable_artifact_version(data: bytes, filename: str = "<bytes>") -> str:
     """``X.Y.Z`` of an artifact's producer string ``StableHLO_vX.Y.Z``; a ParseError
     for anything else (text, plain MLIR bytecode)."""
-    from ..bytecode.sections import read_header
-
     producer = read_header(bytes(data), filename).producer
     m = _PRODUCER.match(producer)
     if m is None:
@@ -60,11 +66,6 @@ def get_portable_artifact_version(data: bytes, filename: str = "<bytes>") -> str
 
 def deserialize_portable_artifact(data: bytes, filename: str = "<bytes>") -> Module:
     """The StableHLO module of a portable artifact (or of unversioned bytecode)."""
-    from ..bytecode.reader import read_bytecode
-    from .common import unwrap_generic_module
-    from .convert import vhlo_to_version
-    from .from_vhlo import legalize_to_stablehlo
-
     module = unwrap_generic_module(read_bytecode(data, filename))
     if not is_vhlo_module(module):
         return module
@@ -73,9 +74,6 @@ def deserialize_portable_artifact(data: bytes, filename: str = "<bytes>") -> Mod
 
 def read_vhlo(data: bytes, filename: str = "<bytes>") -> Module:
     """The module as stored: VHLO ops for an artifact (what ``stablehlo-opt`` prints)."""
-    from ..bytecode.reader import read_bytecode
-    from .common import unwrap_generic_module
-
     return unwrap_generic_module(read_bytecode(data, filename))
 
 
@@ -90,12 +88,6 @@ def serialize_portable_artifact(
     (``X.Y.Z``, ``current`` or ``minimum``; a patch version serves its release).
     ``module`` may be StableHLO or VHLO (text or IR); an op, attribute or type with no
     form at the target raises a VerificationError naming it."""
-    from .. import parse_module
-    from ..bytecode.writer import write_bytecode
-    from .common import unwrap_generic_module
-    from .convert import vhlo_to_version
-    from .to_vhlo import legalize_to_vhlo
-
     module = unwrap_generic_module(parse_module(module) if isinstance(module, str) else module)
     target = validate_target(resolve_target(target_version), module.pos)
     if not is_vhlo_module(module) or _has_unversioned(module):
