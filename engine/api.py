@@ -27,6 +27,7 @@ from ..parser.ir import Module
 
 from .interpreter import DEFAULT_MEMORY_CAP, Profile
 from .loading import load_module, looks_like_path
+from .platform_index import with_platform_index
 from .program import Program
 
 CACHE_SIZE = 64
@@ -149,6 +150,8 @@ def run(
     deadlock_timeout: float | None = None,
     host_channels: dict[int, list[Any]] | None = None,
     profile: bool | Profile | None = None,
+    platform: str | int | None = None,
+    platforms: Sequence[str] | None = None,
 ) -> list[Any]:
     """Run a StableHLO program and return its results as NumPy arrays.
 
@@ -183,6 +186,15 @@ def run(
 
     ``profile``: True prints a table of time and bytes per op kind to stderr after the
     run; an ``engine.Profile`` object is filled instead (one process only).
+
+    ``platform``: for a multi-platform ``jax.export`` module, whose entry takes a leading
+    ``tensor<i32> {jax.global_constant = "_platform_index"}`` argument (the index of the
+    platform in the export's platform list; engine/platform_index.py), that argument is
+    filled when ``inputs`` leave it out: ``platform`` is the index, or a platform name
+    looked up in ``platforms`` (the export's list, e.g. ``("cpu", "cuda", "tpu")``; jax
+    keeps it in the ``Exported`` container, see ``engine.load_exported``); by default
+    "cpu" when ``platforms`` lists it, else the first platform (index 0).  An entry that
+    takes no platform index ignores both.
     """
     options: dict[str, Any] = {
         "memory_cap": memory_cap,
@@ -215,6 +227,7 @@ def run(
             host_channels=host_channels, **options,
         )
     try:
+        inputs = with_platform_index(prog.function, inputs, platform, platforms)
         results = prog(*inputs, infeed=infeed, outfeed=outfeed)
     finally:
         if table is not None and key is not None:

@@ -4,7 +4,9 @@
     hlorun verify [--split-input-file] FILE
     hlorun interpret [--split-input-file] [--args "[dense<..> : tensor<..>, ...]"]
                      [--interpreter-print-dense] [--probe-output-dir DIR]
-                     [--float-eq bitwise|ieee] [--entry NAME] [--profile] FILE
+                     [--float-eq bitwise|ieee] [--entry NAME] [--profile]
+                     [--inputs in.npz | a.npy ...] [--outputs out.npz] [--platform P]
+                     FILE | --exported FILE
 
 plus the portable-artifact commands of ``engine/cli_artifacts.py`` (deserialize,
 serialize, vhlo, compat).  FILE may be MLIR text or MLIR bytecode (a portable
@@ -16,36 +18,11 @@ hlorun never shows a Python traceback for a bad program.
 from __future__ import annotations
 
 import argparse
-import re
 import sys
-from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
 
-from ..parser import parse_module, print_module
+from ..parser import parse_module
 from ..parser.errors import HloError, ParseError
-
-SPLIT_MARKER = re.compile(r"^// -----\s*$")
-
-
-@dataclass(frozen=True)
-class Chunk:
-    text: str  # padded with blank lines so that line numbers match the original file
-    first_line: int
-
-
-def split_input(text: str, split: bool) -> Iterator[Chunk]:
-    """``--split-input-file``: chunks separated by lines ``// -----``."""
-    if not split:
-        yield Chunk(text, 1)
-        return
-    lines = text.splitlines(keepends=True)
-    start = 0
-    for i, line in enumerate(lines + ["// -----\n"]):
-        if SPLIT_MARKER.match(line):
-            body = "".join(lines[start:i])
-            yield Chunk("\n" * start + body, start + 1)
-            start = i + 1
+from ..parser.source import read_input, split_input
 
 
 def _source_lines(path: str, text: str) -> list[str]:
@@ -62,15 +39,9 @@ def report(err: HloError, lines: list[str], out=None) -> None:
     print(err.render(with_source=isinstance(err, ParseError)), file=out or sys.stderr)
 
 
-def _read(path: str) -> str:
-    if path == "-":
-        return sys.stdin.read()
-    return Path(path).read_text()
-
-
 def _read_program(path: str) -> tuple[str | None, bytes | None]:
     """(text, None) for MLIR text, (None, data) for MLIR bytecode."""
-    from .cli_artifacts import is_bytecode, read_input
+    from .cli_artifacts import is_bytecode
 
     data = read_input(path)
     if is_bytecode(data):
@@ -105,8 +76,7 @@ def cmd_format(args: argparse.Namespace) -> int:
     for chunk in split_input(text, args.split_input_file):
         try:
             outputs.append(
-                format_text(chunk.text, args.file, generic=args.generic,
-                            strip=args.strip_debuginfo)
+                format_text(chunk.text, args.file, generic=args.generic, strip=args.strip_debuginfo)
             )
         except HloError as e:
             report(e, lines)
@@ -149,7 +119,7 @@ def _parse_args_attr(spec: str) -> list:
         raise ParseError(
             "expected array attribute string for args, i.e. --args=[dense<1> : tensor<2xi32>, ...]"
         )
-    module = parse_module(f'module attributes {{hlorun.args = {spec}}} {{}}', "--args")
+    module = parse_module(f"module attributes {{hlorun.args = {spec}}} {{}}", "--args")
     attr = module.attr("hlorun.args")
     if not isinstance(attr, ArrayAttr):
         raise ParseError("expected array attribute string for args")
@@ -179,7 +149,6 @@ def entry_points(module, name: str | None = None) -> list:
 
 def _print_results(results, types, dense: bool) -> None:
     from ..parser.ir import DenseElementsAttr, TensorType
-
     from .format import format_value
 
     for value, t in zip(results, types):
@@ -193,10 +162,16 @@ def _print_results(results, types, dense: bool) -> None:
 
 def cmd_interpret(args: argparse.Namespace) -> int:
     from .api import run
+    from .cli_exported import cmd_interpret_exported, load_inputs, platform_arg, save_outputs
 
+    if args.exported is not None:
+        return cmd_interpret_exported(args)
+    if args.file is None:
+        print("error: give a FILE to run, or --exported FILE", file=sys.stderr)
+        return 1
     text, data = _read_program(args.file)
     lines = _source_lines(args.file, text) if text is not None else []
-    inputs = []
+    inputs = load_inputs(args) or []
     if args.args is not None:
         try:
             inputs = _parse_args_attr(args.args)
@@ -229,7 +204,9 @@ def cmd_interpret(args: argparse.Namespace) -> int:
                     max_steps=args.max_steps,
                     timeout=args.timeout,
                     profile=profile,
+                    platform=platform_arg(args.platform),
                 )
+                save_outputs(args, results)
                 types = fn.type.results
                 if results and all(isinstance(r, list) for r in results) and types:
                     for per_process in results:  # a process grid: one list per process
@@ -248,14 +225,15 @@ def cmd_interpret(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     from .. import __version__
     from .cli_artifacts import add_commands
+    from .cli_exported import add_flags as add_exported_flags
     from .cli_ops import add_command as add_ops_command
 
     p = argparse.ArgumentParser(prog="hlorun", description="A fast StableHLO interpreter.")
     p.add_argument("--version", action="version", version=f"hlorun {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
 
-    def common(sp: argparse.ArgumentParser) -> None:
-        sp.add_argument("file", help="an .mlir file, or - for standard input")
+    def common(sp: argparse.ArgumentParser, nargs: str | None = None) -> None:
+        sp.add_argument("file", nargs=nargs, help="an .mlir file, or - for standard input")
         sp.add_argument(
             "--split-input-file",
             "-split-input-file",
@@ -265,8 +243,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     f = sub.add_parser("format", help="parse a program and print it back (like stablehlo-opt)")
     common(f)
-    f.add_argument("--generic", "--mlir-print-op-generic", action="store_true",
-                   help="print every op in MLIR's generic form")
+    f.add_argument(
+        "--generic",
+        "--mlir-print-op-generic",
+        action="store_true",
+        help="print every op in MLIR's generic form",
+    )
     f.add_argument("--strip-debuginfo", action="store_true", help="drop locations")
     f.set_defaults(func=cmd_format)
 
@@ -275,18 +257,29 @@ def build_parser() -> argparse.ArgumentParser:
     v.set_defaults(func=cmd_verify)
 
     i = sub.add_parser("interpret", help="run a program (like stablehlo-translate --interpret)")
-    common(i)
+    common(i, nargs="?")
+    add_exported_flags(i)
     i.add_argument("--args", help='inputs as "[dense<...> : tensor<...>, ...]"')
-    i.add_argument("--interpreter-print-dense", action="store_true",
-                   help="print results as dense<...> : tensor<...>")
+    i.add_argument(
+        "--interpreter-print-dense",
+        action="store_true",
+        help="print results as dense<...> : tensor<...>",
+    )
     i.add_argument("--probe-output-dir", default=None, help="where interpreter.probe writes")
-    i.add_argument("--float-eq", choices=("bitwise", "ieee"), default="bitwise",
-                   help="float equality of check.expect_eq: bitwise (spec) or ieee")
+    i.add_argument(
+        "--float-eq",
+        choices=("bitwise", "ieee"),
+        default="bitwise",
+        help="float equality of check.expect_eq: bitwise (spec) or ieee",
+    )
     i.add_argument("--entry", default=None, help="entry function (default: main, or the only one)")
     i.add_argument("--max-steps", type=int, default=None, help="stop after this many ops")
     i.add_argument("--timeout", type=float, default=None, help="stop after this many seconds")
-    i.add_argument("--profile", action="store_true",
-                   help="print time and bytes per op kind to stderr at the end")
+    i.add_argument(
+        "--profile",
+        action="store_true",
+        help="print time and bytes per op kind to stderr at the end",
+    )
     i.set_defaults(func=cmd_interpret)
     add_commands(sub)
     add_ops_command(sub)

@@ -1,11 +1,11 @@
 """``hlorun`` commands for portable artifacts, mirroring the upstream tools:
 
-    hlorun deserialize [--print-stablehlo-version] FILE|-     stablehlo-translate --deserialize
-    hlorun serialize --target=V [--strip-debuginfo] [--allow-other-dialects] FILE|- [-o OUT]
-                                                              stablehlo-translate --serialize
-    hlorun vhlo [--target=V] [--generic] [--split-input-file] [--verify-diagnostics] FILE|-
-                                                              stablehlo-opt --stablehlo-legalize-to-vhlo
-    hlorun compat FILE --target=V                             can FILE be served at V?
+hlorun deserialize [--print-stablehlo-version] FILE|-     stablehlo-translate --deserialize
+hlorun serialize --target=V [--strip-debuginfo] [--allow-other-dialects] FILE|- [-o OUT]
+                                                          stablehlo-translate --serialize
+hlorun vhlo [--target=V] [--generic] [--split-input-file] [--verify-diagnostics] FILE|-
+                                                          stablehlo-opt --stablehlo-legalize-to-vhlo
+hlorun compat FILE --target=V                             can FILE be served at V?
 """
 
 from __future__ import annotations
@@ -16,15 +16,9 @@ from pathlib import Path
 
 from ..parser import parse_module, print_module
 from ..parser.errors import HloError
+from ..parser.source import read_input
 
 BYTECODE_MAGIC = b"ML\xefR"
-
-
-def read_input(path: str) -> bytes:
-    """The bytes of FILE, or of standard input for ``-``."""
-    if path == "-":
-        return sys.stdin.buffer.read()
-    return Path(path).read_bytes()
 
 
 def is_bytecode(data: bytes) -> bool:
@@ -66,10 +60,14 @@ def _report_artifact_error(error: HloError, data: bytes, name: str) -> None:
         header = read_header(data, name)
     except HloError:
         return
-    print(f"{name}: note: in bytecode version {header.version} produced by: {header.producer}",
-          file=sys.stderr)
-    print(f"{name}: error: failed to deserialize portable artifact using {header.producer}",
-          file=sys.stderr)
+    print(
+        f"{name}: note: in bytecode version {header.version} produced by: {header.producer}",
+        file=sys.stderr,
+    )
+    print(
+        f"{name}: error: failed to deserialize portable artifact using {header.producer}",
+        file=sys.stderr,
+    )
 
 
 def cmd_serialize(args: argparse.Namespace) -> int:
@@ -132,18 +130,27 @@ def _explicit(module):
 def add_commands(sub: argparse._SubParsersAction) -> None:
     d = sub.add_parser("deserialize", help="print the StableHLO program of a portable artifact")
     d.add_argument("file", help="a .mlir.bc / .mlirbc artifact (or text), or - for stdin")
-    d.add_argument("--print-stablehlo-version", action="store_true",
-                   help="first print the artifact's StableHLO version")
-    d.add_argument("--verify-diagnostics", action="store_true",
-                   help="accepted for stablehlo-translate compatibility (errors go to stderr)")
+    d.add_argument(
+        "--print-stablehlo-version",
+        action="store_true",
+        help="first print the artifact's StableHLO version",
+    )
+    d.add_argument(
+        "--verify-diagnostics",
+        action="store_true",
+        help="accepted for stablehlo-translate compatibility (errors go to stderr)",
+    )
     d.set_defaults(func=cmd_deserialize)
 
     s = sub.add_parser("serialize", help="write a portable artifact for a target version")
     s.add_argument("file", help="an .mlir program (or artifact), or - for stdin")
     s.add_argument("--target", required=True, help="X.Y.Z, current or minimum")
     s.add_argument("--strip-debuginfo", action="store_true", help="drop locations")
-    s.add_argument("--allow-other-dialects", action="store_true",
-                   help="keep ops of dialects other than stablehlo/func (as upstream)")
+    s.add_argument(
+        "--allow-other-dialects",
+        action="store_true",
+        help="keep ops of dialects other than stablehlo/func (as upstream)",
+    )
     s.add_argument("-o", "--output", default=None, help="output file (default: stdout)")
     s.set_defaults(func=cmd_serialize)
 

@@ -91,8 +91,18 @@ def entry_function(module: Module, name: str | None = None) -> Function:
     )
 
 
+def _has_sdy_mesh(mod: Module) -> bool:
+    return any(getattr(item, "name", None) == "sdy.mesh" for item in mod.body)
+
+
 def grid_size(mod: Module, attr: str, given: int | None) -> int:
-    """``given``, else the module attribute ``attr`` (``mhlo.num_replicas = 2 : i32``), else 1."""
+    """``given``, else the module attribute ``attr`` (``mhlo.num_replicas = 2 : i32``), else 1.
+
+    A module declaring a Shardy mesh (``sdy.mesh``) is a global program, not yet
+    partitioned: its ``mhlo.num_partitions`` names the devices it will be split over,
+    and it runs as one process (its ``sdy.manual_computation`` bodies run per device)."""
+    if given is None and attr == "mhlo.num_partitions" and _has_sdy_mesh(mod):
+        given = 1
     if given is None:
         a = mod.attr(attr)
         given = a.value if isinstance(a, IntegerAttr) else 1

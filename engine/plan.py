@@ -38,7 +38,7 @@ from .values import Token
 if TYPE_CHECKING:
     from .interpreter import Interpreter
 
-RETURN_OPS = frozenset({"func.return", "stablehlo.return", "return", "chlo.return"})
+RETURN_OPS = frozenset({"func.return", "stablehlo.return", "return", "chlo.return", "sdy.return"})
 CALL_OPS = frozenset({"func.call", "call"})
 
 DEFAULT_MEMORY_CAP = 4 << 30  # bytes one tensor may take
@@ -75,8 +75,6 @@ except ImportError:  # pragma: no cover
 
 
 _getrefcount = sys.getrefcount
-_F32 = np.dtype(np.float32)
-_F64 = np.dtype(np.float64)
 
 
 @dataclass

@@ -58,6 +58,7 @@ from .ir import (
     TypeExtensions,
     UnitAttr,
 )
+from .sdy import parse_sdy_attr  # `#sdy...` (shardy attrs.td)
 from .type_syntax import TypeParser, builtin_type
 from .vhlo.text import parse_vhlo_attr  # `!vhlo.` / `#vhlo` text (VhloTypes.td, VhloAttrs.td)
 
@@ -427,6 +428,8 @@ class AttrParser(TypeParser):
         has_body = text.startswith("<", c.pos)
         if name == "#vhlo" or name.startswith("#vhlo."):
             return parse_vhlo_attr(self, name, start)
+        if name == "#sdy" or name.startswith("#sdy."):  # Shardy: parser/sdy.py
+            return parse_sdy_attr(c, name, start)
         if "." not in name:
             if not has_body:
                 if name in self.attr_aliases:

@@ -40,10 +40,16 @@ from .op_syntax import OpParser
 from .pretty_ops import FORMS as _SIMPLE_FORMS
 from .pretty_ops import parse_default
 from .pretty_regions import FORMS as _REGION_FORMS
+from .pretty_sdy import FORMS as _SDY_FORMS
+from .source import split_input_file  # re-exported: parser/source.py is its home
 
 __all__ = ["Parser", "parse_module", "split_input_file"]
 
-CUSTOM_FORMS: dict[str, Callable[..., Operation]] = {**_SIMPLE_FORMS, **_REGION_FORMS}
+CUSTOM_FORMS: dict[str, Callable[..., Operation]] = {
+    **_SIMPLE_FORMS,
+    **_REGION_FORMS,
+    **_SDY_FORMS,
+}
 
 
 class Parser(OpParser):
@@ -217,21 +223,3 @@ def parse_module(text: str, filename: str = "<string>", *, line_offset: int = 0)
         MemoryError,
     ) as e:
         raise p.error(f"invalid input ({type(e).__name__}: {e})") from None
-
-
-def split_input_file(text: str) -> list[tuple[str, int]]:
-    """Split ``text`` on lines ``// -----`` into (chunk, line_offset) pairs, as mlir-opt
-    ``--split-input-file`` does."""
-    out: list[tuple[str, int]] = []
-    lines = text.split("\n")
-    cur: list[str] = []
-    offset = 0
-    for i, line in enumerate(lines):
-        if re.fullmatch(r"\s*// -----\s*", line):
-            out.append(("\n".join(cur), offset))
-            cur = []
-            offset = i + 1
-        else:
-            cur.append(line)
-    out.append(("\n".join(cur), offset))
-    return out

@@ -561,8 +561,16 @@ def parse_composite(p: OpParser, name: str, defs, start: int) -> Operation:
         opnames.append(p.value_use())
         while c.accept(","):
             opnames.append(p.value_use())
+    regions = []  # `(` $composite_regions^ `)` (StablehloOps.td)
+    if c.accept("("):
+        regions.append(p.parse_region())
+        while c.accept(","):
+            regions.append(p.parse_region())
+        c.expect(")")
     dict_attrs, operands, results = _functional_tail(p, name, opnames, defs, start)
-    return _finish(p, name, operands, results, [("name", StringAttr(comp))], dict_attrs, start)
+    return _finish(
+        p, name, operands, results, [("name", StringAttr(comp))], dict_attrs, start, regions
+    )
 
 
 def parse_return(p: OpParser, name: str, defs, start: int) -> Operation:

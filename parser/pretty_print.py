@@ -541,11 +541,13 @@ def _p_custom_call(p: BasePrinter, op: Operation, depth: int) -> str | None:
 
 @_pretty("stablehlo.composite")
 def _p_composite(p: BasePrinter, op: Operation, depth: int) -> str | None:
-    """`"name" $inputs attr-dict : functional-type`."""
+    """`$name operands (` ` `(` $composite_regions^ `)`)? attr-dict : functional-type`."""
     name = op.attr("name")
-    if not isinstance(name, StringAttr) or not _fits(op, ("name",)):
+    if not isinstance(name, StringAttr) or not _fits(op, ("name",), n_regions=len(op.regions)):
         return None
     operands = " " + _operands(op) if op.operands else ""
+    if op.regions:
+        operands += " (" + ", ".join(p.region(r, depth) for r in op.regions) + ")"
     attrs = p.attr_dict(op, ("name",))
     return f"{op.name} {escape_string(name.value)}{operands}{attrs} : {p.functional(op)}"
 

@@ -45,7 +45,8 @@ def _pretty(*names: str) -> Callable[[PrettyFn], PrettyFn]:
 @_pretty("stablehlo.while")
 def _p_while(p: BasePrinter, op: Operation, depth: int) -> str | None:
     """`stablehlo.while(%iterArg = %init, ...) : types attributes {...}
-    cond {...} do {...}`: both regions share the iteration arguments' names."""
+    cond {...} do {...}`: both regions share the iteration arguments' names
+    (AssemblyFormat.cpp, printWhileOp: `cond` on a new line at the op's indentation)."""
     if not _fits(op, n_regions=2):
         return None
     cond, body = op.regions
@@ -72,9 +73,49 @@ def _p_while(p: BasePrinter, op: Operation, depth: int) -> str | None:
         s += " attributes " + p.dict(op.attributes)
     ind = "  " * depth
     return (
-        f"{s}\n{ind} cond {p.region(cond, depth, entry_args=False)} do "
+        f"{s}\n{ind}cond {p.region(cond, depth, entry_args=False)} do "
         f"{p.region(body, depth, entry_args=False)}"
     )
+
+
+# StableHLO's commutative binary ops (HLO_Commutative in StablehloOps.td: add, maximum,
+# minimum, multiply and the bitwise / logical and, or, xor)
+_COMMUTATIVE = frozenset(
+    f"stablehlo.{n}" for n in "add maximum minimum multiply and or xor".split()
+)
+
+
+def _reduce_eligible(op: Operation) -> str | None:
+    """The inner op's name when MLIR prints ``reduce`` as `applies <op>`
+    (AssemblyFormat.cpp, isReduceEligibleForCompactPrint E1-E5): the body's one op
+    before its terminator is a commutative binary op of the reduce's dialect whose
+    operands and result share one type, the 0-d tensor of the first input's element
+    type; its operands are the block's arguments, in order, and the terminator returns
+    its result."""
+    if not op.operands or not op.regions[0].blocks:
+        return None
+    block = op.regions[0].blocks[0]
+    if len(block.operations) != 2:
+        return None
+    inner, ret = block.operations
+    first = op.operands[0].type
+    if (
+        inner.name not in _COMMUTATIVE
+        or op.dialect != inner.dialect
+        or len(inner.operands) != 2
+        or len(inner.results) != 1
+        or inner.regions
+        or not isinstance(first, TensorType)
+    ):
+        return None
+    t = inner.results[0].type
+    if any(v.type != t for v in inner.operands) or t != TensorType((), first.element_type):
+        return None
+    if [a.name for a in block.arguments] != [v.name for v in inner.operands]:
+        return None
+    if ret.name.partition(".")[2] != "return":
+        return None
+    return inner.name if [v.name for v in ret.operands] == [inner.results[0].name] else None
 
 
 def _reduce_applies(op: Operation) -> str | None:
@@ -130,7 +171,7 @@ def _p_reduce(p: BasePrinter, op: Operation, depth: int) -> str | None:
     attrs = p.attr_dict(op, ("dimensions",))
     head = f"{op.name}{pairs}"
     sig = p.functional(op)
-    applies = _reduce_applies(op)
+    applies = _reduce_eligible(op) if p.canonical else _reduce_applies(op)
     if applies is not None:
         return f"{head} applies {applies} across dimensions = {_ints(dims)}{attrs} : {sig}"
     reducer = "".join(f"({p.block_args(block, (i, i + half))}) " for i in range(half))

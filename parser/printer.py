@@ -19,6 +19,7 @@ keyword items as parser/opdecl.py declares them); this module joins them.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Sequence
 
 from .errors import UnsupportedError
@@ -42,10 +43,12 @@ from .number_text import format_float as format_float
 from .opdecl import OP_DECLS
 from .pretty_print import FORMS as _SIMPLE_FORMS
 from .pretty_print_regions import FORMS as _REGION_FORMS
+from .pretty_sdy import PRINT_FORMS as _SDY_FORMS
 from .printer_core import BasePrinter
 from .printer_core import _result_list as _result_list
 from .printer_core import escape_string as escape_string
 from .ssa_names import rename_module
+from .vhlo.table import op_info, vhlo_op_for
 
 __all__ = [
     "CanonicalPrinter",
@@ -56,7 +59,7 @@ __all__ = [
 ]
 
 # Every family's pretty printers by op name.
-_PRETTY: dict[str, Callable[..., str | None]] = {**_SIMPLE_FORMS, **_REGION_FORMS}
+_PRETTY: dict[str, Callable[..., str | None]] = {**_SIMPLE_FORMS, **_REGION_FORMS, **_SDY_FORMS}
 
 
 class _Printer(BasePrinter):
@@ -87,6 +90,7 @@ class CanonicalPrinter(_Printer):
     (``--mlir-print-op-generic``: values numbered, no op-given names)."""
 
     canonical = True
+    enum_gap = ""
 
     def __init__(self, *, generic: bool = False, hex_above: int | None = 100) -> None:
         super().__init__(hex_above)
@@ -119,6 +123,19 @@ class CanonicalPrinter(_Printer):
                 continue
             rest.append((k, v))
         return " " + self.dict(rest) if rest else ""
+
+    def generic(self, op: Operation, depth: int, *, name: str | None = None) -> str:
+        """MLIR's generic form: the inherent attributes (the op's declared ones, opdecl;
+        else those the source wrote so) as properties ``<{...}>``, the populated
+        defaults among them (``AttrDecl.ods_populated``) written when absent."""
+        attrs = dict(op.attributes)
+        decl = OP_DECLS.get(op.name)
+        for a in decl.attrs if decl is not None else ():
+            if a.ods_populated and a.name not in attrs and a.ods_default is not None:
+                attrs[a.name] = _default_attr(a.ods_default)
+        props = frozenset(k for k in attrs if k in op.property_names or _inherent(op, k))
+        op = dataclasses.replace(op, attributes=tuple(attrs.items()), property_names=props)
+        return super().generic(op, depth, name=name)
 
     # ---- module, functions, ops ----------------------------------------------------
 
@@ -161,6 +178,34 @@ class CanonicalPrinter(_Printer):
         finally:
             self._dialects.pop()
         return "  " * depth + _result_list(op.results) + text
+
+
+def _inherent(op: Operation, name: str) -> bool:
+    """Whether ``name`` is an inherent attribute of ``op`` (a property): one opdecl
+    declares (save the discardable ones it lists for an op's readers, which MLIR names
+    with their dialect: ``mhlo.*``), else an attribute of the op's VHLO counterpart
+    (VhloOps.td lists every StableHLO op's attributes, the obsolete ops' too), or of
+    the VHLO op itself."""
+    decl = OP_DECLS.get(op.name)
+    if decl is not None and decl.attr(name) is not None:
+        return "." not in name
+    if op.dialect == "stablehlo":
+        info = vhlo_op_for(op.name)
+    elif op.dialect == "vhlo":
+        info = op_info(op.name.partition(".")[2])
+    else:
+        return False
+    return info is not None and name in info.attributes
+
+
+@functools.lru_cache(maxsize=None)
+def _default_attr(text: str) -> Attribute:
+    """The attribute an ``ods_default`` text spells (read by hlorun's parser)."""
+    from .grammar import parse_module
+
+    op = parse_module(f'"x.y"() {{d = {text}}} : () -> ()').body[0]
+    assert isinstance(op, Operation)
+    return op.attributes[0][1]
 
 
 # Enum attributes whose dialect prints them `#dialect.kind<CASE>` (an assemblyFormat of

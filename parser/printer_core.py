@@ -205,6 +205,8 @@ class BasePrinter:
 
     def attr(self, a: Attribute) -> str:
         fn = self._attr_dispatch.get(type(a))
+        if fn is None and callable(getattr(a, "mlir_text", None)):  # e.g. parser/sdy.py's
+            return a.mlir_text()
         if fn is None:
             raise UnsupportedError(f"the printer has no syntax for attribute {type(a).__name__}")
         return fn(a)

@@ -34,6 +34,8 @@ from collections.abc import Callable
 
 from .ir import (
     Block,
+    BoolAttr,
+    IntegerAttr,
     Function,
     IntegerType,
     Module,
@@ -56,6 +58,25 @@ def _constant_names(op: Operation) -> tuple[str, ...]:
     return ("c",) if isinstance(elem, IntegerType) else ("cst",)
 
 
+def _arith_constant_names(op: Operation) -> tuple[str, ...]:
+    """ArithOps.cpp, ConstantOp::getAsmResultNames: ``%true`` / ``%false`` for i1,
+    ``%c<value>`` for other integers, with ``_<type>`` for an integer type (``%c0`` of
+    index, ``%c-1_i32``), else ``%cst``."""
+    value = op.attr("value")
+    t = op.results[0].type if len(op.results) == 1 else None
+    if isinstance(value, BoolAttr):
+        return ("true" if value.value else "false",)
+    if isinstance(value, IntegerAttr):
+        if isinstance(t, IntegerType) and t.width == 1:
+            return ("true" if value.value else "false",)
+        return (f"c{value.value}" + (f"_{t}" if isinstance(t, IntegerType) else ""),)
+    return ("cst",)
+
+
+def _named(name: str) -> Callable[[Operation], tuple[str, ...]]:
+    return lambda op: (name,)
+
+
 def _declared(*names: str) -> Callable[[Operation], tuple[str, ...]]:
     """The names of an op's declared results: mlir-tblgen generates getAsmResultNames
     for an op of more than one named result (``outs ...:$a, ...:$b``) that does not
@@ -71,6 +92,22 @@ RESULT_NAMES: dict[str, Callable[[Operation], tuple[str, ...]]] = {
     "stablehlo.batch_norm_training": _declared("output", "batch_mean", "batch_var"),
     "stablehlo.rng_bit_generator": _declared("output_state", "output"),
     "chlo.top_k": _declared("values", "indices"),
+    "arith.constant": _arith_constant_names,
+    # TensorOps.cpp (the ops a mixed module may hold)
+    **{
+        f"tensor.{op}": _named(name)
+        for op, name in (
+            ("insert", "inserted"),
+            ("extract", "extracted"),
+            ("cast", "cast"),
+            ("dim", "dim"),
+            ("from_elements", "from_elements"),
+            ("splat", "splat"),
+            ("extract_slice", "extracted_slice"),
+            ("insert_slice", "inserted_slice"),
+            ("rank", "rank"),
+        )
+    },
 }
 
 
@@ -91,6 +128,22 @@ BLOCK_ARG_NAMES: dict[str, Callable[[Operation, int, int], tuple[str, ...]]] = {
     "stablehlo.while": _while_args,
     "chlo.scan": _scan_args,
 }
+
+
+def sanitize(name: str) -> str:
+    """MLIR's sanitizeIdentifier (AsmPrinter.cpp): a name starting with a digit gets a
+    ``_`` first; a character other than a letter, digit or ``$._-`` becomes ``_`` (a
+    space) or its hex code."""
+    if name[:1].isdigit() or not all(_valid(ch) for ch in name):
+        return ("_" if name[:1].isdigit() else "") + "".join(
+            ch if _valid(ch) else "_" if ch == " " else "".join(f"{b:X}" for b in ch.encode())
+            for ch in name
+        )
+    return name
+
+
+def _valid(ch: str) -> bool:
+    return ch.isascii() and (ch.isalnum() or ch in "$._-")
 
 
 # ---- numbering ----------------------------------------------------------------------------
@@ -130,6 +183,7 @@ class _RegionNames:
 
     def unique(self, name: str) -> str:
         """``%name``, or ``%name_K`` when ``name`` is taken (SSANameState::uniqueValueName)."""
+        name = sanitize(name)
         if name in self.scope:
             while True:
                 probe = f"{name}_{self.c.conflict}"

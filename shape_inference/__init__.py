@@ -18,6 +18,7 @@ from . import (  # noqa: F401  (imported for their registrations)
     quantization,
     random,
     reduction,
+    sdy,
     slicing,
 )
 from .optable import OP_TABLE, REQUIRED, OpDef, ShapeContext, define_op, kernel, shape_function

@@ -37,6 +37,11 @@ Operands are NumPy arrays (or ``Token`` / tuples); ``result_type`` is the declar
 result ``Type`` (``result_types``, a tuple, for ``multi_result`` ops); attributes
 arrive decoded as Python values; each region arrives as a ``RegionFn`` under the name
 the row declares (``body``, ``comparator``, ``branches``...).
+
+Kernel options (``OpDef.kernel_options``): ``context=True`` (receives the run's
+``ExecutionContext``), ``operand_types=True``, ``out=True`` (may write into a dying
+operand's buffer), ``quantized`` (how the op treats quantized tensors:
+``engine/kernels/quantization.py`` lists the policies) and ``quantized_targets``.
 """
 
 from __future__ import annotations

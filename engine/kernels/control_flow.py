@@ -13,6 +13,7 @@ from ...shape_inference.optable import kernel
 
 from ..values import TOKEN, RegionFn
 from .check import CUSTOM_CALL_CHECKS
+from .custom_targets import builtin_target
 
 # User-registered custom_call targets: name -> fn(*operands, result_types=...) -> tuple.
 CUSTOM_CALLS: dict[str, Callable[..., Any]] = {}
@@ -92,8 +93,6 @@ def custom_call(*operands, call_target_name: str, result_types, context, **attrs
     if fn is not None:
         out = fn(*operands, result_types=result_types)
     else:
-        from .custom_targets import builtin_target
-
         builtin = builtin_target(call_target_name)
         if builtin is None:
             raise UnsupportedError(

@@ -9,13 +9,16 @@ only on its own platform.  hlorun runs them all on CPU as the same math:
   the sharding annotations, shape_assertion, ApproxTopK, the GPU threefry and
   lu_pivots_to_permutation kernels, and the targets that cannot run here;
 * solver_lapack.py (CPU LAPACK FFI), solver_gpu.py (cuSOLVER / hipSOLVER / cuSPARSE),
-  solver_tpu.py (Eigh, Qr, ProductOfElementaryHouseholderReflectors, LuDecomposition).
+  solver_tpu.py (Eigh, Qr, ProductOfElementaryHouseholderReflectors, LuDecomposition);
+* dynamic_targets.py: stablehlo.dynamic_{top_k,approx_top_k,reduce_window,
+  rng_bit_generator} (shape polymorphism).
 
 User-registered targets (engine.register_custom_call) take precedence over these.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -26,13 +29,13 @@ import numpy as np
 from ...parser.errors import InterpreterError, UnsupportedError
 from ...parser.ir import TensorType, Type
 from ..dtypes import dtype_of
+from .chlo_structured import _descending_key
 
 # A target: fn(call, *operands) -> tuple of results (any array-likes; cast by the caller).
 Target = Callable[..., Any]
 
 _TARGETS: dict[str, Target] = {}
 _PREFIX_TARGETS: list[tuple[str, Target]] = []
-_LOADED = False
 
 
 def target(*names: str) -> Callable[[Target], Target]:
@@ -50,19 +53,10 @@ def target(*names: str) -> Callable[[Target], Target]:
     return wrap
 
 
-def _load() -> None:
-    """Import the solver families (lazily: their registrations fill _TARGETS)."""
-    global _LOADED
-    if not _LOADED:
-        from . import dynamic_targets, solver_gpu, solver_lapack, solver_tpu  # noqa: F401
-
-        _LOADED = True
-
-
 def builtin_target(name: str) -> Callable[..., tuple[Any, ...]] | None:
     """The kernel of built-in target ``name``, or None.  The kernel takes the
-    custom_call kernel's arguments (``*operands, result_types, context, **attrs``)."""
-    _load()
+    custom_call kernel's arguments (``*operands, result_types, context, **attrs``).
+    The families register on import (engine/kernels/__init__.py imports them)."""
     fn = _TARGETS.get(name)
     if fn is None:
         fn = next((f for p, f in _PREFIX_TARGETS if name.startswith(p)), None)
@@ -155,7 +149,7 @@ class Call:
 
     def result_shape(self, i: int, nb: int | None = None) -> tuple[int, ...]:
         """Result ``i``'s shape as the routine writes it."""
-        shape = tuple(self.result_types[i].shape)
+        shape = static_shape(self.result_types[i])
         if self._transposed("result_layouts", i, len(shape), nb):
             shape = (*shape[:-2], shape[-1], shape[-2])
         return shape
@@ -166,15 +160,24 @@ class Call:
     ) -> tuple[np.ndarray, ...]:
         """Run ``fn`` on each matrix of the ``nb`` leading batch dimensions of
         ``operands`` (routine views); ``fn`` returns one value per result, in the
-        routine's shapes.  Results come back in the logical shapes."""
+        routine's shapes (a value of another shape, such as the 1x1 placeholder scipy
+        gives for vectors it did not compute, leaves zeros).  Results come back in the
+        logical shapes."""
         outs = [
             np.zeros(self.result_shape(i, nb), dtype_of(t)) for i, t in enumerate(self.result_types)
         ]
-        batch = outs[0].shape[:nb] if outs else ()
-        for idx in np.ndindex(*batch):
-            got = fn(*(o[idx] for o in operands))
-            for o, g in zip(outs, got):
-                o[idx] = _real_if(np.asarray(g), o.dtype)
+        count = math.prod(outs[0].shape[:nb]) if outs else 1
+        if operands and np.size(operands[0]) == 0:
+            count = 0  # empty matrices: the zeros are the results
+        ins = [np.reshape(o, (count, *np.shape(o)[nb:])) for o in operands]
+        # views (outs are fresh); a result without the batch dimensions is a placeholder
+        views = [o.reshape(count, *o.shape[nb:]) if o.ndim >= nb else None for o in outs]
+        for b in range(count):  # one routine call per matrix of the batch
+            got = fn(*(o[b] for o in ins))
+            for o, g in zip(views, got):
+                g = np.asarray(g)
+                if o is not None and (g.ndim == 0 or g.shape == o[b].shape):
+                    o[b] = _real_if(g, o.dtype)  # else not computed: zeros
         return tuple(
             np.swapaxes(o, -1, -2) if self._transposed("result_layouts", i, o.ndim, nb) else o
             for i, o in enumerate(outs)
@@ -190,6 +193,22 @@ class Call:
         return tuple(_as_type(v, t) for v, t in zip(out, self.result_types))
 
 
+def shape_of(t: Type) -> tuple[int | None, ...]:
+    """A ranked tensor type's shape (``None`` for a ``?`` dimension)."""
+    if isinstance(t, TensorType) and t.shape is not None:
+        return tuple(t.shape)
+    raise UnsupportedError(f"custom_call result of type {t}: a ranked tensor is expected")
+
+
+def static_shape(t: Type) -> tuple[int, ...]:
+    """A static tensor type's shape."""
+    shape = shape_of(t)
+    out = tuple(d for d in shape if d is not None)
+    if len(out) != len(shape):
+        raise UnsupportedError(f"custom_call result of type {t}: a static shape is expected")
+    return out
+
+
 def _real_if(a: np.ndarray, dtype: np.dtype) -> np.ndarray:
     return a.real if a.dtype.kind == "c" and dtype.kind != "c" else a
 
@@ -202,14 +221,15 @@ def _as_type(v: Any, t: Type) -> Any:
     a = _real_if(a, dt)
     if a.dtype != dt:
         a = a.astype(dt)
-    if a.shape != tuple(t.shape) and None not in t.shape:
-        a = np.broadcast_to(a, tuple(t.shape)).copy()
+    shape = shape_of(t)
+    if a.shape != shape and None not in shape:
+        a = np.broadcast_to(a, static_shape(t)).copy()
     return a
 
 
 def zeros(t: Type) -> np.ndarray:
     """An array of zeros of tensor type ``t``."""
-    return np.zeros(tuple(t.shape), dtype_of(t))
+    return np.zeros(static_shape(t), dtype_of(t))
 
 
 # ----------------------------------------------------------------------------- buffers
@@ -223,6 +243,10 @@ def allocate_buffer(call: Call) -> tuple[np.ndarray, ...]:
 
 # ----------------------------------------------------------------------------- sharding
 
+# XLA's sharding annotations (jax/_src/export/_export.py stable list), memory-space
+# moves, and every Shardy round-trip target (xla.sdy.GlobalToLocalShape,
+# LocalToGlobalShape, FuncResultSharding, ShardingGroup... of XLA's
+# xla/service/spmd/shardy export: tests/export_back_compat_test.py names some).
 _IDENTITY = (
     "Sharding",
     "SPMDFullToShardShape",
@@ -230,14 +254,7 @@ _IDENTITY = (
     "annotate_device_placement",
     "MoveToHost",
     "MoveToDevice",
-    "xla.sdy.GlobalToLocalShape",
-    "xla.sdy.LocalToGlobalShape",
-    "xla.sdy.FuncResultSharding",
-    "xla.sdy.ShardingGroup",
-    "xla.sdy.PropagationBarrier",
-    "xla.sdy.ShardingConstraint",
-    "xla.sdy.Sharding",
-    "xla.sdy.ReshardCall",
+    "xla.sdy.*",
 )
 
 
@@ -250,10 +267,10 @@ def sharding_identity(call: Call, *operands: Any) -> tuple[Any, ...]:
     if len(operands) != len(call.result_types):
         raise call.fail(f"{len(operands)} operands for {len(call.result_types)} results")
     for x, t in zip(operands, call.result_types):
-        if isinstance(t, TensorType) and tuple(np.shape(x)) != tuple(t.shape):
+        if isinstance(t, TensorType) and tuple(np.shape(x)) != shape_of(t):
             raise UnsupportedError(
                 f"custom_call target '{call.name}' changes the shape {np.shape(x)} to "
-                f"{tuple(t.shape)}: a per-device program of an SPMD partitioning, which "
+                f"{shape_of(t)}: a per-device program of an SPMD partitioning, which "
                 "runs only on its mesh"
             )
     return tuple(operands)
@@ -293,7 +310,6 @@ _FOREIGN = {
     "xla_ffi_python_cpu_callback": "a Python host callback",
     "xla_ffi_python_gpu_callback": "a Python host callback",
     "xla_ffi_partitioned_python_cpu_callback": "a Python host callback",
-    "xla.sdy.ManualComputation": "a Shardy manual computation (round-tripped)",
 }
 
 
@@ -364,7 +380,7 @@ def pivots_to_permutation(pivots: np.ndarray, size: int) -> np.ndarray:
 def lu_pivots_gpu(call: Call, pivots: Any) -> np.ndarray:
     """jaxlib/gpu/linalg_kernels: 0-based pivots -> the permutation (its size is the
     result's last dimension)."""
-    return pivots_to_permutation(pivots, int(call.result_types[0].shape[-1]))
+    return pivots_to_permutation(pivots, int(shape_of(call.result_types[0])[-1] or 0))
 
 
 # ----------------------------------------------------------------------------- top-k
@@ -387,8 +403,6 @@ def top_k_along(
     """The k best entries of xs[0] along ``dim`` (largest first for max_k, smallest
     first for min_k, in XLA's total order; ties by lower index), and the entries of the
     other operands at the same places."""
-    from .chlo_structured import _descending_key
-
     x = np.asarray(xs[0])
     key = _descending_key(x)
     if not _is_max(x, inits[0]):
@@ -407,5 +421,5 @@ def approx_top_k(call: Call, *operands: Any) -> tuple[np.ndarray, ...]:
     xs, inits = operands[:n], operands[n : 2 * n]
     x = np.asarray(xs[0])
     dim = int(call.config.get("reduction_dim", x.ndim - 1)) % max(x.ndim, 1)
-    k = int(call.result_types[0].shape[dim])
+    k = int(shape_of(call.result_types[0])[dim] or 0)
     return top_k_along(xs, inits, dim, k)

@@ -9,14 +9,18 @@ jax/_src/lax/control_flow/random... lowerings, hlo_helpers' conventions).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from ...parser.errors import InterpreterError, UnsupportedError
 from ..dtypes import dtype_of
+from ..plan import binary_combiner
 from ..values import RegionFn
-from .custom_targets import Call, target, top_k_along
+from .custom_targets import Call, shape_of, target, top_k_along
+from .random import rng_bit_generator_arrays
+from .window import reduce_window
 
 
 def _int(x: Any) -> int:
@@ -54,9 +58,7 @@ def dynamic_approx_top_k(call: Call, *operands: Any) -> tuple[np.ndarray, ...]:
 
 def _called_region(call: Call) -> RegionFn:
     """The reducer function of ``called_computations`` as a region kernels can call."""
-    from ..plan import binary_combiner
-
-    names = call.attrs.get("called_computations") or ()
+    names: Sequence[Any] = call.attrs.get("called_computations") or ()
     if len(names) != 1:
         raise call.fail(f"expects one called computation, got {len(names)}")
     name = str(names[0]).lstrip("@")
@@ -75,8 +77,6 @@ def _called_region(call: Call) -> RegionFn:
 def dynamic_reduce_window(call: Call, *operands: Any) -> tuple[np.ndarray, ...]:
     """jax/_src/lax/windowed_reductions.py: (operands..., inits..., window_dimensions,
     window_strides, base_dilations, window_dilations, padding) -> reduce_window."""
-    from .window import reduce_window
-
     n = len(call.result_types)
     if len(operands) != 2 * n + 5:
         raise call.fail(f"expects {2 * n + 5} operands, got {len(operands)}")
@@ -97,11 +97,9 @@ def dynamic_reduce_window(call: Call, *operands: Any) -> tuple[np.ndarray, ...]:
 def dynamic_rng_bit_generator(call: Call, state: Any, shape: Any) -> tuple[np.ndarray, ...]:
     """(initial_state, output_shape) -> (output_state, output): rng_bit_generator with
     the output shape an operand (attribute rng_algorithm)."""
-    from .random import rng_bit_generator_arrays
-
     out_t = call.result_types[1]
     dims = tuple(int(d) for d in np.asarray(shape).reshape(-1))
-    if any(d < 0 for d in dims) or len(dims) != len(out_t.shape):
+    if any(d < 0 for d in dims) or len(dims) != len(shape_of(out_t)):
         raise call.fail(f"output shape {dims} does not fit {out_t}")
     dt = dtype_of(out_t)
     if dt.kind not in "iuf" or dt == np.bool_:

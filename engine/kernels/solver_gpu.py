@@ -21,7 +21,6 @@ from .solver_lapack import (
     geqrf_matrix,
     getrf_matrix,
     gtsv_matrix,
-    info,
     orgqr_matrix,
     potrf_matrix,
     svd_matrix,
@@ -93,29 +92,26 @@ def _svd(call: Call, a: Any, *, v_not_vt: bool) -> tuple[np.ndarray, ...]:
     full = call.flag("full_matrices", True)
     uv = call.flag("compute_uv", True)
     x = call.operand(0, a)
-    ranks = [len(call.result_shape(i)) for i in (2, 3)]
-    nb = _nb(call, x)
 
     def one(m: np.ndarray) -> tuple[Any, ...]:
         _, s, u, vt, i = svd_matrix(m, ("A" if full else "S") if uv else "N")
         if not uv:
             return m, s, 0, 0, i
-        if v_not_vt:
-            vt = np.conj(vt.T)
-        return m, s, u, vt, i
+        return m, s, u, (np.conj(vt.T) if v_not_vt else vt), i
 
-    if not uv and min(ranks) < 2 + nb:
-        pass  # u, v are placeholders (scalars): zeros stay
-    return call.batched(one, [x], nb)
+    return call.batched(one, [x], _nb(call, x))
 
 
 @target(*_names("gesvd"), "hipsolver_gesdd_ffi")
 def gesvd(call: Call, a: Any) -> tuple[np.ndarray, ...]:
+    """(a) -> (a, s, u, vt, info); attributes full_matrices, compute_uv, transposed
+    (the transposition is in the layouts)."""
     return _svd(call, a, v_not_vt=False)
 
 
 @target(*_names("gesvdj"), *_names("gesvdp"))
 def gesvdj(call: Call, a: Any) -> tuple[np.ndarray, ...]:
+    """(a) -> (a, s, u, v, info): V itself (jax transposes and conjugates it)."""
     return _svd(call, a, v_not_vt=True)
 
 
@@ -128,6 +124,3 @@ def gtsv2(call: Call, dl: Any, d: Any, du: Any, b: Any) -> tuple[np.ndarray, ...
         return (gtsv_matrix(*ops)[3],)
 
     return call.batched(one, [np.asarray(dl), np.asarray(d), np.asarray(du), y], _nb(call, y))
-
-
-__all__ = ["info"]

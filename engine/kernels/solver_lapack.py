@@ -240,8 +240,8 @@ def gehrd_matrix(m: np.ndarray, low: int, high: int) -> tuple[Any, ...]:
 def gehrd(call: Call, a: Any) -> tuple[np.ndarray, ...]:
     """(a) -> (a reduced, tau, info); attributes low, high (ilo, ihi)."""
     x = call.operand(0, a)
-    low = int(call.config.get("low", 1))
-    high = int(call.config.get("high", x.shape[-1]))
+    low = int(call.config.get("low") or 1)
+    high = int(call.config.get("high") or x.shape[-1])
     return call.batched(lambda m: gehrd_matrix(m, low, high), [x], call.num_batch_dims(x.ndim - 2))
 
 

@@ -323,6 +323,7 @@ _KNOWN_CODEC_MODULES = (
     ".bytecode.builtin_codec",
     ".vhlo.bytecode_codec",
     ".bytecode.stablehlo_codec",
+    ".bytecode.sdy_codec",
 )
 
 

@@ -15,14 +15,21 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..ir import (
+    ArrayAttr,
     Attribute,
+    BoolAttr,
     ChannelHandle,
     ConvDimensionNumbers,
     DialectAttr,
+    DictionaryAttr,
     DotAlgorithm,
     DotDimensionNumbers,
     EnumAttr,
+    FloatAttr,
+    FloatType,
     GatherDimensionNumbers,
+    IntegerAttr,
+    IntegerType,
     LocationAttr,
     OpaqueAttr,
     OpaqueType,
@@ -81,6 +88,40 @@ def type_dialect(t: Type) -> str:
         m = _PREFIX.match(t.text)
         return m.group(1) if m else "builtin"
     return "builtin"
+
+
+def canonical_attr(a: Attribute) -> Attribute:
+    """The attribute MLIR would unique ``a`` to: hlorun's IR spells some attributes
+    more than one way (``1`` vs ``1 : i64``, ``false`` vs ``0 : i1``, a dictionary in
+    text order), MLIR has one (IntegerAttr defaults to i64, FloatAttr to f64, BoolAttr
+    is an i1 IntegerAttr, DictionaryAttr is sorted by name)."""
+    cls = type(a)
+    if cls is IntegerAttr:
+        if a.type is None:
+            return IntegerAttr(a.value, IntegerType(64))
+        if a.type == _I1:
+            return BoolAttr(bool(a.value & 1))
+    elif cls is FloatAttr:
+        if a.type is None:
+            return FloatAttr(a.value, FloatType("f64"))
+    elif cls is ArrayAttr:
+        elems = tuple(canonical_attr(x) for x in a.elements)
+        if any(x is not y for x, y in zip(elems, a.elements)):
+            return ArrayAttr(elems)
+    elif cls is DictionaryAttr:
+        entries = tuple(
+            sorted(((k, canonical_attr(v)) for k, v in a.entries), key=lambda kv: _bytes(kv[0]))
+        )
+        if entries != a.entries:
+            return DictionaryAttr(entries)
+    return a
+
+
+def _bytes(s: str) -> bytes:
+    return s.encode("utf-8", "surrogateescape")
+
+
+_I1 = IntegerType(1)
 
 
 @dataclass(eq=False)
@@ -169,6 +210,7 @@ class Numbering:
         return d
 
     def attribute(self, a: Attribute) -> None:
+        a = canonical_attr(a)
         e = self.attrs.get(a)
         if e is not None:
             e.refs += 1

@@ -51,7 +51,16 @@ from .encoding import (
     Emitter,
     encode_varint,
 )
-from .numbering import UNKNOWN_LOC, Numbering, WBlock, WOp, WRegion, WValue, compute_isolation
+from .numbering import (
+    UNKNOWN_LOC,
+    Numbering,
+    WBlock,
+    WOp,
+    WRegion,
+    WValue,
+    canonical_attr,
+    compute_isolation,
+)
 from .properties import property_spec
 from .uselists import range_orders
 
@@ -271,7 +280,7 @@ class _Ctx:
         return self.strings.insert(s)
 
     def attribute_index(self, a) -> int:
-        return self.num.attrs[a].number
+        return self.num.attrs[canonical_attr(a)].number
 
     def type_index(self, t) -> int:
         return self.num.types[t].number
@@ -422,10 +431,10 @@ class BytecodeWriter:
         mask_at = len(e)
         e.byte(0)
         mask = 0
-        e.varint(num.attrs[op.loc].number)
+        e.varint(num.attrs[canonical_attr(op.loc)].number)
         if op.dict_attrs:
             mask |= OP_HAS_ATTRS
-            e.varint(num.attrs[DictionaryAttr(op.dict_attrs)].number)
+            e.varint(num.attrs[canonical_attr(DictionaryAttr(op.dict_attrs))].number)
         if self.version >= V_NATIVE_PROPERTIES and op.props is not None:
             mask |= OP_HAS_PROPERTIES
             e.varint(self.emit_properties(op))
@@ -480,10 +489,10 @@ class BytecodeWriter:
                     known = loc != UNKNOWN_LOC
                     e.varint_with_flag(num.types[t].number, known)
                     if known:
-                        e.varint(num.attrs[loc].number)
+                        e.varint(num.attrs[canonical_attr(loc)].number)
                 else:
                     e.varint(num.types[t].number)
-                    e.varint(num.attrs[loc].number)
+                    e.varint(num.attrs[canonical_attr(loc)].number)
             if self.version >= V_USE_LIST_ORDERING:
                 at = len(e)
                 e.byte(0)
@@ -518,7 +527,7 @@ class BytecodeWriter:
 
             write_properties(DialectWriter(body, self.ctx, self.version), op.props[1], op.props[2])
         else:
-            body.varint(self.num.attrs[op.props[1]].number)
+            body.varint(self.num.attrs[canonical_attr(op.props[1])].number)
         raw = body.getvalue()
         storage = encode_varint(len(raw)) + raw
         idx = self.props_index.get(storage)

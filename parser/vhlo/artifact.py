@@ -21,7 +21,7 @@ from ..bytecode.reader import read_bytecode
 from ..bytecode.sections import read_header
 from ..bytecode.writer import write_bytecode
 from ..errors import ParseError
-from ..ir import Block, Function, Module, Operation, Region
+from ..ir import Block, Function, Module, Operation
 from .common import unwrap_generic_module
 from .convert import vhlo_to_version
 from .from_vhlo import legalize_to_stablehlo
@@ -36,6 +36,7 @@ from .version import (
     resolve_target,
     validate_target,
 )
+from .walk import map_blocks, map_body, rebuild_blocks
 
 __all__ = [
     "deserialize_portable_artifact",
@@ -115,30 +116,19 @@ def strip_debuginfo(module: Module) -> Module:
 
 
 def _strip(module: Module) -> Module:
-    return dataclasses.replace(
-        module, body=tuple(_strip_item(x) for x in module.body), location=None
-    )
+    return map_body(module, _strip_item, location=None)
 
 
 def _strip_item(item: Function | Operation) -> Function | Operation:
     if isinstance(item, Function):
-        body = _strip_region(item.body) if item.body is not None else None
+        body = map_blocks(item.body, _strip_block) if item.body is not None else None
         return dataclasses.replace(item, body=body, location=None)
-    return dataclasses.replace(
-        item, regions=tuple(_strip_region(r) for r in item.regions), location=None
-    )
-
-
-def _strip_region(region: Region) -> Region:
-    return Region(tuple(_strip_block(b) for b in region.blocks))
+    return rebuild_blocks(item, _strip_block, location=None)
 
 
 def _strip_block(block: Block) -> Block:
-    return dataclasses.replace(
-        block,
-        operations=tuple(_strip_item(o) for o in block.operations),  # type: ignore[misc]
-        arg_locations=(),
-    )
+    ops = tuple(_strip_item(o) for o in block.operations)
+    return Block(block.arguments, ops, block.label)  # type: ignore[arg-type]
 
 
 def version_of(text: str) -> Version:

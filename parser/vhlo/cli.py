@@ -17,11 +17,11 @@ import argparse
 import re
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TextIO
 
 from ..errors import HloError, SourcePos
 from ..ir import Function, Module, Operation
+from ..source import Chunk, read_text, split_input
 from .common import LegalizeError, unwrap_generic_module
 from .convert import blockers, vhlo_to_version
 from .ir import VhloAttr
@@ -30,32 +30,12 @@ from .version import Version, resolve_target, validate_target
 
 __all__ = ["compat_main", "run_vhlo", "vhlo_main"]
 
-_SPLIT = re.compile(r"^// -----\s*$")
-
 
 @dataclass(frozen=True)
 class Diagnostic:
     line: int
     message: str
     severity: str = "error"
-
-
-@dataclass(frozen=True)
-class Chunk:
-    text: str  # padded with blank lines: line numbers are the file's
-    first_line: int
-
-
-def split_chunks(text: str, split: bool) -> list[Chunk]:
-    if not split:
-        return [Chunk(text, 1)]
-    lines = text.splitlines(keepends=True)
-    out, start = [], 0
-    for i, line in enumerate(lines + ["// -----\n"]):
-        if _SPLIT.match(line):
-            out.append(Chunk("\n" * start + "".join(lines[start:i]), start + 1))
-            start = i + 1
-    return out
 
 
 # ---- one chunk -------------------------------------------------------------------------
@@ -235,10 +215,6 @@ def verify(expected: list[Diagnostic], got: list[Diagnostic], filename: str, err
 # ---- commands ----------------------------------------------------------------------------
 
 
-def _read(path: str) -> str:
-    return sys.stdin.read() if path == "-" else Path(path).read_text()
-
-
 def _vhlo_args(argv: list[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="hlorun vhlo", description=__doc__.split("\n\n")[1])
     p.add_argument("file")
@@ -258,14 +234,14 @@ def vhlo_main(argv: list[str], out: TextIO | None = None, err: TextIO | None = N
     err = err or sys.stderr
     a = _vhlo_args(argv)
     try:
-        text = _read(a.file)
+        text = read_text(a.file)
     except OSError as e:
         print(f"error: {e}", file=err)
         return 1
     name = "-" if a.file == "-" else a.file
     failed = False
     outputs = []
-    for chunk in split_chunks(text, a.split_input_file):
+    for chunk in split_input(text, a.split_input_file):
         m, diags = run_vhlo(chunk, name, target=a.target, allow_other=a.allow_other_dialects)
         if a.verify_diagnostics:
             failed |= not verify(expected_diagnostics(chunk), diags, name, err)
@@ -291,7 +267,7 @@ def compat_main(argv: list[str], out: TextIO | None = None, err: TextIO | None =
     p.add_argument("--allow-other-dialects", action="store_true")
     a = p.parse_args(argv)
     try:
-        text = _read(a.file)
+        text = read_text(a.file)
         target = resolve_target(a.target)
         v = validate_target(target)
     except (OSError, HloError) as e:

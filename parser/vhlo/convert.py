@@ -16,7 +16,6 @@ from __future__ import annotations
 from ..errors import SourcePos
 from ..ir import (
     Attribute,
-    Block,
     Function,
     Module,
     Operation,
@@ -38,6 +37,7 @@ from .common import (
 )
 from .ir import VhloAttr, VhloType
 from .version import Version, resolve_target, validate_target
+from .walk import iter_ops, map_body, rebuild
 
 __all__ = ["blockers", "is_legal_attr", "is_legal_type", "vhlo_to_version"]
 
@@ -230,20 +230,7 @@ class _Converter:
             op = self.legalize(op, info)
         elif op.name.startswith("vhlo."):
             raise LegalizeError(f"'{op.name}' is not an op of the VHLO dialect", op.pos)
-        if not op.regions:
-            return op
-        regions = tuple(self.region(r) for r in op.regions)
-        return Operation(
-            op.name,
-            op.operands,
-            op.results,
-            op.attributes,
-            regions,
-            op.successors,
-            op.property_names,
-            op.location,
-            op.pos,
-        )
+        return rebuild(op, self.op) if op.regions else op
 
     def legalize(self, op: Operation, info: table.OpInfo) -> Operation:
         original = op
@@ -268,16 +255,6 @@ class _Converter:
             raise illegal(original.name, original.pos)
         return op
 
-    def region(self, r: Region) -> Region:
-        return Region(
-            tuple(
-                Block(
-                    b.arguments, tuple(self.op(o) for o in b.operations), b.label, b.arg_locations
-                )
-                for b in r.blocks
-            )
-        )
-
 
 def vhlo_to_version(module: Module, target: str | Version) -> Module:
     """``module`` (VHLO ops) converted to the ops of version ``target`` (``X.Y.Z``; the
@@ -286,26 +263,17 @@ def vhlo_to_version(module: Module, target: str | Version) -> Module:
     pos = module.pos if module.pos is not None else None
     v = validate_target(resolve_target(str(target)), _module_pos(module))
     conv = _Converter(v)
-    body = []
-    for item in module.body:
-        if isinstance(item, Function):
-            body.append(item)
-            continue
+
+    def item(x: Function | Operation) -> Function | Operation:
+        if isinstance(x, Function):
+            return x
         try:
-            body.append(conv.op(item))
+            return conv.op(x)
         except LegalizeError as e:
             e.notes = (*e.notes, (pos, f"failed to convert VHLO to v{v}"))
             raise
-    return Module(
-        tuple(body),
-        module.name,
-        module.attributes,
-        module.aliases,
-        module.resources,
-        module.implicit,
-        module.location,
-        module.pos,
-    )
+
+    return map_body(module, item)
 
 
 def _module_pos(module: Module) -> SourcePos | None:
@@ -363,23 +331,16 @@ def blockers(module: Module, target: str | Version) -> list[tuple[SourcePos | No
                 continue
         return "(none)"
 
-    def visit_op(op: Operation) -> None:
+    for op in iter_ops(x for x in module.body if isinstance(x, Operation)):
         info = table.op_info(op.name) if op.name.startswith("vhlo.") else None
-        if info is not None:
-            try:
-                conv.legalize(op, info)
-            except LegalizeError:
-                out.append((op.pos, f"op {op.name}", first_serving(op, info)))
-                for name, a in op.attributes:
-                    _too_new(a, v, f"{op.name} {name}", op.pos, out)
-                for t in op.operand_types + op.result_types:
-                    _too_new(t, v, op.name, op.pos, out)
-        for r in op.regions:
-            for b in r.blocks:
-                for o in b.operations:
-                    visit_op(o)
-
-    for item in module.body:
-        if isinstance(item, Operation):
-            visit_op(item)
+        if info is None:
+            continue
+        try:
+            conv.legalize(op, info)
+        except LegalizeError:
+            out.append((op.pos, f"op {op.name}", first_serving(op, info)))
+            for name, a in op.attributes:
+                _too_new(a, v, f"{op.name} {name}", op.pos, out)
+            for t in op.operand_types + op.result_types:
+                _too_new(t, v, op.name, op.pos, out)
     return out

@@ -13,6 +13,8 @@ and ``stablehlo.return`` elsewhere.  The module must be at the current version
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..ir import (
     ArrayAttr,
     Attribute,
@@ -54,6 +56,7 @@ from ..ir import (
 from .builtin_view import dense_from_data, to_builtin
 from .common import K_DYNAMIC, MALFORMED, LegalizeError, bits_float, illegal, signed_value
 from .ir import VhloAttr, VhloType
+from .walk import iter_ops, map_blocks, map_body, map_region, rebuild_blocks
 
 __all__ = ["legalize_to_stablehlo", "from_vhlo_attr", "from_vhlo_type"]
 
@@ -560,17 +563,11 @@ class _Converter:
         return Value(v.name, from_vhlo_type(v.type))
 
     def region(self, r: Region, in_func: bool = False) -> Region:
-        return Region(
-            tuple(
-                Block(
-                    tuple(self.value(a) for a in b.arguments),
-                    tuple(self.op(o, in_func) for o in b.operations),
-                    b.label,
-                    b.arg_locations,
-                )
-                for b in r.blocks
-            )
-        )
+        return map_region(r, self.func_op if in_func else self.op, self.value)
+
+    def func_op(self, op: Operation) -> Operation:
+        """An op of a function body (where ``vhlo.return_v1`` is ``func.return``)."""
+        return self.op(op, in_func=True)
 
     def op(self, op: Operation, in_func: bool = False) -> Operation:
         if not op.name.startswith("vhlo."):
@@ -580,17 +577,7 @@ class _Converter:
                 results = tuple(self.value(v) for v in op.results)
             except (_Fail, *MALFORMED):
                 raise illegal(op.name, op.pos) from None
-            return Operation(
-                op.name,
-                operands,
-                results,
-                op.attributes,
-                regions,
-                op.successors,
-                op.property_names,
-                op.location,
-                op.pos,
-            )
+            return replace(op, operands=operands, results=results, regions=regions)
         mnemonic = op.name[5:]
         from .table import op_info
 
@@ -660,7 +647,7 @@ def _reconcile(item):
     alias: dict[str, Value] = {}
 
     def collect(ops) -> None:
-        for o in ops:
+        for o in iter_ops(ops):
             if (
                 o.name == _CAST
                 and len(o.operands) == 1
@@ -668,52 +655,29 @@ def _reconcile(item):
                 and o.operands[0].type == o.results[0].type
             ):
                 alias[o.results[0].name] = o.operands[0]
-            for r in o.regions:
-                for b in r.blocks:
-                    collect(b.operations)
 
     def resolve(v: Value) -> Value:
         while v.name in alias:
             v = alias[v.name]
         return v
 
-    def rewrite_region(r: Region) -> Region:
-        return Region(
-            tuple(
-                Block(b.arguments, rewrite_ops(b.operations), b.label, b.arg_locations)
-                for b in r.blocks
-            )
-        )
+    def dropped(o: Operation) -> bool:
+        return o.name == _CAST and bool(o.results) and o.results[0].name in alias
 
-    def rewrite_ops(ops) -> tuple[Operation, ...]:
-        out = []
-        for o in ops:
-            if o.name == _CAST and o.results and o.results[0].name in alias:
-                continue
-            out.append(
-                Operation(
-                    o.name,
-                    tuple(resolve(v) for v in o.operands),
-                    o.results,
-                    o.attributes,
-                    tuple(rewrite_region(r) for r in o.regions),
-                    o.successors,
-                    o.property_names,
-                    o.location,
-                    o.pos,
-                )
-            )
-        return tuple(out)
+    def rewrite_block(b: Block) -> Block:
+        return replace(b, operations=tuple(rewrite(o) for o in b.operations if not dropped(o)))
 
-    import dataclasses
+    def rewrite(o: Operation) -> Operation:
+        operands = tuple(resolve(v) for v in o.operands)
+        return rebuild_blocks(o, rewrite_block, operands=operands)
 
     if isinstance(item, Function):
         if item.body is None:
             return item
         collect(op for b in item.body.blocks for op in b.operations)
-        return dataclasses.replace(item, body=rewrite_region(item.body)) if alias else item
+        return replace(item, body=map_blocks(item.body, rewrite_block)) if alias else item
     collect([item])
-    return rewrite_ops([item])[0] if alias else item
+    return rewrite(item) if alias else item
 
 
 def _dicts(a) -> tuple[DictionaryAttr | None, ...]:
@@ -733,24 +697,13 @@ def _dicts(a) -> tuple[DictionaryAttr | None, ...]:
 def legalize_to_stablehlo(module: Module) -> Module:
     """The StableHLO form of a VHLO module at the current version."""
     conv = _Converter()
-    body = []
-    for item in module.body:
-        if isinstance(item, Operation) and item.name == "vhlo.func_v1":
-            body.append(_reconcile(conv.function(item)))
-        elif isinstance(item, Operation):
-            body.append(_reconcile(conv.op(item)))
-        else:
-            body.append(item)
-    return Module(
-        tuple(body),
-        module.name,
-        module.attributes,
-        module.aliases,
-        module.resources,
-        module.implicit,
-        module.location,
-        module.pos,
-    )
+
+    def item(x: Function | Operation) -> Function | Operation:
+        if not isinstance(x, Operation):
+            return x
+        return _reconcile(conv.function(x) if x.name == "vhlo.func_v1" else conv.op(x))
+
+    return map_body(module, item)
 
 
 _ = (LocationAttr, LegalizeError)

@@ -10,8 +10,9 @@ block argument, at the start of its block, the last argument's first).
 
 from __future__ import annotations
 
-from ..ir import Block, Operation, Region, Type, Value
+from ..ir import Block, Operation, Type, Value
 from .ir import VhloType
+from .walk import rebuild, rebuild_blocks
 
 CAST = "builtin.unrealized_conversion_cast"
 
@@ -64,25 +65,8 @@ class _Casts:
         return cast
 
     def rewrite(self, op: Operation) -> Operation:
-        side = _is_vhlo(op)
-        operands = tuple(self.use(v, side) for v in op.operands)
-        regions = tuple(Region(tuple(self.block(b) for b in r.blocks)) for r in op.regions)
-        return Operation(
-            op.name,
-            operands,
-            op.results,
-            op.attributes,
-            regions,
-            op.successors,
-            op.property_names,
-            op.location,
-            op.pos,
-        )
-
-    def block(self, b: Block) -> Block:
-        return Block(
-            b.arguments, tuple(self.rewrite(o) for o in b.operations), b.label, b.arg_locations
-        )
+        operands = tuple(self.use(v, _is_vhlo(op)) for v in op.operands)
+        return rebuild(op, self.rewrite, operands=operands)
 
     # pass 3: the casts, after their definitions
     def cast_op(self, v: Value) -> Operation:
@@ -90,18 +74,7 @@ class _Casts:
         return Operation(CAST, (src,), (self.casts[v.name],))
 
     def place(self, op: Operation) -> Operation:
-        regions = tuple(Region(tuple(self.place_block(b) for b in r.blocks)) for r in op.regions)
-        return Operation(
-            op.name,
-            op.operands,
-            op.results,
-            op.attributes,
-            regions,
-            op.successors,
-            op.property_names,
-            op.location,
-            op.pos,
-        )
+        return rebuild_blocks(op, self.place_block)
 
     def place_block(self, b: Block) -> Block:
         ops: list[Operation] = [

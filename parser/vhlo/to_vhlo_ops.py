@@ -46,6 +46,7 @@ from .common import (
 )
 from .ir import VhloAttr
 from .to_vhlo import _Fail, to_vhlo_attr, to_vhlo_type
+from .walk import map_body, map_region, rebuild
 
 # ---- attributes: op-specific special cases (convertSpecial) -------------------------
 
@@ -345,17 +346,15 @@ class _Legalizer:
                 out.append((name, to_vhlo_attr(a, self.allow_other)))
         return tuple(sorted(out, key=lambda kv: kv[0]))
 
-    def region(self, r: Region, convert_args: bool = True) -> Region:
-        return Region(tuple(self.block(b, convert_args) for b in r.blocks))
+    def region(self, r: Region) -> Region:
+        return map_region(r, self.op, self._arg)
 
-    def block(self, b: Block, convert_args: bool = True) -> Block:
-        args = b.arguments
-        if convert_args:
-            try:
-                args = tuple(self.value(a) for a in b.arguments)
-            except (_Fail, *MALFORMED):
-                raise illegal("block", None) from None
-        return Block(args, tuple(self.op(o) for o in b.operations), b.label, b.arg_locations)
+    def _arg(self, a: Value) -> Value:
+        """A block argument at its VHLO type."""
+        try:
+            return self.value(a)
+        except (_Fail, *MALFORMED):
+            raise illegal("block", None) from None
 
     def op(self, op: Operation) -> Operation:
         info = table.vhlo_op_for(op.name)
@@ -381,18 +380,7 @@ class _Legalizer:
     def _other(self, op: Operation) -> Operation:
         """Ops of other dialects stay (allow-other-dialects); the StableHLO ops in their
         regions still convert (their block arguments keep their types)."""
-        regions = tuple(self.region(r, convert_args=False) for r in op.regions)
-        return Operation(
-            op.name,
-            op.operands,
-            op.results,
-            op.attributes,
-            regions,
-            op.successors,
-            op.property_names,
-            op.location,
-            op.pos,
-        )
+        return rebuild(op, self.op)
 
     def function(self, f: Function) -> Operation:
         try:
@@ -439,23 +427,9 @@ class _Legalizer:
 def legalize(module: Module, *, allow_other_dialects: bool = False) -> Module:
     """The VHLO form of a StableHLO module (ops already in VHLO are kept)."""
     lg = _Legalizer(allow_other_dialects)
-    body = []
-    for item in module.body:
-        if isinstance(item, Function):
-            body.append(lg.function(item))
-        else:
-            body.append(lg.op(item))
+    out = map_body(module, lambda x: lg.function(x) if isinstance(x, Function) else lg.op(x))
     if allow_other_dialects:
         from .mixed import materialize_casts
 
-        body = [materialize_casts(x) for x in body]
-    return Module(
-        tuple(body),
-        module.name,
-        module.attributes,
-        module.aliases,
-        module.resources,
-        module.implicit,
-        module.location,
-        module.pos,
-    )
+        out = map_body(out, materialize_casts)
+    return out

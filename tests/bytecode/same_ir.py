@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from hlorun.parser.ir import (
     ArrayAttr,
     Block,
     BoolAttr,
+    ConvDimensionNumbers,
     DenseElementsAttr,
     DictionaryAttr,
+    EnumAttr,
     FloatAttr,
     FloatType,
     Function,
@@ -16,12 +20,14 @@ from hlorun.parser.ir import (
     Module,
     Operation,
     Region,
+    ResultAccuracy,
 )
 
 
 def _norm(a):
     """An attribute as MLIR would hold it: untyped integers are i64 and untyped floats
-    f64 (MLIR's defaults), i1 integers booleans; dense constants drop the text-only ``hex`` spelling flag."""
+    f64 (MLIR's defaults), i1 integers booleans; dense
+    constants and convolution dimension numbers drop their text-only spelling flags."""
     if isinstance(a, IntegerAttr) and a.type is None:
         return IntegerAttr(a.value, IntegerType(64))
     if isinstance(a, IntegerAttr) and a.type == IntegerType(1):
@@ -30,6 +36,11 @@ def _norm(a):
         return FloatAttr(a.value, FloatType("f64"))
     if isinstance(a, DenseElementsAttr):
         return DenseElementsAttr(a.type, a.array)
+    if isinstance(a, ConvDimensionNumbers):  # ``raw``: how the text spelled it
+        return dataclasses.replace(a, raw=False)
+    if isinstance(a, ResultAccuracy) and a.mode is None:  # the default mode, spelled out
+        mode = EnumAttr("stablehlo", "result_accuracy_mode", "DEFAULT", short=False)
+        return dataclasses.replace(a, mode=mode)
     if isinstance(a, ArrayAttr):
         return ArrayAttr(tuple(_norm(x) for x in a.elements))
     if isinstance(a, DictionaryAttr):

@@ -11,11 +11,11 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from hlorun.parser.source import split_input
 from tests.conftest import SHARED
 
 FUNC = re.compile(r"func\.func\s+(?:public\s+|private\s+)?@([\w$.-]+)")
 ARGS = re.compile(r'--args="([^"]*)"')
-SPLIT = re.compile(r"^// -----\s*$")
 
 # (file, outcome) -> count, filled as tests run; printed by conftest's summary hook.
 TALLY: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
@@ -38,18 +38,13 @@ class Case:
 
 def chunks(path: Path, split: bool = True) -> list[Case]:
     text = path.read_text()
-    lines = text.splitlines(keepends=True)
     m = ARGS.search(text)
     args = m.group(1) if m else None
     out: list[Case] = []
-    start = 0
-    bounds = [i for i, line in enumerate(lines) if SPLIT.match(line)] if split else []
-    for end in bounds + [len(lines)]:
-        body = "".join(lines[start:end])
-        names = FUNC.findall(body)
-        name = "main" if "main" in names else (names[0] if names else f"chunk{len(out)}")
-        out.append(Case(path, len(out), start + 1, "\n" * start + body, name, args))
-        start = end + 1
+    for i, chunk in enumerate(split_input(text, split)):
+        names = FUNC.findall(chunk.text)
+        name = "main" if "main" in names else (names[0] if names else f"chunk{i}")
+        out.append(Case(path, i, chunk.first_line, chunk.text, name, args))
     return out
 
 
@@ -60,6 +55,8 @@ def interpret_cases() -> list[Case]:
     cases: list[Case] = []
     for path in sorted(root.rglob("*.mlir")):
         text = path.read_text()
-        split = any("split-input-file" in line for line in text.splitlines() if line.startswith("// RUN"))
+        split = any(
+            "split-input-file" in line for line in text.splitlines() if line.startswith("// RUN")
+        )
         cases.extend(chunks(path, split))
     return cases

@@ -1,9 +1,10 @@
-"""No import cycles in shape_inference/ and engine/, and no function-local import of
-project modules (one that dodges a cycle): read from the source with ``ast``.
+"""No function-local import of a project module (one that would dodge an import cycle)
+in the op families (shape_inference/, engine/kernels/) and the interpreter's modules:
+read from the source with ``ast``.  (Import cycles and layering: tests/test_layering.py.)
 
-A module imports another when a top-level ``import`` / ``from ... import`` names it
-(``if TYPE_CHECKING:`` blocks excluded); importing ``a.b.c`` also runs the packages
-``a.b`` it passes through, unless the importer is inside them already.
+Not checked here: the command line and the public entry points (engine/api.py,
+program.py, cli*.py, exported*.py...), which import lazily so that ``import hlorun`` and
+``hlorun --help`` stay cheap.
 """
 
 from __future__ import annotations
@@ -14,147 +15,52 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("shape_inference", "engine")
-# Modules whose function-local imports are not checked here: the command line and the
-# public entry points import lazily so that ``import hlorun`` and ``hlorun --help`` stay
-# cheap (issue 14 item 1 reviews them).
-LAZY_MODULES = {
-    "engine.api",
-    "engine.program",
-    "engine.cli",
-    "engine.cli_artifacts",
-    "engine.loading",
-}
-# Work in progress (issue 17: jax.export custom_call targets, another session's files):
-# their local imports, and local imports of them, are not checked yet; drop each entry
-# once its imports are top-level.
-IN_PROGRESS = {"engine.kernels.custom_targets", "engine.kernels.dynamic_targets"}
+ENGINE_CORE = (
+    "interpreter", "plan", "steps", "fastpath", "ufunc", "grid", "format", "parallel",
+    "dtypes", "values", "element",
+)  # fmt: skip
+CHECKED = sorted(
+    [*(ROOT / "shape_inference").glob("*.py"), *(ROOT / "engine" / "kernels").glob("*.py")]
+    + [ROOT / "engine" / f"{name}.py" for name in ENGINE_CORE]
+)
+# (file, imported module) pairs allowed, and why.
+ALLOWED: set[tuple[str, str]] = set()
 
 
-def _modules() -> dict[str, Path]:
-    mods = {}
-    for pkg in ("parser", *PACKAGES):
-        for path in sorted((ROOT / pkg).rglob("*.py")):
-            parts = path.relative_to(ROOT).with_suffix("").parts
-            if parts[-1] == "__init__":
-                parts = parts[:-1]
-            mods[".".join(parts)] = path
-    return mods
-
-
-MODULES = _modules()
-
-
-def _target(importer: str, node: ast.ImportFrom) -> str:
-    base = importer.split(".")
-    if not MODULES[importer].name == "__init__.py":
-        base = base[:-1]
-    if node.level > 1:
-        base = base[: len(base) - (node.level - 1)]
-    return ".".join(base + ([node.module] if node.module else []))
-
-
-def _top_level_imports(tree: ast.Module):
+def _local_project_imports(source: str) -> list[str]:
+    """Relative imports (the project's own modules) below the module's top level,
+    ``if TYPE_CHECKING:`` blocks excepted."""
+    tree = ast.parse(source)
+    top: set[int] = set()
     for node in tree.body:
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.dump(node.test):
-            continue
-        if isinstance(node, ast.Import | ast.ImportFrom):
-            yield node
-        elif isinstance(node, ast.Try | ast.If):
-            yield from (n for n in node.body if isinstance(n, ast.Import | ast.ImportFrom))
+        if isinstance(node, ast.If | ast.Try) or isinstance(node, ast.ImportFrom):
+            top.update(id(n) for n in ast.walk(node) if isinstance(n, ast.ImportFrom))
+    for node in tree.body:  # imports inside functions of a top-level try/if still count
+        if isinstance(node, ast.If | ast.Try):
+            for sub in ast.walk(node):
+                if isinstance(sub, ast.FunctionDef | ast.AsyncFunctionDef):
+                    top.difference_update(id(n) for n in ast.walk(sub))
+    return [
+        "." * node.level + (node.module or "")
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.level and id(node) not in top
+    ]
 
 
-def _edges() -> dict[str, set[str]]:
-    edges: dict[str, set[str]] = {m: set() for m in MODULES}
-    for mod, path in MODULES.items():
-        for node in _top_level_imports(ast.parse(path.read_text())):
-            if isinstance(node, ast.ImportFrom):
-                if not node.level:
-                    continue  # absolute imports: third-party (the packages import relatively)
-                pre = _target(mod, node)
-                names = [
-                    f"{pre}.{a.name}" if f"{pre}.{a.name}" in MODULES else pre for a in node.names
-                ]
-            else:
-                names = [a.name for a in node.names]
-            for name in names:
-                parts = name.split(".")
-                for i in range(1, len(parts) + 1):
-                    q = ".".join(parts[:i])
-                    if q in MODULES and q != mod and not mod.startswith(q + "."):
-                        edges[mod].add(q)
-    return edges
+def test_a_local_import_is_found():
+    source = "from . import a\n\ndef f():\n    from .b import c\n    return c\n"
+    assert _local_project_imports(source) == [".b"]
+    guarded = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .x import Y\n"
+    assert _local_project_imports(guarded) == []
 
 
-def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
-    """Strongly connected components of more than one module (Tarjan)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on: set[str] = set()
-    out: list[list[str]] = []
-
-    def visit(v: str) -> None:
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        on.add(v)
-        for w in edges[v]:
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp = []
-            while True:
-                w = stack.pop()
-                on.discard(w)
-                comp.append(w)
-                if w == v:
-                    break
-            if len(comp) > 1:
-                out.append(sorted(comp))
-
-    for v in edges:
-        if v not in index:
-            visit(v)
-    return out
+def test_the_files_exist():
+    assert all(path.exists() for path in CHECKED)
+    assert len(CHECKED) > 30
 
 
-def test_the_graph_is_read():
-    edges = _edges()
-    assert "engine.interpreter" in edges["engine.program"]
-    assert "shape_inference.optable" in edges["engine.interpreter"]
-    assert "engine.kernels" in edges["engine.interpreter"]  # via kernels.quantization
-
-
-def test_a_cycle_is_found():
-    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
-
-
-@pytest.mark.parametrize("pkg", PACKAGES)
-def test_no_import_cycles(pkg):
-    cycles = [c for c in _cycles(_edges()) if any(m.split(".")[0] == pkg for m in c)]
-    assert cycles == []
-
-
-@pytest.mark.parametrize("pkg", PACKAGES)
-def test_no_function_local_imports_of_project_modules(pkg):
-    found = []
-    for mod, path in MODULES.items():
-        if mod.split(".")[0] != pkg or mod in LAZY_MODULES or mod in IN_PROGRESS:
-            continue
-        tree = ast.parse(path.read_text())
-        top = set(map(id, _top_level_imports(tree)))
-        for node in tree.body:  # type-only imports
-            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.dump(node.test):
-                top.update(id(n) for n in ast.walk(node))
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.level and id(node) not in top:
-                target = _target(mod, node)
-                if not any(target == m or target.startswith(m + ".") for m in IN_PROGRESS) and not (
-                    node.module is None
-                    and any(f"{target}.{a.name}" in IN_PROGRESS for a in node.names)
-                ):
-                    found.append((mod, target))
-    assert found == []
+@pytest.mark.parametrize("path", CHECKED, ids=[str(p.relative_to(ROOT)) for p in CHECKED])
+def test_no_function_local_imports_of_project_modules(path):
+    rel = str(path.relative_to(ROOT))
+    found = {(rel, target) for target in _local_project_imports(path.read_text())}
+    assert found <= ALLOWED

@@ -58,7 +58,13 @@ def test_threefry_known_answers(name):
 def test_gesvdj_returns_v(solver, dtype):
     a = rand((2, 4, 3), dtype)
     rdt = np.float32 if dtype == np.float32 else np.float64
-    results = [(a.shape, dtype), ((2, 3), rdt), ((2, 4, 4), dtype), ((2, 3, 3), dtype), ((2,), np.int32)]
+    results = [
+        (a.shape, dtype),
+        ((2, 3), rdt),
+        ((2, 4, 4), dtype),
+        ((2, 3, 3), dtype),
+        ((2,), np.int32),
+    ]
     cfg = "compute_uv = true, full_matrices = true"
     _, s, u, v, info = gpu(f"{solver}_gesvdj_ffi", [a], results, cfg, 1)
     tol = 1e-4 if dtype == np.float32 else 1e-10
@@ -72,7 +78,13 @@ def test_gesvd_transposed_row_major():
     (vt, u) from results 2, 3 (linalg.py _svd_gpu_sub_lowering, transposed)."""
     a = rand((3, 5))
     lay = f"[{row_major(2)}]"
-    res = [(a.shape, a.dtype), ((3,), np.float64), ((5, 5), a.dtype), ((3, 3), a.dtype), ((), np.int32)]
+    res = [
+        (a.shape, a.dtype),
+        ((3,), np.float64),
+        ((5, 5), a.dtype),
+        ((3, 3), a.dtype),
+        ((), np.int32),
+    ]
     attrs = (
         "mhlo.backend_config = {compute_uv = true, full_matrices = true, transposed = true}, "
         f"operand_layouts = {lay}, result_layouts = [{row_major(2)}, {row_major(1)}, "
@@ -90,12 +102,25 @@ def test_gpu_potrf_getrf_syevd_sytrd(solver):
     h = a @ a.T + 4 * np.eye(4)
     c, info = gpu(f"{solver}_potrf_ffi", [h], [(h.shape, h.dtype), ((), np.int32)], "lower = true")
     np.testing.assert_allclose(np.tril(c) @ np.tril(c).T, h, atol=1e-12)
-    lu, piv, info = gpu(f"{solver}_getrf_ffi", [a], [(a.shape, a.dtype), ((4,), np.int32), ((), np.int32)])
+    lu, piv, info = gpu(
+        f"{solver}_getrf_ffi", [a], [(a.shape, a.dtype), ((4,), np.int32), ((), np.int32)]
+    )
     assert piv.min() >= 1 and int(info) == 0
-    v, w, info = gpu(f"{solver}_syevd_ffi", [h], [(h.shape, h.dtype), ((4,), np.float64), ((), np.int32)], "algorithm = 0 : ui8, lower = true")
+    v, w, info = gpu(
+        f"{solver}_syevd_ffi",
+        [h],
+        [(h.shape, h.dtype), ((4,), np.float64), ((), np.int32)],
+        "algorithm = 0 : ui8, lower = true",
+    )
     np.testing.assert_allclose(w, np.linalg.eigvalsh(h), rtol=1e-12)
     np.testing.assert_allclose(h @ v, v * w, atol=1e-10)
-    res = [(h.shape, h.dtype), ((4,), np.float64), ((3,), np.float64), ((3,), h.dtype), ((), np.int32)]
+    res = [
+        (h.shape, h.dtype),
+        ((4,), np.float64),
+        ((3,), np.float64),
+        ((3,), h.dtype),
+        ((), np.int32),
+    ]
     _, d, e, _, info = gpu(f"{solver}_sytrd_ffi", [h], res, "lower = true")
     t = np.diag(d) + np.diag(e, 1) + np.diag(e, -1)
     np.testing.assert_allclose(np.linalg.eigvalsh(t), np.linalg.eigvalsh(h), rtol=1e-12)
@@ -132,7 +157,9 @@ def test_lu_pivots_to_permutation(name):
 def test_tpu_eigh():
     a = rand((2, 4, 4), np.complex64)
     a = (a + ct(a)) / 2
-    v, w = run("Eigh", [a], [(a.shape, a.dtype), ((2, 4), np.float32)], 'backend_config = "1,1,100,1e-6"')
+    v, w = run(
+        "Eigh", [a], [(a.shape, a.dtype), ((2, 4), np.float32)], 'backend_config = "1,1,100,1e-6"'
+    )
     np.testing.assert_allclose(w, np.linalg.eigvalsh(a), rtol=1e-4, atol=1e-5)
     assert np.all(np.diff(w, axis=-1) >= 0)
     np.testing.assert_allclose(a @ v, v * w[..., None, :], atol=1e-4)
@@ -148,7 +175,12 @@ def test_tpu_qr_householder_product():
 
 def test_tpu_lu_decomposition():
     a = rand((2, 4, 4))
-    lu, piv, perm = run("LuDecomposition", [a], [(a.shape, a.dtype), ((2, 4), np.int32), ((2, 4), np.int32)], "api_version = 2 : i32")
+    lu, piv, perm = run(
+        "LuDecomposition",
+        [a],
+        [(a.shape, a.dtype), ((2, 4), np.int32), ((2, 4), np.int32)],
+        "api_version = 2 : i32",
+    )
     assert piv.min() >= 0 and piv.max() <= 3  # 0-based
     for b in range(2):
         low = np.tril(lu[b], -1) + np.eye(4)
@@ -171,7 +203,9 @@ _CMP = """  func.func private @cmp(%a: tensor<f32>, %b: tensor<f32>, %c: tensor<
 @pytest.mark.parametrize(("is_max", "dim"), [(True, 1), (False, 1), (True, 0)])
 def test_approx_top_k_is_exact_top_k(is_max, dim):
     x = np.array([[3, 1, 4, 1, 5, 9, 2, 6], [2, 7, 1, 8, 2, 8, 1, 8]], np.float32)
-    iota = np.broadcast_to(np.arange(x.shape[dim], dtype=np.int32).reshape((-1, 1) if dim == 0 else (1, -1)), x.shape).copy()
+    iota = np.broadcast_to(
+        np.arange(x.shape[dim], dtype=np.int32).reshape((-1, 1) if dim == 0 else (1, -1)), x.shape
+    ).copy()
     init = np.array(-np.inf if is_max else np.inf, np.float32)
     k = 3 if dim == 1 else 1
     shape = (2, k) if dim == 1 else (k, 8)
@@ -181,7 +215,13 @@ def test_approx_top_k_is_exact_top_k(is_max, dim):
         f"reduction_input_size_override = -1 : i64, top_k = {k} : i64}}"
     )
     extra = _CMP.replace("{dir}", "GT" if is_max else "LT")
-    vals, idx = run("ApproxTopK", [x, iota, init, np.array(-1, np.int32)], [(shape, np.float32), (shape, np.int32)], attrs, extra)
+    vals, idx = run(
+        "ApproxTopK",
+        [x, iota, init, np.array(-1, np.int32)],
+        [(shape, np.float32), (shape, np.int32)],
+        attrs,
+        extra,
+    )
     order = np.argsort(-x if is_max else x, axis=dim, kind="stable")
     want_idx = np.take(order, np.arange(k), axis=dim)
     np.testing.assert_array_equal(idx, want_idx)
@@ -190,7 +230,12 @@ def test_approx_top_k_is_exact_top_k(is_max, dim):
 
 def test_dynamic_top_k():
     x = np.array([[3, 1, 4, 1, 5], [9, 2, 6, 5, 3]], np.float32)
-    vals, idx = run("stablehlo.dynamic_top_k", [x, np.array(2, np.int32)], [((2, None), np.float32), ((2, None), np.int32)], "api_version = 2 : i32")
+    vals, idx = run(
+        "stablehlo.dynamic_top_k",
+        [x, np.array(2, np.int32)],
+        [((2, None), np.float32), ((2, None), np.int32)],
+        "api_version = 2 : i32",
+    )
     assert vals.tolist() == [[5, 4], [9, 6]] and idx.tolist() == [[4, 2], [0, 2]]
 
 
@@ -201,7 +246,12 @@ def test_allocate_buffer_and_sharding_identity():
     (z,) = run("AllocateBuffer", [], [((2, 3), np.float32)])
     assert z.shape == (2, 3) and z.dtype == np.float32 and not z.any()
     x = rand((8, 3))
-    for name in ("Sharding", "SPMDFullToShardShape", "annotate_device_placement", "xla.sdy.FuncResultSharding"):
+    for name in (
+        "Sharding",
+        "SPMDFullToShardShape",
+        "annotate_device_placement",
+        "xla.sdy.FuncResultSharding",
+    ):
         (y,) = run(name, [x], [(x.shape, x.dtype)], 'mhlo.sharding = "{replicated}"')
         np.testing.assert_array_equal(y, x)
 
@@ -215,7 +265,9 @@ def test_shape_assertion():
         run("shape_assertion", bad, [], msg)
 
 
-@pytest.mark.parametrize("name", ["tpu_custom_call", "mosaic_gpu_v2", "tf.call_tf_function", "__gpu$xla.gpu.triton"])
+@pytest.mark.parametrize(
+    "name", ["tpu_custom_call", "mosaic_gpu_v2", "tf.call_tf_function", "__gpu$xla.gpu.triton"]
+)
 def test_foreign_targets_are_unsupported(name):
     x = np.ones(2, np.float32)
     with pytest.raises(UnsupportedError) as e:
@@ -269,3 +321,13 @@ def test_mixed_dot_general_f32_i32():
     b = np.array([[1, 0], [0, -1]], np.int32)
     (y,) = engine.run(text, [a, b])
     np.testing.assert_array_equal(y, np.array([[1.5, -2.0], [3.0, 1.0]], np.float32))
+
+
+def test_gesvd_values_only_placeholders():
+    """compute_uv false: jax gives u and vt as 0-d placeholders without batch dims."""
+    a = rand((2, 4, 3))
+    res = [(a.shape, a.dtype), ((2, 3), a.dtype), ((), a.dtype), ((), a.dtype), ((2,), np.int32)]
+    cfg = "compute_uv = false, full_matrices = false, transposed = false"
+    _, s, u, vt, info = gpu("cusolver_gesvd_ffi", [a], res, cfg, 1)
+    np.testing.assert_allclose(s, np.linalg.svd(a, compute_uv=False), rtol=1e-12)
+    assert u.shape == vt.shape == () and info.tolist() == [0, 0]

@@ -62,7 +62,9 @@ BATCHES = [(), (3,)]
 @pytest.mark.parametrize("batch", BATCHES)
 def test_potrf_factor(p, batch):
     a = spd((*batch, 4, 4), p)
-    c, info = lapack("potrf", p, [a], [(a.shape, a.dtype), (batch, np.int32)], f"uplo = {L} : ui8", len(batch))
+    c, info = lapack(
+        "potrf", p, [a], [(a.shape, a.dtype), (batch, np.int32)], f"uplo = {L} : ui8", len(batch)
+    )
     low = np.tril(c)
     np.testing.assert_allclose(low @ ct(low), a, rtol=TOL[p], atol=TOL[p] * 10)
     np.testing.assert_array_equal(info, 0)
@@ -72,7 +74,9 @@ def test_potrf_factor(p, batch):
 
 def test_potrf_not_positive_definite_info():
     a = np.stack([np.eye(3), np.diag([1.0, -1.0, 1.0])])
-    _, info = lapack("potrf", "d", [a], [(a.shape, a.dtype), ((2,), np.int32)], f"uplo = {L} : ui8", 1)
+    _, info = lapack(
+        "potrf", "d", [a], [(a.shape, a.dtype), ((2,), np.int32)], f"uplo = {L} : ui8", 1
+    )
     assert info.tolist() == [0, 2]  # the leading minor of order 2 is not positive
 
 
@@ -98,7 +102,9 @@ def test_geqrf_orgqr_reconstruct(p, batch, mn):
     (q,) = lapack(routine, p, [h, tau], [(a.shape, a.dtype)], nb=len(batch))
     r = np.triu(h)[..., :k, :]
     np.testing.assert_allclose(q @ r, a, rtol=TOL[p], atol=TOL[p] * 10)
-    np.testing.assert_allclose(ct(q) @ q, np.broadcast_to(np.eye(n), (*batch, n, n)), atol=TOL[p] * 10)
+    np.testing.assert_allclose(
+        ct(q) @ q, np.broadcast_to(np.eye(n), (*batch, n, n)), atol=TOL[p] * 10
+    )
 
 
 # ----------------------------------------------------------------------------- eigh
@@ -112,7 +118,9 @@ def test_syevd_heevd(p, batch):
     routine = "heevd" if p in "cz" else "syevd"
     results = [(a.shape, a.dtype), ((*batch, 4), real_of(p)), (batch, np.int32)]
     v, w, info = lapack(routine, p, [a], results, f"mode = {V} : ui8, uplo = {L} : ui8", len(batch))
-    np.testing.assert_allclose(w, np.linalg.eigvalsh(a.astype(np.complex128)), rtol=TOL[p], atol=TOL[p])
+    np.testing.assert_allclose(
+        w, np.linalg.eigvalsh(a.astype(np.complex128)), rtol=TOL[p], atol=TOL[p]
+    )
     np.testing.assert_allclose(a @ v, v * w[..., None, :], atol=TOL[p] * 10)
     np.testing.assert_array_equal(info, 0)
 
@@ -136,11 +144,25 @@ def test_geev(p, batch):
     vecs = [((*batch, 4, 4), cdt)] * 2
     if p in "sd":
         results = [((*batch, 4), a.dtype)] * 2 + vecs + [(batch, np.int32)]
-        wr, wi, vl, vr, info = lapack("geev", p, [a], results, f"compute_left = {V} : ui8, compute_right = {V} : ui8", len(batch))
+        wr, wi, vl, vr, info = lapack(
+            "geev",
+            p,
+            [a],
+            results,
+            f"compute_left = {V} : ui8, compute_right = {V} : ui8",
+            len(batch),
+        )
         w = wr + 1j * wi
     else:
         results = [((*batch, 4), a.dtype)] + vecs + [(batch, np.int32)]
-        w, vl, vr, info = lapack("geev", p, [a], results, f"compute_left = {V} : ui8, compute_right = {V} : ui8", len(batch))
+        w, vl, vr, info = lapack(
+            "geev",
+            p,
+            [a],
+            results,
+            f"compute_left = {V} : ui8, compute_right = {V} : ui8",
+            len(batch),
+        )
     want = np.linalg.eigvals(a.astype(np.complex128))
     assert_same_eigenvalues(w, want, TOL[p] * 10)
     assert np.any(np.abs(w.imag) > 1)  # a complex pair really was unpacked
@@ -169,7 +191,9 @@ def test_gesdd(p, batch, mn, mode):
         (batch, np.int32),
     ]
     _, s, u, vt, info = lapack("gesdd", p, [a], results, f"mode = {mode} : ui8", len(batch))
-    np.testing.assert_allclose(s, np.linalg.svd(a.astype(np.complex128), compute_uv=False), rtol=TOL[p] * 10, atol=TOL[p])
+    np.testing.assert_allclose(
+        s, np.linalg.svd(a.astype(np.complex128), compute_uv=False), rtol=TOL[p] * 10, atol=TOL[p]
+    )
     rec = (u[..., :, :k] * s[..., None, :]) @ vt[..., :k, :]
     np.testing.assert_allclose(rec, a, atol=TOL[p] * 10)
     np.testing.assert_array_equal(info, 0)
@@ -215,7 +239,13 @@ def test_sytrd_keeps_eigenvalues(p, batch):
     a = ((a + ct(a)) / 2).astype(a.dtype)
     routine = "hetrd" if p in "cz" else "sytrd"
     rt = real_of(p)
-    results = [(a.shape, a.dtype), ((*batch, 4), rt), ((*batch, 3), rt), ((*batch, 3), a.dtype), (batch, np.int32)]
+    results = [
+        (a.shape, a.dtype),
+        ((*batch, 4), rt),
+        ((*batch, 3), rt),
+        ((*batch, 3), a.dtype),
+        (batch, np.int32),
+    ]
     _, d, e, _, info = lapack(routine, p, [a], results, f"uplo = {L} : ui8", len(batch))
     t = np.zeros(a.shape, np.float64)
     i = np.arange(4)
@@ -246,12 +276,16 @@ def test_gees(p):
     a = _eig_input(p, (2,))
     if p in "sd":
         results = [(a.shape, a.dtype)] * 2 + [((2, 4), a.dtype)] * 2 + [((2,), np.int32)] * 2
-        t, vs, wr, wi, sdim, info = lapack("gees", p, [a], results, f"mode = {V} : ui8, sort = {N} : ui8", 1)
+        t, vs, wr, wi, sdim, info = lapack(
+            "gees", p, [a], results, f"mode = {V} : ui8, sort = {N} : ui8", 1
+        )
         w = wr + 1j * wi
         below = -2
     else:
         results = [(a.shape, a.dtype)] * 2 + [((2, 4), a.dtype)] + [((2,), np.int32)] * 2
-        t, vs, w, sdim, info = lapack("gees", p, [a], results, f"mode = {V} : ui8, sort = {N} : ui8", 1)
+        t, vs, w, sdim, info = lapack(
+            "gees", p, [a], results, f"mode = {V} : ui8, sort = {N} : ui8", 1
+        )
         below = -1
     np.testing.assert_allclose(vs @ t @ ct(vs), a, atol=TOL[p] * 100)
     np.testing.assert_allclose(np.tril(t, below), 0, atol=0)
@@ -265,7 +299,9 @@ def test_gees(p):
 
 
 @pytest.mark.parametrize("p", PS)
-@pytest.mark.parametrize(("side", "uplo", "trans"), [(L, L, N), (L, U, 84), (82, L, N), (82, U, 67)])
+@pytest.mark.parametrize(
+    ("side", "uplo", "trans"), [(L, L, N), (L, U, 84), (82, L, N), (82, U, 67)]
+)
 def test_trsm(p, side, uplo, trans):
     a = rand((2, 4, 4), p) + 4 * np.eye(4, dtype=DTYPES[p])
     b = rand((2, 4, 5) if side == L else (2, 5, 4), p, seed=1)
@@ -306,3 +342,16 @@ def test_gtsv_singular_info():
     ops = [dl, d, du, b]
     *_, info = lapack("gtsv", "d", ops, [(x.shape, x.dtype) for x in ops] + [((), np.int32)])
     assert int(info) == 2
+
+
+def test_ffi_attributes_in_backend_config_api_version_4():
+    """The typed-FFI form: ``backend_config = {...}`` with api_version 4 (uplo = 'U')."""
+    a = spd((3, 3), "d")
+    attrs = (
+        "api_version = 4 : i32, backend_config = {uplo = 85 : ui8}, "
+        "operand_layouts = [dense<[0, 1]> : tensor<2xindex>], "
+        "result_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<> : tensor<0xindex>]"
+    )
+    c, info = run("lapack_dpotrf_ffi", [a], [(a.shape, a.dtype), ((), np.int32)], attrs)
+    np.testing.assert_allclose(ct(np.triu(c)) @ np.triu(c), a, rtol=1e-12)
+    assert int(info) == 0

@@ -7,11 +7,12 @@ the spelling of dense constants and enums (hex blob or not, ``#d<kind V>`` or
 from __future__ import annotations
 
 import dataclasses
+import functools
 
+from hlorun.parser import parse_module
 from hlorun.parser.ir import (
     ArrayAttr,
     Block,
-    BoolAttr,
     DenseElementsAttr,
     DialectAttr,
     DictionaryAttr,
@@ -27,6 +28,7 @@ from hlorun.parser.ir import (
     ResultAccuracy,
     StringAttr,
 )
+from hlorun.parser.opdecl import OP_DECLS
 
 _LONG_ENUMS = {"result_accuracy_mode"}
 
@@ -62,44 +64,32 @@ def region(r: Region) -> Region:
     )
 
 
-# StablehloOps.td DefaultValued(Optional|Str)Attr: MLIR's printer elides them at their
-# default, so the text cannot tell "absent" from "default".
-_RESULT_ACCURACY_OPS = frozenset(
-    "cbrt cosine exponential exponential_minus_one log log_plus_one logistic rsqrt sine "
-    "sqrt tan tanh".split()
-)
-_DEFAULT_ACCURACY = ResultAccuracy(
-    0.0, 0.0, 0, EnumAttr("stablehlo", "result_accuracy_mode", "DEFAULT", False)
-)
-_FALSE = BoolAttr(False)
-_ODS_DEFAULTS = {
-    "infeed": {"infeed_config": StringAttr("")},
-    "outfeed": {"outfeed_config": StringAttr("")},
-    "send": {"is_host_transfer": _FALSE},
-    "recv": {"is_host_transfer": _FALSE},
-    "cholesky": {"lower": _FALSE},
-    "composite": {
-        "composite_attributes": DictionaryAttr(()),
-        "version": IntegerAttr(0, IntegerType(32)),
-    },
-    "custom_call": {
-        "api_version": IntegerAttr(1, IntegerType(32)),
-        "has_side_effect": _FALSE,
-        "backend_config": StringAttr(""),
-        "called_computations": ArrayAttr(()),
-    },
-    "gather": {"indices_are_sorted": _FALSE},
-    "dynamic_gather": {"indices_are_sorted": _FALSE},
-    "scatter": {"indices_are_sorted": _FALSE, "unique_indices": _FALSE},
-    "sort": {"dimension": IntegerAttr(-1, IntegerType(64)), "is_stable": _FALSE},
-}
+def _parsed(text: str):
+    """The attribute ``text`` spells, as hlorun's parser reads it."""
+    item = parse_module(f'"x.y"() {{d = {text}}} : () -> ()').body[0]
+    assert isinstance(item, Operation)
+    return attr(item.attributes[0][1])
+
+
+@functools.cache
+def _defaults(op_name: str) -> dict[str, object]:
+    """The attributes whose value the text cannot tell from their absence: the .td
+    ``DefaultValued(Optional|Str)Attr`` defaults (parser/opdecl.py ``ods_default``;
+    MLIR's printer elides them at that value), and custom_call's ``backend_config = ""``
+    (no .td default, but StablehloLegalizeToVhlo.cpp writes it when absent and
+    VhloLegalizeToStablehlo.cpp erases it when empty)."""
+    decl = OP_DECLS.get(op_name)
+    out: dict[str, object] = {}
+    for a in decl.attrs if decl is not None else ():
+        if a.ods_default is not None:
+            out[a.name] = _parsed(a.ods_default)
+    if op_name == "stablehlo.custom_call":
+        out["backend_config"] = StringAttr("")
+    return out
 
 
 def _is_default(op_name: str, name: str, a) -> bool:
-    base = op_name.removeprefix("stablehlo.")
-    if base in _RESULT_ACCURACY_OPS and name == "result_accuracy":
-        return a == _DEFAULT_ACCURACY
-    default = _ODS_DEFAULTS.get(base, {}).get(name)
+    default = _defaults(op_name).get(name)
     return default is not None and a == default
 
 

@@ -1,0 +1,97 @@
+"""``hlorun interpret`` with files in and out, and ``--exported`` containers.
+
+    hlorun interpret --exported FILE [--inputs in.npz | a.npy b.npy ...]
+                     [--outputs out.npz] [--platform P]
+    hlorun interpret FILE [--inputs ...] [--outputs out.npz] [--platform P]
+
+``--inputs`` / ``--outputs`` follow engine/npz_io.py (``arr_0``, ``arr_1``, ... in
+flattened parameter / result order; ml_dtypes arrays as ``arr_i.bf16`` unsigned views).
+With ``--exported`` the inputs are the exported function's flattened arguments (all of
+them, ``module_kept_var_idx`` is applied here) and the outputs its flattened results.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from ..parser.errors import HloError, InterpreterError
+
+
+def add_flags(i: argparse.ArgumentParser) -> None:
+    """The file flags of ``interpret``."""
+    i.add_argument(
+        "--exported",
+        metavar="FILE",
+        default=None,
+        help="run a jax.export container (Exported.serialize() bytes)",
+    )
+    i.add_argument(
+        "--inputs",
+        nargs="+",
+        metavar="FILE",
+        default=None,
+        help="inputs: one .npz (arr_0, arr_1, ...) or one .npy per input",
+    )
+    i.add_argument(
+        "--outputs",
+        metavar="FILE",
+        default=None,
+        help="write the results to this .npz (arr_0, arr_1, ...)",
+    )
+    i.add_argument(
+        "--platform",
+        default=None,
+        help="the platform (name or index) a multi-platform export runs as "
+        "(default: cpu if the export lists it, else its first platform)",
+    )
+
+
+def platform_arg(text: str | None) -> str | int | None:
+    """``--platform``: an index when it is digits, else a name."""
+    return int(text) if text is not None and text.isdigit() else text
+
+
+def load_inputs(args: argparse.Namespace) -> list[Any] | None:
+    """The arrays of ``--inputs``, or None when not given."""
+    if args.inputs is None:
+        return None
+    from .npz_io import load_inputs as load
+
+    return load(args.inputs)
+
+
+def save_outputs(args: argparse.Namespace, results: list[Any]) -> None:
+    if args.outputs is not None:
+        from .npz_io import save_npz
+
+        save_npz(args.outputs, results)
+
+
+def cmd_interpret_exported(args: argparse.Namespace) -> int:
+    """Run the container's function on ``--inputs``; print (and save) its results."""
+    from .cli import _print_results
+    from .exported import load_exported
+
+    try:
+        if args.file is not None:
+            raise InterpreterError("give either FILE or --exported FILE, not both")
+        if args.args is not None:
+            raise InterpreterError("--args does not apply to --exported: use --inputs")
+        program = load_exported(args.exported)
+        inputs = load_inputs(args) or []
+        results = program.call_flat(
+            *inputs,
+            platform=platform_arg(args.platform),
+            float_eq=args.float_eq,
+            max_steps=args.max_steps,
+            timeout=args.timeout,
+            probe_dir=args.probe_output_dir,
+        )
+        _print_results(results, program.result_types, args.interpreter_print_dense)
+        save_outputs(args, results)
+    except HloError as e:
+        print(e.render(), file=sys.stderr)
+        return 1
+    return 0
