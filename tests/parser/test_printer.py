@@ -543,10 +543,11 @@ def _while_op():
 
 
 def test_while():
-    # StablehloOps.td WhileOp example; stablehlo-opt starts ` cond` on a new line
+    # StablehloOps.td WhileOp example; stablehlo-opt starts `cond` on a new line at the
+    # op's indentation (AssemblyFormat.cpp printWhileOp: printNewline, then "cond ")
     assert printed(_while_op(), 1) == "\n".join([
         "  %results0, %results1 = stablehlo.while(%arg0 = %init_i, %arg1 = %init_sum) : tensor<i64>, tensor<i64>",
-        "   cond {",
+        "  cond {",
         "    %cond = stablehlo.compare  LT, %arg0, %ten : (tensor<i64>, tensor<i64>) -> tensor<i1>",
         "    stablehlo.return %cond : tensor<i1>",
         "  } do {",
