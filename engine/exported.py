@@ -30,6 +30,7 @@ from flatbuffers import number_types as N
 
 from ..parser.errors import InterpreterError, ParseError, UnsupportedError
 from ..parser.ir import Module, TokenType
+from .api import run
 from .exported_tree import MAX_DEPTH, ORDERED_DICT, TreeDef, custom_fields
 from .flatbuf import FbTable
 from .npz_io import ml_dtype
@@ -200,10 +201,9 @@ class ExportedProgram:
         return root.flatten((tuple(args), dict(kwargs)))
 
     def call_flat(self, *leaves: Any, **options: Any) -> list[Any]:
-        """Run on the flattened arguments; the flattened results.  ``options`` are
+        """Run on the flattened arguments (all of them, in ``in_tree`` order); the
+        flattened results.  ``options``: ``platform`` (overrides the program's), and
         ``engine.run``'s (``max_steps``, ``timeout``, ``callback``, ...)."""
-        from .api import run
-
         arrays = check_avals(self.in_avals, leaves)
         kept = [arrays[i] for i in self.module_kept_var_idx]
         tokens = [TOKEN] * len(self.ordered_effects)
@@ -507,11 +507,14 @@ def _shape(a: Aval, env: dict[str, int]) -> str:
 
 
 def _as_array(i: int, x: Any, a: Aval) -> np.ndarray:
-    dtype, extra = a.dtype, ()
-    if isinstance(dtype, str):
-        if dtype not in KEY_DATA_SHAPE:
-            raise UnsupportedError(f"argument #{i}: dtype {dtype} cannot be passed")
-        dtype, extra = np.dtype(np.uint32), KEY_DATA_SHAPE[dtype]
+    """Leaf #i as an array of ``a``'s dtype and rank (PRNG keys: their uint32 data)."""
+    extra: tuple[int, ...] = ()
+    if isinstance(a.dtype, str):
+        if a.dtype not in KEY_DATA_SHAPE:
+            raise UnsupportedError(f"argument #{i}: dtype {a.dtype} cannot be passed")
+        dtype, extra = np.dtype(np.uint32), KEY_DATA_SHAPE[a.dtype]
+    else:
+        dtype = a.dtype
     if isinstance(x, bool | int | float | complex) and not isinstance(x, np.generic):
         try:
             x = np.asarray(x, dtype=dtype)

@@ -312,6 +312,41 @@ def test_ordered_effect_tokens_and_kwargs() -> None:
         program(x, z=y)
 
 
+def test_shardings_are_kept_as_data() -> None:
+    """cases.py exports sharded_shardy with in_shardings (P("x", None), P()) over a mesh
+    x=8 of cpu devices, and device_placement's second input in pinned_host memory."""
+    program = load_exported(FIXTURES / "sharded_shardy.exported")
+    split, replicated = program.in_shardings
+    assert split.mesh.axis_names == ("x",) and split.mesh.axis_sizes == (8,)
+    assert split.mesh.device_platform == "cpu"
+    assert split.partitions == (("x",), ()) and replicated.partitions == ()
+    assert program.out_shardings == program.in_shardings
+    program = load_exported(FIXTURES / "device_placement.exported")
+    assert [s.memory_kind for s in program.in_shardings] == ["device", "pinned_host"]
+    assert [a.memory_space for a in program.in_avals] == ["device", "host"]
+
+
+_KEYS = """
+func.func public @main(%k: tensor<3x2xui32>) -> tensor<3xui32> {
+  %0 = stablehlo.slice %k [0:3, 1:2] : (tensor<3x2xui32>) -> tensor<3x1xui32>
+  %1 = stablehlo.reshape %0 : (tensor<3x1xui32>) -> tensor<3xui32>
+  func.return %1 : tensor<3xui32>
+}
+"""
+
+
+def test_prng_key_arguments_take_their_key_data() -> None:
+    """A key<fry>[3] argument (DType.key_fry = 27) is passed as its uint32[3, 2] data,
+    as jax lowers threefry keys (jax/_src/prng.py)."""
+    data = build_container(_KEYS, ((0,), {}), 0, [((3,), 27)], [((3,), 7)])
+    program = load_exported(data)
+    assert program.in_avals[0].dtype == "key<fry>"
+    keys = np.arange(6, dtype=np.uint32).reshape(3, 2)
+    np.testing.assert_array_equal(program(keys), [1, 3, 5])
+    with pytest.raises(InterpreterError, match="shape"):
+        program(keys[:, :1])
+
+
 def test_old_calling_convention_is_refused() -> None:
     data = build_container(
         _TOKENS, ((0, 0), {}), 0, [((2,), F32)] * 2, [((2,), F32)], calling_convention=8
