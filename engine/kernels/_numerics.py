@@ -185,6 +185,20 @@ def csign(z: np.ndarray) -> np.ndarray:
     return np.where(nan, complex(np.nan, np.nan), r)
 
 
+def cbrt(x: np.ndarray) -> np.ndarray:
+    """Real cube root (spec ``cbrt``: IEEE ``rootn(x, 3)``).  NumPy's cbrt can be 1 ULP
+    off even on exact cubes (27 -> 3.0000000000000004 on some builds); one Newton step
+    in extended precision (x87 long double) brings f64 results to the nearest value in
+    all but astronomically close ties.  f32 and narrower compute in f64 first."""
+    r = np.cbrt(x)
+    if r.dtype != np.float64 or np.finfo(np.longdouble).nmant <= 52:
+        return r
+    with np.errstate(all="ignore"):
+        rl = r.astype(np.longdouble)
+        better = (rl - (rl * rl * rl - x) / (3 * rl * rl)).astype(np.float64)
+    return np.where(np.isfinite(better) & (r != 0), better, r)
+
+
 def ccbrt(z: np.ndarray) -> np.ndarray:
     """Principal cube root in polar form.  |z| by hypot of the parts scaled by 2**k
     (k a multiple of 3) into the normal range: squaring them would underflow or

@@ -49,6 +49,7 @@ from . import _bits as B
 from ._numerics import (
     binary_int,
     catan2,
+    cbrt,
     ccbrt,
     cexpm1,
     clog1p,
@@ -272,9 +273,10 @@ elementwise(
     "stablehlo.cbrt",
     None,
     None,
-    np.cbrt,
+    cbrt,
     ccbrt,
-    ufunc=Ufunc(np.cbrt, fast="f", exact=False),
+    # no fast path: NumPy's own cbrt is not correctly rounded (see _numerics.cbrt)
+    ufunc=Ufunc(np.cbrt, fast="", exact=False),
     quantized="dequantize",
 )
 elementwise(
