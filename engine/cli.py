@@ -162,8 +162,15 @@ def _print_results(results, types, dense: bool) -> None:
 
 def cmd_interpret(args: argparse.Namespace) -> int:
     from .api import run
-    from .cli_exported import cmd_interpret_exported, load_inputs, platform_arg, save_outputs
+    from .cli_exported import (
+        cmd_interpret_exported,
+        load_inputs,
+        platform_arg,
+        save_outputs,
+        take_file_from_inputs,
+    )
 
+    take_file_from_inputs(args)
     if args.exported is not None:
         return cmd_interpret_exported(args)
     if args.file is None:

@@ -62,6 +62,36 @@ def load_inputs(args: argparse.Namespace) -> list[Any] | None:
     return load(args.inputs)
 
 
+def as_declared(inputs: list[Any], avals: Any) -> list[Any]:
+    """Unsigned arrays stored without a type suffix where the export declares an
+    ml_dtypes type of the same width (the jax fixtures' npz files) viewed as that type."""
+    from .npz_io import ML_DTYPE_SUFFIX
+
+    out = []
+    for x, a in zip(inputs, avals):
+        dt = a.dtype
+        if (
+            not isinstance(dt, str)
+            and dt.name in ML_DTYPE_SUFFIX
+            and x.dtype.kind == "u"
+            and x.dtype.itemsize == dt.itemsize
+        ):
+            x = x.view(dt)
+        out.append(x)
+    return out + list(inputs[len(out) :])
+
+
+def take_file_from_inputs(args: argparse.Namespace) -> None:
+    """``interpret --inputs a.npy prog.mlir``: argparse gives FILE to --inputs; take it
+    back when it is not an .npy / .npz.  ``interpret model.exported``: a container by
+    its suffix, as with --exported."""
+    if args.file is None and args.exported is None and args.inputs:
+        if not args.inputs[-1].endswith((".npy", ".npz")):
+            args.file = args.inputs.pop()
+    if args.exported is None and args.file is not None and args.file.endswith(".exported"):
+        args.exported, args.file = args.file, None
+
+
 def save_outputs(args: argparse.Namespace, results: list[Any]) -> None:
     if args.outputs is not None:
         from .npz_io import save_npz
@@ -80,7 +110,7 @@ def cmd_interpret_exported(args: argparse.Namespace) -> int:
         if args.args is not None:
             raise InterpreterError("--args does not apply to --exported: use --inputs")
         program = load_exported(args.exported)
-        inputs = load_inputs(args) or []
+        inputs = as_declared(load_inputs(args) or [], program.in_avals)
         results = program.call_flat(
             *inputs,
             platform=platform_arg(args.platform),

@@ -22,7 +22,11 @@ _UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 def _float_bits(dtype: np.dtype) -> tuple[int, bool]:
     """(number of bits, has a sign bit) of a floating dtype (NumPy or ml_dtypes)."""
-    info = ml_dtypes.finfo(dtype) if dtype.kind == "V" or dtype.type.__module__ == "ml_dtypes" else np.finfo(dtype)
+    info = (
+        ml_dtypes.finfo(dtype)
+        if dtype.kind == "V" or dtype.type.__module__ == "ml_dtypes"
+        else np.finfo(dtype)
+    )
     return int(info.bits), bool(info.min < 0)
 
 

@@ -178,7 +178,7 @@ def _children(t: TreeDef, value: Any, path: str) -> list[Any]:
         if not isinstance(value, list) or len(value) != n:
             raise _mismatch(path, f"a list of {n}", value)
         return value
-    if t.kind == "dict" or t.custom_name == ORDERED_DICT:
+    if t.kind == "dict":
         return _by_keys(t, value, path)
     assert t.custom_name is not None
     if t.custom_name in _CUSTOM:
@@ -186,6 +186,8 @@ def _children(t: TreeDef, value: Any, path: str) -> list[Any]:
         if len(children) != n:
             raise _mismatch(path, f"{t.custom_name} with {n} children", value)
         return children
+    if t.custom_name == ORDERED_DICT:
+        return _by_keys(t, value, path)
     if t.keys is None:
         raise _opaque(t)
     return _fields(t, value, path)

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..parser.ir import Operation
+from ..parser.ir import Operation, TensorType
 from ..shape_inference.optable import OpDef
 from .parallel import run_all, split_points, workers
 from .plan import plain_dtype
@@ -74,13 +74,16 @@ def fast_op(
         t0 = op.operands[0].type
         if (
             op.operands[1].type != t0
+            or not isinstance(t0, TensorType)  # (plain_dtype is None for the others)
+            or not isinstance(rt, TensorType)
             or plain_dtype(t0) is None
             or dt.kind != "b"
             or t0.shape != rt.shape
             or kwargs.get("compare_type") == "TOTALORDER"
         ):
             return None
-        fns = _COMPARE.get(kwargs.get("comparison_direction"))
+        direction = kwargs.get("comparison_direction")
+        fns = _COMPARE.get(direction) if isinstance(direction, str) else None
         if fns is None:
             return None
         return fns[0], None, dt

@@ -158,9 +158,12 @@ class Interpreter(StepCompiler):
         returns = tuple(scope.lookup(v.name, ret) for v in ret.operands)
         bp = BlockPlan(steps, args, returns)
         self._liveness(bp, plan, top)
+        runs = []
         for st in steps:
-            st.run = self._compile(st, plan)
-        bp.runs = tuple(st.run for st in steps if st.kind != "constant")
+            st.run = run = self._compile(st, plan)
+            if st.kind != "constant":
+                runs.append(run)
+        bp.runs = tuple(runs)
         bp.max_nbytes = max((st.nbytes for st in steps), default=0)
         return bp
 
@@ -444,10 +447,11 @@ class Interpreter(StepCompiler):
         """A function's results as arrays; a caller outside the interpreter (``top``)
         gets its own copy of a result that is a shared constant."""
         if top and plan.returns_consts:
-            consts = plan.consts
+            consts, block = plan.consts, plan.block
+            assert block is not None  # a planned function
             return [
                 self._result_copy(v) if s in consts else as_array(v)
-                for s, v in zip(plan.block.returns, out)
+                for s, v in zip(block.returns, out)
             ]
         return [v if v.__class__ is _ndarray else as_array(v) for v in out]
 
@@ -455,6 +459,7 @@ class Interpreter(StepCompiler):
         """``call`` of a planned top-level function with no limit, callback or profile
         to check (``engine.compile``'s common case): the steps and nothing else."""
         block = plan.block
+        assert block is not None  # a planned function
         if self._depth or not self._fast or block.max_nbytes > self.limits.memory_cap:
             return list(self.call(plan.function.name, args))
         frame = plan.template.copy()

@@ -30,7 +30,7 @@ from ..parser.ir import (
     Type,
 )
 from ..shape_inference.optable import OpDef
-from .dtypes import dtype_of
+from .dtypes import dtype_of, static_shape
 from .parallel import PARALLEL_MIN_ELEMENTS as _PARALLEL_MIN
 from .parallel import workers
 from .values import Token
@@ -53,7 +53,11 @@ PARALLEL_MIN_ELEMENTS: int | None = _PARALLEL_MIN if workers() > 1 else None
 _ndarray = np.ndarray
 _asarray = np.asarray
 try:  # NumPy >= 2: set the error state's context variable directly (10x cheaper)
-    from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj
+    # (private NumPy names, absent from its stubs)
+    from numpy._core._ufunc_config import (  # type: ignore[attr-defined]
+        _extobj_contextvar,
+        _make_extobj,
+    )
 
     _IGNORE_ERRORS = _make_extobj(all="ignore")
 
@@ -177,7 +181,7 @@ def static_nbytes(t: Type) -> int | None:
         except TypeError:
             return None
         n = 1
-        for d in t.shape:
+        for d in static_shape(t):
             n *= d
         return n * itemsize
     return None
@@ -247,7 +251,7 @@ def plain_dtype(t: Type) -> np.dtype | None:
 def static_size(t: Type) -> int | None:
     if isinstance(t, TensorType) and t.is_static:
         n = 1
-        for d in t.shape:
+        for d in static_shape(t):
             n *= d
         return n
     return None
@@ -255,6 +259,11 @@ def static_size(t: Type) -> int | None:
 
 # Constant folding: pure ops whose operands are all constants run once, at plan time,
 # when their result takes at most FOLD_MAX_BYTES.
+
+
+def _not_compiled(frame: list[Any]) -> None:
+    """``Step.run`` until ``StepCompiler`` compiles the step (never run in a plan)."""
+    raise InterpreterError("internal error: a step ran before it was compiled")
 
 
 @dataclass(eq=False)
@@ -274,7 +283,7 @@ class Step:
     kills: tuple[int, ...] = ()  # slots whose last use is this step
     const: Any = None  # constant steps: the value
     fast: Any = None  # fast steps: (callable, _Fast row | None, dtype)
-    run: Callable[[list[Any]], None] | None = None
+    run: Callable[[list[Any]], None] = _not_compiled  # set by StepCompiler
 
     @property
     def name(self) -> str:
@@ -315,7 +324,7 @@ class Scope:
         # Inside a region a kernel calls on whole tensors (reduce, sort, scatter...):
         # values may carry extra leading dimensions.  While / if / case regions run
         # inline on exactly their declared values.
-        self.batched = batched or (parent is not None and parent.batched)
+        self.batched: bool = batched or (parent is not None and parent.batched)
 
     def define(self, name: str) -> int:
         slot = self.plan.nslots
@@ -364,7 +373,7 @@ def accepts_out(row: OpDef) -> bool:
         got = bool(row.kernel_options.get("out"))
         if not got:
             try:
-                got = "out" in inspect.signature(fn).parameters
+                got = fn is not None and "out" in inspect.signature(fn).parameters
             except (TypeError, ValueError):
                 got = False
         _ACCEPTS_OUT[fn] = got

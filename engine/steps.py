@@ -14,7 +14,7 @@ from __future__ import annotations
 import operator
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -22,7 +22,7 @@ import numpy as np
 from ..parser.errors import InterpreterError
 from ..parser.ir import TensorType, Type
 from . import plan as _plan
-from .dtypes import dtype_of
+from .dtypes import dtype_of, static_shape
 from .fastpath import parallel, select
 from .plan import (
     INPLACE_MIN_ELEMENTS,
@@ -43,6 +43,13 @@ from .ufunc import Ufunc
 _ndarray = np.ndarray
 _asarray = np.asarray
 _getrefcount = sys.getrefcount
+
+
+def _never_called(value: Any) -> Any:
+    """The fixer of an op without results (no result to check)."""
+    return value
+
+
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
 
@@ -105,7 +112,7 @@ class StepCompiler:
             dt = dtype_of(t)
         except (TypeError, ValueError):
             return None, None
-        shape = tuple(t.shape) if t.is_static and not st.in_region else None
+        shape = static_shape(t) if t.is_static and not st.in_region else None
         return dt, shape
 
     def _compile_kernel(self, st: Step) -> Callable[[list[Any]], None]:
@@ -123,8 +130,8 @@ class StepCompiler:
             items = tuple(zip(res, checks, fixers))
         else:
             t = st.check_types[0] if res else None
-            fix = self._fixer(st, t) if res else None
-            dt, shape = self._fast_check(st, t) if res else (None, None)
+            fix = self._fixer(st, t) if t is not None else _never_called
+            dt, shape = self._fast_check(st, t) if t is not None else (None, None)
             slot = res[0] if res else None
         out_slots: tuple[tuple[int, int], ...] = ()
         if st.kind == "kernel_out" and res and not multi and shape is not None:
@@ -206,7 +213,7 @@ class StepCompiler:
         fix = self._fixer(st, t)
         step = st
         size = static_size(t)
-        shape = tuple(t.shape) if size is not None else None
+        shape = static_shape(t) if size is not None else None
         cands: tuple[int, ...] = ()
         if row is not None and self.inplace and size is not None and size >= INPLACE_MIN_ELEMENTS:
             cands = tuple(k for k, s in enumerate(ops) if s in kills and ops.count(s) == 1)
@@ -218,7 +225,7 @@ class StepCompiler:
             and (par_min := _plan.PARALLEL_MIN_ELEMENTS) is not None
             and size >= par_min
         )
-        if cands or par:
+        if shape is not None and (cands or par):  # (both need a static size)
             return self._compile_fast_big(st, row, dt, cands, shape, par, fix)
         if len(ops) == 2:
             i0, i1 = ops
@@ -365,12 +372,16 @@ class StepCompiler:
         clear_each = any(
             (static_size(t) or INPLACE_MIN_ELEMENTS) >= INPLACE_MIN_ELEMENTS for t in st.check_types
         )
-        get_vals = operator.itemgetter(*body.returns)
+        get_vals: Callable[[list[Any]], tuple[Any, ...]]
         if nvals == 1:
             (r0,) = body.returns
 
-            def get_vals(frame: list[Any]) -> tuple[Any, ...]:
+            def get_one(frame: list[Any]) -> tuple[Any, ...]:
                 return (frame[r0],)
+
+            get_vals = get_one
+        else:
+            get_vals = operator.itemgetter(*body.returns)
 
         cruns, bruns = cond.runs, body.runs
         # operands that die here and that the regions do not read: released before the
@@ -383,7 +394,7 @@ class StepCompiler:
         step = st
 
         def run(frame: list[Any]) -> None:
-            vals = [frame[i] for i in ops]
+            vals: Sequence[Any] = [frame[i] for i in ops]
             for s in early:
                 frame[s] = None
             fast = self._fast and cap_bytes <= limits.memory_cap
@@ -414,7 +425,7 @@ class StepCompiler:
                         break
                     for k, s in bbind:
                         frame[s] = vals[k]
-                    vals = None  # the body's slots alone hold the values: buffers reusable
+                    vals = ()  # the body's slots alone hold the values: buffers reusable
                     if fast:
                         for r in bruns:
                             r(frame)

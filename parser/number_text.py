@@ -56,15 +56,59 @@ def _hex_bits(value: np.ndarray, name: str) -> str:
     return f"0x{bits:X}"
 
 
+_POW5 = [5**i for i in range(1080)]  # float64's smallest subnormal is 2^-1074
+
+
+def _apfloat_digits(x: float, precision: int) -> tuple[str, int]:
+    """APFloat::toString's digits of a finite ``x > 0`` (llvm/lib/Support/APFloat.cpp):
+    the exact value as an integer times a power of ten, cut down to about
+    ``precision`` digits by an integer division (a truncation: AdjustToPrecision on the
+    APInt), then rounded half up to ``precision`` digits; trailing zeros dropped.
+    Returns the digits (most significant first) and the exponent of the last one."""
+    num, den = x.as_integer_ratio()
+    k = den.bit_length() - 1
+    sig, exp = (num * _POW5[k] if k else num), -k
+    bits, required = sig.bit_length(), (precision * 196 + 58) // 59
+    if bits > required:
+        tens = (bits - required) * 59 // 196
+        if tens:
+            sig //= 10**tens
+            exp += tens
+    text = str(sig)
+    digits = text.rstrip("0")
+    exp += len(text) - len(digits)
+    n = len(digits)
+    if n > precision:
+        if digits[precision] < "5":
+            kept = digits[:precision].rstrip("0")
+        else:
+            kept = str(int(digits[:precision]) + 1)
+            if len(kept) > precision:  # carried through every digit
+                kept = "1"
+            kept = kept.rstrip("0")
+        return kept, exp + n - len(kept)
+    return digits, exp
+
+
+def _apfloat_scientific6(x: float) -> str:
+    """APFloat::toString(str, 6, 0, false): ``9.499990e-01`` (printFloatValue's first try)."""
+    if x == 0.0:
+        return ("-" if np.signbit(x) else "") + "0.000000e+00"
+    digits, exp = _apfloat_digits(abs(x), 6)
+    e10 = exp + len(digits) - 1
+    sign = "-" if x < 0 else ""
+    return f"{sign}{digits[0]}.{digits[1:]:0<6}e{'+' if e10 >= 0 else '-'}{abs(e10):02d}"
+
+
 def _apfloat_default(v: float, sig_bits: int) -> str:
     """APFloat::toString with its default arguments: just enough digits to read back,
     trailing zeros dropped, scientific (``E``) outside a 3-digit padding window."""
     prec = 2 + sig_bits * 59 // 196
-    mant, _, exp_s = f"{v:.{prec - 1}e}".partition("e")
-    sign = "-" if mant.startswith("-") else ""
-    digits = mant.lstrip("-").replace(".", "").rstrip("0") or "0"
+    if v == 0.0:
+        return "-0.0" if np.signbit(v) else "0.0"
+    sign = "-" if v < 0 else ""
+    digits, exp = _apfloat_digits(abs(v), prec)  # exp: of the least significant digit
     nd = len(digits)
-    exp = int(exp_s) - (nd - 1)  # exponent of the least significant digit
     if exp >= 0:
         scientific = exp > 3 or nd + exp > prec
     else:
@@ -83,13 +127,19 @@ def _apfloat_default(v: float, sig_bits: int) -> str:
 
 
 def _format_floats(arr: np.ndarray, name: str) -> list[str]:
-    """MLIR's printFloatValue for each element of ``arr`` (stored as format ``name``)."""
+    """MLIR's printFloatValue for each element of ``arr`` (stored as format ``name``):
+    APFloat's 6-digit scientific text when it reads back to the same bits, else its
+    default text.  Integers of up to 6 digits are exact in both and take a fast path."""
     dt, sig = _float_info(name)
     with np.errstate(all="ignore"):
         flat = np.ascontiguousarray(arr, dtype=dt).reshape(-1)
         wide = flat.astype(np.float64)
-        out = [f"{x:.5e}".replace("e", "0e", 1) for x in wide.tolist()]
         finite = np.isfinite(wide)
+        simple = finite & (wide == np.rint(wide)) & (np.abs(wide) < 1e6)
+        out = [
+            f"{x:.5e}".replace("e", "0e", 1) if s else _apfloat_scientific6(x) if f else ""
+            for x, s, f in zip(wide.tolist(), simple.tolist(), finite.tolist())
+        ]
         back = np.array([float(s) if f else 0.0 for s, f in zip(out, finite.tolist())])
         if name == "tf32":  # tf32 values live in float32 storage: round to 11 bits
             m, e = np.frexp(back)

@@ -73,8 +73,8 @@ class CanonicalPrinter(_Printer):
 
     - MLIR's value and block names (``ssa_names``: ``%0``, ``%arg0``, ``%c``, ``%cst_0``,
       ``%iterArg``, ``^bb1``);
-    - no locations (``stablehlo-opt`` without ``--mlir-print-debuginfo``), no alias
-      definitions (the values are written in place);
+    - the ``module { }`` wrapper always; no locations (``stablehlo-opt`` without
+      ``--mlir-print-debuginfo``), no alias definitions (the values are written in place);
     - dictionaries sorted by name (MLIR's DictionaryAttr keeps them so), empty argument
       and result dictionaries left out;
     - in a custom form's attribute dictionary, an attribute holding its .td
@@ -141,7 +141,7 @@ class CanonicalPrinter(_Printer):
 
     def module(self, m: Module) -> str:
         m = rename_module(m, asm_names=not self.generic_ops)
-        m = dataclasses.replace(m, aliases=(), location=None)
+        m = dataclasses.replace(m, aliases=(), location=None, implicit=False)
         if not self.generic_ops:
             return super().module(m)
         lines = [self.operation(item, 1) for item in m.body]
@@ -198,7 +198,7 @@ def _inherent(op: Operation, name: str) -> bool:
     return info is not None and name in info.attributes
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _default_attr(text: str) -> Attribute:
     """The attribute an ``ods_default`` text spells (read by hlorun's parser)."""
     from .grammar import parse_module

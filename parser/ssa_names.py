@@ -35,8 +35,8 @@ from collections.abc import Callable
 from .ir import (
     Block,
     BoolAttr,
-    IntegerAttr,
     Function,
+    IntegerAttr,
     IntegerType,
     Module,
     Operation,

@@ -53,7 +53,7 @@ def send_shape(
     _channel_type(
         ctx, "send_c5", channel_handle, is_host_transfer, DEVICE_TO_HOST, "DEVICE_TO_HOST"
     )
-    if source_target_pairs is not None and getattr(source_target_pairs, "size", 0):
+    if source_target_pairs is not None and getattr(source_target_pairs, "size", 0) > 0:
         check_pairs(ctx, source_target_pairs, _SEND_PAIRS)
     if not operands or not isinstance(operands[-1], TokenType):
         raise ctx.error("send_i2", "the last operand must be a token")
@@ -92,7 +92,7 @@ def recv_shape(
     _channel_type(
         ctx, "recv_c5", channel_handle, is_host_transfer, HOST_TO_DEVICE, "HOST_TO_DEVICE"
     )
-    if source_target_pairs is not None and getattr(source_target_pairs, "size", 0):
+    if source_target_pairs is not None and getattr(source_target_pairs, "size", 0) > 0:
         check_pairs(ctx, source_target_pairs, _RECV_PAIRS)
     if not isinstance(token, TokenType):
         raise ctx.error("recv_i1", "the operand must be a token")

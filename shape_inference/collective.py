@@ -405,14 +405,16 @@ def all_to_all_shape(
                 f"{split_count}",
             )
         bounds = list(t.bounds or (None,) * rank)
+        split_bound = bounds[split_dimension]
         if s is not None:
             shape[split_dimension] = s // split_count
-        elif bounds[split_dimension] is not None:
-            bounds[split_dimension] //= split_count
-        if shape[concat_dimension] is not None:
-            shape[concat_dimension] *= split_count
-        elif bounds[concat_dimension] is not None:
-            bounds[concat_dimension] *= split_count
+        elif split_bound is not None:
+            bounds[split_dimension] = split_bound // split_count
+        c, concat_bound = shape[concat_dimension], bounds[concat_dimension]
+        if c is not None:
+            shape[concat_dimension] = c * split_count
+        elif concat_bound is not None:
+            bounds[concat_dimension] = concat_bound * split_count
         encoding = TypeExtensions(tuple(bounds)) if any(b is not None for b in bounds) else None
         out.append(TensorType(tuple(shape), t.element_type, encoding))  # all_to_all_c9
     return tuple(out)

@@ -16,7 +16,6 @@ from ..parser.ir import (
     Type,
     TypeExtensions,
 )
-
 from .optable import ShapeContext, define_op
 from .typeutil import type_text
 from .verifier import compatible
@@ -32,7 +31,9 @@ def _arg_types(region: Region) -> tuple[Type, ...]:
 
 def _same(ctx: ShapeContext, label: str, got: tuple[Type, ...], want: tuple[Type, ...], what: str):
     if len(got) != len(want) or not all(compatible(a, b) for a, b in zip(got, want)):
-        raise ctx.error(label, f"{what}: expected types {list(map(str, want))}, got {list(map(str, got))}")
+        raise ctx.error(
+            label, f"{what}: expected types {list(map(str, want))}, got {list(map(str, got))}"
+        )
 
 
 def _is_scalar_of(t: Type, pred) -> bool:
@@ -79,9 +80,12 @@ def _declared_results(ctx: ShapeContext, label: str, inferred: tuple[Type, ...])
     ``type(results...) = ...`` constraint, under ``label``); return ``inferred``."""
     declared = ctx.result_types
     if len(declared) != len(inferred) or not all(
-            compatible(a, b) for a, b in zip(declared, inferred)):
-        raise ctx.error(label, f"result types {list(map(str, declared))} do not match "
-                               f"{list(map(str, inferred))}")
+        compatible(a, b) for a, b in zip(declared, inferred)
+    ):
+        raise ctx.error(
+            label,
+            f"result types {list(map(str, declared))} do not match {list(map(str, inferred))}",
+        )
     return inferred
 
 
@@ -93,7 +97,9 @@ def while_shape(ctx: ShapeContext, *operand_types: Type):
     cond, body = ctx.regions
     _same(ctx, "while_c1", _arg_types(cond), operand_types, "cond arguments")  # while_c1
     ret = _returned_types(cond)
-    if len(ret) != 1 or not _is_scalar_of(ret[0], lambda e: isinstance(e, IntegerType) and e.is_bool):
+    if len(ret) != 1 or not _is_scalar_of(
+        ret[0], lambda e: isinstance(e, IntegerType) and e.is_bool
+    ):
         raise ctx.error("while_c1", "cond must return a single tensor<i1>")  # while_c1
     _same(ctx, "while_c2", _arg_types(body), operand_types, "body arguments")  # while_c2
     _same(ctx, "while_c2", _returned_types(body), operand_types, "body results")  # while_c2
@@ -118,7 +124,9 @@ def if_shape(ctx: ShapeContext, pred: Type):
 def case_shape(ctx: ShapeContext, index: Type):
     """spec "case": (C1) at least one branch; (C2) branches take no arguments;
     (C3) same result types; (C4) results = branch outputs; index is tensor<si32>."""
-    if not _is_scalar_of(index, lambda e: isinstance(e, IntegerType) and e.width == 32 and not e.is_unsigned):
+    if not _is_scalar_of(
+        index, lambda e: isinstance(e, IntegerType) and e.width == 32 and not e.is_unsigned
+    ):
         raise ctx.error("case_i1", "index must be a 0-dimensional tensor of si32")
     if not ctx.regions:
         raise ctx.error("case_c1", "expects at least one branch")  # case_c1
@@ -146,7 +154,9 @@ def get_tuple_element_shape(ctx: ShapeContext, operand: Type, *, index: int):
     if not isinstance(operand, TupleType):
         raise ctx.error("get_tuple_element_i1", "operand must be a tuple")
     if not 0 <= index < len(operand.types):
-        raise ctx.error("get_tuple_element_c1", f"index {index} out of bounds")  # get_tuple_element_c1
+        raise ctx.error(
+            "get_tuple_element_c1", f"index {index} out of bounds"
+        )  # get_tuple_element_c1
     return operand.types[index]  # get_tuple_element_c2
 
 
@@ -160,9 +170,13 @@ def token_shape(ctx: ShapeContext, *operand_types: Type):
 
 # ---- custom_call (the StableHLO dialect's verifier; the spec leaves it open) -----------
 
-_API_VERSIONS = {0: "API_VERSION_UNSPECIFIED", 1: "API_VERSION_ORIGINAL",
-                 2: "API_VERSION_STATUS_RETURNING", 3: "API_VERSION_STATUS_RETURNING_UNIFIED",
-                 4: "API_VERSION_TYPED_FFI"}
+_API_VERSIONS = {
+    0: "API_VERSION_UNSPECIFIED",
+    1: "API_VERSION_ORIGINAL",
+    2: "API_VERSION_STATUS_RETURNING",
+    3: "API_VERSION_STATUS_RETURNING_UNIFIED",
+    4: "API_VERSION_TYPED_FFI",
+}
 
 
 def _layout_text(layout) -> str:
@@ -175,26 +189,35 @@ def _layout_text(layout) -> str:
 
 def _check_layouts(ctx: ShapeContext, types: tuple[Type, ...], layouts, what: str) -> None:
     if len(types) != len(layouts):
-        raise ctx.error("custom_call_layouts", f"Number of {what}s must match the number of "
-                        f"{what} layouts, {len(types)} != {len(layouts)}")
+        raise ctx.error(
+            "custom_call_layouts",
+            f"Number of {what}s must match the number of "
+            f"{what} layouts, {len(types)} != {len(layouts)}",
+        )
     for i, (t, layout) in enumerate(zip(types, layouts)):
         values = [int(v) for v in np.asarray(layout).reshape(-1)]
         if isinstance(t, TupleType):
-            raise ctx.error("custom_call_layouts",
-                            "Tuple types are not fully supported with layout constraints yet")
+            raise ctx.error(
+                "custom_call_layouts",
+                "Tuple types are not fully supported with layout constraints yet",
+            )
         if not isinstance(t, TensorType):
             if values:
-                raise ctx.error("custom_call_layouts",
-                                f"Only tensor types can have non-empty layout: {what} #{i} of "
-                                f"type '{type_text(t)}' has layout {_layout_text(layout)}")
+                raise ctx.error(
+                    "custom_call_layouts",
+                    f"Only tensor types can have non-empty layout: {what} #{i} of "
+                    f"type '{type_text(t)}' has layout {_layout_text(layout)}",
+                )
             continue
         if t.shape is None:
             continue
         if sorted(values) != list(range(len(t.shape))):
-            raise ctx.error("custom_call_layouts",
-                            f"incorrect layout {_layout_text(layout)} for type "
-                            f"'{type_text(t)}', layout must be a permutation of "
-                            f"[0, {len(t.shape)})")
+            raise ctx.error(
+                "custom_call_layouts",
+                f"incorrect layout {_layout_text(layout)} for type "
+                f"'{type_text(t)}', layout must be a permutation of "
+                f"[0, {len(t.shape)})",
+            )
 
 
 def _check_aliases(ctx: ShapeContext, operand_types: tuple[Type, ...], aliases) -> None:
@@ -202,37 +225,55 @@ def _check_aliases(ctx: ShapeContext, operand_types: tuple[Type, ...], aliases) 
     for alias in aliases or ():
         index = alias.operand_index
         if not 0 <= index < len(operand_types):
-            raise ctx.error("custom_call_aliases",
-                            f"expects operandIndex in the output_operand_alias attribute to be "
-                            f"in range [0, {len(operand_types)}); got: {index}.")
+            raise ctx.error(
+                "custom_call_aliases",
+                f"expects operandIndex in the output_operand_alias attribute to be "
+                f"in range [0, {len(operand_types)}); got: {index}.",
+            )
         operand_part = operand_types[index]
         for i in alias.operand_tuple_indices:
             if not isinstance(operand_part, TupleType) or not 0 <= i < len(operand_part.types):
-                raise ctx.error("custom_call_aliases", "operand_tuple_indices in the "
-                                "output_operand_alias attribute out of bounds")
+                raise ctx.error(
+                    "custom_call_aliases",
+                    "operand_tuple_indices in the output_operand_alias attribute out of bounds",
+                )
             operand_part = operand_part.types[i]
         output_part = TupleType(tuple(results)) if len(results) != 1 else results[0]
         for i in alias.output_tuple_indices:
             if not isinstance(output_part, TupleType) or not 0 <= i < len(output_part.types):
-                raise ctx.error("custom_call_aliases", "output_tuple_indices in the "
-                                "output_operand_alias attribute out of bounds")
+                raise ctx.error(
+                    "custom_call_aliases",
+                    "output_tuple_indices in the output_operand_alias attribute out of bounds",
+                )
             output_part = output_part.types[i]
         if operand_part != output_part:
-            raise ctx.error("custom_call_aliases",
-                            "shapes mismatch in the output_operand_alias attribute: operand "
-                            f"part has type '{type_text(operand_part)}' and output part has "
-                            f"type '{type_text(output_part)}'")
+            raise ctx.error(
+                "custom_call_aliases",
+                "shapes mismatch in the output_operand_alias attribute: operand "
+                f"part has type '{type_text(operand_part)}' and output part has "
+                f"type '{type_text(output_part)}'",
+            )
 
 
-def custom_call_shape(ctx: ShapeContext, *operand_types: Type, operand_layouts=None,
-                      result_layouts=None, output_operand_aliases=(), backend_config=None,
-                      api_version=1, **_: object):
+def custom_call_shape(
+    ctx: ShapeContext,
+    *operand_types: Type,
+    operand_layouts=None,
+    result_layouts=None,
+    output_operand_aliases=(),
+    backend_config=None,
+    api_version=1,
+    **_: object,
+):
     """custom_call: layouts, output_operand_aliases and backend_config agree with the
     operands and results (the StableHLO dialect's CustomCallOp verifier)."""
     if operand_layouts is not None or result_layouts is not None:
         if operand_layouts is None or result_layouts is None:
-            raise ctx.error("custom_call_layouts", "Layout attributes should be specified for "
-                            "either both operands and results or none.")
+            raise ctx.error(
+                "custom_call_layouts",
+                "Layout attributes should be specified for "
+                "either both operands and results or none.",
+            )
         results = ctx.result_types
         if len(results) == 1 and isinstance(results[0], TupleType):
             results = results[0].types
@@ -240,14 +281,21 @@ def custom_call_shape(ctx: ShapeContext, *operand_types: Type, operand_layouts=N
         _check_layouts(ctx, tuple(results), result_layouts, "result")
     _check_aliases(ctx, operand_types, output_operand_aliases)
     if backend_config is not None:
-        version = api_version if isinstance(api_version, str) else _API_VERSIONS.get(
-            api_version, str(api_version))
+        version = (
+            api_version
+            if isinstance(api_version, str)
+            else _API_VERSIONS.get(api_version, str(api_version))
+        )
         if version == "API_VERSION_TYPED_FFI" and isinstance(backend_config, str):
-            raise ctx.error("custom_call_backend_config", f"backend_config for api_version "
-                            f"{version} must be a dictionary attribute.")
+            raise ctx.error(
+                "custom_call_backend_config",
+                f"backend_config for api_version {version} must be a dictionary attribute.",
+            )
         if version != "API_VERSION_TYPED_FFI" and isinstance(backend_config, dict):
-            raise ctx.error("custom_call_backend_config", f"backend_config for api_version "
-                            f"{version} must be a string attribute.")
+            raise ctx.error(
+                "custom_call_backend_config",
+                f"backend_config for api_version {version} must be a string attribute.",
+            )
     return None
 
 
@@ -265,7 +313,9 @@ def composite_shape(ctx: ShapeContext, *operand_types: Type, name: str = "", **_
 
 define_op("stablehlo.while", while_shape, regions=("cond", "body"), multi_result=True)
 define_op("stablehlo.if", if_shape, regions=("true_branch", "false_branch"), multi_result=True)
-define_op("stablehlo.case", case_shape, regions=("branches",), variadic_regions=True, multi_result=True)
+define_op(
+    "stablehlo.case", case_shape, regions=("branches",), variadic_regions=True, multi_result=True
+)
 define_op("stablehlo.optimization_barrier", identity_shape, multi_result=True)
 define_op("stablehlo.tuple", tuple_shape)
 define_op("stablehlo.get_tuple_element", get_tuple_element_shape, attrs={"index": 0})

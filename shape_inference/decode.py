@@ -36,7 +36,6 @@ from ..parser.ir import (
     TypeAttr,
     UnitAttr,
 )
-
 from .optable import REQUIRED, OpDef
 
 # Structured attributes whose fields become keyword arguments of their own.
@@ -82,11 +81,7 @@ def decode_attribute(attr: Attribute) -> Any:
 
 
 def _fields(attr: Attribute) -> dict[str, Any]:
-    return {
-        k: v
-        for k, v in vars(attr).items()
-        if not k.startswith("_") and k != "raw"
-    }
+    return {k: v for k, v in vars(attr).items() if not k.startswith("_") and k != "raw"}
 
 
 def decode_op_attributes(op: Operation, row: OpDef) -> dict[str, Any]:

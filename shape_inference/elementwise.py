@@ -123,7 +123,9 @@ def merge_tensor_types(types: list[TensorType], element: Type) -> TensorType:
     if shape is not None and any(t.bounds is not None for t in types):
         bounds: list[int | None] = []
         for i, d in enumerate(shape):
-            given = [t.bounds[i] for t in types if t.bounds is not None and t.bounds[i] is not None]
+            given = [
+                b for b in (t.bounds[i] for t in types if t.bounds is not None) if b is not None
+            ]
             bounds.append(min(given) if d is None and given else None)
         if any(b is not None for b in bounds):
             encoding = TypeExtensions(tuple(bounds))
@@ -393,15 +395,19 @@ def add_shape(ctx: ShapeContext, lhs: Type, rhs: Type) -> TensorType | None:
     b = require_tensor(ctx, rhs, "add_i2", "rhs")
     check_element(ctx, "add", 1, a.element_type, ANY, ANY_QUANT)
     check_element(ctx, "add", 2, b.element_type, ANY, ANY_QUANT)
-    qa, qb = (isinstance(t.element_type, QuantizedType) for t in (a, b))
+    ea, eb = a.element_type, b.element_type
     result = _declared(ctx)
-    qr = result is not None and isinstance(result.element_type, QuantizedType)
-    if not (qa or qb or qr):
+    er = result.element_type if result is not None else None
+    if not any(isinstance(e, QuantizedType) for e in (ea, eb, er)):
         same_baseline(ctx, "add_c1", [a, b])  # (C1)
         return merge_tensor_types([a, b], a.element_type)
-    if not (qa and qb and qr):  # (C2)
+    if not (
+        isinstance(ea, QuantizedType)
+        and isinstance(eb, QuantizedType)
+        and result is not None
+        and isinstance(er, QuantizedType)
+    ):  # (C2)
         raise ctx.error("add_c2", "lhs, rhs and result must all be quantized or all not")
-    ea, eb, er = a.element_type, b.element_type, result.element_type
     if not (ea.storage_type == eb.storage_type == er.storage_type):  # (C3)
         raise ctx.error("add_c3", "lhs, rhs and result must have the same storage type")
     if not (ea.expressed_type == eb.expressed_type == er.expressed_type):  # (C4)

@@ -33,6 +33,7 @@ from .movement import (
     tensor_with_bounds,
 )
 from .optable import REQUIRED, ShapeContext, shape_function
+from .typeutil import ranked_shape
 
 # --------------------------------------------------------------------------------------
 # gather, dynamic_gather
@@ -67,7 +68,7 @@ def _check_index_vector(
             f"'start_indices')] i.e. [0, {idx.rank}]. got: "
             f"{index_vector_dim}.",
         )
-    n = idx.shape[index_vector_dim] if index_vector_dim < idx.rank else 1
+    n = ranked_shape(idx)[index_vector_dim] if index_vector_dim < idx.rank else 1
     if n is not None and len(index_map) != n:  # <op>_c3 / c19
         raise ctx.error(
             c_map,
@@ -97,12 +98,12 @@ def _check_batching(
     if len(operand_batching) != len(idx_batching):
         raise ctx.error(labels["size"], f"{ob} and {ib} should have the same size")
     for i, (a, b) in enumerate(zip(operand_batching, idx_batching)):
-        if not dims_compatible(operand.shape[a], idx.shape[b]):
+        if not dims_compatible(ranked_shape(operand)[a], ranked_shape(idx)[b]):
             raise ctx.error(
                 labels["dims"],
                 f"{ob}[{i}] and {ib}[{i}] must have compatible "
-                f"sizes, but got {operand.shape[a]} and "
-                f"{idx.shape[b]}",
+                f"sizes, but got {ranked_shape(operand)[a]} and "
+                f"{ranked_shape(idx)[b]}",
             )
 
 
@@ -241,7 +242,7 @@ def _gather_common(
             lab(20),
             f"slice_sizes size ({len(slice_sizes)}) not equal to operand rank ({operand.rank})",
         )
-    for i, (k, n) in enumerate(zip(slice_sizes, operand.shape)):  # gather_c21
+    for i, (k, n) in enumerate(zip(slice_sizes, ranked_shape(operand))):  # gather_c21
         if k < 0 or (n is not None and k > n):
             raise ctx.error(
                 lab(21),
@@ -266,7 +267,7 @@ def _gather_common(
 
 
 def _gather_dn(attrs: dict[str, Any]) -> dict[str, Any]:
-    dn = {
+    dn: dict[str, Any] = {
         k: int_tuple(attrs[k])
         for k in (
             "offset_dims",
@@ -281,7 +282,7 @@ def _gather_dn(attrs: dict[str, Any]) -> dict[str, Any]:
 
 
 def _gather_batch_shape(idx: TensorType, ivd: int) -> tuple[int | None, ...]:
-    return tuple(n for d, n in enumerate(idx.shape) if d != ivd)
+    return tuple(n for d, n in enumerate(ranked_shape(idx)) if d != ivd)
 
 
 def _gather_result(
@@ -290,7 +291,7 @@ def _gather_result(
     """gather_c22, gather_c23: batch dimensions (with their bounds) from start_indices,
     offset dimensions from slice_sizes."""
     ivd = dn["index_vector_dim"]
-    batch = [(n, b) for d, (n, b) in enumerate(zip(idx.shape, dim_bounds(idx))) if d != ivd]
+    batch = [(n, b) for d, (n, b) in enumerate(zip(ranked_shape(idx), dim_bounds(idx))) if d != ivd]
     dropped = set(dn["collapsed_slice_dims"]) | set(dn["operand_batching_dims"])
     window = [(sizes[d], None) for d in range(t.rank) if d not in dropped]
     dims: list[tuple[int | None, int | None]] = []
@@ -347,7 +348,7 @@ def dynamic_gather(
                     f"operand_batching_dims, slice_sizes[dim] "
                     f"should be <= 1, but got {sizes[d]}",
                 )
-        for i, (k, n) in enumerate(zip(sizes, t.shape)):  # dynamic_gather_c12
+        for i, (k, n) in enumerate(zip(sizes, ranked_shape(t))):  # dynamic_gather_c12
             if k < 0 or (n is not None and k > n):
                 raise ctx.error(
                     "dynamic_gather_c12",
@@ -362,7 +363,7 @@ def dynamic_gather(
             )
         b = iter(batch)
         for r in range(result_rank):  # dynamic_gather_c13
-            if r not in dn["offset_dims"] and not dims_compatible(next(b), result.shape[r]):
+            if r not in dn["offset_dims"] and not dims_compatible(next(b), ranked_shape(result)[r]):
                 raise ctx.error(
                     "dynamic_gather_c13",
                     f"result dimension {r} does not match the start_indices batch dimension",
@@ -508,7 +509,9 @@ def scatter(ctx: ShapeContext, *operands: Type, **attrs: Any):
         if is_per_axis(t):
             raise ctx.error("scatter_i1", "expects tensors or per-tensor quantized tensors")
     for t in inputs[1:]:  # scatter_c1
-        if t.rank != t0.rank or any(not dims_compatible(a, b) for a, b in zip(t.shape, t0.shape)):
+        if t.rank != t0.rank or any(
+            not dims_compatible(a, b) for a, b in zip(ranked_shape(t), ranked_shape(t0))
+        ):
             raise ctx.error("scatter_c1", "expects all inputs to have the same shape")
     if len(uwd) + len(iwd) + len(ibd) != t0.rank:  # scatter_c2
         raise ctx.error(
@@ -519,7 +522,9 @@ def scatter(ctx: ShapeContext, *operands: Type, **attrs: Any):
             f"{len(uwd) + len(iwd) + len(ibd)} but got {t0.rank}.",
         )
     for u in updates[1:]:  # scatter_c3
-        if u.rank != u0.rank or any(not dims_compatible(a, b) for a, b in zip(u.shape, u0.shape)):
+        if u.rank != u0.rank or any(
+            not dims_compatible(a, b) for a, b in zip(ranked_shape(u), ranked_shape(u0))
+        ):
             raise ctx.error("scatter_c3", "expects all updates to have the same shape")
     for i, (t, u) in enumerate(zip(inputs, updates)):  # scatter_c6
         if t.element_type != u.element_type:
@@ -608,7 +613,7 @@ def scatter(ctx: ShapeContext, *operands: Type, **attrs: Any):
         "rank-of('operand')",
     )
     # scatter_c4: shape(updates[0]) = combine(update_scatter_dim_sizes, window sizes)
-    scatter_sizes = [s for d, s in enumerate(idx.shape) if d != ivd]
+    scatter_sizes = [s for d, s in enumerate(ranked_shape(idx)) if d != ivd]
     update_scatter_dims = [d for d in range(u0.rank) if d not in uwd]
     if len(update_scatter_dims) != len(scatter_sizes):
         raise ctx.error(
@@ -618,13 +623,14 @@ def scatter(ctx: ShapeContext, *operands: Type, **attrs: Any):
             f"{len(update_scatter_dims)}",
         )
     for d, s in zip(update_scatter_dims, scatter_sizes):
-        if not dims_compatible(u0.shape[d], s):
+        if not dims_compatible(ranked_shape(u0)[d], s):
             raise ctx.error(
-                "scatter_c4", f"expects update dimension {d} to have size {s}, got {u0.shape[d]}"
+                "scatter_c4",
+                f"expects update dimension {d} to have size {s}, got {ranked_shape(u0)[d]}",
             )
     window_input_dims = [d for d in range(t0.rank) if d not in set(iwd) | set(ibd)]
     for ud, idim in zip(uwd, window_input_dims):
-        a, b = u0.shape[ud], t0.shape[idim]
+        a, b = ranked_shape(u0)[ud], ranked_shape(t0)[idim]
         if a is not None and b is not None and a > b:
             raise ctx.error(
                 "scatter_c4",

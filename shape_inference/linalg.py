@@ -11,14 +11,13 @@ compatibility check compares the shapes.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
 from ..parser.ir import ComplexType, FloatType, QuantizedType, TensorType, Type, TypeExtensions
-
 from .optable import REQUIRED, ShapeContext, shape_function
-from .typeutil import require_tensors
+from .typeutil import require_tensor, require_tensors
 
 # --------------------------------------------------------------------------------------
 # helpers
@@ -38,8 +37,9 @@ def _baseline_elem(t: Type) -> Type:
     return e
 
 
-def _ranked(*types: Type) -> bool:
-    return all(isinstance(t, TensorType) and t.shape is not None for t in types)
+def _shape(t: Type) -> tuple[int | None, ...] | None:
+    """The dimensions of ``t`` when it is a ranked tensor type, else None."""
+    return t.shape if isinstance(t, TensorType) else None
 
 
 def _dims_compatible(a: int | None, b: int | None) -> bool:
@@ -53,7 +53,7 @@ def _shapes_compatible(a: Sequence[int | None], b: Sequence[int | None]) -> bool
 def _bounds(t: TensorType) -> tuple[int | None, ...]:
     """The bound of each dimension of a ranked tensor (None where it has none)."""
     b = t.bounds
-    return tuple(b) if b is not None else (None,) * len(t.shape)
+    return tuple(b) if b is not None else (None,) * t.rank
 
 
 def _bounded(shape: Sequence[int | None], elem: Type, bounds: Sequence[int | None]) -> TensorType:
@@ -64,8 +64,9 @@ def _bounded(shape: Sequence[int | None], elem: Type, bounds: Sequence[int | Non
     return TensorType(tuple(shape), elem, encoding)
 
 
-def _merge_dim(a: int | None, abound: int | None, b: int | None,
-               bbound: int | None) -> tuple[int | None, int | None]:
+def _merge_dim(
+    a: int | None, abound: int | None, b: int | None, bbound: int | None
+) -> tuple[int | None, int | None]:
     """The most specific (size, bound) of two compatible dimensions."""
     if a is not None:
         return a, None
@@ -102,7 +103,9 @@ def _check_quantized_combo(ctx: ShapeContext, label: str, le: Type, re_: Type) -
     d = _declared(ctx)
     res_q = isinstance(_elem(d), QuantizedType) if d is not None else isinstance(le, QuantizedType)
     if isinstance(le, QuantizedType) != (res_q and isinstance(re_, QuantizedType)):
-        raise ctx.error(label, "is_quantized(lhs) must equal is_quantized(result) and is_quantized(rhs)")
+        raise ctx.error(
+            label, "is_quantized(lhs) must equal is_quantized(result) and is_quantized(rhs)"
+        )
 
 
 _PRECISIONS = ("DEFAULT", "HIGH", "HIGHEST")
@@ -112,7 +115,10 @@ def _check_precision(ctx: ShapeContext, label: str, precision_config: Sequence[o
     """precision_config: at most 2 of DEFAULT / HIGH / HIGHEST (the spec says exactly
     2; MLIR's verifier, which the verifier suite follows, accepts 0, 1 or 2)."""
     if len(precision_config) > 2:
-        raise ctx.error(label, f"expects precision config to be empty or have <= 2 elements, got {len(precision_config)}")
+        raise ctx.error(
+            label,
+            f"expects precision config to be empty or have <= 2 elements, got {len(precision_config)}",
+        )
     for p in precision_config:
         if p not in _PRECISIONS:
             raise ctx.error(label, f"'precision_config' failed to satisfy constraint: {p!r}")
@@ -147,34 +153,50 @@ def dot_general(
     algorithm: object = None,
 ) -> Type | None:
     """spec: dot_general (C1-C12, C14-C24; C13 is not enforced, as upstream)."""
-    require_tensors(ctx, (lhs, "dot_general_i1"), (rhs, "dot_general_i2"))
+    lt, rt = require_tensors(ctx, (lhs, "dot_general_i1"), (rhs, "dot_general_i2"))
     lb, rb = tuple(lhs_batching_dimensions), tuple(rhs_batching_dimensions)
     lc, rc = tuple(lhs_contracting_dimensions), tuple(rhs_contracting_dimensions)
     if len(lb) != len(rb):  # dot_general_c1
-        raise ctx.error("dot_general_c1", "lhs and rhs should have the same number of batching dimensions")
+        raise ctx.error(
+            "dot_general_c1", "lhs and rhs should have the same number of batching dimensions"
+        )
     if len(lc) != len(rc):  # dot_general_c2
-        raise ctx.error("dot_general_c2", "lhs and rhs should have the same number of contracting dimensions")
+        raise ctx.error(
+            "dot_general_c2", "lhs and rhs should have the same number of contracting dimensions"
+        )
     if not _unique(lb + lc):  # dot_general_c3
-        raise ctx.error("dot_general_c3", "has duplicated dimension from lhs_batching_dimensions and lhs_contracting_dimensions")
+        raise ctx.error(
+            "dot_general_c3",
+            "has duplicated dimension from lhs_batching_dimensions and lhs_contracting_dimensions",
+        )
     if not _unique(rb + rc):  # dot_general_c4
-        raise ctx.error("dot_general_c4", "has duplicated dimension from rhs_batching_dimensions and rhs_contracting_dimensions")
+        raise ctx.error(
+            "dot_general_c4",
+            "has duplicated dimension from rhs_batching_dimensions and rhs_contracting_dimensions",
+        )
     _check_precision(ctx, "dot_general_c11", precision_config)
     if algorithm is not None:
         if any(p != "DEFAULT" for p in precision_config):  # dot_general_c21
-            raise ctx.error("dot_general_c21", "must specify DEFAULT precision config when algorithm is set")
+            raise ctx.error(
+                "dot_general_c21", "must specify DEFAULT precision config when algorithm is set"
+            )
         for field in ("lhs_precision_type", "rhs_precision_type", "accumulation_type"):
             t = getattr(algorithm, field, None)
             if t is not None and not isinstance(t, FloatType):  # dot_general_c21 (I8-I10)
-                raise ctx.error("dot_general_c21", "dot algorithm not known to be supported on any hardware")
-        for label, field in (("dot_general_c22", "lhs_component_count"),
-                             ("dot_general_c23", "rhs_component_count"),
-                             ("dot_general_c24", "num_primitive_operations")):
+                raise ctx.error(
+                    "dot_general_c21", "dot algorithm not known to be supported on any hardware"
+                )
+        for label, field in (
+            ("dot_general_c22", "lhs_component_count"),
+            ("dot_general_c23", "rhs_component_count"),
+            ("dot_general_c24", "num_primitive_operations"),
+        ):
             v = getattr(algorithm, field, 1)
             if v is not None and v <= 0:  # dot_general_c22..c24
                 raise ctx.error(label, f"{field} must be positive")
-    if not _ranked(lhs, rhs):
+    ls, rs = lt.shape, rt.shape
+    if ls is None or rs is None:
         return None
-    ls, rs = lhs.shape, rhs.shape
     for d in lb:
         if not 0 <= d < len(ls):  # dot_general_c5
             raise ctx.error("dot_general_c5", f"lhs_batching_dimensions value {d} out of range")
@@ -199,7 +221,7 @@ def dot_general(
     # mixed ones (f32 x i32 in its TPU svd); the kernel computes in the result type.
     _check_quantized_combo(ctx, "dot_general_c14", le, re_)
     # dot_general_c12: shape(result) = batch + lhs free + rhs free (with their bounds)
-    lbd, rbd = _bounds(lhs), _bounds(rhs)
+    lbd, rbd = _bounds(lt), _bounds(rt)
     dims = [_merge_dim(ls[a], lbd[a], rs[b], rbd[b]) for a, b in zip(lb, rb)]
     dims += [(ls[d], lbd[d]) for d in range(len(ls)) if d not in lb and d not in lc]
     dims += [(rs[d], rbd[d]) for d in range(len(rs)) if d not in rb and d not in rc]
@@ -208,21 +230,23 @@ def dot_general(
 
 
 @shape_function("stablehlo.dot", attrs={"precision_config": ()})
-def dot(ctx: ShapeContext, lhs: Type, rhs: Type, *, precision_config: Sequence[str] = ()) -> Type | None:
+def dot(
+    ctx: ShapeContext, lhs: Type, rhs: Type, *, precision_config: Sequence[str] = ()
+) -> Type | None:
     """Legacy stablehlo.dot: (vector|matrix) x (vector|matrix), contracting the last
     dimension of lhs with the first of rhs."""
-    require_tensors(ctx, (lhs, "dot_i1"), (rhs, "dot_i2"))
+    lt, rt = require_tensors(ctx, (lhs, "dot_i1"), (rhs, "dot_i2"))
     _check_precision(ctx, "dot_general_c11", precision_config)
-    if not _ranked(lhs, rhs):
+    ls, rs = lt.shape, rt.shape
+    if ls is None or rs is None:
         return None
-    ls, rs = lhs.shape, rhs.shape
     if len(ls) not in (1, 2) or len(rs) not in (1, 2):
         raise ctx.error("dot_c1", "expects lhs and rhs of rank 1 or 2")
     if not _dims_compatible(ls[-1], rs[0]):
         raise ctx.error("dot_c2", "contracting dimension sizes must match for lhs/rhs")
     # no element-type check, as upstream's verifyDotOp (see dot_general above)
     shape = tuple(ls[:-1]) + tuple(rs[1:])
-    bounds = _bounds(lhs)[:-1] + _bounds(rhs)[1:]
+    bounds = _bounds(lt)[:-1] + _bounds(rt)[1:]
     return _bounded(shape, _result_elem(ctx, _elem(lhs)), bounds)
 
 
@@ -251,8 +275,13 @@ _CONV_ATTRS = {
 
 
 def conv_num_windows(
-    size: int | None, kernel: int | None, stride: int, lo: int | None, hi: int | None,
-    lhs_dil: int, rhs_dil: int,
+    size: int | None,
+    kernel: int | None,
+    stride: int,
+    lo: int | None,
+    hi: int | None,
+    lhs_dil: int,
+    rhs_dil: int,
 ) -> int | None:
     """spec: convolution (C25): num_windows of one spatial dimension (None = dynamic)."""
     if size is None or kernel is None or lo is None or hi is None:
@@ -268,8 +297,8 @@ def conv_num_windows(
 def _conv_shape(
     ctx: ShapeContext,
     op: str,
-    lhs: Type,
-    rhs: Type,
+    lhs: TensorType,
+    rhs: TensorType,
     padding: np.ndarray | None,
     padding_shape: Sequence[int | None] | None,
     *,
@@ -291,9 +320,9 @@ def _conv_shape(
     precision_config,
 ) -> Type | None:
     """spec: convolution / dynamic_conv constraints C1-C27 (labels ``<op>_cN``)."""
-    if not _ranked(lhs, rhs):
-        return None
     ls, rs = lhs.shape, rhs.shape
+    if ls is None or rs is None:
+        return None
     n = len(ls)
     if n != len(rs):  # C1
         raise ctx.error(f"{op}_c1", f"expects lhs and rhs of equal rank, got {n} and {len(rs)}")
@@ -326,7 +355,11 @@ def _conv_shape(
         raise ctx.error(f"{op}_c13", "input dimension numbers must be unique and in [0, N)")
     if len(kernel_spatial_dimensions) != s:  # C17
         raise ctx.error(f"{op}_c17", f"expects {s} kernel spatial dimensions")
-    k_dims = [*kernel_spatial_dimensions, kernel_input_feature_dimension, kernel_output_feature_dimension]
+    k_dims = [
+        *kernel_spatial_dimensions,
+        kernel_input_feature_dimension,
+        kernel_output_feature_dimension,
+    ]
     if not _unique(k_dims) or any(not 0 <= d < n for d in k_dims):  # C18
         raise ctx.error(f"{op}_c18", "kernel dimension numbers must be unique and in [0, N)")
     if len(output_spatial_dimensions) != s:  # C19
@@ -339,7 +372,9 @@ def _conv_shape(
     if batch_group_count <= 0:  # C22
         raise ctx.error(f"{op}_c22", "batch_group_count must be positive")
     if feature_group_count != 1 and batch_group_count != 1:  # C23
-        raise ctx.error(f"{op}_c23", "feature_group_count and batch_group_count cannot both exceed 1")
+        raise ctx.error(
+            f"{op}_c23", "feature_group_count and batch_group_count cannot both exceed 1"
+        )
     _check_precision(ctx, f"{op}_c24", precision_config)
     batch = ls[input_batch_dimension]
     feat = ls[input_feature_dimension]
@@ -348,19 +383,28 @@ def _conv_shape(
     if batch is not None and batch % batch_group_count:  # C10
         raise ctx.error(f"{op}_c10", "input batch dimension must be divisible by batch_group_count")
     if feat is not None and feat % feature_group_count:  # C11
-        raise ctx.error(f"{op}_c11", "input feature dimension must be divisible by feature_group_count")
+        raise ctx.error(
+            f"{op}_c11", "input feature dimension must be divisible by feature_group_count"
+        )
     if feat is not None and kin is not None and kin != feat // feature_group_count:  # C14
-        raise ctx.error(f"{op}_c14", "kernel input feature dimension must equal input feature dimension / feature_group_count")
+        raise ctx.error(
+            f"{op}_c14",
+            "kernel input feature dimension must equal input feature dimension / feature_group_count",
+        )
     if kout is not None and kout % batch_group_count:  # C15
-        raise ctx.error(f"{op}_c15", "kernel output feature dimension must be divisible by batch_group_count")
+        raise ctx.error(
+            f"{op}_c15", "kernel output feature dimension must be divisible by batch_group_count"
+        )
     if kout is not None and kout % feature_group_count:  # C16
-        raise ctx.error(f"{op}_c16", "kernel output feature dimension must be divisible by feature_group_count")
+        raise ctx.error(
+            f"{op}_c16", "kernel output feature dimension must be divisible by feature_group_count"
+        )
     le, re_ = _elem(lhs), _elem(rhs)
     if not isinstance(le, QuantizedType) and not isinstance(re_, QuantizedType) and le != re_:
         raise ctx.error(f"{op}_c27", f"lhs and rhs element types differ: {le} vs {re_}")  # C27
     _check_quantized_combo(ctx, f"{op}_c28", le, re_)
     # C25 / C26: the result shape
-    out = [None] * n
+    out: list[int | None] = [None] * n
     out[output_batch_dimension] = None if batch is None else batch // batch_group_count
     out[output_feature_dimension] = kout
     for i in range(s):
@@ -370,8 +414,13 @@ def _conv_shape(
         elif padding_shape is None:
             lo = hi = 0
         out[output_spatial_dimensions[i]] = conv_num_windows(
-            ls[input_spatial_dimensions[i]], rs[kernel_spatial_dimensions[i]], strides[i], lo, hi,
-            ldil[i], rdil[i],
+            ls[input_spatial_dimensions[i]],
+            rs[kernel_spatial_dimensions[i]],
+            strides[i],
+            lo,
+            hi,
+            ldil[i],
+            rdil[i],
         )
     return TensorType(tuple(out), _result_elem(ctx, le))
 
@@ -379,7 +428,7 @@ def _conv_shape(
 @shape_function("stablehlo.convolution", attrs={**_CONV_ATTRS, "padding": None})
 def convolution(ctx: ShapeContext, lhs: Type, rhs: Type, *, padding=None, **attrs) -> Type | None:
     """spec: convolution (C1-C27; quantized-only C28-C34 are not checked)."""
-    require_tensors(ctx, (lhs, "convolution_i1"), (rhs, "convolution_i2"))
+    lt, rt = require_tensors(ctx, (lhs, "convolution_i1"), (rhs, "convolution_i2"))
     pad = None
     pad_shape = None
     if padding is not None:
@@ -387,18 +436,20 @@ def convolution(ctx: ShapeContext, lhs: Type, rhs: Type, *, padding=None, **attr
         pad_shape = pad.shape
         if pad.ndim != 2:  # convolution_c4
             raise ctx.error("convolution_c4", "expects padding to be a 2-D tensor")
-    return _conv_shape(ctx, "convolution", lhs, rhs, pad, pad_shape, **attrs)
+    return _conv_shape(ctx, "convolution", lt, rt, pad, pad_shape, **attrs)
 
 
 @shape_function("stablehlo.dynamic_conv", attrs=dict(_CONV_ATTRS))
 def dynamic_conv(ctx: ShapeContext, lhs: Type, rhs: Type, padding: Type, **attrs) -> Type | None:
     """spec: dynamic_conv: as convolution with ``padding`` an operand (spatial result
     dimensions are then dynamic unless the declared result gives them)."""
-    require_tensors(ctx, (lhs, "dynamic_conv_i1"), (rhs, "dynamic_conv_i2"), (padding, "dynamic_conv_i3"))
-    pshape = padding.shape if isinstance(padding, TensorType) else None
+    lt, rt, pt = require_tensors(
+        ctx, (lhs, "dynamic_conv_i1"), (rhs, "dynamic_conv_i2"), (padding, "dynamic_conv_i3")
+    )
+    pshape = pt.shape
     if pshape is not None and len(pshape) != 2:  # dynamic_conv_c4
         raise ctx.error("dynamic_conv_c4", "expects padding to be a 2-D tensor")
-    return _conv_shape(ctx, "dynamic_conv", lhs, rhs, None, pshape or (None, None), **attrs)
+    return _conv_shape(ctx, "dynamic_conv", lt, rt, None, pshape or (None, None), **attrs)
 
 
 # --------------------------------------------------------------------------------------
@@ -407,17 +458,19 @@ def dynamic_conv(ctx: ShapeContext, lhs: Type, rhs: Type, padding: Type, **attrs
 
 
 @shape_function("stablehlo.fft", attrs={"fft_type": REQUIRED, "fft_length": REQUIRED})
-def fft(ctx: ShapeContext, operand: Type, *, fft_type: str, fft_length: Sequence[int]) -> Type | None:
+def fft(
+    ctx: ShapeContext, operand: Type, *, fft_type: str, fft_length: Sequence[int]
+) -> Type | None:
     """spec: fft (C1-C5).  The result keeps the operand's dimensions and bounds (C5),
     except the trailing ``size(fft_length)`` ones of RFFT / IRFFT, which (C4) fixes to
     ``fft_length`` on the real side: RFFT's last is ``fft_length[-1] / 2 + 1``."""
-    require_tensors(ctx, (operand, "fft_i1"))
+    t = require_tensor(ctx, operand, "fft_i1")
     length = tuple(int(v) for v in fft_length)
     if not 1 <= len(length) <= 3:  # fft_c3
         raise ctx.error("fft_c3", f"fft_length must have 1 to 3 elements, got {len(length)}")
-    if not _ranked(operand):
+    if t.shape is None:
         return None
-    shape = tuple(operand.shape)
+    shape = tuple(t.shape)
     if len(length) > len(shape):  # fft_c1
         raise ctx.error("fft_c1", "operand rank must not be less than fft_length size")
     e = _elem(operand)
@@ -425,13 +478,15 @@ def fft(ctx: ShapeContext, operand: Type, *, fft_type: str, fft_length: Sequence
     if fft_type in ("FFT", "IFFT"):
         if not isinstance(e, ComplexType):  # fft_c2
             raise ctx.error("fft_c2", f"{fft_type} takes a complex operand, got {e}")
-        return TensorType(shape, e, operand.encoding)  # fft_c5
-    bounds = _bounds(operand)
+        return TensorType(shape, e, t.encoding)  # fft_c5
+    bounds = _bounds(t)
     if fft_type == "RFFT":
         if not isinstance(e, FloatType) or e.name not in ("f32", "f64"):  # fft_c2
             raise ctx.error("fft_c2", f"RFFT takes an f32 or f64 operand, got {e}")
         if not _shapes_compatible(shape[-tail:], length):  # fft_c4
-            raise ctx.error("fft_c4", f"RFFT operand trailing dimensions must equal fft_length {list(length)}")
+            raise ctx.error(
+                "fft_c4", f"RFFT operand trailing dimensions must equal fft_length {list(length)}"
+            )
         out_last = 0 if length[-1] == 0 else length[-1] // 2 + 1  # fft_c5
         return _bounded(shape[:-tail] + length[:-1] + (out_last,), ComplexType(e), bounds)
     if fft_type == "IRFFT":
@@ -453,14 +508,25 @@ def fft(ctx: ShapeContext, operand: Type, *, fft_type: str, fft_length: Sequence
 
 @shape_function(
     "stablehlo.triangular_solve",
-    attrs={"left_side": REQUIRED, "lower": REQUIRED, "unit_diagonal": REQUIRED, "transpose_a": REQUIRED},
+    attrs={
+        "left_side": REQUIRED,
+        "lower": REQUIRED,
+        "unit_diagonal": REQUIRED,
+        "transpose_a": REQUIRED,
+    },
 )
 def triangular_solve(
-    ctx: ShapeContext, a: Type, b: Type, *, left_side: bool, lower: bool, unit_diagonal: bool,
+    ctx: ShapeContext,
+    a: Type,
+    b: Type,
+    *,
+    left_side: bool,
+    lower: bool,
+    unit_diagonal: bool,
     transpose_a: str,
 ) -> Type | None:
     """spec: triangular_solve (C1-C4)."""
-    require_tensors(ctx, (a, "triangular_solve_i1"), (b, "triangular_solve_i2"))
+    at, bt = require_tensors(ctx, (a, "triangular_solve_i1"), (b, "triangular_solve_i2"))
     for t, label in ((a, "triangular_solve_i1"), (b, "triangular_solve_i2")):
         if not (_is_float(t) or _is_complex(t) or isinstance(_elem(t), QuantizedType)):
             raise ctx.error(label, f"expects float or complex operands, got {_elem(t)}")
@@ -468,9 +534,9 @@ def triangular_solve(
         raise ctx.error("triangular_solve_c1", "a and b must have the same element type")
     if transpose_a not in ("NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"):
         raise ctx.error("triangular_solve_i6", f"unknown transpose_a {transpose_a}")
-    if not _ranked(a, b):
+    sa, sb = at.shape, bt.shape
+    if sa is None or sb is None:
         return None
-    sa, sb = a.shape, b.shape
     if len(sa) < 2 or len(sa) != len(sb):  # triangular_solve_c2
         raise ctx.error("triangular_solve_c2", "expects a and b of equal rank >= 2")
     if not _shapes_compatible(sa[:-2], sb[:-2]):  # triangular_solve_c3
@@ -486,14 +552,14 @@ def triangular_solve(
 @shape_function("stablehlo.cholesky", attrs={"lower": False})
 def cholesky(ctx: ShapeContext, a: Type, *, lower: bool = False) -> Type | None:
     """spec: cholesky (C1-C3)."""
-    require_tensors(ctx, (a, "cholesky_i1"))
+    shape = require_tensor(ctx, a, "cholesky_i1").shape
     if not (_is_float(a) or _is_complex(a) or isinstance(_elem(a), QuantizedType)):
         raise ctx.error("cholesky_i1", f"expects a float or complex operand, got {_elem(a)}")
-    if not _ranked(a):
+    if shape is None:
         return None
-    if len(a.shape) < 2:  # cholesky_c2
+    if len(shape) < 2:  # cholesky_c2
         raise ctx.error("cholesky_c2", "expects an operand of rank >= 2")
-    if not _dims_compatible(a.shape[-2], a.shape[-1]):  # cholesky_c3
+    if not _dims_compatible(shape[-2], shape[-1]):  # cholesky_c3
         raise ctx.error("cholesky_c3", "expects a batch of square matrices")
     return a  # cholesky_c1
 
@@ -505,8 +571,14 @@ def cholesky(ctx: ShapeContext, a: Type, *, lower: bool = False) -> Type | None:
 _BN_ATTRS = {"epsilon": REQUIRED, "feature_index": REQUIRED}
 
 
-def _bn_common(ctx: ShapeContext, op: str, operand: Type, vectors: dict[str, Type],
-               feature_index: int, labels: dict[str, str]) -> TensorType:
+def _bn_common(
+    ctx: ShapeContext,
+    op: str,
+    operand: Type,
+    vectors: dict[str, Type],
+    feature_index: int,
+    labels: dict[str, str],
+) -> TensorType:
     """Check feature_index (C1), element types (C2) and vector sizes; return the type
     of the 1-d results: the operand's feature dimension (size or ``?`` with its bound),
     with the element type of the first vector."""
@@ -517,58 +589,92 @@ def _bn_common(ctx: ShapeContext, op: str, operand: Type, vectors: dict[str, Typ
         if _baseline_elem(t) != base:  # C2
             raise ctx.error(f"{op}_c2", f"{name} must have the operand's element type")
     elem = _elem(next(iter(vectors.values())))
-    if not _ranked(operand):
+    if not isinstance(operand, TensorType) or operand.shape is None:
         return _vec_of(vectors.values(), elem)
     rank = len(operand.shape)
     if not 0 <= feature_index < rank:  # C1
         raise ctx.error(f"{op}_c1", f"feature_index {feature_index} out of range for rank {rank}")
     fsize = operand.shape[feature_index]
     for name, t in vectors.items():
-        if not _ranked(t):
+        vshape = _shape(t)
+        if vshape is None:
             continue
-        if len(t.shape) != 1:
+        if len(vshape) != 1:
             raise ctx.error(labels[name], f"{name} must be 1-dimensional")
-        if not _dims_compatible(t.shape[0], fsize):
+        if not _dims_compatible(vshape[0], fsize):
             raise ctx.error(labels[name], f"size of {name} must equal the feature dimension")
     return _bounded((fsize,), elem, (_bounds(operand)[feature_index],))
 
 
-def _vec_of(vectors: Sequence[Type], elem: Type) -> TensorType:
+def _vec_of(vectors: Iterable[Type], elem: Type) -> TensorType:
     """The 1-d results when the operand is unranked: the vectors' size, if one knows it."""
     for v in vectors:
-        if _ranked(v) and len(v.shape) == 1 and v.shape[0] is not None:
-            return TensorType((v.shape[0],), elem)
+        vshape = _shape(v)
+        if vshape is not None and len(vshape) == 1 and vshape[0] is not None:
+            return TensorType((vshape[0],), elem)
     return TensorType((None,), elem)
 
 
 @shape_function("stablehlo.batch_norm_inference", attrs=_BN_ATTRS)
 def batch_norm_inference(
-    ctx: ShapeContext, operand: Type, scale: Type, offset: Type, mean: Type, variance: Type, *,
-    epsilon: float, feature_index: int,
+    ctx: ShapeContext,
+    operand: Type,
+    scale: Type,
+    offset: Type,
+    mean: Type,
+    variance: Type,
+    *,
+    epsilon: float,
+    feature_index: int,
 ) -> Type | None:
     """spec: batch_norm_inference (C1-C7)."""
-    require_tensors(ctx, (operand, "batch_norm_inference_i1"), (scale, "batch_norm_inference_i2"),
-             (offset, "batch_norm_inference_i3"), (mean, "batch_norm_inference_i4"),
-             (variance, "batch_norm_inference_i5"))
+    require_tensors(
+        ctx,
+        (operand, "batch_norm_inference_i1"),
+        (scale, "batch_norm_inference_i2"),
+        (offset, "batch_norm_inference_i3"),
+        (mean, "batch_norm_inference_i4"),
+        (variance, "batch_norm_inference_i5"),
+    )
     _bn_common(
-        ctx, "batch_norm_inference", operand,
-        {"scale": scale, "offset": offset, "mean": mean, "variance": variance}, feature_index,
-        {"scale": "batch_norm_inference_c3", "offset": "batch_norm_inference_c4",
-         "mean": "batch_norm_inference_c5", "variance": "batch_norm_inference_c6"},
+        ctx,
+        "batch_norm_inference",
+        operand,
+        {"scale": scale, "offset": offset, "mean": mean, "variance": variance},
+        feature_index,
+        {
+            "scale": "batch_norm_inference_c3",
+            "offset": "batch_norm_inference_c4",
+            "mean": "batch_norm_inference_c5",
+            "variance": "batch_norm_inference_c6",
+        },
     )
     return operand  # batch_norm_inference_c7
 
 
 @shape_function("stablehlo.batch_norm_training", attrs=_BN_ATTRS, multi_result=True)
 def batch_norm_training(
-    ctx: ShapeContext, operand: Type, scale: Type, offset: Type, *, epsilon: float,
+    ctx: ShapeContext,
+    operand: Type,
+    scale: Type,
+    offset: Type,
+    *,
+    epsilon: float,
     feature_index: int,
 ) -> tuple[Type, ...] | None:
     """spec: batch_norm_training (C1-C7)."""
-    require_tensors(ctx, (operand, "batch_norm_training_i1"), (scale, "batch_norm_training_i2"),
-             (offset, "batch_norm_training_i3"))
+    require_tensors(
+        ctx,
+        (operand, "batch_norm_training_i1"),
+        (scale, "batch_norm_training_i2"),
+        (offset, "batch_norm_training_i3"),
+    )
     vec = _bn_common(
-        ctx, "batch_norm_training", operand, {"scale": scale, "offset": offset}, feature_index,
+        ctx,
+        "batch_norm_training",
+        operand,
+        {"scale": scale, "offset": offset},
+        feature_index,
         {"scale": "batch_norm_training_c3", "offset": "batch_norm_training_c4"},
     )
     return (operand, vec, vec)  # batch_norm_training_c5..c7
@@ -576,21 +682,42 @@ def batch_norm_training(
 
 @shape_function("stablehlo.batch_norm_grad", attrs=_BN_ATTRS, multi_result=True)
 def batch_norm_grad(
-    ctx: ShapeContext, operand: Type, scale: Type, mean: Type, variance: Type, grad_output: Type,
-    *, epsilon: float, feature_index: int,
+    ctx: ShapeContext,
+    operand: Type,
+    scale: Type,
+    mean: Type,
+    variance: Type,
+    grad_output: Type,
+    *,
+    epsilon: float,
+    feature_index: int,
 ) -> tuple[Type, ...] | None:
     """spec: batch_norm_grad (C1-C5)."""
-    require_tensors(ctx, (operand, "batch_norm_grad_i1"), (scale, "batch_norm_grad_i2"),
-             (mean, "batch_norm_grad_i3"), (variance, "batch_norm_grad_i4"),
-             (grad_output, "batch_norm_grad_i5"))
+    require_tensors(
+        ctx,
+        (operand, "batch_norm_grad_i1"),
+        (scale, "batch_norm_grad_i2"),
+        (mean, "batch_norm_grad_i3"),
+        (variance, "batch_norm_grad_i4"),
+        (grad_output, "batch_norm_grad_i5"),
+    )
     vec = _bn_common(
-        ctx, "batch_norm_grad", operand, {"scale": scale, "mean": mean, "variance": variance},
+        ctx,
+        "batch_norm_grad",
+        operand,
+        {"scale": scale, "mean": mean, "variance": variance},
         feature_index,
-        {"scale": "batch_norm_grad_c5", "mean": "batch_norm_grad_c4",
-         "variance": "batch_norm_grad_c4"},
+        {
+            "scale": "batch_norm_grad_c5",
+            "mean": "batch_norm_grad_c4",
+            "variance": "batch_norm_grad_c4",
+        },
     )
     if _baseline_elem(grad_output) != _baseline_elem(operand):  # batch_norm_grad_c2
         raise ctx.error("batch_norm_grad_c2", "grad_output must have the operand's element type")
-    if _ranked(operand, grad_output) and not _shapes_compatible(operand.shape, grad_output.shape):
-        raise ctx.error("batch_norm_grad_c3", "operand and grad_output must have the same shape")  # C3
+    oshape, gshape = _shape(operand), _shape(grad_output)
+    if oshape is not None and gshape is not None and not _shapes_compatible(oshape, gshape):
+        raise ctx.error(
+            "batch_norm_grad_c3", "operand and grad_output must have the same shape"
+        )  # C3
     return (operand, vec, vec)  # batch_norm_grad_c2..c4

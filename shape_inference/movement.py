@@ -26,7 +26,7 @@ from ..parser.ir import (
     TypeExtensions,
 )
 from .optable import REQUIRED, ShapeContext, shape_function
-from .typeutil import type_text
+from .typeutil import ranked_shape, type_text
 
 # --------------------------------------------------------------------------------------
 # helpers
@@ -61,7 +61,7 @@ def declared_result(ctx: ShapeContext, label: str) -> TensorType | None:
 
 def dim_bounds(t: TensorType) -> tuple[int | None, ...]:
     """The bound of each dimension of ``t`` (None where it has none)."""
-    return t.bounds or (None,) * len(t.shape)
+    return t.bounds or (None,) * t.rank
 
 
 def tensor_with_bounds(
@@ -134,9 +134,10 @@ def one_d_size(
         raise ctx.error(
             label, f"expects {what} to be a 1-dimensional integer tensor, got {type_text(t)}"
         )
-    if operand_number is not None and t.shape[0] is None:
+    size = ranked_shape(t)[0]
+    if operand_number is not None and size is None:
         raise ctx.error(label, f"operand #{operand_number} must be statically shaped")
-    return t.shape[0]
+    return size
 
 
 def operand_value(ctx: ShapeContext, i: int) -> tuple[int, ...] | None:
@@ -159,7 +160,7 @@ def _check_shape_values(
     if (
         any(d < 0 for d in shape)
         or len(shape) != result.rank
-        or any(r is not None and r != d for r, d in zip(result.shape, shape))
+        or any(r is not None and r != d for r, d in zip(ranked_shape(result), shape))
     ):
         raise ctx.error(
             label,
@@ -287,28 +288,29 @@ def _check_broadcast(
                 f"broadcast_dimensions contains invalid value {d} for "
                 f"result with rank {result.rank}",
             )
+    oshape, rshape = ranked_shape(operand), ranked_shape(result)
     for d, rd in enumerate(dims):  # <op>_c5
-        n = operand.shape[d]
-        if n != 1 and not dims_compatible(n, result.shape[rd]):
+        n = oshape[d]
+        if n != 1 and not dims_compatible(n, rshape[rd]):
             raise ctx.error(
                 f"{op}_c5",
                 f"size of operand dimension {d} ({n}) is not equal to "
                 f"1 or size of result dimension {rd} "
-                f"({result.shape[rd]})",
+                f"({rshape[rd]})",
             )
     re = result.element_type
     if isinstance(re, QuantizedType) and re.is_per_axis:  # <op>_c6
         oe = operand.element_type
-        if not (isinstance(oe, QuantizedType) and oe.is_per_axis):
+        if not (isinstance(oe, QuantizedType) and oe.quantized_dimension is not None):
             raise ctx.error(f"{op}_c6", "per-axis quantized result needs a per-axis operand")
-        qd = oe.quantized_dimension
+        qd = oe.quantized_dimension  # (QuantizedType.is_per_axis: it has one)
         if re.quantized_dimension != dims[qd]:
             raise ctx.error(
                 f"{op}_c6",
                 f"result quantization_dimension {re.quantized_dimension}"
                 f" must be broadcast_dimensions[{qd}] = {dims[qd]}",
             )
-        if operand.shape[qd] == 1:
+        if oshape[qd] == 1:
             n = len(re.scales)
             if re.scales != (oe.scales[0],) * n or re.zero_points != (oe.zero_points[0],) * len(
                 re.zero_points
@@ -370,7 +372,7 @@ def dynamic_broadcast_in_dim(
     dims = int_tuple(broadcast_dimensions)
     if shape is not None:
         for d, rd in enumerate(dims):  # dynamic_broadcast_in_dim_c5
-            n = operand.shape[d]
+            n = ranked_shape(operand)[d]
             if rd < len(shape) and n is not None and n != 1 and n != shape[rd]:
                 raise ctx.error(
                     "dynamic_broadcast_in_dim_c5",
@@ -416,7 +418,7 @@ def broadcast(ctx: ShapeContext, operand: Type, *, broadcast_sizes):
     sizes = int_tuple(broadcast_sizes)
     if any(n < 0 for n in sizes):
         raise ctx.error("broadcast_c1", f"broadcast_sizes must be non-negative, got {list(sizes)}")
-    return TensorType(sizes + tuple(t.shape), t.element_type)
+    return TensorType(sizes + ranked_shape(t), t.element_type)
 
 
 # --------------------------------------------------------------------------------------
@@ -440,21 +442,23 @@ def _check_reshape(ctx: ShapeContext, op: str, operand: TensorType, result: Tens
             f"expects result element type {result.element_type} to "
             f"match operand element type {operand.element_type}",
         )
-    a, b = _num_elements(operand.shape), _num_elements(result.shape)
+    oshape, rshape = ranked_shape(operand), ranked_shape(result)
+    a, b = _num_elements(oshape), _num_elements(rshape)
     if a is not None and b is not None and a != b:  # <op>_c2
         raise ctx.error(
             f"{op}_c2",
             f"number of output elements ({b}) doesn't match expected number of elements ({a})",
         )
     oe, re = operand.element_type, result.element_type
-    if isinstance(oe, QuantizedType) and oe.is_per_axis:  # <op>_c3
-        if not (isinstance(re, QuantizedType) and re.is_per_axis):
+    qo = oe.quantized_dimension if isinstance(oe, QuantizedType) else None
+    if qo is not None:  # <op>_c3 (a per-axis operand)
+        qr = re.quantized_dimension if isinstance(re, QuantizedType) else None
+        if qr is None:
             raise ctx.error(f"{op}_c3", "expects a per-axis quantized result")
-        qo, qr = oe.quantized_dimension, re.quantized_dimension
         checks = [
-            (_num_elements(operand.shape[:qo]), _num_elements(result.shape[:qr])),
-            (operand.shape[qo], result.shape[qr]),
-            (_num_elements(operand.shape[qo + 1 :]), _num_elements(result.shape[qr + 1 :])),
+            (_num_elements(oshape[:qo]), _num_elements(rshape[:qr])),
+            (oshape[qo], rshape[qr]),
+            (_num_elements(oshape[qo + 1 :]), _num_elements(rshape[qr + 1 :])),
         ]
         if any(not dims_compatible(x, y) for x, y in checks):
             raise ctx.error(
@@ -480,7 +484,7 @@ def dynamic_reshape(ctx: ShapeContext, operand: Type, output_shape: Type):
     operand = tensor_operand(ctx, operand, "operand", "dynamic_reshape_i1")
     size = one_d_size(ctx, output_shape, "output_shape", "dynamic_reshape_i2", 1)
     shape = operand_value(ctx, 1)
-    n = _num_elements(operand.shape)
+    n = _num_elements(ranked_shape(operand))
     if (
         shape is not None
         and n is not None
@@ -525,7 +529,8 @@ def transpose(ctx: ShapeContext, operand: Type, *, permutation):
             f"permutation must be a permutation of "
             f"{list(range(operand.rank))} but got {list(perm)}",
         )
-    shape = tuple(operand.shape[p] for p in perm)  # transpose_c3
+    operand_shape = ranked_shape(operand)
+    shape = tuple(operand_shape[p] for p in perm)  # transpose_c3
     element = operand.element_type
     if isinstance(element, QuantizedType) and element.is_per_axis:  # transpose_c4
         qd = perm.index(element.quantized_dimension)
@@ -588,7 +593,7 @@ def set_dimension_size(ctx: ShapeContext, operand: Type, size: Type, *, dimensio
             "set_dimension_size_c1",
             f"requires dimension attribute in range [0, {t.rank}); found ({dimension})",
         )
-    shape = list(t.shape)
+    shape = list(ranked_shape(t))
     bounds = list(t.bounds or (None,) * t.rank)
     value = operand_value(ctx, 1)
     if value is not None and len(value) == 1:

@@ -9,7 +9,6 @@ quantized element type that breaks the type's own constraints C1-C13).
 from __future__ import annotations
 
 from ..parser.ir import FloatType, QuantizedType, TensorType, Type
-
 from .optable import ShapeContext, shape_function
 
 
@@ -31,8 +30,10 @@ def quantized_type_problem(t: TensorType) -> str | None:
     smin = lo if q.storage_min is None else q.storage_min
     smax = hi if q.storage_max is None else q.storage_max
     if not lo <= smin < smax <= hi:  # C3
-        return (f"storage_min {smin} and storage_max {smax} must satisfy "
-                f"{lo} <= storage_min < storage_max <= {hi}")
+        return (
+            f"storage_min {smin} and storage_max {smax} must satisfy "
+            f"{lo} <= storage_min < storage_max <= {hi}"
+        )
     if not isinstance(q.expressed_type, FloatType):
         return f"expressed type {q.expressed_type} is not a floating-point type"
     if any(not s > 0 for s in q.scales):  # C5
@@ -55,35 +56,47 @@ def quantized_type_problem(t: TensorType) -> str | None:
             return f"quantization dimension {d} is not less than the rank {len(t.shape)}"
         n = t.shape[d]
         if n is not None and n != len(q.scales):  # C13
-            return (f"dimension {d} has size {n} but the type has {len(q.scales)} "
-                    "scales")
+            return f"dimension {d} has size {n} but the type has {len(q.scales)} scales"
     return None
 
 
-def _quantized_tensor(ctx: ShapeContext, t: Type, what: str, label: str) -> TensorType:
-    if not (isinstance(t, TensorType) and t.shape is not None
-            and isinstance(t.element_type, QuantizedType)):
+def _quantized_tensor(
+    ctx: ShapeContext, t: Type, what: str, label: str
+) -> tuple[TensorType, QuantizedType]:
+    """``t`` as a ranked tensor of quantized type, with that element type."""
+    if not (
+        isinstance(t, TensorType)
+        and t.shape is not None
+        and isinstance(t.element_type, QuantizedType)
+    ):
         raise ctx.error(label, f"expects {what} to be a ranked quantized tensor, got {t}")
     problem = quantized_type_problem(t)
     if problem is not None:
         raise ctx.error(label, f"invalid quantized type of {what}: {problem}")
-    return t
+    return t, t.element_type
 
 
 def _float_tensor(ctx: ShapeContext, t: Type, what: str, label: str) -> TensorType:
-    if not (isinstance(t, TensorType) and t.shape is not None
-            and isinstance(t.element_type, FloatType)):
+    if not (
+        isinstance(t, TensorType) and t.shape is not None and isinstance(t.element_type, FloatType)
+    ):
         raise ctx.error(label, f"expects {what} to be a ranked floating-point tensor, got {t}")
     return t
 
 
 def _check_shapes(ctx: ShapeContext, label: str, a: TensorType, b: TensorType) -> None:
-    """``shape(operand) = shape(result)`` (dynamic dimensions are compatible)."""
-    if len(a.shape) != len(b.shape) or any(
-        x is not None and y is not None and x != y for x, y in zip(a.shape, b.shape)
+    """``shape(operand) = shape(result)`` (dynamic dimensions are compatible); both
+    are ranked (the callers checked it)."""
+    sa, sb = a.shape, b.shape
+    if sa is None or sb is None:
+        return
+    if len(sa) != len(sb) or any(
+        x is not None and y is not None and x != y for x, y in zip(sa, sb)
     ):
-        raise ctx.error(label, f"expects operand and result to have the same shape, got "
-                               f"{list(a.shape)} and {list(b.shape)}")
+        raise ctx.error(
+            label,
+            f"expects operand and result to have the same shape, got {list(sa)} and {list(sb)}",
+        )
 
 
 @shape_function("stablehlo.uniform_quantize")
@@ -91,33 +104,36 @@ def uniform_quantize(ctx: ShapeContext, operand: Type):
     """spec: uniform_quantize.  The result type cannot be inferred (its quantization
     parameters are free): the declared one is checked."""
     if isinstance(operand, TensorType) and isinstance(operand.element_type, QuantizedType):
-        operand = _quantized_tensor(ctx, operand, "operand", "uniform_quantize_i1")
-        expressed = operand.element_type.expressed_type
+        operand, q = _quantized_tensor(ctx, operand, "operand", "uniform_quantize_i1")
+        expressed = q.expressed_type
     else:
         operand = _float_tensor(ctx, operand, "operand", "uniform_quantize_i1")
         expressed = operand.element_type
     if not ctx.result_types:
         return None
-    result = _quantized_tensor(ctx, ctx.result_types[0], "result", "uniform_quantize_o1")
+    result, rq = _quantized_tensor(ctx, ctx.result_types[0], "result", "uniform_quantize_o1")
     _check_shapes(ctx, "uniform_quantize_c1", operand, result)  # uniform_quantize_c1
-    if result.element_type.expressed_type != expressed:  # uniform_quantize_c2
-        raise ctx.error("uniform_quantize_c2",
-                        f"expects the result's expressed type to be {expressed}, got "
-                        f"{result.element_type.expressed_type}")
+    if rq.expressed_type != expressed:  # uniform_quantize_c2
+        raise ctx.error(
+            "uniform_quantize_c2",
+            f"expects the result's expressed type to be {expressed}, got {rq.expressed_type}",
+        )
     return None
 
 
 @shape_function("stablehlo.uniform_dequantize")
 def uniform_dequantize(ctx: ShapeContext, operand: Type):
     """spec: uniform_dequantize.  Result: the operand's shape, of its expressed type."""
-    operand = _quantized_tensor(ctx, operand, "operand", "uniform_dequantize_i1")
-    expressed = operand.element_type.expressed_type
+    operand, q = _quantized_tensor(ctx, operand, "operand", "uniform_dequantize_i1")
+    expressed = q.expressed_type
     if ctx.result_types:
         result = ctx.result_types[0]
         if isinstance(result, TensorType) and result.shape is not None:
             _check_shapes(ctx, "uniform_dequantize_c1", operand, result)  # uniform_dequantize_c1
             if result.element_type != expressed:  # uniform_dequantize_c2
-                raise ctx.error("uniform_dequantize_c2",
-                                f"expects the result's element type to be {expressed}, got "
-                                f"{result.element_type}")
+                raise ctx.error(
+                    "uniform_dequantize_c2",
+                    f"expects the result's element type to be {expressed}, got "
+                    f"{result.element_type}",
+                )
     return TensorType(operand.shape, expressed)

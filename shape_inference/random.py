@@ -15,10 +15,6 @@ def _elem(t: Type) -> Type:
     return t.element_type if isinstance(t, TensorType) else t
 
 
-def _ranked(t: Type) -> bool:
-    return isinstance(t, TensorType) and t.shape is not None
-
-
 @shape_function(
     "stablehlo.rng",
     attrs={"rng_distribution": REQUIRED},
@@ -33,7 +29,7 @@ def rng(ctx: ShapeContext, a: Type, b: Type, shape: Type, *, rng_distribution: s
         if (
             not isinstance(t, TensorType)
             or not isinstance(e, IntegerType | FloatType)
-            or (_ranked(t) and len(t.shape) != 0)
+            or (t.shape is not None and len(t.shape) != 0)
         ):
             raise ctx.error(
                 "rng_i2" if i else "rng_i1",
@@ -46,7 +42,8 @@ def rng(ctx: ShapeContext, a: Type, b: Type, shape: Type, *, rng_distribution: s
         raise ctx.error("rng_i4", f"unknown rng_distribution {rng_distribution}")
     if rng_distribution == "NORMAL" and not isinstance(_elem(a), FloatType):  # rng_c2
         raise ctx.error("rng_c2", "NORMAL distribution requires a floating-point type")
-    if not _ranked(shape) or len(shape.shape) != 1 or shape.shape[0] is None:  # rng_i3
+    dims_shape = shape.shape if isinstance(shape, TensorType) else None
+    if dims_shape is None or len(dims_shape) != 1 or dims_shape[0] is None:  # rng_i3
         raise ctx.error(
             "rng_i3",
             "operand #2 must be statically shaped 1-dimensional tensor, "
@@ -54,14 +51,13 @@ def rng(ctx: ShapeContext, a: Type, b: Type, shape: Type, *, rng_distribution: s
         )
     if not isinstance(_elem(shape), IntegerType):  # rng_i3
         raise ctx.error("rng_i3", "shape must be an integer tensor")
+    rank = dims_shape[0]
     value = ctx.operand_values[2] if len(ctx.operand_values) > 2 else None
     if value is None:
-        return TensorType((None,) * shape.shape[0], _elem(a))  # rng_c1, rng_c3
+        return TensorType((None,) * rank, _elem(a))  # rng_c1, rng_c3
     dims = tuple(int(v) for v in np.asarray(value).reshape(-1))
-    if len(dims) != shape.shape[0] or any(d < 0 for d in dims):  # rng_c3
-        raise ctx.error(
-            "rng_c3", f"shape must hold {shape.shape[0]} non-negative sizes, got {list(dims)}"
-        )
+    if len(dims) != rank or any(d < 0 for d in dims):  # rng_c3
+        raise ctx.error("rng_c3", f"shape must hold {rank} non-negative sizes, got {list(dims)}")
     return TensorType(dims, _elem(a))  # rng_c1, rng_c3: shape(result) = shape
 
 
@@ -92,8 +88,9 @@ def rng_bit_generator(ctx: ShapeContext, initial_state: Type, *, rng_algorithm: 
             "initial_state must be a tensor of integer or "
             f"floating-point type, got {type_text(st)}",
         )
-    if _ranked(st) and all(d is not None for d in st.shape):
-        size = prod(st.shape)
+    static = [d for d in st.shape or () if d is not None]
+    if st.shape is not None and len(static) == len(st.shape):
+        size = prod(static)
         if size not in _STATE_SIZES[rng_algorithm]:  # rng_bit_generator_c2
             raise ctx.error(
                 "rng_bit_generator_c2",
@@ -106,8 +103,8 @@ def rng_bit_generator(ctx: ShapeContext, initial_state: Type, *, rng_algorithm: 
             isinstance(out_state, TensorType)
             and _elem(out_state) == e
             and (
-                not _ranked(st)
-                or not _ranked(out_state)
+                st.shape is None
+                or out_state.shape is None
                 or (
                     len(out_state.shape) == len(st.shape)
                     and all(

@@ -19,9 +19,8 @@ from ..parser.ir import (
     Type,
     TypeExtensions,
 )
-
 from .optable import REQUIRED, ShapeContext, shape_function
-from .typeutil import is_promotable, require_tensors
+from .typeutil import is_promotable, require_tensor, require_tensors
 
 # --------------------------------------------------------------------------------------
 # helpers
@@ -32,8 +31,9 @@ def _elem(t: Type) -> Type:
     return t.element_type if isinstance(t, TensorType) else t
 
 
-def _ranked(t: Type) -> bool:
-    return isinstance(t, TensorType) and t.shape is not None
+def _shape(t: Type) -> tuple[int | None, ...] | None:
+    """The shape of a ranked tensor type ``t`` (None when unranked or not a tensor)."""
+    return t.shape if isinstance(t, TensorType) else None
 
 
 def _dims_ok(a: int | None, b: int | None) -> bool:
@@ -50,7 +50,9 @@ def _is_scalar(t: Type) -> bool:
     return isinstance(t, TensorType) and t.shape == ()
 
 
-def _signature(ctx: ShapeContext, index: int, label: str) -> tuple[tuple[Type, ...], tuple[Type, ...]]:
+def _signature(
+    ctx: ShapeContext, index: int, label: str
+) -> tuple[tuple[Type, ...], tuple[Type, ...]]:
     """(argument types, returned types) of region ``index``."""
     if len(ctx.regions) <= index:
         raise ctx.error(label, f"expects region #{index}")
@@ -64,8 +66,9 @@ def _signature(ctx: ShapeContext, index: int, label: str) -> tuple[tuple[Type, .
     )
 
 
-def _body_types(ctx: ShapeContext, label: str, inputs: Sequence[Type],
-                inits: Sequence[Type] | None = None) -> tuple[Type, ...]:
+def _body_types(
+    ctx: ShapeContext, label: str, inputs: Sequence[Type], inits: Sequence[Type] | None = None
+) -> tuple[Type, ...]:
     """Check a reduce-style body ``(E0..EN-1, E0..EN-1) -> (E0..EN-1)`` with
     ``is_promotable(element_type(inputs[i]), Ei)``; return the ``Ei``.
 
@@ -80,21 +83,26 @@ def _body_types(ctx: ShapeContext, label: str, inputs: Sequence[Type],
     es = []
     for i in range(n):
         a, b, r = args[i], args[n + i], rets[i]
-        init_shape = inits[i].shape if inits is not None and isinstance(inits[i], TensorType) else ()
+        init = inits[i] if inits is not None else None
+        init_shape = init.shape if isinstance(init, TensorType) else ()
         for t in (a, b, r):
             if not isinstance(t, TensorType) or (t.shape != () and t.shape != init_shape):
                 raise ctx.error(label, f"body types must be 0-dimensional tensors, got {t}")
         if not (a == b == r):
             raise ctx.error(label, f"body argument/result types #{i} differ: {a}, {b}, {r}")
         if not is_promotable(_elem(inputs[i]), _elem(a)):
-            raise ctx.error(label, f"element type {_elem(inputs[i])} is not promotable to {_elem(a)}")
-        if inits is not None and isinstance(inits[i], TensorType) and r.shape != inits[i].shape:
-            raise ctx.error(label, f"body result shape {r} differs from the init value's {inits[i]}")
+            raise ctx.error(
+                label, f"element type {_elem(inputs[i])} is not promotable to {_elem(a)}"
+            )
+        if isinstance(init, TensorType) and _shape(r) != init.shape:
+            raise ctx.error(label, f"body result shape {r} differs from the init value's {init}")
         es.append(_elem(a))
     return tuple(es)
 
 
-def _tensor(shape: tuple[int | None, ...] | None, e: Type, bounds: tuple | None = None) -> TensorType:
+def _tensor(
+    shape: tuple[int | None, ...] | None, e: Type, bounds: tuple | None = None
+) -> TensorType:
     enc = None
     if bounds is not None and shape is not None and any(b is not None for b in bounds):
         enc = TypeExtensions(tuple(bounds))
@@ -129,38 +137,45 @@ def _num_windows(padded: int | None, window: int, stride: int) -> int | None:
 # --------------------------------------------------------------------------------------
 
 
-@shape_function("stablehlo.reduce", attrs={"dimensions": REQUIRED}, regions=("body",),
-                multi_result=True)
+@shape_function(
+    "stablehlo.reduce", attrs={"dimensions": REQUIRED}, regions=("body",), multi_result=True
+)
 def reduce_shape(ctx: ShapeContext, *operand_types: Type, dimensions: Sequence[int]):
     """spec "reduce" (C1)-(C8)."""
     if len(operand_types) % 2 or not operand_types:
         raise ctx.error("reduce_c3", "expects as many init values as inputs, and at least one")
     n = len(operand_types) // 2
     inputs, inits = operand_types[:n], operand_types[n:]
-    require_tensors(ctx, *((t, "reduce_i1") for t in inputs))
+    tensors = require_tensors(ctx, *((t, "reduce_i1") for t in inputs))
     if ctx.result_types and len(ctx.result_types) != n:
-        raise ctx.error("reduce_c3", f"expects {n} results, got {len(ctx.result_types)}")  # reduce_c3
-    for t in inputs[1:]:
-        if not _shapes_ok(inputs[0], t):
+        raise ctx.error(
+            "reduce_c3", f"expects {n} results, got {len(ctx.result_types)}"
+        )  # reduce_c3
+    for t in tensors[1:]:
+        if not _shapes_ok(tensors[0], t):
             raise ctx.error("reduce_c1", "all inputs must have the same shape")  # reduce_c1
     for x, v in zip(inputs, inits):
         if not isinstance(v, TensorType):
             raise ctx.error("reduce_i2", f"init values must be tensors, got {v}")
         if _elem(x) != _elem(v):
-            raise ctx.error("reduce_c2", f"input element type {_elem(x)} != init {_elem(v)}")  # reduce_c2
+            raise ctx.error(
+                "reduce_c2", f"input element type {_elem(x)} != init {_elem(v)}"
+            )  # reduce_c2
     dims = tuple(int(d) for d in dimensions)
-    shape = inputs[0].shape if _ranked(inputs[0]) else None
+    shape = tensors[0].shape
     if shape is not None:
         for d in dims:
             if not 0 <= d < len(shape):
-                raise ctx.error("reduce_c4", f"dimension {d} out of range [0, {len(shape)})")  # reduce_c4
+                raise ctx.error(
+                    "reduce_c4", f"dimension {d} out of range [0, {len(shape)})"
+                )  # reduce_c4
     if len(set(dims)) != len(dims):
         raise ctx.error("reduce_c5", f"dimensions {list(dims)} are not unique")  # reduce_c5
     es = _body_types(ctx, "reduce_c6", inputs, inits)  # reduce_c6
     if shape is None:
         return tuple(_tensor(None, e) for e in es)
     out = tuple(s for i, s in enumerate(shape) if i not in dims)  # reduce_c7
-    bounds = inputs[0].bounds
+    bounds = tensors[0].bounds
     b = tuple(x for i, x in enumerate(bounds) if i not in dims) if bounds else None
     return tuple(_tensor(out, e, b) for e in es)  # reduce_c8
 
@@ -182,62 +197,76 @@ def reduce_shape(ctx: ShapeContext, *operand_types: Type, dimensions: Sequence[i
     regions=("body",),
     multi_result=True,
 )
-def reduce_window_shape(ctx: ShapeContext, *operand_types: Type, window_dimensions,
-                        window_strides=None, base_dilations=None, window_dilations=None,
-                        padding=None):
+def reduce_window_shape(
+    ctx: ShapeContext,
+    *operand_types: Type,
+    window_dimensions,
+    window_strides=None,
+    base_dilations=None,
+    window_dilations=None,
+    padding=None,
+):
     """spec "reduce_window" (C1)-(C16)."""
     if len(operand_types) % 2 or not operand_types:
-        raise ctx.error("reduce_window_c1", "expects as many init values as inputs, and at least one")
+        raise ctx.error(
+            "reduce_window_c1", "expects as many init values as inputs, and at least one"
+        )
     n = len(operand_types) // 2
     inputs, inits = operand_types[:n], operand_types[n:]
-    require_tensors(ctx, *((t, "reduce_window_i1") for t in inputs))
+    tensors = require_tensors(ctx, *((t, "reduce_window_i1") for t in inputs))
     if ctx.result_types and len(ctx.result_types) != n:
         raise ctx.error("reduce_window_c1", f"expects {n} results")  # reduce_window_c1
-    for t in inputs[1:]:
-        if not _shapes_ok(inputs[0], t):
-            raise ctx.error("reduce_window_c2", "all inputs must have the same shape")  # reduce_window_c2
+    for t in tensors[1:]:
+        if not _shapes_ok(tensors[0], t):
+            raise ctx.error(
+                "reduce_window_c2", "all inputs must have the same shape"
+            )  # reduce_window_c2
     for x, v in zip(inputs, inits):
         if not _is_scalar(v):
             raise ctx.error("reduce_window_i2", f"init values must be 0-dimensional, got {v}")
         if _elem(x) != _elem(v):
             raise ctx.error("reduce_window_c3", f"input element type {_elem(x)} != init {_elem(v)}")
-    if not _ranked(inputs[0]):
+    shape = tensors[0].shape
+    if shape is None:
         es = _body_types(ctx, "reduce_window_c13", inputs)
         return tuple(_tensor(None, e) for e in es)
-    shape = inputs[0].shape
     rank = len(shape)
     wd = _int_tuple(window_dimensions)
     checks = (
         ("window_dimensions", wd, "reduce_window_c4", "reduce_window_c5"),
         ("window_strides", _int_tuple(window_strides), "reduce_window_c6", "reduce_window_c7"),
         ("base_dilations", _int_tuple(base_dilations), "reduce_window_c8", "reduce_window_c9"),
-        ("window_dilations", _int_tuple(window_dilations), "reduce_window_c10", "reduce_window_c11"),
+        (
+            "window_dilations",
+            _int_tuple(window_dilations),
+            "reduce_window_c10",
+            "reduce_window_c11",
+        ),
     )
-    vals = []
-    for name, v, size_label, pos_label in checks:
-        if v is None:
-            v = (1,) * rank
-        if len(v) != rank:
-            raise ctx.error(size_label, f"{name} must have {rank} elements, got {len(v)}")
-        if any(a <= 0 for a in v):
-            raise ctx.error(pos_label, f"{name} must be positive, got {list(v)}")
-        vals.append(v)
+    vals: list[tuple[int, ...]] = []
+    for name, given, size_label, pos_label in checks:
+        sizes = (1,) * rank if given is None else given
+        if len(sizes) != rank:
+            raise ctx.error(size_label, f"{name} must have {rank} elements, got {len(sizes)}")
+        if any(a <= 0 for a in sizes):
+            raise ctx.error(pos_label, f"{name} must be positive, got {list(sizes)}")
+        vals.append(sizes)
     wd, ws, bd, wdil = vals
     pad = _padding(ctx, "reduce_window_c12", padding, rank)  # reduce_window_c12
     es = _body_types(ctx, "reduce_window_c13", inputs)  # reduce_window_c13
     out: list[int | None] = []
     out_bounds: list[int | None] = []
-    in_bounds = inputs[0].bounds or (None,) * rank
+    in_bounds = tensors[0].bounds or (None,) * rank
     for s, bound, w, st, b, d, (lo, hi) in zip(shape, in_bounds, wd, ws, bd, wdil, pad):
         # reduce_window_c15; a dynamic dimension's bound gives the number of windows'
         # bound (it grows with the dimension's size)
         size = bound if s is None else s
-        n = None
+        windows = None
         if size is not None:
             dilated = 0 if size == 0 else (size - 1) * b + 1
-            n = _num_windows(lo + dilated + hi, (w - 1) * d + 1, st)
-        out.append(n if s is not None else None)
-        out_bounds.append(n if s is None else None)
+            windows = _num_windows(lo + dilated + hi, (w - 1) * d + 1, st)
+        out.append(windows if s is not None else None)
+        out_bounds.append(windows if s is None else None)
     return tuple(_tensor(tuple(out), e, tuple(out_bounds)) for e in es)  # reduce_window_c14, c16
 
 
@@ -251,37 +280,57 @@ def reduce_window_shape(ctx: ShapeContext, *operand_types: Type, window_dimensio
     attrs={"window_dimensions": None, "window_strides": None, "padding": None},
     regions=("select", "scatter"),
 )
-def select_and_scatter_shape(ctx: ShapeContext, operand: Type, source: Type, init_value: Type, *,
-                             window_dimensions=None, window_strides=None, padding=None):
+def select_and_scatter_shape(
+    ctx: ShapeContext,
+    operand: Type,
+    source: Type,
+    init_value: Type,
+    *,
+    window_dimensions=None,
+    window_strides=None,
+    padding=None,
+):
     """spec "select_and_scatter" (C1)-(C12)."""
-    require_tensors(ctx, (operand, "select_and_scatter_i1"))
-    require_tensors(ctx, (source, "select_and_scatter_i2"))
+    operand = require_tensor(ctx, operand, "select_and_scatter_i1")
+    source = require_tensor(ctx, source, "select_and_scatter_i2")
     e = _elem(operand)
     if _elem(source) != e:
         raise ctx.error("select_and_scatter_c1", f"source element type {_elem(source)} != {e}")
     if not _is_scalar(init_value):
         raise ctx.error("select_and_scatter_i3", "init_value must be 0-dimensional")
     if _elem(init_value) != e:
-        raise ctx.error("select_and_scatter_c3", f"init_value element type {_elem(init_value)} != {e}")
+        raise ctx.error(
+            "select_and_scatter_c3", f"init_value element type {_elem(init_value)} != {e}"
+        )
     # select: (E, E) -> i1
     args, rets = _signature(ctx, 0, "select_and_scatter_c9")
     want = TensorType((), e)
-    if len(args) != 2 or any(not _is_scalar(a) or _elem(a) != e for a in args) or len(rets) != 1 or (
-        rets[0] != TensorType((), IntegerType(1))
+    if (
+        len(args) != 2
+        or any(not _is_scalar(a) or _elem(a) != e for a in args)
+        or len(rets) != 1
+        or (rets[0] != TensorType((), IntegerType(1)))
     ):
-        raise ctx.error("select_and_scatter_c9",  # select_and_scatter_c9
-                        f"select must have type ({want}, {want}) -> tensor<i1>")
+        raise ctx.error(
+            "select_and_scatter_c9",  # select_and_scatter_c9
+            f"select must have type ({want}, {want}) -> tensor<i1>",
+        )
     args, rets = _signature(ctx, 1, "select_and_scatter_c10")
-    if len(args) != 2 or len(rets) != 1 or not all(_is_scalar(t) for t in (*args, *rets)) or not (
-        _elem(args[0]) == _elem(args[1]) == _elem(rets[0])
+    if (
+        len(args) != 2
+        or len(rets) != 1
+        or not all(_is_scalar(t) for t in (*args, *rets))
+        or not (_elem(args[0]) == _elem(args[1]) == _elem(rets[0]))
     ):
-        raise ctx.error("select_and_scatter_c10", "scatter must have type (tensor<E>, tensor<E>) -> tensor<E>")
+        raise ctx.error(
+            "select_and_scatter_c10", "scatter must have type (tensor<E>, tensor<E>) -> tensor<E>"
+        )
     es = _elem(args[0])
     if not is_promotable(e, es):  # select_and_scatter_c10
         raise ctx.error("select_and_scatter_c10", f"{e} is not promotable to {es}")
-    if not _ranked(operand):
-        return _tensor(None, es)
     shape = operand.shape
+    if shape is None:
+        return _tensor(None, es)
     rank = len(shape)
     wd = _int_tuple(window_dimensions) or (1,) * rank
     ws = _int_tuple(window_strides) or (1,) * rank
@@ -294,14 +343,17 @@ def select_and_scatter_shape(ctx: ShapeContext, operand: Type, source: Type, ini
     if any(a <= 0 for a in ws):
         raise ctx.error("select_and_scatter_c7", "window_strides must be positive")
     pad = _padding(ctx, "select_and_scatter_c8", padding, rank)  # select_and_scatter_c8
-    if _ranked(source):
+    source_shape = source.shape
+    if source_shape is not None:
         nw = [
             None if s is None else _num_windows(lo + s + hi, w, st)
             for s, w, st, (lo, hi) in zip(shape, wd, ws, pad)
         ]
-        if len(source.shape) != rank or not all(_dims_ok(a, b) for a, b in zip(source.shape, nw)):
-            raise ctx.error("select_and_scatter_c2",  # select_and_scatter_c2
-                            f"source shape {list(source.shape)} != number of windows {nw}")
+        if len(source_shape) != rank or not all(_dims_ok(a, b) for a, b in zip(source_shape, nw)):
+            raise ctx.error(
+                "select_and_scatter_c2",  # select_and_scatter_c2
+                f"source shape {list(source_shape)} != number of windows {nw}",
+            )
     return TensorType(shape, es, operand.encoding)  # select_and_scatter_c11, c12
 
 
@@ -310,18 +362,23 @@ def select_and_scatter_shape(ctx: ShapeContext, operand: Type, source: Type, ini
 # --------------------------------------------------------------------------------------
 
 
-@shape_function("stablehlo.sort", attrs={"dimension": -1, "is_stable": False},
-                regions=("comparator",), multi_result=True)
+@shape_function(
+    "stablehlo.sort",
+    attrs={"dimension": -1, "is_stable": False},
+    regions=("comparator",),
+    multi_result=True,
+)
 def sort_shape(ctx: ShapeContext, *inputs: Type, dimension: int = -1, is_stable: bool = False):
     """spec "sort" (C1)-(C5)."""
     if not inputs:
         raise ctx.error("sort_c1", "expects at least one input")  # sort_c1
-    require_tensors(ctx, *((t, "sort_i1") for t in inputs))
-    for t in inputs[1:]:
-        if not _shapes_ok(inputs[0], t):
+    tensors = require_tensors(ctx, *((t, "sort_i1") for t in inputs))
+    for other in tensors[1:]:
+        if not _shapes_ok(tensors[0], other):
             raise ctx.error("sort_c3", "all inputs must have the same shape")  # sort_c3
-    if _ranked(inputs[0]):
-        r = len(inputs[0].shape)
+    first_shape = tensors[0].shape
+    if first_shape is not None:
+        r = len(first_shape)
         if not -r <= int(dimension) < r:
             raise ctx.error("sort_c4", f"dimension {dimension} out of range [{-r}, {r})")  # sort_c4
     args, rets = _signature(ctx, 0, "sort_c5")
@@ -347,12 +404,13 @@ def map_shape(ctx: ShapeContext, *inputs: Type, dimensions: Sequence[int]):
     """spec "map" (C1)-(C4)."""
     if not inputs:
         raise ctx.error("map_c2", "expects at least one input")  # map_c2
-    require_tensors(ctx, *((t, "map_i1") for t in inputs))
-    for t in inputs[1:]:
-        if not _shapes_ok(inputs[0], t):
+    tensors = require_tensors(ctx, *((t, "map_i1") for t in inputs))
+    for t in tensors[1:]:
+        if not _shapes_ok(tensors[0], t):
             raise ctx.error("map_c1", "all inputs must have the same shape")  # map_c1
-    if _ranked(inputs[0]) and tuple(int(d) for d in dimensions) != tuple(range(len(inputs[0].shape))):
-        raise ctx.error("map_c3", f"dimensions must be {list(range(len(inputs[0].shape)))}")  # map_c3
+    shape = tensors[0].shape
+    if shape is not None and tuple(int(d) for d in dimensions) != tuple(range(len(shape))):
+        raise ctx.error("map_c3", f"dimensions must be {list(range(len(shape)))}")  # map_c3
     args, rets = _signature(ctx, 0, "map_c4")
     if len(args) != len(inputs) or any(
         not _is_scalar(a) or _elem(a) != _elem(t) for a, t in zip(args, inputs)
@@ -360,5 +418,6 @@ def map_shape(ctx: ShapeContext, *inputs: Type, dimensions: Sequence[int]):
         raise ctx.error("map_c4", "computation arguments must be 0-d tensors of the input types")
     if len(rets) != 1 or not _is_scalar(rets[0]):
         raise ctx.error("map_c4", "computation must return one 0-dimensional tensor")  # map_c4
-    shape = inputs[0].shape if _ranked(inputs[0]) else None
-    return TensorType(shape, _elem(rets[0]), inputs[0].encoding if shape is not None else None)  # map_c1
+    return TensorType(
+        shape, _elem(rets[0]), tensors[0].encoding if shape is not None else None
+    )  # map_c1

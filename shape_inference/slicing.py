@@ -27,7 +27,7 @@ from .movement import (
     tensor_with_bounds,
 )
 from .optable import REQUIRED, ShapeContext, shape_function
-from .typeutil import type_text
+from .typeutil import ranked_shape, type_text
 
 # --------------------------------------------------------------------------------------
 # slice, dynamic_slice, dynamic_update_slice, real_dynamic_slice
@@ -55,7 +55,7 @@ def slice_(ctx: ShapeContext, operand: Type, *, start_indices, limit_indices, st
         )
     shape = []
     for d, (s, l, st) in enumerate(zip(starts, limits, steps)):
-        n = t.shape[d]
+        n = ranked_shape(t)[d]
         if s < 0:  # slice_c3
             raise ctx.error("slice_c3", f"negative start index {s} in dimension {d}")
         if s > l:  # slice_c3
@@ -114,7 +114,7 @@ def dynamic_slice(ctx: ShapeContext, operand: Type, *start_indices: Type, slice_
     _check_start_indices(
         ctx, start_indices, t.rank, "dynamic_slice_i2", "dynamic_slice_c2", "dynamic_slice_c3"
     )
-    for d, (k, n) in enumerate(zip(sizes, t.shape)):  # dynamic_slice_c4
+    for d, (k, n) in enumerate(zip(sizes, ranked_shape(t))):  # dynamic_slice_c4
         if k < 0:
             raise ctx.error("dynamic_slice_c4", f"has negative size index to dynamic slice: {k}")
         if n is not None and k > n:
@@ -149,7 +149,7 @@ def dynamic_update_slice(ctx: ShapeContext, operand: Type, update: Type, *start_
         "dynamic_update_slice_c4",
         "dynamic_update_slice_c5",
     )
-    for d, (k, n) in enumerate(zip(u.shape, t.shape)):  # dynamic_update_slice_c6
+    for d, (k, n) in enumerate(zip(ranked_shape(u), ranked_shape(t))):  # dynamic_update_slice_c6
         if k is not None and n is not None and k > n:
             raise ctx.error(
                 "dynamic_update_slice_c6",
@@ -210,31 +210,35 @@ def concatenate(ctx: ShapeContext, *inputs: Type, dimension: int):
         raise ctx.error(
             "concatenate_c4", f"dimension {dimension} is out-of-bounds for input rank {first.rank}"
         )
-    shape: list[int | None] = list(first.shape)
+    shape: list[int | None] = list(ranked_shape(first))
     bounds: list[int | None] = list(dim_bounds(first))
     for i, t in enumerate(ts[1:], 1):
         if t.rank != first.rank:  # concatenate_c2
             raise ctx.error("concatenate_c2", f"operands (0) and ({i}) do not match rank")
+        tshape = ranked_shape(t)
         for d in range(first.rank):
             if d == dimension:
                 continue
-            if not dims_compatible(shape[d], t.shape[d]):  # concatenate_c2
+            if not dims_compatible(shape[d], tshape[d]):  # concatenate_c2
                 raise ctx.error(
                     "concatenate_c2",
                     f"shapes of operand (0) and ({i}) are not "
                     f"compatible at non-concat index {d}: "
-                    f"{format_dims(first.shape)} != {format_dims(t.shape)}",
+                    f"{format_dims(ranked_shape(first))} != {format_dims(tshape)}",
                 )
-            shape[d], bounds[d] = _most_specific(shape[d], t.shape[d], bounds[d], dim_bounds(t)[d])
+            shape[d], bounds[d] = _most_specific(shape[d], tshape[d], bounds[d], dim_bounds(t)[d])
     # concatenate_c6: the sizes add up; a dynamic size makes the result dynamic, bounded
     # by the sum of sizes-or-bounds when every input has one.
-    sizes = [
-        t.shape[dimension] if t.shape[dimension] is not None else dim_bounds(t)[dimension]
-        for t in ts
-    ]
-    dims = [t.shape[dimension] for t in ts]
-    shape[dimension] = None if None in dims else sum(dims)
-    bounds[dimension] = sum(sizes) if None in dims and None not in sizes else None
+    dims = [ranked_shape(t)[dimension] for t in ts]
+    sizes = [n if n is not None else dim_bounds(t)[dimension] for n, t in zip(dims, ts)]
+    static_dims = [n for n in dims if n is not None]
+    static_sizes = [n for n in sizes if n is not None]
+    shape[dimension] = sum(static_dims) if len(static_dims) == len(dims) else None
+    bounds[dimension] = (
+        sum(static_sizes)
+        if len(static_dims) < len(dims) and len(static_sizes) == len(sizes)
+        else None
+    )
     return tensor_with_bounds(shape, first.element_type, bounds)  # concatenate_c5
 
 
@@ -301,7 +305,9 @@ def pad(
             )
     shape: list[int | None] = []
     bounds: list[int | None] = []
-    for d, (n, b, lo, hi, it) in enumerate(zip(t.shape, dim_bounds(t), low, high, interior)):
+    for d, (n, b, lo, hi, it) in enumerate(
+        zip(ranked_shape(t), dim_bounds(t), low, high, interior)
+    ):
         if it < 0:  # pad_c3
             raise ctx.error("pad_c3", f"Interior padding cannot be negative: {it}")
         if n is None:
@@ -356,8 +362,9 @@ def dynamic_pad(
             raise ctx.error(
                 "dynamic_pad_c3", f"interior_padding must be non-negative, but got {it}"
             )
-    if result is not None and None not in (low, high, interior):
-        for d, (n, lo, hi, it, r) in enumerate(zip(t.shape, low, high, interior, result.shape)):
+    if result is not None and low is not None and high is not None and interior is not None:
+        shapes = zip(ranked_shape(t), low, high, interior, ranked_shape(result))
+        for d, (n, lo, hi, it, r) in enumerate(shapes):
             if n is None or r is None:
                 continue
             want = n + lo + max(n - 1, 0) * it + hi

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from ..parser.ir import ComplexType, FloatType, IntegerType, QuantizedType, TensorType, Type
 from ..parser.printer import print_type as type_text  # MLIR type text in messages
-
 from .optable import ShapeContext
 
 _FLOAT_BITS = {"bf16": 16, "f16": 16, "tf32": 32, "f32": 32, "f64": 64}
@@ -48,6 +47,14 @@ def is_promotable(x: Type, y: Type) -> bool:
     return False
 
 
+def ranked_shape(t: TensorType) -> tuple[int | None, ...]:
+    """The dimensions of ``t``, a tensor type the caller knows to be ranked (an unranked
+    one is a bug there: ValueError, like ``TensorType.rank``)."""
+    if t.shape is None:
+        raise ValueError("unranked tensor has no shape")
+    return t.shape
+
+
 def require_tensor(ctx: ShapeContext, t: Type, label: str, what: str = "operand") -> TensorType:
     """``t`` is a tensor type, else the spec's input/output type constraint ``label``."""
     if not isinstance(t, TensorType):
@@ -55,7 +62,7 @@ def require_tensor(ctx: ShapeContext, t: Type, label: str, what: str = "operand"
     return t
 
 
-def require_tensors(ctx: ShapeContext, *operands: tuple[Type, str]) -> None:
-    """Each ``(type, label)`` operand is a tensor (the spec's ``<op>_i<N>`` input types)."""
-    for t, label in operands:
-        require_tensor(ctx, t, label)
+def require_tensors(ctx: ShapeContext, *operands: tuple[Type, str]) -> tuple[TensorType, ...]:
+    """Each ``(type, label)`` operand is a tensor (the spec's ``<op>_i<N>`` input types);
+    return them as tensor types."""
+    return tuple(require_tensor(ctx, t, label) for t, label in operands)

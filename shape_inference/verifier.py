@@ -43,7 +43,6 @@ from ..parser.ir import (
     TupleType,
     Type,
 )
-
 from .decode import decode_op_attributes
 from .optable import OP_TABLE, OpDef, ShapeContext
 from .typeutil import type_text
@@ -54,16 +53,18 @@ VERIFIED_DIALECTS = frozenset({"stablehlo", "chlo", "check", "interpreter"})
 # StableHLO ops the dialect defines (docs/status.md, ops_stablehlo_roundtrip.mlir) that
 # hlorun has no row for: deprecated or asynchronous ops.  The verifier accepts them
 # unchecked; the interpreter raises UnsupportedError if it meets one.
-ROWLESS_OPS = frozenset({
-    "stablehlo.einsum",
-    "stablehlo.unary_einsum",
-    "stablehlo.torch_index_select",
-    "stablehlo.cross-replica-sum",
-    "stablehlo.async_start",
-    "stablehlo.async_update",
-    "stablehlo.async_done",
-    "stablehlo.trace",
-})
+ROWLESS_OPS = frozenset(
+    {
+        "stablehlo.einsum",
+        "stablehlo.unary_einsum",
+        "stablehlo.torch_index_select",
+        "stablehlo.cross-replica-sum",
+        "stablehlo.async_start",
+        "stablehlo.async_update",
+        "stablehlo.async_done",
+        "stablehlo.trace",
+    }
+)
 
 # The StableHLO dialect's types (``!stablehlo.token`` parses to TokenType; the others
 # stay OpaqueType).
@@ -78,6 +79,14 @@ CALL_OPS = frozenset({"func.call"})
 # --------------------------------------------------------------------------------------
 # Type compatibility
 # --------------------------------------------------------------------------------------
+
+
+def _exceeds_bound(size: int | None, bounds: tuple[int | None, ...] | None, i: int) -> bool:
+    """Whether the static ``size`` is larger than dimension ``i``'s bound (if any)."""
+    if size is None or bounds is None:
+        return False
+    bound = bounds[i]
+    return bound is not None and size > bound
 
 
 def compatible(a: Type, b: Type) -> bool:
@@ -98,10 +107,10 @@ def compatible(a: Type, b: Type) -> bool:
             if x is None and y is None:
                 continue
             if x is None:  # a static size fits a bounded dynamic dimension up to its bound
-                if abounds is not None and abounds[i] is not None and y > abounds[i]:
+                if _exceeds_bound(y, abounds, i):
                     return False
             elif y is None:
-                if bbounds is not None and bbounds[i] is not None and x > bbounds[i]:
+                if _exceeds_bound(x, bbounds, i):
                     return False
             elif x != y:
                 return False
@@ -116,8 +125,10 @@ def compatible(a: Type, b: Type) -> bool:
 def compatible_element(a: Type, b: Type) -> bool:
     if a == b:
         return True
-    return isinstance(a, QuantizedType) and isinstance(b, QuantizedType) and (
-        a.storage_type == b.storage_type and a.expressed_type == b.expressed_type
+    return (
+        isinstance(a, QuantizedType)
+        and isinstance(b, QuantizedType)
+        and (a.storage_type == b.storage_type and a.expressed_type == b.expressed_type)
     )
 
 
@@ -131,9 +142,15 @@ def _fmt(types: tuple[Type, ...]) -> str:
 
 # Errors a shape function may raise on malformed input it did not anticipate; reported
 # as a VerificationError (label "shape_function") rather than a traceback.
-_CRASHES = (IndexError, KeyError, TypeError, ValueError, AttributeError, ZeroDivisionError,
-            OverflowError)
-
+_CRASHES = (
+    IndexError,
+    KeyError,
+    TypeError,
+    ValueError,
+    AttributeError,
+    ZeroDivisionError,
+    OverflowError,
+)
 
 
 # id(row) -> (row, shape function, arity); the row is kept so that its id stays unique.
@@ -198,7 +215,9 @@ def infer_op(
         raise VerificationError(e.message, e.pos or op.pos, op=op.name, label=e.label) from None
     except _CRASHES as e:
         raise VerificationError(
-            f"shape function failed ({type(e).__name__}: {e})", op.pos, op=op.name,
+            f"shape function failed ({type(e).__name__}: {e})",
+            op.pos,
+            op=op.name,
             label="shape_function",
         ) from None
     if inferred is None:
@@ -277,8 +296,13 @@ class _Verifier:
         self.scope: Function | Operation | None = None  # what names are looked up in
 
     # ---- reporting
-    def fail(self, message: str, where: Operation | Function | None, label: str,
-             op_name: str | None = None) -> None:
+    def fail(
+        self,
+        message: str,
+        where: Operation | Function | None,
+        label: str,
+        op_name: str | None = None,
+    ) -> None:
         pos = where.pos if where is not None else None
         if op_name is None and isinstance(where, Operation):
             op_name = where.name
@@ -295,8 +319,12 @@ class _Verifier:
             for item in self.module.body:
                 if isinstance(item, Function):
                     if item.name in self.functions:
-                        self.fail(f"redefinition of symbol named '{item.name}'", item,
-                                  "symbol_redefinition", op_name="func.func")
+                        self.fail(
+                            f"redefinition of symbol named '{item.name}'",
+                            item,
+                            "symbol_redefinition",
+                            op_name="func.func",
+                        )
                     else:
                         self.functions[item.name] = item
             for item in self.module.body:
@@ -312,10 +340,11 @@ class _Verifier:
     def function(self, fn: Function) -> None:
         for t in (*fn.type.inputs, *fn.type.results):
             if isinstance(t, OpaqueType) and t.text.startswith("!stablehlo."):
-                name = t.text[len("!stablehlo."):].split("<", 1)[0]
+                name = t.text[len("!stablehlo.") :].split("<", 1)[0]
                 if name not in STABLEHLO_TYPES:
-                    self.fail(f"unknown stablehlo type: {name}", fn, "unknown_type",
-                              op_name="func.func")
+                    self.fail(
+                        f"unknown stablehlo type: {name}", fn, "unknown_type", op_name="func.func"
+                    )
         if fn.body is None:
             return
         self.defined, self.constants, self.scope = {}, {}, fn
@@ -323,11 +352,15 @@ class _Verifier:
         if fn.body.blocks:
             args = fn.body.blocks[0].arguments
             if len(args) != len(ftype.inputs) or not all(
-                    a.type == t for a, t in zip(args, ftype.inputs)):
+                a.type == t for a, t in zip(args, ftype.inputs)
+            ):
                 self.fail(
                     f"entry block arguments ({', '.join(type_text(a.type) for a in args)}) do "
-                    f"not match the function signature of @{fn.name}", fn, "func_signature",
-                    op_name="func.func")
+                    f"not match the function signature of @{fn.name}",
+                    fn,
+                    "func_signature",
+                    op_name="func.func",
+                )
         self.region(fn.body, fn)
 
     # ---- regions and blocks
@@ -362,31 +395,45 @@ class _Verifier:
             for v in op.results:
                 self.define(v.name, v.type, op, mark)
 
-    def define(self, name: str, t: Type, op: Operation | None,
-               mark: list[tuple[str, Type | None]]) -> None:
+    def define(
+        self, name: str, t: Type, op: Operation | None, mark: list[tuple[str, Type | None]]
+    ) -> None:
         defined = self.defined
         alias = _alias(name)
         shadowed = defined.get(name)
         if shadowed is not None or (alias is not None and alias in defined):
             where = op if op is not None else self.scope
-            self.fail(f"redefinition of SSA value '{name}'", where, "ssa_redefinition",
-                      op_name=op.name if op is not None else None)
+            self.fail(
+                f"redefinition of SSA value '{name}'",
+                where,
+                "ssa_redefinition",
+                op_name=op.name if op is not None else None,
+            )
         # (after a redefinition, later uses see the new value until the scope ends)
         defined[name] = t
         mark.append((name, shadowed))
 
-    def block(self, block: Block, owner: Function | Operation,
-              mark: list[tuple[str, Type | None]], predefined: bool) -> None:
+    def block(
+        self,
+        block: Block,
+        owner: Function | Operation,
+        mark: list[tuple[str, Type | None]],
+        predefined: bool,
+    ) -> None:
         if not predefined:
             for v in block.arguments:
                 self.define(v.name, v.type, None, mark)
         ops = block.operations
         in_function = isinstance(owner, Function)
-        checks_terminator = in_function or owner.dialect in VERIFIED_DIALECTS
+        checks_terminator = isinstance(owner, Function) or owner.dialect in VERIFIED_DIALECTS
         if not ops:
             if checks_terminator:
-                self.fail("empty block: expect at least a terminator", owner, "terminator",
-                          op_name="func.func" if in_function else None)
+                self.fail(
+                    "empty block: expect at least a terminator",
+                    owner,
+                    "terminator",
+                    op_name="func.func" if in_function else None,
+                )
             return
         last = len(ops) - 1
         for i, op in enumerate(ops):
@@ -398,8 +445,11 @@ class _Verifier:
         if checks_terminator and end.name not in TERMINATORS and not end.successors:
             if end.dialect in VERIFIED_DIALECTS or end.name.startswith("func."):
                 want = FUNC_RETURN if in_function else "stablehlo.return"
-                self.fail(f"block with no terminator, has '{end.name}' (expected '{want}')",
-                          end, "terminator")
+                self.fail(
+                    f"block with no terminator, has '{end.name}' (expected '{want}')",
+                    end,
+                    "terminator",
+                )
 
     def terminator(self, op: Operation, owner: Function | Operation, is_last: bool) -> None:
         if not is_last:
@@ -407,7 +457,7 @@ class _Verifier:
             return
         if op.name == FUNC_RETURN and not isinstance(owner, Function):
             self.fail("expects parent op 'func.func'", op, "terminator")
-        elif op.name == FUNC_RETURN:
+        elif op.name == FUNC_RETURN and isinstance(owner, Function):
             self.func_return(op, owner)
         # MLIR also takes a stablehlo.return as the end of a function body, unchecked
         # (tests/verifier/print_stablehlo.mlir relies on it).
@@ -416,14 +466,21 @@ class _Verifier:
         """MLIR func.return: operand types equal the function's result types."""
         results = fn.type.results
         if len(op.operands) != len(results):
-            self.fail(f"has {len(op.operands)} operands, but enclosing function (@{fn.name}) "
-                      f"returns {len(results)}", op, "func_return")
+            self.fail(
+                f"has {len(op.operands)} operands, but enclosing function (@{fn.name}) "
+                f"returns {len(results)}",
+                op,
+                "func_return",
+            )
             return
         for i, (v, t) in enumerate(zip(op.operands, results)):
             if v.type != t:
-                self.fail(f"type of return operand {i} ('{type_text(v.type)}') doesn't match "
-                          f"function result type ('{type_text(t)}') in function @{fn.name}",
-                          op, "func_return")
+                self.fail(
+                    f"type of return operand {i} ('{type_text(v.type)}') doesn't match "
+                    f"function result type ('{type_text(t)}') in function @{fn.name}",
+                    op,
+                    "func_return",
+                )
                 return
 
     # ---- operations
@@ -438,8 +495,12 @@ class _Verifier:
                     self.undefined(op, i, v.name)
                     continue
             if t != v.type:
-                self.fail(f"use of value '{v.name}' expects different type than prior uses: "
-                          f"'{type_text(v.type)}' vs '{type_text(t)}'", op, "ssa_type")
+                self.fail(
+                    f"use of value '{v.name}' expects different type than prior uses: "
+                    f"'{type_text(v.type)}' vs '{type_text(t)}'",
+                    op,
+                    "ssa_type",
+                )
         name = op.name
         row = OP_TABLE.get(name)
         if row is not None:
@@ -450,10 +511,17 @@ class _Verifier:
                     self.add(e)
         elif name in CALL_OPS:
             self.call(op)
-        elif (op.dialect in VERIFIED_DIALECTS and name not in ROWLESS_OPS
-              and name not in REGION_RETURNS):
-            self.fail(f"unregistered operation '{name}' found in dialect ('{op.dialect}') that "
-                      "does not allow unknown operations", op, "unknown_op")
+        elif (
+            op.dialect in VERIFIED_DIALECTS
+            and name not in ROWLESS_OPS
+            and name not in REGION_RETURNS
+        ):
+            self.fail(
+                f"unregistered operation '{name}' found in dialect ('{op.dialect}') that "
+                "does not allow unknown operations",
+                op,
+                "unknown_op",
+            )
         if name == "stablehlo.composite":
             self.composite(op)
         for r in op.regions:
@@ -468,8 +536,9 @@ class _Verifier:
 
     def undefined(self, op: Operation, index: int, name: str) -> None:
         if self.defines(self.scope, name):
-            self.fail(f"operand #{index} ('{name}') does not dominate this use", op,
-                      "ssa_dominance")
+            self.fail(
+                f"operand #{index} ('{name}') does not dominate this use", op, "ssa_dominance"
+            )
         else:
             self.fail(f"use of undeclared SSA value name '{name}'", op, "ssa_undefined")
 
@@ -501,17 +570,23 @@ class _Verifier:
         least, most = operand_arity(row)
         n = len(op.operands)
         if n < least or (most is not None and n > most):
-            want = str(least) if most == least else (
-                f"at least {least}" if most is None else f"{least} to {most}")
+            want = (
+                str(least)
+                if most == least
+                else (f"at least {least}" if most is None else f"{least} to {most}")
+            )
             self.fail(f"expected {want} operands, but found {n}", op, "operand_count")
             return False
         if not row.multi_result and len(op.results) > 1:
-            self.fail(f"expected at most 1 result, but found {len(op.results)}", op,
-                      "result_count")
+            self.fail(f"expected at most 1 result, but found {len(op.results)}", op, "result_count")
             return False
         if row.regions and not row.variadic_regions and len(op.regions) != len(row.regions):
-            self.fail(f"expected {len(row.regions)} regions ({', '.join(row.regions)}), but "
-                      f"found {len(op.regions)}", op, "region_count")
+            self.fail(
+                f"expected {len(row.regions)} regions ({', '.join(row.regions)}), but "
+                f"found {len(op.regions)}",
+                op,
+                "region_count",
+            )
             return False
         if not row.regions and op.regions:
             self.fail(f"expected 0 regions, but found {len(op.regions)}", op, "region_count")
@@ -541,18 +616,24 @@ class _Verifier:
             return
         for i, (v, t) in enumerate(zip(op.operands, ftype.inputs)):
             if v.type != t:
-                self.fail(f"operand type mismatch: expected operand type '{type_text(t)}', but "
-                          f"provided '{type_text(v.type)}' for operand number {i}", op,
-                          "call_signature")
+                self.fail(
+                    f"operand type mismatch: expected operand type '{type_text(t)}', but "
+                    f"provided '{type_text(v.type)}' for operand number {i}",
+                    op,
+                    "call_signature",
+                )
                 return
         if len(op.results) != len(ftype.results):
             self.fail("incorrect number of results for callee", op, "call_signature")
             return
         for i, (v, t) in enumerate(zip(op.results, ftype.results)):
             if v.type != t:
-                self.fail(f"result type mismatch at index {i}: op result type "
-                          f"'{type_text(v.type)}', function result type '{type_text(t)}'", op,
-                          "call_signature")
+                self.fail(
+                    f"result type mismatch at index {i}: op result type "
+                    f"'{type_text(v.type)}', function result type '{type_text(t)}'",
+                    op,
+                    "call_signature",
+                )
                 return
 
     def composite(self, op: Operation) -> None:
@@ -566,13 +647,16 @@ class _Verifier:
             ("result", op.result_types, ftype.results, "composite_c4"),
         ):
             if len(got) != len(want):
-                self.fail(f"has {len(got)} {what}(s), but decomposition has {len(want)}", op,
-                          label)
+                self.fail(f"has {len(got)} {what}(s), but decomposition has {len(want)}", op, label)
                 return
             for i, (a, b) in enumerate(zip(got, want)):
                 if a != b:
-                    self.fail(f"{what} at index {i} has type '{type_text(a)}', but "
-                              f"decomposition has type '{type_text(b)}'", op, label)
+                    self.fail(
+                        f"{what} at index {i} has type '{type_text(a)}', but "
+                        f"decomposition has type '{type_text(b)}'",
+                        op,
+                        label,
+                    )
                     return
 
 
@@ -613,4 +697,3 @@ def verify_operation(op: Operation, constants: dict[str, Any] | None = None) -> 
     row = OP_TABLE.get(op.name)
     if row is not None:
         verify_op(op, row, constants=constants)
-

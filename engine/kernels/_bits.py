@@ -28,10 +28,18 @@ C64 = np.dtype(np.complex64)
 C128 = np.dtype(np.complex128)
 BOOL = np.dtype(np.bool_)
 
-_UINT_BY_BYTES = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
-                  8: np.dtype(np.uint64)}
-_INT_BY_BYTES = {1: np.dtype(np.int8), 2: np.dtype(np.int16), 4: np.dtype(np.int32),
-                 8: np.dtype(np.int64)}
+_UINT_BY_BYTES: dict[int, np.dtype] = {
+    1: np.dtype(np.uint8),
+    2: np.dtype(np.uint16),
+    4: np.dtype(np.uint32),
+    8: np.dtype(np.uint64),
+}
+_INT_BY_BYTES: dict[int, np.dtype] = {
+    1: np.dtype(np.int8),
+    2: np.dtype(np.int16),
+    4: np.dtype(np.int32),
+    8: np.dtype(np.int64),
+}
 
 # Sub-byte integer dtypes: dtype -> (width, signed).
 SUBBYTE_INT: dict[np.dtype, tuple[int, bool]] = {
@@ -308,7 +316,7 @@ def int_to_float(x: np.ndarray, dt: np.dtype, *, tf32: bool = False) -> np.ndarr
     v = x.astype(np.int64 if signed else np.uint64)
     if signed:
         neg = v < 0
-        mag = np.where(neg, -v, v).view(np.uint64)  # -INT64_MIN wraps to 2**63: right
+        mag: np.ndarray = np.where(neg, -v, v).view(np.uint64)  # -INT64_MIN wraps to 2**63: right
     else:
         neg = np.zeros(v.shape, dtype=bool)
         mag = v
@@ -330,7 +338,7 @@ def float_to_int(x: np.ndarray, dt: np.dtype) -> np.ndarray:
     width, signed = int_info(dt)
     lo_v, hi_v = int_min_max(dt)
     lo = float(lo_v)
-    hi = 2.0 ** (width - 1) if signed else 2.0 ** width  # first value out of range
+    hi = 2.0 ** (width - 1) if signed else 2.0**width  # first value out of range
     with np.errstate(invalid="ignore"):
         t = np.trunc(np.where(np.isnan(x64), 0.0, x64))
         clipped = np.clip(t, lo, np.nextafter(hi, 0.0))
@@ -341,7 +349,7 @@ def float_to_int(x: np.ndarray, dt: np.dtype) -> np.ndarray:
 
 
 def dtype_family(dt: np.dtype, op: str | None = None) -> str:
-    """"bool", "int", "complex" or "float": which kind of arithmetic ``dt`` takes."""
+    """ "bool", "int", "complex" or "float": which kind of arithmetic ``dt`` takes."""
     if dt == BOOL:
         return "bool"
     if is_int_dtype(dt):

@@ -17,6 +17,7 @@ from ...shape_inference.chlo_structured import (
     scan_num_inputs,
 )
 from ...shape_inference.optable import kernel
+from ..dtypes import static_shape
 from ..values import RegionFn
 from .chlo import out_dtype, round_from_f64
 
@@ -291,10 +292,10 @@ def scan(
     for j in range(n_out):
         dt = out_dtype(result_types[j])
         if size == 0:
-            shape = result_types[j].shape if isinstance(result_types[j], TensorType) else None
-            if shape is None or any(d is None for d in shape):
+            t = result_types[j]
+            if not (isinstance(t, TensorType) and t.is_static):
                 raise UnsupportedError("empty scan with a dynamic output shape", op="chlo.scan")
-            outs.append(np.zeros(shape, dtype=dt))
+            outs.append(np.zeros(static_shape(t), dtype=dt))
         else:
             outs.append(np.stack(slices[j], axis=dimension).astype(dt, copy=False))
     finals = [

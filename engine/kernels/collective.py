@@ -37,7 +37,7 @@ from ...parser.ir import Operation, QuantizedType, TensorType, Type
 from ...shape_inference.collective import channel_id_of
 from ...shape_inference.decode import decode_op_attributes
 from ...shape_inference.optable import OP_TABLE, kernel
-from ..dtypes import dtype_of
+from ..dtypes import dtype_of, static_shape
 from ..grid import GridRunOptions, ProcessGrid, ProcessHandle, ProcessId, process_of, run_grid
 from ..values import RegionFn
 
@@ -118,17 +118,20 @@ def _find_group(
     return None
 
 
-def _my_group(
-    handle: ProcessHandle,
-    strategy: str,
-    replica_groups: Any,
-    op: Operation | None,
-    *,
-    required: bool = True,
+def _my_group_or_none(
+    handle: ProcessHandle, strategy: str, replica_groups: Any, op: Operation | None
 ) -> tuple[ProcessId, ...] | None:
+    """This process's group, or None when it is in none."""
     groups = process_groups(strategy, _group_ids(replica_groups, op), handle.grid)
-    group = _find_group(groups, handle.pid)
-    if group is None and required:
+    return _find_group(groups, handle.pid)
+
+
+def _my_group(
+    handle: ProcessHandle, strategy: str, replica_groups: Any, op: Operation | None
+) -> tuple[ProcessId, ...]:
+    """This process's group; being in none is an error."""
+    group = _my_group_or_none(handle, strategy, replica_groups, op)
+    if group is None:
         raise InterpreterError(
             f"process {handle.pid} is in no process group ({strategy} of the replica_groups)"
         )
@@ -139,15 +142,16 @@ def zeros_of(t: Type, like: np.ndarray | None = None) -> np.ndarray:
     """``broadcast_in_dim(constant(is_quantized ? quantize(0) : 0), [], type)``; dynamic
     dimensions take their size from ``like`` (an operand of the same shape)."""
     e = t.element_type if isinstance(t, TensorType) else t
-    shape = tuple(t.shape) if isinstance(t, TensorType) and t.shape is not None else None
-    if shape is None or any(d is None for d in shape):
-        if like is None:
-            raise UnsupportedError("a zero result of dynamic shape with no operand to size it")
+    if isinstance(t, TensorType) and t.is_static:
+        shape = static_shape(t)
+    elif like is None:
+        raise UnsupportedError("a zero result of dynamic shape with no operand to size it")
+    else:
         shape = tuple(like.shape)
     dtype = dtype_of(t)
     if not isinstance(e, QuantizedType):
         return np.zeros(shape, dtype=dtype)
-    if not e.is_per_axis:
+    if e.quantized_dimension is None:  # per-tensor
         return np.full(shape, e.zero_points[0], dtype=dtype)
     zp = np.asarray(e.zero_points, dtype=dtype)
     view = [1] * len(shape)
@@ -186,7 +190,8 @@ def _combine_fn(
         block = region.blocks[0]
         body = block.operations[0]
         row = OP_TABLE.get(body.name)
-        if row is not None and row.kernel is not None and not row.multi_result:
+        fn = row.kernel if row is not None and not row.multi_result else None
+        if row is not None and fn is not None:
             swapped = body.operands[0].name != block.arguments[0].name
             kwargs = decode_op_attributes(body, row)
             if row.kernel_options.get("context"):
@@ -198,7 +203,7 @@ def _combine_fn(
                 kw = dict(kwargs, result_type=whole)
                 if row.kernel_options.get("operand_types"):
                     kw["operand_types"] = (whole, whole)
-                return np.asarray(row.kernel(b, a, **kw) if swapped else row.kernel(a, b, **kw))
+                return np.asarray(fn(b, a, **kw) if swapped else fn(a, b, **kw))
 
             return apply
 
@@ -411,7 +416,7 @@ def collective_broadcast(
     processes in no group get zeros."""
     h = process_of(context)
     cid = channel_id_of(channel_handle)
-    group = _my_group(h, strategy_split(cid), replica_groups, op, required=False)
+    group = _my_group_or_none(h, strategy_split(cid), replica_groups, op)
     if group is None:
         return tuple(zeros_of(t, x) for t, x in zip(result_types, operands))
     n = len(result_types)
@@ -438,7 +443,7 @@ def collective_reduce(
     h = process_of(context)
     cid = channel_id_of(channel_handle)
     strategy = "flattened_ids" if use_global_device_ids else strategy_split(cid)
-    group = _my_group(h, strategy, replica_groups, op, required=False)
+    group = _my_group_or_none(h, strategy, replica_groups, op)
     if group is None:
         return tuple(zeros_of(t, x) for t, x in zip(result_types, operands))
     n = len(result_types)

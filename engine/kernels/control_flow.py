@@ -10,7 +10,6 @@ import numpy as np
 
 from ...parser.errors import InterpreterError, UnsupportedError
 from ...shape_inference.optable import kernel
-
 from ..values import TOKEN, RegionFn
 from .check import CUSTOM_CALL_CHECKS
 from .custom_targets import builtin_target

@@ -34,7 +34,7 @@ from ..plan import plain_dtype
 from . import _bits as B
 from .elementwise import is_tf32, reject_quantized
 
-_COMPONENT = {B.C64: B.F32, B.C128: B.F64}
+_COMPONENT: dict[np.dtype, np.dtype] = {B.C64: B.F32, B.C128: B.F64}
 
 
 def _element(t: Type) -> Type:

@@ -157,7 +157,7 @@ _GATHER_FIELDS = (
 
 
 def _gather_kwargs(attrs: dict[str, Any]) -> dict[str, Any]:
-    out = {k: int_tuple(attrs.get(k, ())) for k in _GATHER_FIELDS}
+    out: dict[str, Any] = {k: int_tuple(attrs.get(k, ())) for k in _GATHER_FIELDS}
     out["index_vector_dim"] = int(attrs["index_vector_dim"])
     return out
 
@@ -422,7 +422,8 @@ def _ufunc_at(
 ) -> np.ufunc | None:
     """The ``ufunc`` whose ``.at`` is exactly the body (one input, a combiner whose
     ``ufunc`` column lists the dtype's kind under ``at``, a native dtype), or None."""
-    row = OP_TABLE.get(update_computation.combiner) if n == 1 else None
+    combiner = update_computation.combiner
+    row = OP_TABLE.get(combiner) if n == 1 and combiner is not None else None
     uf: Ufunc | None = row.ufunc if row is not None else None
     if uf is None or target not in _NATIVE or target != val or target.kind not in uf.at:
         return None
@@ -488,7 +489,7 @@ def scatter(*operands, result_types, update_computation: RegionFn, **attrs: Any)
         raise InterpreterError("'stablehlo.scatter' expects inputs, scatter_indices, updates")
     n = len(operands) // 2
     inputs, scatter_indices, updates = operands[:n], operands[n], operands[n + 1 :]
-    dims = {
+    dims: dict[str, Any] = {
         k: int_tuple(attrs.get(k, ()))
         for k in (
             "update_window_dims",

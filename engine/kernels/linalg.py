@@ -1,5 +1,5 @@
 """linalg kernels: dot_general, dot, convolution, dynamic_conv, fft, triangular_solve,
-cholesky, batch_norm_* (spec: see each function).
+cholesky (spec: see each function; batch_norm_* are in batch_norm.py).
 
 Arithmetic policy (shared by dot_general and convolution):
 
@@ -43,7 +43,7 @@ from ...parser.ir import (
 )
 from ...shape_inference.linalg import conv_num_windows
 from ...shape_inference.optable import kernel
-from ..dtypes import dtype_of
+from ..dtypes import dtype_of, static_shape
 from ..plan import plain_dtype
 
 # --------------------------------------------------------------------------------------
@@ -58,8 +58,10 @@ def _element(t: Type) -> Type:
 
 
 def _check_not_quantized(op: str, result_type: Type, *operands: np.ndarray) -> None:
-    if len(operands) == 2 and operands[0].dtype == operands[1].dtype and not isinstance(
-        _element(result_type), QuantizedType
+    if (
+        len(operands) == 2
+        and operands[0].dtype == operands[1].dtype
+        and not isinstance(_element(result_type), QuantizedType)
     ):
         return
     if isinstance(_element(result_type), QuantizedType):
@@ -228,29 +230,44 @@ def dot_general_arrays(
 ) -> np.ndarray:
     """dot_general on arrays already in the compute dtype (``dot_general_plan``)."""
     return dot_general_plan(
-        lhs.shape, rhs.shape, lhs_batching_dimensions, rhs_batching_dimensions,
-        lhs_contracting_dimensions, rhs_contracting_dimensions,
+        lhs.shape,
+        rhs.shape,
+        lhs_batching_dimensions,
+        rhs_batching_dimensions,
+        lhs_contracting_dimensions,
+        rhs_contracting_dimensions,
     )(lhs, rhs)
 
 
-def _dot_general_fast(op: Operation, rt: Type, dt: np.dtype, kwargs: dict[str, Any]) -> Callable[..., Any] | None:
+def _dot_general_fast(
+    op: Operation, rt: Type, dt: np.dtype, kwargs: dict[str, Any]
+) -> Callable[..., Any] | None:
     """dot_general on f32/f64 operands of the result's dtype and static shapes: the
     kernel's own ``dot_general_plan`` (same calls, same bits), worked out once."""
     if dt.kind != "f" or len(op.operands) != 2:
         return None
     lt, rt_ = (v.type for v in op.operands)
-    if not all(isinstance(t, TensorType) and t.is_static and plain_dtype(t) == dt
-               for t in (lt, rt_, rt)):
+    if not all(
+        isinstance(t, TensorType) and t.is_static and plain_dtype(t) == dt for t in (lt, rt_, rt)
+    ):
         return None
-    dims = [tuple(kwargs.get(name) or ()) for name in (
-        "lhs_batching_dimensions", "rhs_batching_dimensions",
-        "lhs_contracting_dimensions", "rhs_contracting_dimensions")]
+    dims = [
+        tuple(kwargs.get(name) or ())
+        for name in (
+            "lhs_batching_dimensions",
+            "rhs_batching_dimensions",
+            "lhs_contracting_dimensions",
+            "rhs_contracting_dimensions",
+        )
+    ]
     lb, rb, lc, rc = dims
-    ls, rs = tuple(lt.shape), tuple(rt_.shape)
-    want = (tuple(ls[d] for d in lb)
-            + tuple(n for d, n in enumerate(ls) if d not in lb and d not in lc)
-            + tuple(n for d, n in enumerate(rs) if d not in rb and d not in rc))
-    if tuple(rt.shape) != want:
+    ls, rs = static_shape(lt), static_shape(rt_)
+    want = (
+        tuple(ls[d] for d in lb)
+        + tuple(n for d, n in enumerate(ls) if d not in lb and d not in lc)
+        + tuple(n for d, n in enumerate(rs) if d not in rb and d not in rc)
+    )
+    if static_shape(rt) != want:
         return None  # the kernel reports it
     return dot_general_plan(ls, rs, *dims)
 
@@ -319,9 +336,7 @@ def dot(
 # --------------------------------------------------------------------------------------
 
 
-def _padded_buffer(
-    xg: np.ndarray, lhs_dilation, padding, channels_last: bool
-) -> np.ndarray:
+def _padded_buffer(xg: np.ndarray, lhs_dilation, padding, channels_last: bool) -> np.ndarray:
     """Grouped lhs (G, Nb, Cg, spatial...) -> interior zeros (lhs_dilation - 1) and edge
     padding (negative padding crops), in ONE fresh buffer; returned as a
     (G, Nb, Cg, padded spatial...) view whose memory is channels-last or channels-first."""
@@ -356,6 +371,13 @@ def _padded_buffer(
     return view
 
 
+def _num_windows(*args: int) -> int:
+    """``conv_num_windows`` of static sizes (never None)."""
+    n = conv_num_windows(*args)
+    assert n is not None  # None only for a dynamic size
+    return n
+
+
 def conv_arrays(
     x: np.ndarray,
     w: np.ndarray,
@@ -384,9 +406,14 @@ def conv_arrays(
     o, i_ = w.shape[:2]
     ksp = w.shape[2:]
     out_sp = tuple(
-        conv_num_windows(
-            x.shape[2 + d], ksp[d], window_strides[d], int(padding[d][0]), int(padding[d][1]),
-            lhs_dilation[d], rhs_dilation[d],
+        _num_windows(
+            x.shape[2 + d],
+            ksp[d],
+            window_strides[d],
+            int(padding[d][0]),
+            int(padding[d][1]),
+            lhs_dilation[d],
+            rhs_dilation[d],
         )
         for d in range(nsp)
     )
@@ -411,7 +438,7 @@ def conv_arrays(
     sp_axes = tuple(range(3, 3 + nsp))
     win = np.lib.stride_tricks.sliding_window_view(xp, dil_k, axis=sp_axes)
     # win: (G, Nb, Cg, P1.., K1..) ; subsample windows by stride and kernel dilation
-    sel = (slice(None),) * 3
+    sel: tuple[slice, ...] = (slice(None),) * 3
     sel += tuple(slice(0, s * (cnt - 1) + 1, s) for s, cnt in zip(window_strides, out_sp))
     sel += tuple(slice(None, None, r) for r in rhs_dilation)
     win = win[sel]
@@ -471,7 +498,11 @@ def _convolution(
     out, work = _compute_dtype(result_type)
     x = lhs.transpose((input_batch_dimension, input_feature_dimension, *input_spatial_dimensions))
     w = rhs.transpose(
-        (kernel_output_feature_dimension, kernel_input_feature_dimension, *kernel_spatial_dimensions)
+        (
+            kernel_output_feature_dimension,
+            kernel_input_feature_dimension,
+            *kernel_spatial_dimensions,
+        )
     )
     tf32 = _is_tf32(result_type)
     xc = _to_compute(x, out, work, tf32)
@@ -549,7 +580,6 @@ def fft(
     out = dtype_of(result_type)
     length = tuple(int(v) for v in fft_length)
     axes = tuple(range(operand.ndim - len(length), operand.ndim))
-    shape = tuple(result_type.shape) if isinstance(result_type, TensorType) else None
     if fft_type in ("FFT", "IFFT"):
         res_shape = operand.shape
     elif fft_type == "RFFT":
@@ -559,10 +589,11 @@ def fft(
         res_shape = operand.shape[: operand.ndim - len(length)] + length
     else:
         raise UnsupportedError(f"fft_type {fft_type}", op="stablehlo.fft")
-    if shape is not None and all(s is not None for s in shape):
-        res_shape = shape
+    if isinstance(result_type, TensorType) and result_type.is_static:
+        res_shape = static_shape(result_type)
     if operand.size == 0 or 0 in res_shape or 0 in length:
         return np.zeros(res_shape, dtype=out)
+    y: np.ndarray
     if fft_type == "FFT":
         y = np.fft.fftn(operand.astype(np.complex128), axes=axes)
     elif fft_type == "IFFT":
@@ -631,8 +662,9 @@ def triangular_solve(
             x = _solve_left(tri, b, is_lower, unit_diagonal)
         else:
             # x @ A = b  <=>  A^T @ x^T = b^T
-            xt = _solve_left(np.swapaxes(tri, -1, -2), np.swapaxes(b, -1, -2), not is_lower,
-                             unit_diagonal)
+            xt = _solve_left(
+                np.swapaxes(tri, -1, -2), np.swapaxes(b, -1, -2), not is_lower, unit_diagonal
+            )
             x = np.swapaxes(xt, -1, -2)
     return _from_compute(np.ascontiguousarray(x), out)
 
@@ -661,111 +693,11 @@ def cholesky(a: np.ndarray, *, result_type: Type, lower: bool = False, **_: obje
             djj = np.sqrt(d)
             l_[..., j, j] = djj
             if j + 1 < n:
-                below = x[..., j + 1 :, j] - np.matmul(l_[..., j + 1 :, :j], lj.conj()[..., None])[..., 0]
+                below = (
+                    x[..., j + 1 :, j]
+                    - np.matmul(l_[..., j + 1 :, :j], lj.conj()[..., None])[..., 0]
+                )
                 l_[..., j + 1 :, j] = below / djj[..., None]
     if not lower:
         l_ = np.swapaxes(l_, -1, -2).conj()
     return _from_compute(np.ascontiguousarray(l_), out)
-
-
-# --------------------------------------------------------------------------------------
-# batch_norm_*
-# --------------------------------------------------------------------------------------
-
-
-def _bn_work(dt: np.dtype) -> np.dtype:
-    return np.dtype(np.float64) if dt == np.float64 else np.dtype(np.float32)
-
-
-def _bcast(v: np.ndarray, ndim: int, feature_index: int) -> np.ndarray:
-    shape = [1] * ndim
-    shape[feature_index] = v.shape[0]
-    return v.reshape(shape)
-
-
-def _bn_check(op: str, result_types) -> None:
-    for t in result_types if isinstance(result_types, tuple) else (result_types,):
-        if isinstance(_element(t), QuantizedType):
-            raise UnsupportedError(f"quantized {op}", op=f"stablehlo.{op}")
-
-
-@kernel("stablehlo.batch_norm_inference", quantized="dequantize")
-def batch_norm_inference(
-    operand, scale, offset, mean, variance, *, result_type: Type, epsilon: float,
-    feature_index: int, **_: object,
-) -> np.ndarray:
-    """spec: batch_norm_inference (narrow floats computed in float32, rounded once)."""
-    _bn_check("batch_norm_inference", result_type)
-    out = dtype_of(result_type)
-    wd = _bn_work(out)
-    x = operand.astype(wd)
-    r = x.ndim
-    sc, of, mu, var = (_bcast(v.astype(wd), r, feature_index) for v in (scale, offset, mean, variance))
-    stddev = np.sqrt(var + wd.type(epsilon))
-    return (sc * ((x - mu) / stddev) + of).astype(out)
-
-
-def _reduce_axes(ndim: int, feature_index: int) -> tuple[int, ...]:
-    return tuple(i for i in range(ndim) if i != feature_index)
-
-
-@kernel("stablehlo.batch_norm_training", quantized="dequantize")
-def batch_norm_training(
-    operand, scale, offset, *, result_types, epsilon: float, feature_index: int, **_: object
-):
-    """spec: batch_norm_training: (output, batch_mean, batch_var)."""
-    _bn_check("batch_norm_training", tuple(result_types))
-    out = dtype_of(result_types[0])
-    wd = _bn_work(out)
-    x = operand.astype(wd)
-    axes = _reduce_axes(x.ndim, feature_index)
-    count = wd.type(x.size // x.shape[feature_index]) if x.shape[feature_index] else wd.type(0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.sum(x, axis=axes) / count
-        centered = x - _bcast(mean, x.ndim, feature_index)
-        var = np.sum(centered * centered, axis=axes) / count
-        stddev = np.sqrt(_bcast(var, x.ndim, feature_index) + wd.type(epsilon))
-        y = _bcast(scale.astype(wd), x.ndim, feature_index) * (centered / stddev)
-        y = y + _bcast(offset.astype(wd), x.ndim, feature_index)
-    return (
-        y.astype(dtype_of(result_types[0])),
-        mean.astype(dtype_of(result_types[1])),
-        var.astype(dtype_of(result_types[2])),
-    )
-
-
-@kernel("stablehlo.batch_norm_grad", quantized="dequantize")
-def batch_norm_grad(
-    operand, scale, mean, variance, grad_output, *, result_types, epsilon: float,
-    feature_index: int, **_: object,
-):
-    """spec: batch_norm_grad (the spec's decomposition, from XLA's batchnorm_expander):
-    (grad_operand, grad_scale, grad_offset)."""
-    _bn_check("batch_norm_grad", tuple(result_types))
-    out = dtype_of(result_types[0])
-    wd = _bn_work(out)
-    x = operand.astype(wd)
-    go = grad_output.astype(wd)
-    r = x.ndim
-    axes = _reduce_axes(r, feature_index)
-    sc, mu, var = (_bcast(v.astype(wd), r, feature_index) for v in (scale, mean, variance))
-    eps = wd.type(epsilon)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        centered = x - mu
-        stddev = np.sqrt(var + eps)
-        normalized = centered / stddev
-        n = wd.type(x.size // x.shape[feature_index]) if x.shape[feature_index] else wd.type(0)
-        i1 = go * n
-        i2 = _bcast(np.sum(go, axis=axes), r, feature_index)
-        i3 = _bcast(np.sum(go * centered, axis=axes), r, feature_index)
-        i4 = i3 * centered
-        i5 = i4 / (var + eps)
-        i6 = (i1 - i2) - i5
-        grad_operand = ((sc / stddev) / n) * i6
-        grad_scale = np.sum(go * normalized, axis=axes)
-        grad_offset = np.sum(go, axis=axes)
-    return (
-        grad_operand.astype(dtype_of(result_types[0])),
-        grad_scale.astype(dtype_of(result_types[1])),
-        grad_offset.astype(dtype_of(result_types[2])),
-    )

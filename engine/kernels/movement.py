@@ -27,7 +27,7 @@ from ...parser.ir import (
     Type,
 )
 from ...shape_inference.optable import kernel
-from ..dtypes import dtype_of
+from ..dtypes import dtype_of, static_shape
 from ..plan import INPLACE_MIN_ELEMENTS, plain_dtype, static_size
 
 _I64_MAX = np.iinfo(np.int64).max
@@ -172,7 +172,7 @@ def iota(*, result_type: TensorType, iota_dimension: int, **_: Any) -> np.ndarra
     """spec: iota."""
     if not result_type.is_static:
         raise InterpreterError("'stablehlo.iota' needs a static result shape")
-    return _iota(result_type.shape, iota_dimension, result_type)
+    return _iota(static_shape(result_type), iota_dimension, result_type)
 
 
 @kernel("stablehlo.dynamic_iota", quantized="dequantize")
@@ -232,11 +232,11 @@ def _broadcast_in_dim_fast(
     ):
         return None
     dims = tuple(int(d) for d in kwargs.get("broadcast_dimensions") or ())
-    shape = tuple(rt.shape)
-    if len(dims) != len(xt.shape) or any(not 0 <= r < len(shape) for r in dims):
+    shape, xshape = static_shape(rt), static_shape(xt)
+    if len(dims) != len(xshape) or any(not 0 <= r < len(shape) for r in dims):
         return None  # the kernel reports it
     try:
-        perm, view = broadcast_layout(tuple(xt.shape), shape, dims)
+        perm, view = broadcast_layout(xshape, shape, dims)
     except InterpreterError:
         return None  # the kernel reports it, at run time
     if (static_size(rt) or 0) > INPLACE_MIN_ELEMENTS:
@@ -259,15 +259,18 @@ def broadcast_in_dim(operand, *, result_type: TensorType, broadcast_dimensions, 
     """spec: broadcast_in_dim.  A dynamic (bounded) result dimension takes the size of
     the operand dimension mapped to it."""
     dims = int_tuple(broadcast_dimensions)
+    if result_type.shape is None:
+        raise InterpreterError("'stablehlo.broadcast_in_dim': the result type is unranked")
     shape = list(result_type.shape)
     for d, rd in enumerate(dims):
         if shape[rd] is None and operand.shape[d] != 1:
             shape[rd] = operand.shape[d]
-    if None in shape:
+    sizes = tuple(n for n in shape if n is not None)
+    if len(sizes) != len(shape):
         raise InterpreterError(
             "'stablehlo.broadcast_in_dim': cannot tell the size of a dynamic result dimension"
         )
-    return _broadcast_in_dim(operand, tuple(shape), dims)
+    return _broadcast_in_dim(operand, sizes, dims)
 
 
 @kernel("stablehlo.broadcast", quantized="storage")
@@ -304,13 +307,15 @@ def _reshape_fast(
     (x,) = op.operands
     if not (isinstance(rt, TensorType) and rt.is_static) or plain_dtype(x.type) != dt:
         return None
-    shape = tuple(rt.shape)
+    shape = static_shape(rt)
     return lambda a: a.reshape(shape)
 
 
 @kernel("stablehlo.reshape", fast_plan=_reshape_fast, quantized="storage")
 def reshape(operand, *, result_type: TensorType, **_: Any) -> np.ndarray:
     """spec: reshape (row-major order is kept)."""
+    if result_type.shape is None:
+        raise InterpreterError("'stablehlo.reshape': the result type is unranked")
     return _reshape(operand, result_type.shape)
 
 
@@ -337,6 +342,6 @@ def reverse(operand, *, dimensions, **_: Any) -> np.ndarray:
 
 
 @kernel("stablehlo.get_dimension_size", quantized="native")
-def get_dimension_size(operand, *, dimension: int, result_type: Type = None, **_: Any):
+def get_dimension_size(operand, *, dimension: int, result_type: Type | None = None, **_: Any):
     """spec: get_dimension_size (result si32)."""
     return np.array(operand.shape[dimension], dtype=_result_dtype(result_type, np.dtype(np.int32)))

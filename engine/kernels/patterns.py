@@ -228,7 +228,7 @@ def _transform_op(op: Operation) -> bool:
 
 
 def _attr_signature(op: Operation) -> tuple:
-    out = []
+    out: list[tuple[Any, ...]] = []
     for name, attr in sorted(op.attributes, key=lambda kv: kv[0]):
         if isinstance(attr, DenseElementsAttr):
             a = np.asarray(attr.array)
@@ -237,8 +237,9 @@ def _attr_signature(op: Operation) -> tuple:
         try:
             hash(attr)
         except TypeError:
-            attr = repr(attr)
-        out.append((name, attr))
+            out.append((name, repr(attr)))
+        else:
+            out.append((name, attr))
     return tuple(out)
 
 
@@ -321,7 +322,7 @@ def _formula(block, n_operands: int, transforms: bool = False):
     keys: list[_Key] = []
     types: dict[_Key, str | None] = {}
     key_transforms: dict[_Key, KeyTransform | None] = {}
-    program = []  # (result name, kind, payload)
+    program: list[tuple[str, str, tuple[Any, ...]]] = []  # (result name, kind, payload)
     ops = block.operations
     for index, op in enumerate(ops[:-1]):
         if len(op.results) != 1 or op.regions:

@@ -171,7 +171,7 @@ def uniform_quantize(
 ) -> np.ndarray:
     """spec: uniform_quantize (float -> quantized, or quantized -> quantized)."""
     src = operand_types[0] if operand_types else None
-    if _quantized(src) is not None:
+    if src is not None and _quantized(src) is not None:
         operand = dequantize(operand, src)
     return quantize(operand, result_type)
 
@@ -297,8 +297,8 @@ def _moves_storage(op: Operation) -> bool:
     qs = [_quantized(t) for t in (*op.operand_types, *op.result_types)]
     if any(q is None for q, t in zip(qs, (*op.operand_types, *op.result_types)) if _is_data(t)):
         return False  # a float operand with a quantized result, or the other way round
-    qs = [q for q in qs if q is not None]
-    return all(_same_parameters_modulo_axis(qs[0], q) for q in qs[1:])
+    present = [q for q in qs if q is not None]
+    return all(_same_parameters_modulo_axis(present[0], q) for q in present[1:])
 
 
 def _is_data(t: Type) -> bool:

@@ -295,16 +295,16 @@ def rng(
             return np.full(dims, a, dtype=out)
         wide = np.uint64 if out.kind == "u" else np.int64
         return gen.integers(lo, hi, size=dims, dtype=wide).astype(out)
-    lo = float(np.asarray(a).astype(np.float64))
-    hi = float(np.asarray(b).astype(np.float64))
+    flo = float(np.asarray(a).astype(np.float64))
+    fhi = float(np.asarray(b).astype(np.float64))
     if rng_distribution == "UNIFORM":
-        if not lo < hi:
+        if not flo < fhi:
             return np.full(dims, a, dtype=out)
-        y = gen.uniform(lo, hi, size=dims).astype(out)
+        y = gen.uniform(flo, fhi, size=dims).astype(out)
         # rounding to a narrow type may reach b: keep the interval half-open
-        return np.where(y.astype(np.float64) >= hi, np.asarray(a, dtype=out), y).astype(out)
+        return np.where(y.astype(np.float64) >= fhi, np.asarray(a, dtype=out), y).astype(out)
     if rng_distribution == "NORMAL":
-        if hi < 0:
+        if fhi < 0:
             return np.full(dims, a, dtype=out)
-        return gen.normal(lo, hi, size=dims).astype(out)
+        return gen.normal(flo, fhi, size=dims).astype(out)
     raise UnsupportedError(f"rng_distribution {rng_distribution}", op="stablehlo.rng")

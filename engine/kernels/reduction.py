@@ -52,7 +52,7 @@ from ...parser.errors import InterpreterError, UnsupportedError
 from ...parser.ir import ComplexType, FloatType, IntegerType, QuantizedType, TensorType, Type
 from ...shape_inference.optable import OP_TABLE, kernel
 from .. import parallel
-from ..dtypes import dtype_of
+from ..dtypes import dtype_of, static_shape
 from ..ufunc import Ufunc, ieee_max, ieee_min
 from ..values import RegionFn
 from .patterns import reduction_combiners
@@ -231,7 +231,7 @@ def _tree_split(
 # Float dtypes whose adjacent pairs (a, b) NumPy can add as one complex number z = a + bi:
 # re(z * (1 - i)) = a*1 - b*(-1) is a + b rounded ONCE (products by +-1 are exact), and
 # NumPy's complex multiply is vectorised where strided float adds are not.
-_PAIR_AS_COMPLEX = {
+_PAIR_AS_COMPLEX: dict[np.dtype, tuple[np.dtype, np.complexfloating]] = {
     np.dtype(np.float32): (np.dtype(np.complex64), np.complex64(1 - 1j)),
     np.dtype(np.float64): (np.dtype(np.complex128), np.complex128(1 - 1j)),
 }
@@ -299,12 +299,12 @@ def tree_region(
         if len(ys) != n:
             raise InterpreterError(f"reduction body returned {len(ys)} values, expected {n}")
         shape = lhs[0].shape
-        ys = [np.broadcast_to(as_dtype(y, dt), shape) for y, dt in zip(ys, dtypes)]
+        zs = [np.broadcast_to(as_dtype(y, dt), shape) for y, dt in zip(ys, dtypes)]
         if k % 2:
-            ys = [
-                np.concatenate([y, _slice(x, axis, k - 1, k, 1)], axis=axis) for y, x in zip(ys, xs)
+            zs = [
+                np.concatenate([z, _slice(x, axis, k - 1, k, 1)], axis=axis) for z, x in zip(zs, xs)
             ]
-        xs = tuple(ys)
+        xs = tuple(zs)
     return xs
 
 
@@ -319,7 +319,7 @@ def _collapse_axes(x: np.ndarray, axes: tuple[int, ...]) -> tuple[np.ndarray, in
 
 
 _MINMAX_NATIVE = (np.dtype(np.float32), np.dtype(np.float64))
-_MINMAX_WIDE = {False: np.dtype(np.float32), True: np.dtype(np.float64)}
+_MINMAX_WIDE: dict[bool, np.dtype] = {False: np.dtype(np.float32), True: np.dtype(np.float64)}
 
 
 def _ieee_minmax_reduce(
@@ -518,8 +518,9 @@ def reduce(
         outs = [
             _reduce_fast(op, x, v, axes, t) for op, x, v, t in zip(ops, xs, inits, result_types)
         ]
-        if all(o is not None for o in outs):
-            return tuple(outs)
+        done = [o for o in outs if o is not None]
+        if len(done) == len(outs):
+            return tuple(done)
     return _reduce_region(xs, inits, axes, body, dtypes)
 
 
@@ -539,8 +540,7 @@ def _reduce_region(
         return tuple(np.full(out_shape, v, dtype=dt) for v, dt in zip(inits, dtypes))
     if axis < ys[0].ndim - 1:  # one reduced dimension, not the last: blocked schedule
         ys = _fold_blocks_region(ys, axis, body, dtypes)
-    ts = tree_region(ys, axis, body, dtypes)
-    ts = [np.squeeze(t, axis=axis) for t in ts]
+    ts = [np.squeeze(t, axis=axis) for t in tree_region(ys, axis, body, dtypes)]
     res = call_region(body, *[np.broadcast_to(v, out_shape) for v in inits], *ts)
     return tuple(
         np.array(np.broadcast_to(as_dtype(r, dt), out_shape)) for r, dt in zip(res, dtypes)
@@ -581,5 +581,5 @@ def map_(
     """spec "map": the computation runs once on the whole inputs (elementwise bodies
     broadcast)."""
     (out,) = call_region(computation, *inputs)[:1]
-    shape = inputs[0].shape if inputs else tuple(result_type.shape)
+    shape = inputs[0].shape if inputs else static_shape(result_type)
     return np.array(np.broadcast_to(as_dtype(out, dtype_of(result_type)), shape))

@@ -232,7 +232,7 @@ def manual_computation(
         if [grid.device_ids[devices[k]] for k in order] != list(range(len(devices))):
             raise UnsupportedError("a mesh whose device ids are not 0..N-1")
         ran = _run_on_grid(context, body.region, [args[k] for k in order])
-        results = [None] * len(devices)
+        results: list[Any] = [None] * len(devices)
         for k, r in zip(order, ran):
             results[k] = r
     else:

@@ -83,7 +83,7 @@ def dynamic_update_slice(
     over the dying operand's own buffer as ``out``, the update is written in place (a
     loop filling a buffer slice by slice then costs O(slice) per step, not O(buffer))."""
     starts = _clamped_starts(start_indices, operand.shape, update.shape)
-    result = operand if out is operand else operand.copy()
+    result = out if out is not None and out is operand else operand.copy()
     result[tuple(slice(s, s + k) for s, k in zip(starts, update.shape))] = update
     return result
 

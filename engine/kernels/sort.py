@@ -9,6 +9,8 @@ the comparator on whole arrays, O(log^2 n) calls.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from ...parser.errors import InterpreterError
@@ -68,16 +70,16 @@ def _sort_key(x: np.ndarray, etype: Type, key: SortKey) -> tuple[np.ndarray, int
             bits = max(w, 2)
     elif isinstance(etype, FloatType):
         if ctype == "TOTALORDER":
-            w = _TOTALORDER_BITS.get(etype.name)
-            if w is None:
+            tw = _TOTALORDER_BITS.get(etype.name)
+            if tw is None:
                 return None
-            k = _total_order_key(x.view(np.dtype(f"u{w // 8}")), w)
-            bits = w
+            k = _total_order_key(x.view(np.dtype(f"u{tw // 8}")), tw)
+            bits = tw
         elif ctype in (None, "FLOAT"):
             # IEEE comparisons: -0 == +0; NaN is unordered and goes last (hlorun's choice,
             # as in NumPy: the spec's sort is undefined for such comparators).
             wide = np.float64 if etype.name == "f64" else np.float32
-            xf = x.astype(wide, copy=False)
+            xf: np.ndarray = x.astype(wide, copy=False)
             has_nan = bool(np.isnan(xf).any())  # no mask kept alive: fewer page faults
             w = 64 if wide is np.float64 else 32
             k = _total_order_key((xf + wide(0)).view(_SINT[w]), w)  # -0 + 0 = +0
@@ -162,6 +164,28 @@ def _merge_sort_perm(cols: list[np.ndarray], comparator: RegionFn) -> np.ndarray
     return perm
 
 
+def _exact_keys(
+    plan: tuple[SortKey, ...], moved: list[np.ndarray], result_types: Sequence[Type]
+) -> list[tuple[np.ndarray, int]] | None:
+    """The integer keys (``_sort_key``) of a lexicographic comparator's ``plan``, or
+    None when some key has no exact integer form."""
+    keys = []
+    for sk in plan:
+        x, et = sk.key_input(moved[sk.operand], element_type_of(result_types[sk.operand]))
+        if sk.part is not None:
+            if not isinstance(et, ComplexType):
+                return None
+            et = et.element_type
+            x = np.real(x) if sk.part == "real" else np.imag(x)
+        if isinstance(et, QuantizedType):
+            return None
+        kk = _sort_key(x, et, sk)
+        if kk is None:
+            return None
+        keys.append(kk)
+    return keys
+
+
 @kernel("stablehlo.sort", quantized="native")
 def sort(
     *inputs: np.ndarray,
@@ -184,29 +208,12 @@ def sort(
         return tuple(np.array(x) for x in inputs)
     perm = None
     plan = sort_keys(getattr(comparator, "region", None), len(inputs), transforms=True)
-    if plan is not None:
-        keys = []
-        for sk in plan:
-            x, et = sk.key_input(moved[sk.operand], element_type_of(result_types[sk.operand]))
-            if sk.part is not None:
-                if not isinstance(et, ComplexType):
-                    keys = None
-                    break
-                et = et.element_type
-                x = np.real(x) if sk.part == "real" else np.imag(x)
-            if isinstance(et, QuantizedType):
-                keys = None
-                break
-            kk = _sort_key(x, et, sk)
-            if kk is None:
-                keys = None
-                break
-            keys.append(kk)
-        if keys is not None:
-            if not keys:
-                perm = np.broadcast_to(np.arange(n), moved[0].shape)
-            else:
-                perm = _sort_perm_keys(keys, is_stable)
+    keys = None if plan is None else _exact_keys(plan, moved, result_types)
+    if keys is not None:
+        if not keys:
+            perm = np.broadcast_to(np.arange(n), moved[0].shape)
+        else:
+            perm = _sort_perm_keys(keys, is_stable)
     if perm is None:
         lead = moved[0].shape[:-1]
         cols = [m.reshape(-1, n) for m in moved]

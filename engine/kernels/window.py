@@ -12,7 +12,7 @@ are skipped for idempotent ops (max/min/and/or) and folded as ``init`` otherwise
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -165,7 +165,11 @@ def reduce_window(
 
 
 _NATIVE_FLOATS = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
-_SIGN_INT = {2: np.dtype(np.int16), 4: np.dtype(np.int32), 8: np.dtype(np.int64)}
+_SIGN_INT: dict[int, np.dtype] = {
+    2: np.dtype(np.int16),
+    4: np.dtype(np.int32),
+    8: np.dtype(np.int64),
+}
 Box = tuple[tuple[int, int], ...]  # per dimension a half-open range of windows
 _INPLACE_MIN_WINDOWS = 1 << 12  # with 32+ positions, fewer windows use the pair tree
 
@@ -201,7 +205,7 @@ class _WindowGeometry:
         table = []
         for dim, nw in enumerate(self.out_shape):
             n, s, b = self.shape[dim], self.ws[dim], self.bd[dim]
-            row = []
+            row: list[tuple[int, int, int, int, int] | None] = []
             for j in range(self.wd[dim]):
                 c = j * self.wdil[dim] - self.low[dim]  # window o holds dilated o * s + c
                 o_min, o_max = max(0, -(c // s)), min(nw - 1, ((n - 1) * b - c) // s)
@@ -250,8 +254,9 @@ class _WindowGeometry:
             if self.bd[d] != 1:
                 inner.append((0, nw))
                 continue
-            sl = [self.slices(d, j, 0, nw) for j in range(self.wd[d])]
-            if any(s is None for s in sl):
+            found = [self.slices(d, j, 0, nw) for j in range(self.wd[d])]
+            sl = [s for s in found if s is not None]
+            if len(sl) != len(found):
                 return [whole]
             a, b = max(s[0].start for s in sl), min(s[0].stop for s in sl)
             if a >= b:
@@ -379,11 +384,12 @@ def _fold_box(
         [geo.slices(d, j, a, b) for j in range(w)] for d, (w, (a, b)) in enumerate(zip(geo.wd, box))
     ]
     for pos in geo.positions:
-        sl = [per_dim[d][j] for d, j in enumerate(pos)]
-        valid = None not in sl
+        found = [per_dim[d][j] for d, j in enumerate(pos)]
+        sl = [s for s in found if s is not None]
+        valid = len(sl) == len(found)
         if valid:
-            view = buf[(*(s[0] for s in sl), ...)]  # the Ellipsis keeps 0-d views
-            uf(view, x[(*(s[1] for s in sl), ...)], out=view)
+            view = buf[_index(s[0] for s in sl)]  # the Ellipsis keeps 0-d views
+            uf(view, x[_index(s[1] for s in sl)], out=view)
         if pad_value is None:
             continue
         rest = (
@@ -392,8 +398,13 @@ def _fold_box(
             else [tuple((0, n) for n in buf.shape)]
         )
         for r in rest:
-            view = buf[(*(slice(a, b) for a, b in r), ...)]
+            view = buf[_index(slice(a, b) for a, b in r)]
             uf(view, pad_value, out=view)
+
+
+def _index(slices: Iterable[slice]) -> tuple[Any, ...]:
+    """A basic index of ``slices`` then an Ellipsis (which keeps 0-d results views)."""
+    return (*slices, ...)
 
 
 def _fix_zero_signs(
@@ -420,9 +431,10 @@ def _fold_step(
     body's semantics), else a region call."""
     quantized = any(isinstance(element_type_of(t), QuantizedType) for t in result_types)
     ops = None if quantized else combiners(body, n)
-    fns = [exact_binary(op, t) for op, t in zip(ops, result_types)] if ops else None
-    if fns and all(f is not None for f in fns):
-        return lambda acc, xs: tuple(f(a, x) for f, a, x in zip(fns, acc, xs))
+    fns = [exact_binary(op, t) for op, t in zip(ops, result_types)] if ops else []
+    exact = [f for f in fns if f is not None]
+    if fns and len(exact) == len(fns):
+        return lambda acc, xs: tuple(f(a, x) for f, a, x in zip(exact, acc, xs))
     return lambda acc, xs: call_region(body, *acc, *xs)
 
 

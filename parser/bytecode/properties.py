@@ -8,8 +8,7 @@ unregistered op stores one optional dictionary attribute (BytecodeWriter.cpp
 ``PropertiesSectionBuilder::emit``).
 
 Which ops have which inherent attributes: the dialect codec's ``property_spec``, else
-the table below (builtin / func / sdy, from BuiltinOps.td, FuncOps.td and shardy's
-ops.td), the stablehlo
+the table below (builtin / func, from BuiltinOps.td and FuncOps.td), the stablehlo
 table (``stablehlo_props.py``, generated from StablehloOps.td) or the VHLO table
 (VhloOps.td: every VHLO attribute is required).  An op with no inherent attribute has
 no properties.
@@ -33,21 +32,6 @@ KNOWN_SPECS: dict[str, tuple[tuple[str, bool], ...]] = {
         ("sym_visibility", True),
     ),
     "func.call": (("arg_attrs", True), ("callee", False), ("no_inline", True), ("res_attrs", True)),
-    # openxla/shardy shardy/dialect/sdy/ir/ops.td (the sdy ops jax exports carry).
-    "sdy.mesh": (("mesh", False), ("sym_name", False)),
-    "sdy.sharding_constraint": (("sharding", False),),
-    "sdy.reshard": (("sharding", False),),
-    "sdy.manual_computation": (
-        ("in_shardings", False),
-        ("manual_axes", False),
-        ("out_shardings", False),
-    ),
-    "sdy.sharding_group": (("group_id", False),),
-    "sdy.constant": (("value", False),),
-    "sdy.data_flow_edge": (("sharding", True),),
-    "sdy.propagation_barrier": (("allowed_direction", False),),
-    "sdy.named_computation": (("in_shardings", True), ("name", False), ("out_shardings", True)),
-    "sdy.all_gather": (("gatheringAxes", False), ("outSharding", False)),
 }
 
 

@@ -153,6 +153,19 @@ def default_result_accuracy() -> VhloAttr:
     )
 
 
+def is_default_result_accuracy(a: object) -> bool:
+    """Whether ``a`` is ``default_result_accuracy()`` (any spelling of its zeros)."""
+    if not (isinstance(a, VhloAttr) and a.name == "result_accuracy_v1"):
+        return False
+    atol, rtol, ulps, mode = a.params
+    return (
+        bits_float(atol, "f64") == 0.0
+        and bits_float(rtol, "f64") == 0.0
+        and ulps == 0
+        and mode == VhloAttr("result_accuracy_mode_v1", ("DEFAULT",))
+    )
+
+
 def tensor_data(attr: VhloAttr) -> np.ndarray | None:
     """The array of a ``#vhlo.tensor_v1`` (None for anything else)."""
     if isinstance(attr, VhloAttr) and attr.name == "tensor_v1":

@@ -27,9 +27,9 @@ from .common import (
     MALFORMED,
     NONE_TYPE_ATTR,
     LegalizeError,
-    bits_float,
     default_result_accuracy,
     illegal,
+    is_default_result_accuracy,
     tensor_raw,
     varray,
     vbool,
@@ -158,15 +158,7 @@ def _is_default(kind: str, a: Attribute | None) -> bool:
     if kind == "false":
         return a.name == "bool_v1" and not a.params[0]
     if kind == "default_result_accuracy":
-        if a.name != "result_accuracy_v1":
-            return False
-        atol, rtol, ulps, mode = a.params
-        return (
-            bits_float(atol, "f64") == 0.0
-            and bits_float(rtol, "f64") == 0.0
-            and ulps == 0
-            and mode == VhloAttr("result_accuracy_mode_v1", ("DEFAULT",))
-        )
+        return is_default_result_accuracy(a)
     return False
 
 

@@ -54,8 +54,17 @@ from ..ir import (
     Value,
 )
 from .builtin_view import dense_from_data, to_builtin
-from .common import K_DYNAMIC, MALFORMED, LegalizeError, bits_float, illegal, signed_value
+from .common import (
+    K_DYNAMIC,
+    MALFORMED,
+    LegalizeError,
+    bits_float,
+    illegal,
+    is_default_result_accuracy,
+    signed_value,
+)
 from .ir import VhloAttr, VhloType
+from .table import DOT_ALGORITHM_FIELDS, RESULT_ACCURACY_OPS
 from .walk import iter_ops, map_blocks, map_body, map_region, rebuild_blocks
 
 __all__ = ["legalize_to_stablehlo", "from_vhlo_attr", "from_vhlo_type"]
@@ -256,22 +265,6 @@ def _is_splat_array(a, value: VhloAttr) -> bool:
 
 
 _DEFAULT_PRECISION = VhloAttr("precision_v1", ("DEFAULT",))
-_RESULT_ACCURACY_OPS = frozenset(
-    "cbrt cosine exponential exponential_minus_one log log_plus_one logistic rsqrt sine "
-    "sqrt tan tanh".split()
-)
-
-
-def _default_result_accuracy(a) -> bool:
-    if not (isinstance(a, VhloAttr) and a.name == "result_accuracy_v1"):
-        return False
-    atol, rtol, ulps, mode = a.params
-    return (
-        bits_float(atol, "f64") == 0.0
-        and bits_float(rtol, "f64") == 0.0
-        and ulps == 0
-        and mode == VhloAttr("result_accuracy_mode_v1", ("DEFAULT",))
-    )
 
 
 def _remove_defaults(base: str, attrs: dict[str, Attribute]) -> None:
@@ -351,8 +344,8 @@ def _remove_defaults(base: str, attrs: dict[str, Attribute]) -> None:
     if base == "sort":
         drop("dimension", _is_int(g("dimension"), -1))
         drop("is_stable", _is_bool(g("is_stable"), False))
-    if base in _RESULT_ACCURACY_OPS:
-        drop("result_accuracy", _default_result_accuracy(g("result_accuracy")))
+    if base in RESULT_ACCURACY_OPS:
+        drop("result_accuracy", is_default_result_accuracy(g("result_accuracy")))
 
 
 # ---- implodeSpecial / convertSpecial ---------------------------------------------------
@@ -411,16 +404,7 @@ def _implode(base: str, attrs: dict[str, Attribute], out: dict[str, Attribute]) 
             "rhs_contracting_dimensions",
         )
         out["dot_dimension_numbers"] = DotDimensionNumbers(*(_ints(x) for x in v))
-        alg = _take(
-            attrs,
-            "lhs_precision_type",
-            "rhs_precision_type",
-            "accumulation_type",
-            "lhs_component_count",
-            "rhs_component_count",
-            "num_primitive_operations",
-            "allow_imprecise_accumulation",
-        )
+        alg = _take(attrs, *DOT_ALGORITHM_FIELDS)
         nones = [
             isinstance(x, VhloAttr)
             and x.name == "type_v1"

@@ -156,15 +156,21 @@ class OpChange:
     empty_regions: str | None = None
 
 
-_RESULT_ACCURACY_OPS = (
-    "cbrt cosine exponential exponential_minus_one log log_plus_one logistic rsqrt "
-    "sine sqrt tan tanh"
-).split()
+# The ops with a ``result_accuracy`` attribute (StablehloOps.td / VhloOps.td *_v2) and the
+# fields dot_general's ``algorithm`` flattens into (VhloOps.td DotGeneralOpV2).
+RESULT_ACCURACY_OPS = tuple(
+    (
+        "cbrt cosine exponential exponential_minus_one log log_plus_one logistic rsqrt "
+        "sine sqrt tan tanh"
+    ).split()
+)
 
-_DOT_ALGORITHM_FIELDS = (
-    "lhs_precision_type rhs_precision_type accumulation_type lhs_component_count "
-    "rhs_component_count num_primitive_operations allow_imprecise_accumulation"
-).split()
+DOT_ALGORITHM_FIELDS = tuple(
+    (
+        "lhs_precision_type rhs_precision_type accumulation_type lhs_component_count "
+        "rhs_component_count num_primitive_operations allow_imprecise_accumulation"
+    ).split()
+)
 
 OP_CHANGES: tuple[OpChange, ...] = (
     OpChange("dynamic_conv_v1", "dynamic_conv_v2", dropped=(("padding", "default_conv_padding"),)),
@@ -190,13 +196,13 @@ OP_CHANGES: tuple[OpChange, ...] = (
     OpChange(
         "dot_general_v1",
         "dot_general_v2",
-        added=tuple((f, "none_type") for f in _DOT_ALGORITHM_FIELDS),
+        added=tuple((f, "none_type") for f in DOT_ALGORITHM_FIELDS),
     ),
     OpChange("send_v1", "send_v2", added=(("source_target_pairs", "empty_i64_tensor"),)),
     OpChange("recv_v1", "recv_v2", added=(("source_target_pairs", "empty_i64_tensor"),)),
     *(
         OpChange(f"{b}_v1", f"{b}_v2", added=(("result_accuracy", "default_result_accuracy"),))
-        for b in _RESULT_ACCURACY_OPS
+        for b in RESULT_ACCURACY_OPS
     ),
     OpChange(
         "collective_broadcast_v1",

@@ -202,10 +202,6 @@ _SPECIAL: dict[str, dict[str, Callable[[Attribute, Attrs], None]]] = {
 # ---- attributes: defaults StableHLO leaves implicit (addDefaults) -------------------
 
 _PRECISION_DEFAULT = varray([VhloAttr("precision_v1", ("DEFAULT",))] * 2)
-_RESULT_ACCURACY_OPS = frozenset(
-    "cbrt cosine exponential exponential_minus_one log log_plus_one logistic rsqrt sine "
-    "sqrt tan tanh".split()
-)
 
 
 def _spatial_rank(op: Operation) -> int:
@@ -273,17 +269,8 @@ def _defaults(base: str, op: Operation) -> Attrs:
     if base in ("dot_general", "dot"):
         add("precision_config", lambda: _PRECISION_DEFAULT)
     if base == "dot_general" and "algorithm" not in have:
-        for name in (
-            "lhs_precision_type",
-            "rhs_precision_type",
-            "accumulation_type",
-            "lhs_component_count",
-            "rhs_component_count",
-            "num_primitive_operations",
-            "allow_imprecise_accumulation",
-        ):
-            d.append((name, NONE_TYPE_ATTR))
-    if base in _RESULT_ACCURACY_OPS:
+        d += [(name, NONE_TYPE_ATTR) for name in table.DOT_ALGORITHM_FIELDS]
+    if base in table.RESULT_ACCURACY_OPS:
         add(
             "result_accuracy",
             lambda: to_vhlo_attr(

@@ -22,7 +22,7 @@ import pytest
 
 from hlorun import HloError, InterpreterError, ParseError, UnsupportedError, engine
 from hlorun.engine import load_exported
-from hlorun.engine.exported import check_avals
+from hlorun.engine.exported import Aval, check_avals
 from hlorun.engine.npz_io import load_npz, save_npz
 from hlorun.parser import parse_module
 from hlorun.parser.vhlo.artifact import serialize_portable_artifact
@@ -152,11 +152,14 @@ def test_symbolic_dimension_expressions_are_checked() -> None:
     assertion says so); two arguments cannot give one variable two values."""
     _, _, exported, _, _, _ = load_fixture("poly_approx_top_k_tpu")
     program = load_exported(exported)
-    with pytest.raises(InterpreterError):
+    assert program.in_avals[0].shape == ("b + 4",)
+    # the message is the module's own (its shape_assertion's error_message, from jax)
+    with pytest.raises(
+        InterpreterError, match=r"Expected value >= 1 for dimension variable 'b'.*'b' = -1"
+    ):
         program(np.zeros(3, np.float32))
-    b = program.in_avals[0]
-    assert b.shape == ("b + 4",)
-    avals = [type(b)(("n", 2), np.dtype(np.float32)), type(b)(("n", "2*n"), np.dtype(np.float32))]
+    f32 = np.dtype(np.float32)
+    avals = [Aval(("n", 2), f32), Aval(("n", "2*n"), f32)]
     check_avals(avals, [np.zeros((3, 2), np.float32), np.zeros((3, 6), np.float32)])
     with pytest.raises(InterpreterError, match="expects"):
         check_avals(avals, [np.zeros((3, 2), np.float32), np.zeros((3, 5), np.float32)])
@@ -391,8 +394,11 @@ def test_error_names_offset_and_field() -> None:
         load_exported(bytes(data), filename="mlp.exported")
 
 
-def test_custom_node_without_layout_is_unsupported() -> None:
+def test_custom_node_without_layout_is_unsupported(monkeypatch) -> None:
+    from hlorun.engine import exported_tree
     from hlorun.engine.exported_tree import TreeDef, register_pytree_node
+
+    monkeypatch.setattr(exported_tree, "_CUSTOM", {})  # registrations end with the test
 
     node = TreeDef("custom", (TreeDef("leaf"),), None, "my.Point", b"\x00")
     with pytest.raises(UnsupportedError, match="'my.Point'"):
@@ -477,6 +483,17 @@ def test_cli_multi_platform_and_npy_inputs(tmp_path: Path, capsys) -> None:
     )
     assert code == 0, err
     CHECKS["allclose"](load_npz(out), outputs, entry["tolerance"])
+    # a .exported FILE without the flag is taken as one
+    code, _, err = _main(
+        capsys,
+        str(FIXTURES / "multi_platform.exported"),
+        "--outputs",
+        str(out),
+        "--inputs",
+        str(tmp_path / "x.npy"),
+    )
+    assert code == 0, err
+    CHECKS["allclose"](load_npz(out), outputs, entry["tolerance"])
 
 
 def test_cli_bf16_outputs_keep_their_type(tmp_path: Path, capsys) -> None:
@@ -495,7 +512,22 @@ def test_cli_bf16_outputs_keep_their_type(tmp_path: Path, capsys) -> None:
     assert code == 0, err
     got = load_npz(out)
     assert got[0].dtype == outputs[0].dtype
+    with np.load(out) as z:
+        assert z.files == [f"arr_{i}.bf16" for i in range(len(outputs))]
     CHECKS["allclose"](got, outputs, entry["tolerance"])
+    # the fixture's own npz (plain uint16 views): taken as the bf16 the export declares
+    raw = str(FIXTURES / "bf16_model.inputs.npz")
+    code, _, err = _main(
+        capsys,
+        "--exported",
+        str(FIXTURES / "bf16_model.exported"),
+        "--inputs",
+        raw,
+        "--outputs",
+        str(out),
+    )
+    assert code == 0, err
+    CHECKS["allclose"](load_npz(out), outputs, entry["tolerance"])
 
 
 def test_cli_text_module_with_files_and_platform(tmp_path: Path, capsys) -> None:
@@ -504,13 +536,13 @@ def test_cli_text_module_with_files_and_platform(tmp_path: Path, capsys) -> None
     out = tmp_path / "out.npz"
     code, _, err = _main(
         capsys,
-        str(FIXTURES / "multi_platform.mlir"),
         "--platform",
         "2",
-        "--inputs",
-        str(FIXTURES / "multi_platform.inputs.npz"),
         "--outputs",
         str(out),
+        "--inputs",
+        str(FIXTURES / "multi_platform.inputs.npz"),
+        str(FIXTURES / "multi_platform.mlir"),  # after --inputs: still the program
     )
     assert code == 0, err
     CHECKS["allclose"](load_npz(out), outputs, entry["tolerance"])
