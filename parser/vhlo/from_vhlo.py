@@ -604,6 +604,7 @@ class _Converter:
             if vis is not None:
                 v = from_vhlo_attr(vis)
                 visibility = v.value if isinstance(v, StringAttr) and v.value else None
+            arg_dicts, res_dicts = _dicts(arg_attrs), _dicts(res_attrs)
         except (_Fail, *MALFORMED):
             raise illegal(op.name, op.pos) from None
         body = None
@@ -614,8 +615,8 @@ class _Converter:
             ftype.type,
             body,
             visibility,
-            _dicts(arg_attrs),
-            _dicts(res_attrs),
+            arg_dicts,
+            res_dicts,
             rest,
             op.location,
             op.pos,
