@@ -91,12 +91,15 @@ def serialize_portable_artifact(
     form at the target raises a VerificationError naming it."""
     module = unwrap_generic_module(parse_module(module) if isinstance(module, str) else module)
     target = validate_target(resolve_target(target_version), module.pos)
+    if strip_debuginfo:
+        module = _strip(module)
     if not is_vhlo_module(module) or _has_unversioned(module):
         module = legalize_to_vhlo(module, allow_other_dialects=allow_other_dialects)
-    vhlo = vhlo_to_version(module, target)
-    if strip_debuginfo:
-        vhlo = _strip(vhlo)
-    return write_bytecode(vhlo, get_bytecode_version(target), f"StableHLO_v{target}")
+    late: list[Operation] = []
+    vhlo = vhlo_to_version(module, target, late_ops=late)
+    return write_bytecode(
+        vhlo, get_bytecode_version(target), f"StableHLO_v{target}", late_ops=tuple(late)
+    )
 
 
 def is_vhlo_module(module: Module) -> bool:

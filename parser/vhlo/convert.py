@@ -214,15 +214,27 @@ def _downgrade(op: Operation, ch: table.OpChange) -> Operation:
 class _Converter:
     def __init__(self, target: Version) -> None:
         self.target = target
+        # Ops a rewrite created, in creation order (parents first): MLIR appends their
+        # uses to use-lists after the uses of the ops read, which the bytecode writer
+        # must know to reproduce the use-list orders (writer ``late_ops``).
+        self.late: list[Operation] = []
 
     def op(self, op: Operation) -> Operation:
         """The op at the target, then its regions (MLIR legalizes parents first)."""
         info = table.op_info(op.name) if op.name.startswith("vhlo.") else None
+        original = op
         if info is not None:
             op = self.legalize(op, info)
         elif op.name.startswith("vhlo."):
             raise LegalizeError(f"'{op.name}' is not an op of the VHLO dialect", op.pos)
-        return rebuild(op, self.op) if op.regions else op
+        slot = None
+        if op is not original:
+            slot = len(self.late)
+            self.late.append(op)
+        done = rebuild(op, self.op) if op.regions else op
+        if slot is not None:
+            self.late[slot] = done
+        return done
 
     def legalize(self, op: Operation, info: table.OpInfo) -> Operation:
         original = op
@@ -248,10 +260,14 @@ class _Converter:
         return op
 
 
-def vhlo_to_version(module: Module, target: str | Version) -> Module:
+def vhlo_to_version(
+    module: Module, target: str | Version, *, late_ops: list[Operation] | None = None
+) -> Module:
     """``module`` (VHLO ops) converted to the ops of version ``target`` (``X.Y.Z``; the
     patch number is ignored as upstream does).  Raises LegalizeError naming the op that
-    has no form at ``target`` (with the module's "failed to convert" as a note)."""
+    has no form at ``target`` (with the module's "failed to convert" as a note).
+    ``late_ops``, when given, receives the ops the conversion created (for the
+    bytecode writer)."""
     pos = module.pos if module.pos is not None else None
     v = validate_target(resolve_target(str(target)), _module_pos(module))
     conv = _Converter(v)
@@ -265,7 +281,10 @@ def vhlo_to_version(module: Module, target: str | Version) -> Module:
             e.notes = (*e.notes, (pos, f"failed to convert VHLO to v{v}"))
             raise
 
-    return map_body(module, item)
+    out = map_body(module, item)
+    if late_ops is not None:
+        late_ops.extend(conv.late)
+    return out
 
 
 def _module_pos(module: Module) -> SourcePos | None:
