@@ -71,7 +71,7 @@ ROWLESS_OPS = frozenset(
 STABLEHLO_TYPES = frozenset({"token", "future"})
 
 FUNC_RETURN = "func.return"
-REGION_RETURNS = frozenset({"stablehlo.return", "chlo.return"})
+REGION_RETURNS = frozenset({"stablehlo.return", "chlo.return", "sdy.return"})
 TERMINATORS = REGION_RETURNS | {FUNC_RETURN}
 CALL_OPS = frozenset({"func.call"})
 
