@@ -11,8 +11,8 @@ re-verifies or re-plans it.  Cache keys:
 
 together with the entry function and the options that shape the plan.  Runs that
 collect per-run state (``profile``, ``host_channels``) build a fresh Program.  A
-Program runs in one thread at a time: a concurrent ``run`` of the same module gets its
-own Program.  ``clear_cache()`` empties the cache.
+Program runs in one thread at a time: a concurrent ``run`` of the same module while
+its cached Program is busy gets a Program of its own.  ``clear_cache()`` empties the cache.
 """
 
 from __future__ import annotations
@@ -81,11 +81,16 @@ def _path_key(path: str | bytes) -> tuple:
 
 
 def _remember(table: OrderedDict, key: tuple, value: Any) -> None:
-    with _lock:
-        table[key] = value
-        table.move_to_end(key)
-        while len(table) > CACHE_SIZE:
+    """Put ``value`` back as the most recently used entry; drop the least recent ones
+    beyond CACHE_SIZE.  Each OrderedDict call is atomic under the GIL; a concurrent
+    eviction emptying the table first is harmless."""
+    table[key] = value
+    table.move_to_end(key)
+    while len(table) > CACHE_SIZE:
+        try:
             table.popitem(last=False)
+        except KeyError:
+            break
 
 
 def prepare(module: str | bytes | os.PathLike | Module, *, verify: bool = True) -> Module:
@@ -196,41 +201,44 @@ def run(
     "cpu" when ``platforms`` lists it, else the first platform (index 0).  An entry that
     takes no platform index ignores both.
     """
-    options: dict[str, Any] = {
-        "memory_cap": memory_cap,
-        "max_steps": max_steps,
-        "timeout": timeout,
-        "float_eq": float_eq,
-        "probe_dir": os.fspath(probe_dir) if probe_dir is not None else None,
-        "callback": callback,
-        "num_replicas": num_replicas,
-        "num_partitions": num_partitions,
-        "deadlock_timeout": deadlock_timeout,
-    }
+    if probe_dir is not None:
+        probe_dir = os.fspath(probe_dir)
     table: OrderedDict[tuple, Program] | None = None
     key: tuple | None = None
+    prog = None
     if not profile and host_channels is None:  # no per-run state to collect
-        run_key = (function, verify, tuple(options.items()))
+        # the options that shape the plan, as one flat tuple (cheap to hash)
+        run_key = (function, verify, memory_cap, max_steps, timeout, float_eq, probe_dir,
+                   callback, num_replicas, num_partitions, deadlock_timeout)
         if isinstance(module, Module):
             table, key = _module_cache(module)["programs"], run_key
         else:
             source = _source_key(module)
             if source is not None:
                 table, key = _programs, (source, run_key)
-    prog = None
-    if table is not None and key is not None:
-        with _lock:
-            prog = table.pop(key, None)  # checked out: one thread per Program
+        if table is not None:
+            prog = table.get(key)
+            if prog is not None and prog.claim():  # one thread per Program
+                table.move_to_end(key)  # least recently used goes first
+            else:
+                prog = None
+    fresh = prog is None
     if prog is None:
         prog = Program(
             prepare(module, verify=verify), function, verify=False, profile=profile,
-            host_channels=host_channels, **options,
+            host_channels=host_channels, memory_cap=memory_cap, max_steps=max_steps,
+            timeout=timeout, float_eq=float_eq, probe_dir=probe_dir, callback=callback,
+            num_replicas=num_replicas, num_partitions=num_partitions,
+            deadlock_timeout=deadlock_timeout,
         )
+        prog.claim()
     try:
-        inputs = with_platform_index(prog.function, inputs, platform, platforms)
+        if prog.takes_platform_index:
+            inputs = with_platform_index(prog.function, inputs, platform, platforms)
         results = prog(*inputs, infeed=infeed, outfeed=outfeed)
     finally:
-        if table is not None and key is not None:
+        prog.release()
+        if fresh and table is not None and key is not None:
             _remember(table, key, prog)
     if profile is True:
         prog.print_profile()

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -28,6 +29,7 @@ from ..parser.ir import Function, Module, TensorType, TupleType, numpy_dtype
 from .grid import GridRunOptions, ProcessGrid, ProcessHandle, run_grid
 from .interpreter import DEFAULT_MEMORY_CAP, Interpreter, Limits, Profile
 from .loading import check_input, check_inputs, entry_function, grid_size, load_module
+from .platform_index import takes_platform_index
 
 _ndarray = np.ndarray
 
@@ -60,6 +62,8 @@ class Program:
             verify_module(mod)
         self.module = mod
         self.function = entry_function(mod, function)
+        self.takes_platform_index = takes_platform_index(self.function)
+        self._busy = threading.Lock()
         self.num_replicas = grid_size(mod, "mhlo.num_replicas", num_replicas)
         self.num_partitions = grid_size(mod, "mhlo.num_partitions", num_partitions)
         self.limits = {"memory_cap": memory_cap, "max_steps": max_steps, "timeout": timeout}
@@ -121,6 +125,14 @@ class Program:
             self._reset_context(None, None)
             return self.interpreter.call_plain(self._plan, args)
         return self.execute(args, infeed=infeed, outfeed=outfeed)
+
+    def claim(self) -> bool:
+        """Take the program for one call (engine.api's cache): False when another thread
+        is running it."""
+        return self._busy.acquire(blocking=False)
+
+    def release(self) -> None:
+        self._busy.release()
 
     @property
     def num_processes(self) -> int:
