@@ -19,6 +19,7 @@ from hlorun import shape_inference  # noqa: F401
 from hlorun.engine.kernels import gather_scatter
 from hlorun.parser.ir import FloatType, TensorType
 from hlorun.shape_inference.optable import OP_TABLE
+from tests.support.reduce_schedule import leaves, pair_tree
 
 F32 = FloatType("f32")
 F64 = FloatType("f64")
@@ -103,31 +104,6 @@ def test_row_gather_not_taken_for_other_layouts():
 # --------------------------------------------------------------------------------------
 
 
-def _pair_tree_ref(vals: list, add) -> object:
-    """The documented schedule written out: adjacent pairs level by level, an odd last
-    element carried to the next level."""
-    while len(vals) > 1:
-        nxt = [add(vals[i], vals[i + 1]) for i in range(0, len(vals) - 1, 2)]
-        if len(vals) % 2:
-            nxt.append(vals[-1])
-        vals = nxt
-    return vals[0]
-
-
-def _leaves(vals: list, add, blocked: bool) -> list:
-    """The tree's leaves: the inputs, or (one reduced dimension that is not the last)
-    left folds of blocks of 32 consecutive inputs."""
-    if not blocked:
-        return vals
-    out = []
-    for i in range(0, len(vals), 32):
-        acc = vals[i]
-        for v in vals[i + 1 : i + 32]:
-            acc = add(acc, v)
-        out.append(acc)
-    return out
-
-
 def _reduce_ref(x: np.ndarray, init, dims: tuple[int, ...]) -> np.ndarray:
     """spec "reduce" = add(init, tree(slice)) for every result index, one rounding to
     x.dtype per addition (computed in float64, exact for the two summands of f16 / bf16 /
@@ -143,7 +119,7 @@ def _reduce_ref(x: np.ndarray, init, dims: tuple[int, ...]) -> np.ndarray:
     out_shape = moved.shape[: len(keep)]
     flat = moved.reshape((int(np.prod(out_shape)), -1))
     blocked = len(dims) == 1 and dims[0] != x.ndim - 1  # leaves: left folds of 32 inputs
-    res = [add(dt.type(init), _pair_tree_ref(_leaves(list(row), add, blocked), add))
+    res = [add(dt.type(init), pair_tree(leaves(list(row), add, blocked), add))
            for row in flat]
     return np.array(res, dtype=dt).reshape(out_shape)
 

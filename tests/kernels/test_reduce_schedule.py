@@ -26,8 +26,8 @@ from hlorun.engine.kernels import reduction
 from hlorun.engine.values import RegionFn
 from hlorun.parser.ir import ComplexType, FloatType, IntegerType, TensorType
 from hlorun.shape_inference.optable import OP_TABLE
+from tests.support.reduce_schedule import leaves, left_fold, pair_tree
 
-BLOCK = 32
 ETYPES = {
     np.dtype(np.float16): FloatType("f16"),
     np.dtype(ml_dtypes.bfloat16): FloatType("bf16"),
@@ -54,22 +54,6 @@ def rounded(dt: np.dtype, op):
     return f
 
 
-def pair_tree(vals: list, op):
-    while len(vals) > 1:
-        nxt = [op(vals[i], vals[i + 1]) for i in range(0, len(vals) - 1, 2)]
-        if len(vals) % 2:
-            nxt.append(vals[-1])
-        vals = nxt
-    return vals[0]
-
-
-def left_fold(vals: list, op):
-    acc = vals[0]
-    for v in vals[1:]:
-        acc = op(acc, v)
-    return acc
-
-
 def ref_reduce(x: np.ndarray, init, dims: tuple[int, ...], op) -> np.ndarray:
     """The documented schedule with explicit loops over result indices."""
     dims = tuple(sorted(dims))
@@ -82,7 +66,7 @@ def ref_reduce(x: np.ndarray, init, dims: tuple[int, ...], op) -> np.ndarray:
     for row in flat:
         vals = list(row)
         if blocked:
-            vals = [left_fold(vals[i : i + BLOCK], op) for i in range(0, len(vals), BLOCK)]
+            vals = leaves(vals, op, blocked)
         res.append(op(x.dtype.type(init), pair_tree(vals, op)) if vals else x.dtype.type(init))
     return np.array(res, dtype=x.dtype).reshape(out_shape)
 
