@@ -785,8 +785,7 @@ def test_broadcast_select():
 
 def _needs(op):
     row = OP_TABLE.get(op)
-    if row is None or row.kernel is None:
-        pytest.skip(f"{op} has no kernel yet (engine/kernels/elementwise.py)")
+    assert row is not None and row.kernel is not None, f"{op} has no kernel"
 
 
 def test_broadcast_add_and_compare_reuse_stablehlo():
@@ -833,23 +832,15 @@ def test_constant_and_constant_like():
 # ---- end to end -----------------------------------------------------------------------------------
 
 
-def _run_or_skip(path, inputs):
+def _run(path, inputs):
     from hlorun.engine import run
-    from hlorun.parser.errors import UnsupportedError as Unsupported
 
-    try:
-        return run(path, inputs)
-    except ImportError as e:  # the engine / verifier is still being assembled
-        pytest.skip(f"engine.run is not usable yet: {e}")
-    except Unsupported as e:  # another family's kernel is not in yet
-        if "chlo." in str(e):
-            raise
-        pytest.skip(f"engine cannot run {path.name} yet: {e}")
+    return run(path, inputs)
 
 
 def test_mlir_special_functions_end_to_end():
     x = np.array([0.5, -2.5, 3.0, -1.0], np.float32)
-    erf, lgamma, is_inf, dig = _run_or_skip(DATA / "chlo_special.mlir", [x])
+    erf, lgamma, is_inf, dig = _run(DATA / "chlo_special.mlir", [x])
     assert erf.dtype == np.float32 and erf.tolist() == [
         float(np.float32(math.erf(float(v)))) for v in x]
     assert [float(v) for v in lgamma[:3]] == [float(np.float32(math.lgamma(float(v))))
@@ -860,7 +851,7 @@ def test_mlir_special_functions_end_to_end():
 
 def test_mlir_top_k_end_to_end():
     x = np.array([[1, 5, 3, 5, 0], [9, 9, 9, 1, 2]], np.float32)
-    vals, idx = _run_or_skip(DATA / "chlo_top_k.mlir", [x])
+    vals, idx = _run(DATA / "chlo_top_k.mlir", [x])
     assert vals.tolist() == [[5, 5], [9, 9]] and idx.tolist() == [[1, 3], [0, 1]]
 
 
@@ -869,7 +860,7 @@ def test_mlir_integer_ops_end_to_end():
     b = np.array([2**31 - 1, 3, -7], np.int32)
     x = np.array([1.0, 0.0], np.float32)
     y = np.array([2.0, -1.0], np.float32)
-    hi, nxt = _run_or_skip(DATA / "chlo_mulhi_next_after.mlir", [a, b, x, y])
+    hi, nxt = _run(DATA / "chlo_mulhi_next_after.mlir", [a, b, x, y])
     assert hi.tolist() == [(int(p) * int(q)) >> 32 for p, q in zip(a, b)]
     same(nxt, np.nextafter(x, y))
 
@@ -878,7 +869,7 @@ def test_mlir_ragged_dot_end_to_end():
     lhs = np.arange(12, dtype=np.float32).reshape(4, 3)
     rhs = np.stack([np.eye(3, 2, dtype=np.float32), 2 * np.eye(3, 2, dtype=np.float32)])
     gs = np.array([1, 3], np.int64)
-    (out,) = _run_or_skip(DATA / "chlo_ragged_dot.mlir", [lhs, rhs, gs])
+    (out,) = _run(DATA / "chlo_ragged_dot.mlir", [lhs, rhs, gs])
     want = np.concatenate([lhs[:1] @ rhs[0], lhs[1:] @ rhs[1]])
     assert np.array_equal(out, want)
 
@@ -887,7 +878,7 @@ def test_mlir_broadcast_end_to_end():
     a = np.array([[1, 5, 3], [4, 2, 6]], np.int32)
     b = np.array([2, 2, 7], np.int32)
     c = np.array([1, 10], np.int32)
-    add, gt, sub = _run_or_skip(DATA / "chlo_broadcast.mlir", [a, b, c])
+    add, gt, sub = _run(DATA / "chlo_broadcast.mlir", [a, b, c])
     assert add.tolist() == [[3, 7, 10], [6, 4, 13]]
     assert gt.tolist() == [[False, True, False], [True, False, False]]
     assert sub.tolist() == [[0, 4, 2], [-6, -8, -4]]
@@ -895,7 +886,7 @@ def test_mlir_broadcast_end_to_end():
 
 def test_mlir_scan_end_to_end():
     x = np.array([[1, 2, 3, 4], [0.5, 0.25, 0.125, 1]], np.float32)
-    out, carry = _run_or_skip(DATA / "chlo_scan.mlir", [x])
+    out, carry = _run(DATA / "chlo_scan.mlir", [x])
     assert out.tolist() == [[1, 3, 6, 10], [0.5, 0.75, 0.875, 1.875]]
     assert carry.tolist() == [10, 1.875]
 
@@ -937,7 +928,7 @@ def test_mlir_misc_end_to_end():
     x = np.array([1.0, 2.0, 0.5], np.float32)
     z = np.array([0.5 + 0.5j, 2 + 0j], np.complex64)
     n = np.array([1.0, 2.0, 3.0], np.float32)
-    cl, i1e, acos, pg, zt, cst, cl16, pinf, w = _run_or_skip(DATA / "chlo_misc.mlir", [x, z, n])
+    cl, i1e, acos, pg, zt, cst, cl16, pinf, w = _run(DATA / "chlo_misc.mlir", [x, z, n])
     assert cl.dtype == np.float32 and cl.tolist() == [0.25] * 3
     for g, v in zip(i1e.tolist(), x.tolist()):
         assert close_ulps(g, _i1e_series(v), np.float32, 1)
