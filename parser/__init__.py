@@ -26,11 +26,25 @@ __all__ = [
 ]
 
 
-def parse_module(text: str, filename: str = "<string>", *, line_offset: int = 0):
+def parse_module(
+    text: str | bytes, filename: str = "<string>", *, line_offset: int = 0
+):
     """Parse MLIR text into a ``Module``; ``line_offset`` is added to reported lines
-    (for a chunk of a larger file)."""
-    from .grammar import parse_module as _parse
+    (for a chunk of a larger file).  Bytes are MLIR bytecode when they start with its
+    magic (``ML\\xefR``: a portable artifact or unversioned StableHLO bytecode, read by
+    ``parse_bytecode``), else UTF-8 text."""
+    from .grammar import parse_module as _parse  # pyparsing loads only when text is parsed
 
+    if isinstance(text, bytes | bytearray | memoryview):
+        data = bytes(text)
+        if data.startswith(b"ML\xefR"):
+            return parse_bytecode(data, filename)
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise ParseError(
+                f"{filename}: neither MLIR bytecode nor UTF-8 text (byte offset {e.start})"
+            ) from e
     return _parse(text, filename, line_offset=line_offset)
 
 
