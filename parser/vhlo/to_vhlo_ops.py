@@ -348,7 +348,7 @@ class _Legalizer:
         if info is None:
             if op.name.startswith(("vhlo.",)):
                 return op
-            if self.allow_other and op.dialect not in ("stablehlo", "func", "chlo"):
+            if self.allow_other and op.dialect not in ("stablehlo", "func"):
                 return self._other(op)
             raise illegal(op.name, op.pos)
         key = "func.call" if op.name == "func.call" else info.base
