@@ -148,7 +148,10 @@ def dense_attrs(draw) -> DenseElementsAttr:
 def float_attrs(draw) -> FloatAttr:
     t = draw(st.one_of(st.none(), st.sampled_from(FLOAT_TYPES)))
     if t is None:
-        return FloatAttr(draw(st.floats()), None)
+        x = draw(st.floats())
+        # NaN and infinities have no untyped spelling (MLIR writes them as hex bit
+        # patterns, which need a type: f64 is what an untyped float literal is)
+        return FloatAttr(x, None if np.isfinite(x) else FloatType("f64"))
     v = dense_values(draw, t, 1)
     if np.isnan(v.astype(np.float64)[0]):
         v = np.array([np.nan], dtype=v.dtype)
