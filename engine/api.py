@@ -216,7 +216,7 @@ def run(
             source = _source_key(module)
             if source is not None:
                 table, key = _programs, (source, run_key)
-        if table is not None:
+        if table is not None and key is not None:
             prog = table.get(key)
             if prog is not None and prog.claim():  # one thread per Program
                 table.move_to_end(key)  # least recently used goes first

@@ -22,8 +22,8 @@ import dataclasses
 import functools
 from collections.abc import Callable, Sequence
 
-from .errors import UnsupportedError
 from .ir import (
+    ArrayAttr,
     Attribute,
     DictionaryAttr,
     EnumAttr,
@@ -31,8 +31,10 @@ from .ir import (
     LocationAttr,
     Module,
     Operation,
+    Region,
     StringAttr,
     Type,
+    TypeAttr,
     TypeExtensions,
 )
 
@@ -133,8 +135,8 @@ class CanonicalPrinter(_Printer):
         for a in decl.attrs if decl is not None else ():
             if a.ods_populated and a.name not in attrs and a.ods_default is not None:
                 attrs[a.name] = _default_attr(a.ods_default)
-        props = frozenset(k for k in attrs if k in op.property_names or _inherent(op, k))
-        op = dataclasses.replace(op, attributes=tuple(attrs.items()), property_names=props)
+        if len(attrs) != len(op.attributes):
+            op = _with_properties(dataclasses.replace(op, attributes=tuple(attrs.items())))
         return super().generic(op, depth, name=name)
 
     # ---- module, functions, ops ----------------------------------------------------
@@ -144,7 +146,9 @@ class CanonicalPrinter(_Printer):
         m = dataclasses.replace(m, aliases=(), location=None, implicit=False)
         if not self.generic_ops:
             return super().module(m)
-        lines = [self.operation(item, 1) for item in m.body]
+        lines = [
+            self.function(x, 1) if isinstance(x, Function) else self.operation(x, 1) for x in m.body
+        ]
         attrs = list(m.attributes)
         if m.name is not None:
             attrs.append(("sym_name", StringAttr(m.name)))
@@ -156,7 +160,7 @@ class CanonicalPrinter(_Printer):
 
     def function(self, f: Function, depth: int) -> str:
         if self.generic_ops:
-            raise UnsupportedError("the generic form of func.func is not implemented")
+            return self.operation(_function_op(f), depth)
         self._dialects.append("func")
         try:
             return super().function(f, depth)
@@ -164,6 +168,7 @@ class CanonicalPrinter(_Printer):
             self._dialects.pop()
 
     def operation(self, op: Operation, depth: int) -> str:
+        op = _with_properties(op)
         text = None
         self._dialects.append("")
         try:
@@ -178,6 +183,36 @@ class CanonicalPrinter(_Printer):
         finally:
             self._dialects.pop()
         return "  " * depth + _result_list(op.results) + text
+
+
+def _function_op(f: Function) -> Operation:
+    """``func.func`` as the op MLIR's generic form prints (FuncOps.td: the properties
+    sym_name, function_type, sym_visibility, arg_attrs, res_attrs; the other attributes
+    discardable)."""
+    props: list[tuple[str, Attribute]] = [
+        ("function_type", TypeAttr(f.type)),
+        ("sym_name", StringAttr(f.name)),
+    ]
+    if f.visibility is not None:
+        props.append(("sym_visibility", StringAttr(f.visibility)))
+    for key, dicts in (("arg_attrs", f.arg_attrs), ("res_attrs", f.result_attrs)):
+        if any(d is not None and d.entries for d in dicts):
+            empty = DictionaryAttr(())
+            props.append((key, ArrayAttr(tuple(d or empty for d in dicts))))
+    body = f.body if f.body is not None else Region(())
+    return Operation(
+        "func.func",
+        attributes=tuple(props) + tuple(f.attributes),
+        regions=(body,),
+        property_names=frozenset(k for k, _ in props),
+    )
+
+
+def _with_properties(op: Operation) -> Operation:
+    """``op`` with its inherent attributes marked as properties (MLIR keeps them so,
+    however the source or the bytecode wrote them)."""
+    props = frozenset(k for k, _ in op.attributes if k in op.property_names or _inherent(op, k))
+    return op if props == op.property_names else dataclasses.replace(op, property_names=props)
 
 
 def _inherent(op: Operation, name: str) -> bool:

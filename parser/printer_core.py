@@ -205,8 +205,9 @@ class BasePrinter:
 
     def attr(self, a: Attribute) -> str:
         fn = self._attr_dispatch.get(type(a))
-        if fn is None and callable(getattr(a, "mlir_text", None)):  # e.g. parser/sdy.py's
-            return a.mlir_text()
+        text_of = getattr(a, "mlir_text", None)
+        if fn is None and callable(text_of):  # attributes that print themselves (parser/sdy.py)
+            return str(text_of())
         if fn is None:
             raise UnsupportedError(f"the printer has no syntax for attribute {type(a).__name__}")
         return fn(a)

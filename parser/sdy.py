@@ -528,7 +528,14 @@ def parse_op_sharding_rule(c: Cursor) -> OpShardingRule:
         custom = True
     c.expect(">", "to close the op sharding rule")
     return OpShardingRule(
-        sizes, operands, results, *(lists.get(k, ()) for k in _RULE_LISTS), custom
+        sizes,
+        operands,
+        results,
+        reduction_factors=lists.get("reduction", ()),
+        need_replication_factors=lists.get("need_replication", ()),
+        permutation_factors=lists.get("permutation", ()),
+        blocked_propagation_factors=lists.get("blocked_propagation", ()),
+        is_custom_rule=custom,
     )
 
 

@@ -133,6 +133,8 @@ def attrs(text: str) -> list[tuple]:
     out = []
     for m, body in _bodies(text, head):
         mn = re.search(r'let\s+mnemonic\s*=\s*"(\w+)"', body)
+        if mn is None:
+            raise SystemExit(f"VhloAttrs.td: attribute {m.group(1)} has no mnemonic")
         out.append((mn.group(1), m.group(2), m.group(3), _params(body), m.group(1)))
     return out
 

@@ -13,6 +13,7 @@ text ("EnableFloatPrintingJune2026"); the writer here does the same.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from ..ir import (
     ArrayAttr,
@@ -209,7 +210,7 @@ class BuiltinCodec(DialectCodec):
 
     def _read_loc(self, r, kind: str) -> LocationAttr:
         spec = LOC_KINDS[kind]
-        parts = []
+        parts: list[Any] = []  # one decoded field per LOC_KINDS entry, of mixed kinds
         for field in spec:
             if field == "str":
                 parts.append(_string_attr(r).value)
@@ -330,11 +331,10 @@ class BuiltinCodec(DialectCodec):
 
     # ---- writing ------------------------------------------------------------------
     def write_attribute(self, w: DialectWriter, attr: Attribute) -> bool:
-        cls = type(attr)
-        if cls is ArrayAttr:
+        if type(attr) is ArrayAttr:
             w.write_varint(A["ArrayAttr"])
             w.write_list(attr.elements, w.write_attribute)
-        elif cls is DictionaryAttr:
+        elif type(attr) is DictionaryAttr:
             w.write_varint(A["DictionaryAttr"])
 
             def entry(kv):
@@ -343,10 +343,10 @@ class BuiltinCodec(DialectCodec):
 
             # MLIR keeps a dictionary sorted by name (DictionaryAttr::get sorts).
             w.write_list(sorted(attr.entries, key=lambda kv: _str_key(kv[0])), entry)
-        elif cls is StringAttr:
+        elif type(attr) is StringAttr:
             w.write_varint(A["StringAttr"])
             w.write_string(attr.value)
-        elif cls is SymbolRefAttr:
+        elif type(attr) is SymbolRefAttr:
             if attr.nested:
                 w.write_varint(A["SymbolRefAttr"])
                 w.write_attribute(StringAttr(attr.root))
@@ -354,16 +354,16 @@ class BuiltinCodec(DialectCodec):
             else:
                 w.write_varint(A["FlatSymbolRefAttr"])
                 w.write_attribute(StringAttr(attr.root))
-        elif cls is TypeAttr:
+        elif type(attr) is TypeAttr:
             w.write_varint(A["TypeAttr"])
             w.write_type(attr.type)
-        elif cls is UnitAttr:
+        elif type(attr) is UnitAttr:
             w.write_varint(A["UnitAttr"])
-        elif cls is BoolAttr:
+        elif type(attr) is BoolAttr:
             w.write_varint(A["IntegerAttr"])
             w.write_type(IntegerType(1))
             w.write_apint(int(attr.value), 1)
-        elif cls is IntegerAttr:
+        elif type(attr) is IntegerAttr:
             t = attr.type if attr.type is not None else IntegerType(64)
             if isinstance(t, IntegerType):
                 width = t.width
@@ -374,25 +374,26 @@ class BuiltinCodec(DialectCodec):
             w.write_varint(A["IntegerAttr"])
             w.write_type(t)
             w.write_apint(attr.value, width)
-        elif cls is FloatAttr:
+        elif type(attr) is FloatAttr:
             t = attr.type if attr.type is not None else FloatType("f64")
             if not isinstance(t, FloatType):
                 return False
             w.write_varint(A["FloatAttr"])
             w.write_type(t)
             w.write_apfloat(dense.float_to_bits(attr.value, t.name), t.name)
-        elif cls is LocationAttr:
+        elif type(attr) is LocationAttr:
             return self._write_location(w, attr)
-        elif cls is DenseResourceAttr:
+        elif type(attr) is DenseResourceAttr:
             w.write_varint(A["DenseResourceElementsAttr"])
             w.write_type(attr.type)
             w.write_resource_handle("builtin", attr.handle)
-        elif cls is DenseArrayAttr:
+        elif type(attr) is DenseArrayAttr:
             w.write_varint(A["DenseArrayAttr"])
             w.write_type(attr.element_type)
             w.write_varint(len(attr.values))
             w.write_blob(dense.dense_array_blob(attr.element_type, attr.values))
-        elif cls is DenseElementsAttr:
+        elif type(attr) is DenseElementsAttr:
+            blob: bytes | memoryview
             try:
                 if isinstance(w, RecordingWriter):  # numbering: the data is not needed
                     dense.check_storage(attr.type)
@@ -430,29 +431,28 @@ class BuiltinCodec(DialectCodec):
         return True
 
     def write_type(self, w: DialectWriter, t: Type) -> bool:
-        cls = type(t)
-        if cls is IntegerType:
+        if type(t) is IntegerType:
             w.write_varint(T["IntegerType"])
             w.write_varint(t.width << 2 | SIGNEDNESS.index(t.signedness))
-        elif cls is FloatType:
+        elif type(t) is FloatType:
             if t.name not in WRITTEN_FLOATS:
                 return False
             w.write_varint(T[t.name])
-        elif cls is IndexType:
+        elif type(t) is IndexType:
             w.write_varint(T["IndexType"])
-        elif cls is NoneType:
+        elif type(t) is NoneType:
             w.write_varint(T["NoneType"])
-        elif cls is FunctionType:
+        elif type(t) is FunctionType:
             w.write_varint(T["FunctionType"])
             w.write_list(t.inputs, w.write_type)
             w.write_list(t.results, w.write_type)
-        elif cls is ComplexType:
+        elif type(t) is ComplexType:
             w.write_varint(T["ComplexType"])
             w.write_type(t.element_type)
-        elif cls is TupleType:
+        elif type(t) is TupleType:
             w.write_varint(T["TupleType"])
             w.write_list(t.types, w.write_type)
-        elif cls is TensorType:
+        elif type(t) is TensorType:
             if t.shape is None:
                 w.write_varint(T["UnrankedTensorType"])
                 w.write_type(t.element_type)

@@ -65,7 +65,7 @@ def _to_bytes(elem: Type, arr: np.ndarray, dt: np.dtype, esize: int) -> bytes | 
         return out.astype(np.uint8).tobytes()
     if esize == dt.itemsize:
         le = np.ascontiguousarray(flat.astype(dt.newbyteorder("<"), copy=False))
-        return memoryview(le.view(np.uint8))  # no copy: the emitter keeps it as a part
+        return le.view(np.uint8).data  # no copy: the emitter keeps it as a part
     raise TypeError(f"unsupported dense element type {elem!r}")
 
 
@@ -73,7 +73,7 @@ def array_from_raw(t: TensorType, blob) -> np.ndarray:
     """The read-only array of a DenseIntOrFPElementsAttr's bytecode blob."""
     elem = t.element_type
     dt, esize = _storage(elem)
-    shape = tuple(t.shape)
+    shape = _static_shape(t)
     n = math.prod(shape)
     raw = np.frombuffer(blob, dtype=np.uint8)
     if isinstance(elem, IntegerType) and elem.width == 1:
@@ -112,7 +112,15 @@ def raw_from_array(t: TensorType, arr: np.ndarray) -> bytes | memoryview:
 
 
 def _numel(t: TensorType) -> int:
-    return math.prod(t.shape)
+    return math.prod(_static_shape(t))
+
+
+def _static_shape(t: TensorType) -> tuple[int, ...]:
+    """The dimensions of a static tensor type (dense data has one element per index)."""
+    dims = tuple(d for d in t.shape or () if d is not None)
+    if t.shape is None or len(dims) != len(t.shape):
+        raise ValueError(f"dense data of a non-static tensor type {t}")
+    return dims
 
 
 def _is_splat(flat: np.ndarray) -> bool:

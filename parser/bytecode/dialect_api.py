@@ -170,7 +170,7 @@ class DialectWriter:
     def write_bool(self, value: bool) -> None:
         self.emitter.byte(1 if value else 0)
 
-    def write_blob(self, data: bytes) -> None:
+    def write_blob(self, data: bytes | memoryview) -> None:
         self.emitter.varint(len(data))
         self.emitter.bytes(data)
 

@@ -4,8 +4,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
 from ..ir import (
     ArrayAttr,
+    Attribute,
     Block,
     DictionaryAttr,
     Function,
@@ -15,6 +18,7 @@ from ..ir import (
     Operation,
     Region,
     StringAttr,
+    Type,
     TypeAttr,
     Value,
 )
@@ -37,6 +41,9 @@ from .properties import read_properties as read_ods_properties
 from .properties import unknown_op
 from .sections import read_section_header
 
+if TYPE_CHECKING:
+    from .reader import BytecodeFile, FileReader
+
 MAX_DEPTH = 120
 
 
@@ -46,7 +53,7 @@ class Slot:
     __slots__ = ("type", "name", "key", "value")
 
     def __init__(self) -> None:
-        self.type = None
+        self.type: Type | None = None
         self.name = ""
         self.key: tuple = ()
         self.value: Value | None = None
@@ -82,6 +89,10 @@ class Scope:
 
 
 class OpRec:
+    """One operation while reading, before its values are named and its ir.Operation
+    is built (``regions``: per region its blocks, each ``(args, ops)`` with ``args`` a
+    list of ``(Slot, LocationAttr | None)`` and ``ops`` a list of OpRec)."""
+
     __slots__ = (
         "name",
         "loc",
@@ -94,17 +105,27 @@ class OpRec:
         "path",
         "isolated",
     )
+    name: str
+    loc: LocationAttr
+    attrs: tuple[tuple[str, Attribute], ...]
+    props: tuple[tuple[str, Attribute], ...] | None
+    results: tuple[Slot, ...]
+    operands: tuple[Slot, ...]
+    successors: tuple[int, ...]
+    regions: tuple
+    path: tuple
+    isolated: bool
 
 
 class IRReader:
-    def __init__(self, fr):
+    def __init__(self, fr: FileReader) -> None:
         self.fr = fr
         self.version = fr.version
         self.use_list_orders: dict[tuple, tuple] = {}
         self.slots: list[Slot] = []
 
     # ---- structure -------------------------------------------------------------------
-    def read(self):
+    def read(self) -> BytecodeFile:
         from .reader import BytecodeFile
 
         c = self.fr.ir
@@ -125,7 +146,11 @@ class IRReader:
         registered = {
             o.name: o.registered for o in self.fr.dialect_info.op_names if o.registered is not None
         }
-        blobs = {(d, k): v for d, k, kind, v in self.fr.resources.entries if kind == 0}
+        blobs = {  # kind 0 entries are blobs: (alignment, data)
+            (d, k): cast("tuple[int, memoryview]", v)
+            for d, k, kind, v in self.fr.resources.entries
+            if kind == 0
+        }
         return BytecodeFile(
             module,
             self.version,
@@ -174,12 +199,12 @@ class IRReader:
         op.props = None
         if mask & OP_HAS_PROPERTIES:
             op.props = self.read_properties(c, opname)
-        op.results = ()
+        result_types: tuple[Type, ...] = ()
         if mask & OP_HAS_RESULTS:
             n = c.varint()
             if n > c.remaining():
                 raise c.error(f"result count {n} exceeds the bytes left")
-            op.results = tuple(fr.type(c.varint(), c) for _ in range(n))
+            result_types = tuple(fr.type(c.varint(), c) for _ in range(n))
         op.operands = ()
         if mask & OP_HAS_OPERANDS:
             n = c.varint()
@@ -195,10 +220,10 @@ class IRReader:
         if mask & OP_HAS_USE_LIST_ORDERS:
             if self.version < V_USE_LIST_ORDERING:
                 raise c.error("use-list orders before bytecode version 3")
-            self.read_use_lists(c, len(op.results), ("res", path))
+            self.read_use_lists(c, len(result_types), ("res", path))
         # Results are defined before the regions are read.
         res_slots = []
-        for i, t in enumerate(op.results):
+        for i, t in enumerate(result_types):
             s = scope.define(c)
             s.type = t
             s.key = ("res", path, i)
@@ -377,6 +402,7 @@ class _Builder:
     def value(self, s: Slot) -> Value:
         v = s.value
         if v is None:
+            assert s.type is not None  # IRReader.read rejected values never defined
             v = s.value = Value(s.name or "%?", s.type)
         return v
 

@@ -83,7 +83,9 @@ class _LocParser:
         self.i = 0
 
     def ws(self) -> None:
-        self.i = _WS.match(self.t, self.i).end()
+        m = _WS.match(self.t, self.i)
+        assert m is not None  # \s* matches the empty string
+        self.i = m.end()
 
     def lit(self, s: str) -> bool:
         self.ws()

@@ -95,20 +95,19 @@ def canonical_attr(a: Attribute) -> Attribute:
     more than one way (``1`` vs ``1 : i64``, ``false`` vs ``0 : i1``, a dictionary in
     text order), MLIR has one (IntegerAttr defaults to i64, FloatAttr to f64, BoolAttr
     is an i1 IntegerAttr, DictionaryAttr is sorted by name)."""
-    cls = type(a)
-    if cls is IntegerAttr:
+    if type(a) is IntegerAttr:
         if a.type is None:
             return IntegerAttr(a.value, IntegerType(64))
         if a.type == _I1:
             return BoolAttr(bool(a.value & 1))
-    elif cls is FloatAttr:
+    elif type(a) is FloatAttr:
         if a.type is None:
             return FloatAttr(a.value, FloatType("f64"))
-    elif cls is ArrayAttr:
+    elif type(a) is ArrayAttr:
         elems = tuple(canonical_attr(x) for x in a.elements)
         if any(x is not y for x, y in zip(elems, a.elements)):
             return ArrayAttr(elems)
-    elif cls is DictionaryAttr:
+    elif type(a) is DictionaryAttr:
         entries = tuple(
             sorted(((k, canonical_attr(v)) for k, v in a.entries), key=lambda kv: _bytes(kv[0]))
         )

@@ -96,7 +96,7 @@ class FileReader:
         self._resolving: set[tuple[str, int]] = set()
         self._versions: dict[str, Any] = {}
         if (S_RESOURCE in s) != (S_RESOURCE_OFFSET in s):
-            which = s.get(S_RESOURCE) or s.get(S_RESOURCE_OFFSET)
+            which = s[S_RESOURCE] if S_RESOURCE in s else s[S_RESOURCE_OFFSET]
             raise which.error("resource and resource-offset sections come together")
         self.resources = Resources()
         if S_RESOURCE_OFFSET in s:

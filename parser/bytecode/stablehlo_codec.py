@@ -164,8 +164,8 @@ def _read_sharding(r: DialectReader, kind: str) -> Attribute:
             "stablehlo", kind, (("name", StringAttr(name)), ("size", IntegerAttr(size)))
         )
     # mesh
-    axes = r.read_attribute()
-    params: list[tuple[str, Attribute]] = [("axes", axes)]
+    mesh_axes = r.read_attribute()
+    params: list[tuple[str, Attribute]] = [("axes", mesh_axes)]
     if r.read_bool():
         params.append(("device_ids", r.read_attribute()))
     return DialectAttr("stablehlo", kind, tuple(params))
@@ -265,6 +265,7 @@ def _write_sharding(w: DialectWriter, kind: str, a: Attribute) -> None:
         from ..lexer import unescape_string
 
         m = _AXIS_REF_SUB.match(a.text)
+        assert m is not None  # _sharding_kind accepted only texts that match
         w.write_string(unescape_string(m.group(1)[1:-1]))
         w.write_bool(True)
         w.write_attribute(

@@ -142,7 +142,7 @@ class _Builder:
     def op(self, op: Operation, path: tuple) -> WOp:
         reg = self.is_registered(op.name)
         attrs = dict(op.attributes)
-        props = None
+        props: tuple[Any, ...] | None = None  # the shapes of WOp.props
         dict_attrs = attrs
         if self.version >= V_NATIVE_PROPERTIES:
             spec = property_spec(op.name) if reg else None

@@ -126,12 +126,16 @@ def _strip_item(item: Function | Operation) -> Function | Operation:
     if isinstance(item, Function):
         body = map_blocks(item.body, _strip_block) if item.body is not None else None
         return dataclasses.replace(item, body=body, location=None)
-    return rebuild_blocks(item, _strip_block, location=None)
+    return _strip_op(item)
+
+
+def _strip_op(op: Operation) -> Operation:
+    return rebuild_blocks(op, _strip_block, location=None)
 
 
 def _strip_block(block: Block) -> Block:
-    ops = tuple(_strip_item(o) for o in block.operations)
-    return Block(block.arguments, ops, block.label)  # type: ignore[arg-type]
+    """Its ops stripped, and no argument locations."""
+    return Block(block.arguments, tuple(_strip_op(o) for o in block.operations), block.label)
 
 
 def version_of(text: str) -> Version:

@@ -48,7 +48,10 @@ from .ir import VhloAttr, VhloType
 from .table_data import ENUMS
 
 if TYPE_CHECKING:
-    from ..grammar import Parser
+    # The parser layers (parser/type_syntax.py < attr_syntax.py): VHLO types parse with
+    # the type layer's methods, attributes (and types inside them) with the attribute
+    # layer's; the object at run time is the whole grammar.Parser.
+    from ..attr_syntax import AttrParser as Parser
 
 AttrFn = Callable[[Attribute], str]
 TypeFn = Callable[[Type], str]

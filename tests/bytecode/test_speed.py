@@ -1,10 +1,9 @@
-"""Throughput on a constants-heavy artifact (the issues' targets: read >= 200 MB/s on
-a 100 MB weights artifact, write >= 100 MB/s).  The test uses 40 MB and bounds with
-headroom for slow CI machines; the measured numbers are printed."""
+"""A constants-heavy artifact (40 MB of f32 weights) through the bytecode writer and
+reader: its size, the read-back weights, and a byte-identical rewrite.  Throughput is
+measured, not asserted, by benchmarks/test_artifact_bench.py (the issues' targets: read
+>= 200 MB/s on a 100 MB weights artifact, write >= 100 MB/s)."""
 
 from __future__ import annotations
-
-import time
 
 import numpy as np
 import pytest
@@ -46,33 +45,21 @@ def _weights_module(n_consts: int = 4, shape=(1024, 2560)) -> Module:
     return Module((Function("main", FunctionType((), (t,)), Region((Block((), tuple(ops)),))),))
 
 
-def _best(fn, repeat: int = 3) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t)
-    return best
-
-
 @pytest.mark.parametrize("dialect", ["builtin", "vhlo"])
-def test_weights_throughput(dialect, capsys):
-    m = _weights_module()
+def test_weights_round_trip(dialect):
+    original = _weights_module()
+    m = original
     if dialect == "vhlo":
         from hlorun.parser.vhlo.to_vhlo import legalize_to_vhlo
 
         m = legalize_to_vhlo(m)
     data = write_bytecode(m, 6, "StableHLO_v1.20.0")
-    assert len(data) > 40 * MB
-    read_s = _best(lambda: read_bytecode_file(data))
+    assert len(data) > 40 * MB  # 4 x 1024 x 2560 f32 weights, stored whole
     module = read_bytecode_file(data).module
-    write_s = _best(lambda: write_bytecode(module, 6, "StableHLO_v1.20.0"))
+    if dialect == "builtin":
+        want = [op.attributes[0][1].array for op in original.body[0].body.blocks[0].operations[:-1]]
+        got = [op.attributes[0][1].array for op in module.body[0].body.blocks[0].operations[:-1]]
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            assert g.dtype == w.dtype and np.array_equal(g, w)
     assert write_bytecode(module, 6, "StableHLO_v1.20.0") == data
-    read_mbs, write_mbs = len(data) / MB / read_s, len(data) / MB / write_s
-    with capsys.disabled():
-        print(
-            f"\n{dialect}: {len(data) / MB:.0f} MB read {read_mbs:.0f} MB/s, "
-            f"write {write_mbs:.0f} MB/s"
-        )
-    assert read_mbs >= 200
-    assert write_mbs >= 50  # >= 100 MB/s on a developer machine

@@ -266,3 +266,32 @@ def test_default_printer_stays_faithful():
     }"""
     out = print_module(parse_module(src))
     assert "%y = stablehlo.custom_call @foo(%x) {api_version = 1 : i32}" in out
+
+
+def test_generic_form():
+    # stablehlo-opt --mlir-print-op-generic (get_asm(print_generic_op_form=True))
+    src = """func.func private @decl(tensor<f32>) -> tensor<f32>
+    func.func @f(%x: tensor<f32> {jax.a = 1 : i64}, %y: tensor<f32>) -> (tensor<f32> {jax.r = "x"})
+        attributes {foo} {
+      %c = stablehlo.constant dense<1.0> : tensor<f32>
+      %0 = stablehlo.add %x, %c : tensor<f32>
+      return %0 : tensor<f32>
+    }"""
+    assert print_module(parse_module(src), generic=True) == "\n".join(
+        [
+            '"builtin.module"() ({',
+            '  "func.func"() <{function_type = (tensor<f32>) -> tensor<f32>, sym_name = "decl",'
+            ' sym_visibility = "private"}> ({',
+            "  }) : () -> ()",
+            '  "func.func"() <{arg_attrs = [{jax.a = 1 : i64}, {}], function_type = (tensor<f32>,'
+            ' tensor<f32>) -> tensor<f32>, res_attrs = [{jax.r = "x"}], sym_name = "f"}> ({',
+            "  ^bb0(%arg0: tensor<f32>, %arg1: tensor<f32>):",
+            '    %0 = "stablehlo.constant"() <{value = dense<1.000000e+00> : tensor<f32>}>'
+            " : () -> tensor<f32>",
+            '    %1 = "stablehlo.add"(%arg0, %0) : (tensor<f32>, tensor<f32>) -> tensor<f32>',
+            '    "func.return"(%1) : (tensor<f32>) -> ()',
+            "  }) {foo} : () -> ()",
+            "}) : () -> ()",
+            "",
+        ]
+    )
