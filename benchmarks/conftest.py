@@ -106,8 +106,11 @@ def versus(benchmark, request):
         row.hlorun_s, row.floor_s = hl, fl
         row.ratio_target, row.abs_target_s, row.note = ratio, absolute, note
         benchmark.extra_info.update(
-            floor_median_s=fl, hlorun_median_s=hl, ratio=round(hl / fl, 3),
-            ratio_target=ratio, absolute_target_s=absolute,
+            floor_median_s=fl,
+            hlorun_median_s=hl,
+            ratio=round(hl / fl, 3),
+            ratio_target=ratio,
+            absolute_target_s=absolute,
         )
         return result
 

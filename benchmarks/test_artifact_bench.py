@@ -74,31 +74,47 @@ def test_read_100mb_weights_artifact(versus, weights_artifact):
     module = read_bytecode(data)
     assert module.body
     seconds_at_200 = len(data) / (200 * MB)
-    versus(lambda: read_bytecode(data), lambda: np.frombuffer(data, np.uint8).copy(),
-           absolute=seconds_at_200, note=f"{len(data) / MB:.0f} MB")
+    versus(
+        lambda: read_bytecode(data),
+        lambda: np.frombuffer(data, np.uint8).copy(),
+        absolute=seconds_at_200,
+        note=f"{len(data) / MB:.0f} MB",
+    )
 
 
 def test_write_100mb_weights_artifact(versus, weights_artifact):
     vhlo = read_bytecode(weights_artifact)
     assert write_bytecode(vhlo, 6, "StableHLO_v1.20.0") == weights_artifact
     seconds_at_100 = len(weights_artifact) / (100 * MB)
-    versus(lambda: write_bytecode(vhlo, 6, "StableHLO_v1.20.0"),
-           lambda: np.frombuffer(weights_artifact, np.uint8).copy(), absolute=seconds_at_100)
+    versus(
+        lambda: write_bytecode(vhlo, 6, "StableHLO_v1.20.0"),
+        lambda: np.frombuffer(weights_artifact, np.uint8).copy(),
+        absolute=seconds_at_100,
+    )
 
 
 def test_serialize_100mb_weights_end_to_end(versus):
     module = weights_module()
-    versus(lambda: serialize_portable_artifact(module, "current"),
-           lambda: b"".join(np.asarray(op.attr("value").array).tobytes()
-                            for op in module.body[0].body.entry.operations
-                            if op.name == "stablehlo.constant"),
-           rounds=3, note="legalize + write")
+    versus(
+        lambda: serialize_portable_artifact(module, "current"),
+        lambda: b"".join(
+            np.asarray(op.attr("value").array).tobytes()
+            for op in module.body[0].body.entry.operations
+            if op.name == "stablehlo.constant"
+        ),
+        rounds=3,
+        note="legalize + write",
+    )
 
 
 def test_read_10k_op_program(versus):
     data = serialize_portable_artifact(chain_module(), "current")
-    versus(lambda: read_bytecode(data), lambda: np.frombuffer(data, np.uint8).copy(),
-           absolute=1.0, rounds=5)
+    versus(
+        lambda: read_bytecode(data),
+        lambda: np.frombuffer(data, np.uint8).copy(),
+        absolute=1.0,
+        rounds=5,
+    )
 
 
 def test_legalize_10k_op_program(versus):

@@ -39,8 +39,12 @@ def test_add_f32(versus, n):
     # The 1.1x target is for large tensors; at 1e4 a call's fixed cost (input checks,
     # frame, NumPy error state: ~2-3 us) is what the row shows.
     big = n >= 1_000_000
-    (r,) = versus(lambda: prog(a, b), lambda: np.add(a, b), ratio=1.1 if big else None,
-                  note="" if big else "small: fixed per-call cost")
+    (r,) = versus(
+        lambda: prog(a, b),
+        lambda: np.add(a, b),
+        ratio=1.1 if big else None,
+        note="" if big else "small: fixed per-call cost",
+    )
     assert np.array_equal(r, a + b)
 
 
@@ -55,15 +59,26 @@ def test_exp_f32_1e6_threads(versus):
   func.return %0 : {ty}
 }}""")
     a = rand(n, 3)
-    (r,) = versus(lambda: prog(a), lambda: np.exp(a, dtype=np.float64).astype(np.float32),
-                  ratio=1.0, note="2 threads vs 1")
+    (r,) = versus(
+        lambda: prog(a),
+        lambda: np.exp(a, dtype=np.float64).astype(np.float32),
+        ratio=1.0,
+        note="2 threads vs 1",
+    )
     assert np.array_equal(r, np.exp(a, dtype=np.float64).astype(np.float32))
 
 
 CHAIN_OPS = [
-    ("add", "%a, %b"), ("multiply", "{x}, %a"), ("subtract", "{x}, %b"), ("divide", "{x}, %b"),
-    ("negate", "{x}"), ("abs", "{x}"), ("sqrt", "{x}"), ("multiply", "{x}, %a"),
-    ("add", "{x}, %b"), ("subtract", "{x}, %a"),
+    ("add", "%a, %b"),
+    ("multiply", "{x}, %a"),
+    ("subtract", "{x}, %b"),
+    ("divide", "{x}, %b"),
+    ("negate", "{x}"),
+    ("abs", "{x}"),
+    ("sqrt", "{x}"),
+    ("multiply", "{x}, %a"),
+    ("add", "{x}, %b"),
+    ("subtract", "{x}, %a"),
 ]
 
 
@@ -175,8 +190,8 @@ def test_sort_1e5(versus, comparator):
 
 def test_gather_1e4_rows_of_1e5x16(versus):
     xs, n = (100_000, 16), 10_000
-    prog = engine.compile(f"""func.func @main(%x: {t(xs)}, %i: {t((n, 1), 'i32')}) -> {t((n, 16))} {{
-  %r = "stablehlo.gather"(%x, %i) {{dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, indices_are_sorted = false, slice_sizes = array<i64: 1, 16>}} : ({t(xs)}, {t((n, 1), 'i32')}) -> {t((n, 16))}
+    prog = engine.compile(f"""func.func @main(%x: {t(xs)}, %i: {t((n, 1), "i32")}) -> {t((n, 16))} {{
+  %r = "stablehlo.gather"(%x, %i) {{dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, indices_are_sorted = false, slice_sizes = array<i64: 1, 16>}} : ({t(xs)}, {t((n, 1), "i32")}) -> {t((n, 16))}
   func.return %r : {t((n, 16))}
 }}""")
     x = rand(xs, 9)
@@ -188,12 +203,12 @@ def test_gather_1e4_rows_of_1e5x16(versus):
 
 def test_scatter_add_1e5(versus):
     n = 100_000
-    prog = engine.compile(f"""func.func @main(%x: {t((n,))}, %i: {t((n, 1), 'i32')}, %u: {t((n,))}) -> {t((n,))} {{
+    prog = engine.compile(f"""func.func @main(%x: {t((n,))}, %i: {t((n, 1), "i32")}, %u: {t((n,))}) -> {t((n,))} {{
   %r = "stablehlo.scatter"(%x, %i, %u) ({{
     ^bb0(%a: tensor<f32>, %b: tensor<f32>):
       %s = stablehlo.add %a, %b : tensor<f32>
       stablehlo.return %s : tensor<f32>
-  }}) {{scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>, indices_are_sorted = false, unique_indices = false}} : ({t((n,))}, {t((n, 1), 'i32')}, {t((n,))}) -> {t((n,))}
+  }}) {{scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>, indices_are_sorted = false, unique_indices = false}} : ({t((n,))}, {t((n, 1), "i32")}, {t((n,))}) -> {t((n,))}
   func.return %r : {t((n,))}
 }}""")
     x, u = rand(n, 11), rand(n, 12)
@@ -211,12 +226,12 @@ def test_scatter_add_1e5(versus):
 
 def test_scatter_add_rows_1e4_of_1e5x16(versus):
     xs, n = (100_000, 16), 10_000
-    prog = engine.compile(f"""func.func @main(%x: {t(xs)}, %i: {t((n, 1), 'i32')}, %u: {t((n, 16))}) -> {t(xs)} {{
+    prog = engine.compile(f"""func.func @main(%x: {t(xs)}, %i: {t((n, 1), "i32")}, %u: {t((n, 16))}) -> {t(xs)} {{
   %r = "stablehlo.scatter"(%x, %i, %u) ({{
     ^bb0(%a: tensor<f32>, %b: tensor<f32>):
       %s = stablehlo.add %a, %b : tensor<f32>
       stablehlo.return %s : tensor<f32>
-  }}) {{scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>, indices_are_sorted = false, unique_indices = false}} : ({t(xs)}, {t((n, 1), 'i32')}, {t((n, 16))}) -> {t(xs)}
+  }}) {{scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>, indices_are_sorted = false, unique_indices = false}} : ({t(xs)}, {t((n, 1), "i32")}, {t((n, 16))}) -> {t(xs)}
   func.return %r : {t(xs)}
 }}""")
     x, rows = rand(xs, 14), rand((n, 16), 15)
@@ -237,11 +252,11 @@ def maxpool_floor(x: np.ndarray) -> np.ndarray:
     xp = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)), constant_values=-np.inf)
     h = (xp.shape[2] - 3) // 2 + 1
     w = (xp.shape[3] - 3) // 2 + 1
-    out = xp[:, :, 0:2 * h:2, 0:2 * w:2].copy()
+    out = xp[:, :, 0 : 2 * h : 2, 0 : 2 * w : 2].copy()
     for i in range(3):
         for j in range(3):
             if i or j:
-                np.maximum(out, xp[:, :, i:i + 2 * h:2, j:j + 2 * w:2], out=out)
+                np.maximum(out, xp[:, :, i : i + 2 * h : 2, j : j + 2 * w : 2], out=out)
     return out
 
 
@@ -297,15 +312,28 @@ SCALAR_ROUND = [
     ("%{o}a = stablehlo.add %{x}, %b : tensor<f32>", lambda x, b: np.add(x, b)),
     ("%{o}b = stablehlo.multiply %{o}a, %b : tensor<f32>", lambda x, b: np.multiply(x, b)),
     ("%{o}c = stablehlo.maximum %{o}b, %b : tensor<f32>", lambda x, b: np.maximum(x, b)),
-    ("%{o}d = stablehlo.compare LT, %{o}c, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>",
-     None),
-    ("%{o}e = stablehlo.select %{o}d, %b, %{o}c : tensor<i1>, tensor<f32>",
-     lambda x, b: np.where(np.less(x, b), b, x)),
-    ("%{o}f = stablehlo.convert %{o}e : (tensor<f32>) -> tensor<f64>", lambda x, b: x.astype(np.float64)),
-    ("%{o}g = stablehlo.convert %{o}f : (tensor<f64>) -> tensor<f32>", lambda x, b: x.astype(np.float32)),
+    (
+        "%{o}d = stablehlo.compare LT, %{o}c, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>",
+        None,
+    ),
+    (
+        "%{o}e = stablehlo.select %{o}d, %b, %{o}c : tensor<i1>, tensor<f32>",
+        lambda x, b: np.where(np.less(x, b), b, x),
+    ),
+    (
+        "%{o}f = stablehlo.convert %{o}e : (tensor<f32>) -> tensor<f64>",
+        lambda x, b: x.astype(np.float64),
+    ),
+    (
+        "%{o}g = stablehlo.convert %{o}f : (tensor<f64>) -> tensor<f32>",
+        lambda x, b: x.astype(np.float32),
+    ),
     ("%{o}h = stablehlo.divide %{o}g, %b : tensor<f32>", lambda x, b: np.divide(x, b)),
     ("%{o}i = stablehlo.reshape %{o}h : (tensor<f32>) -> tensor<1xf32>", lambda x, b: x.reshape(1)),
-    ("%{o}j = stablehlo.reshape %{o}i : (tensor<1xf32>) -> tensor<f32>", lambda x, b: x.reshape(())),
+    (
+        "%{o}j = stablehlo.reshape %{o}i : (tensor<1xf32>) -> tensor<f32>",
+        lambda x, b: x.reshape(()),
+    ),
 ]
 
 
@@ -332,8 +360,9 @@ def test_dispatch_1000_scalar_ops(versus):
                 x = np.asarray(f(x, b))
         return x
 
-    (r,) = versus(lambda: prog(x0, b), floor, absolute=1e-3,
-                  note="1000 ops: <= 1 us per op, work included")
+    (r,) = versus(
+        lambda: prog(x0, b), floor, absolute=1e-3, note="1000 ops: <= 1 us per op, work included"
+    )
     assert np.array_equal(r, floor())
 
 
@@ -359,19 +388,27 @@ def test_model_mlp_forward(versus, peak_vs_live):
     prog = engine.compile(EXAMPLES / "mlp.mlir", "forward")
     x, *params = _mlp_weights()
     # the example's constants print 7 significant digits: the floor uses the same values
-    params = [np.float32(np.format_float_scientific(v, 6)) if v.ndim == 0 else
-              np.array([float(f"{e:.6e}") for e in v.ravel()], np.float32).reshape(v.shape)
-              for v in params]
+    params = [
+        np.float32(np.format_float_scientific(v, 6))
+        if v.ndim == 0
+        else np.array([float(f"{e:.6e}") for e in v.ravel()], np.float32).reshape(v.shape)
+        for v in params
+    ]
     x = np.array([float(f"{e:.6e}") for e in x.ravel()], np.float32).reshape(x.shape)
     # peak memory on the same model with a batch of 65536 (MBs: above Python's own objects)
     text = (EXAMPLES / "mlp.mlir").read_text()
-    big = "module {\n" + text[text.index("  func.func private @forward"):]  # not @main's x
+    big = "module {\n" + text[text.index("  func.func private @forward") :]  # not @main's x
     big = big.replace("tensor<4x", "tensor<65536x")
     big = big.replace("tensor<4xf32>", "tensor<65536xf32>")
     xb = rand((65536, 8), 17)
     peak_vs_live(engine.compile(big, "forward"), xb)
-    (r,) = versus(lambda: prog(x), lambda: mlp_floor(x, *params), ratio=None, absolute=None,
-                  note="tiny model: per-op overhead")
+    (r,) = versus(
+        lambda: prog(x),
+        lambda: mlp_floor(x, *params),
+        ratio=None,
+        absolute=None,
+        note="tiny model: per-op overhead",
+    )
     np.testing.assert_allclose(r, mlp_floor(x, *params), rtol=1e-5, atol=1e-6)
 
 
@@ -394,8 +431,12 @@ def test_model_cnn_forward(versus, peak_vs_live):
     # peak memory on a batch of 64 (1 MB tensors: above Python's own allocations)
     p64 = _cnn_params(64)
     peak_vs_live(engine.compile(ex.cnn(64), "forward"), p64["x"])
-    (r,) = versus(lambda: prog(x), lambda: ex.cnn_reference(x, **p),
-                  ratio=None, note="floor: im2col conv, reshape-max pool")
+    (r,) = versus(
+        lambda: prog(x),
+        lambda: ex.cnn_reference(x, **p),
+        ratio=None,
+        note="floor: im2col conv, reshape-max pool",
+    )
     np.testing.assert_allclose(r, ex.cnn_reference(x, **p), rtol=1e-4, atol=1e-6)
 
 
@@ -434,8 +475,12 @@ def small_floor(a, b):
 
 def test_small_20x20_program_end_to_end(versus):
     a, b = rand((20, 20), 15), rand((20, 20), 16)
-    r = versus(lambda: engine.run(SMALL, [a, b]), lambda: small_floor(a, b), absolute=4e-3,
-               note="parse + verify + run")
+    r = versus(
+        lambda: engine.run(SMALL, [a, b]),
+        lambda: small_floor(a, b),
+        absolute=4e-3,
+        note="parse + verify + run",
+    )
     s, y = small_floor(a, b)
     np.testing.assert_allclose(r[0], s, rtol=1e-5)
     np.testing.assert_allclose(r[1], y, rtol=1e-5, atol=1e-5)

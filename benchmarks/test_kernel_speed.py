@@ -50,16 +50,21 @@ BLOCKED_NOTE = "pair tree over left folds of 32 rows"
 
 def test_kernel_reduce_sum_f32_1e6(versus):
     x = rand(1_000_000, 11)
-    r = versus(_reduce(x, (0,), F32, _body("add", np.add)), lambda: np.sum(x), ratio=1.1,
-               note=TREE_NOTE)
+    r = versus(
+        _reduce(x, (0,), F32, _body("add", np.add)), lambda: np.sum(x), ratio=1.1, note=TREE_NOTE
+    )
     assert float(r) == pytest.approx(float(x.astype(np.float64).sum()), rel=1e-4, abs=1e-2)
 
 
 @pytest.mark.parametrize("axis", [1, 0])
 def test_kernel_reduce_sum_f32_1024x1024(versus, axis):
     x = rand((1024, 1024), 12)
-    r = versus(_reduce(x, (axis,), F32, _body("add", np.add)), lambda: np.sum(x, axis=axis),
-               ratio=1.1, note=TREE_NOTE if axis == 1 else BLOCKED_NOTE)
+    r = versus(
+        _reduce(x, (axis,), F32, _body("add", np.add)),
+        lambda: np.sum(x, axis=axis),
+        ratio=1.1,
+        note=TREE_NOTE if axis == 1 else BLOCKED_NOTE,
+    )
     np.testing.assert_allclose(r, x.astype(np.float64).sum(axis=axis), rtol=1e-4, atol=1e-3)
 
 
@@ -71,8 +76,7 @@ def test_kernel_reduce_sum_i32_1e6(versus):
 
 def test_kernel_reduce_max_f32_1e6(versus):
     x = rand(1_000_000, 14)
-    r = versus(_reduce(x, (0,), F32, _body("maximum", np.maximum)), lambda: np.max(x),
-               ratio=1.1)
+    r = versus(_reduce(x, (0,), F32, _body("maximum", np.maximum)), lambda: np.max(x), ratio=1.1)
     assert r == max(x.max(), 0)
 
 
@@ -82,17 +86,32 @@ def test_kernel_gather_1e4_rows_of_1e5x16(versus):
     flat = idx[:, 0]
     kernel = OP_TABLE["stablehlo.gather"].kernel
     rtype = TensorType((10_000, 16), F32)
-    dn = dict(offset_dims=(1,), collapsed_slice_dims=(0,), start_index_map=(0,),
-              index_vector_dim=1, slice_sizes=(1, 16))
-    r = versus(lambda: kernel(table, idx, result_type=rtype, **dn),
-               lambda: np.take(table, flat, axis=0), ratio=1.5)
+    dn = dict(
+        offset_dims=(1,),
+        collapsed_slice_dims=(0,),
+        start_index_map=(0,),
+        index_vector_dim=1,
+        slice_sizes=(1, 16),
+    )
+    r = versus(
+        lambda: kernel(table, idx, result_type=rtype, **dn),
+        lambda: np.take(table, flat, axis=0),
+        ratio=1.5,
+    )
     assert np.array_equal(r, table[flat])
 
 
-NCHW = dict(input_batch_dimension=0, input_feature_dimension=1, input_spatial_dimensions=(2, 3),
-            kernel_output_feature_dimension=0, kernel_input_feature_dimension=1,
-            kernel_spatial_dimensions=(2, 3), output_batch_dimension=0,
-            output_feature_dimension=1, output_spatial_dimensions=(2, 3))
+NCHW = dict(
+    input_batch_dimension=0,
+    input_feature_dimension=1,
+    input_spatial_dimensions=(2, 3),
+    kernel_output_feature_dimension=0,
+    kernel_input_feature_dimension=1,
+    kernel_spatial_dimensions=(2, 3),
+    output_batch_dimension=0,
+    output_feature_dimension=1,
+    output_spatial_dimensions=(2, 3),
+)
 
 
 def test_kernel_conv_1x64x56x56_64x64x3x3(versus):
@@ -100,11 +119,21 @@ def test_kernel_conv_1x64x56x56_64x64x3x3(versus):
     cols, kmat = rand((3136, 576), 19), rand((576, 64), 20)
     kernel = OP_TABLE["stablehlo.convolution"].kernel
     rtype = TensorType((1, 64, 56, 56), F32)
-    attrs = dict(window_strides=(1, 1), padding=np.array([[1, 1], [1, 1]]),
-                 lhs_dilation=(1, 1), rhs_dilation=(1, 1), feature_group_count=1,
-                 batch_group_count=1, **NCHW)
-    r = versus(lambda: kernel(x, w, result_type=rtype, **attrs), lambda: np.matmul(cols, kmat),
-               ratio=1.5, note="floor: one matmul of the im2col shape")
+    attrs = dict(
+        window_strides=(1, 1),
+        padding=np.array([[1, 1], [1, 1]]),
+        lhs_dilation=(1, 1),
+        rhs_dilation=(1, 1),
+        feature_group_count=1,
+        batch_group_count=1,
+        **NCHW,
+    )
+    r = versus(
+        lambda: kernel(x, w, result_type=rtype, **attrs),
+        lambda: np.matmul(cols, kmat),
+        ratio=1.5,
+        note="floor: one matmul of the im2col shape",
+    )
     xp = np.pad(x[0], ((0, 0), (1, 1), (1, 1)))
     win = np.lib.stride_tricks.sliding_window_view(xp, (3, 3), axis=(1, 2))
     want = np.einsum("chwij,ocij->ohw", win, w, dtype=np.float64)

@@ -32,8 +32,10 @@ def hex_module(target_bytes: int = 10_000_000) -> str:
 
 
 def op_module(n: int = N_OPS) -> str:
-    lines = ["func.func @main(%arg0: tensor<4xf32>, %arg1: tensor<4xf32>) -> tensor<4xf32> {",
-             "  %0 = stablehlo.add %arg0, %arg1 : tensor<4xf32>"]
+    lines = [
+        "func.func @main(%arg0: tensor<4xf32>, %arg1: tensor<4xf32>) -> tensor<4xf32> {",
+        "  %0 = stablehlo.add %arg0, %arg1 : tensor<4xf32>",
+    ]
     lines += [f"  %{i} = stablehlo.add %{i - 1}, %arg1 : tensor<4xf32>" for i in range(1, n)]
     lines.append(f"  func.return %{n - 1} : tensor<4xf32>\n}}\n")
     return "\n".join(lines)

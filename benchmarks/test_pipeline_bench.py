@@ -24,7 +24,12 @@ func.func @main(%x: tensor<64x8xf32>, %i: tensor<16x1xi32>) -> tensor<16x8xf32> 
 
 def transformer_block(s: int = 16, d: int = 32, f: int = 64) -> str:
     """One pre-softmax-scaled attention layer plus a ReLU MLP, with residuals."""
-    x, w, m, h = f"tensor<{s}x{d}xf32>", f"tensor<{d}x{d}xf32>", f"tensor<{s}x{s}xf32>", f"tensor<{s}x{f}xf32>"
+    x, w, m, h = (
+        f"tensor<{s}x{d}xf32>",
+        f"tensor<{d}x{d}xf32>",
+        f"tensor<{s}x{s}xf32>",
+        f"tensor<{s}x{f}xf32>",
+    )
     dot = "stablehlo.dot_general {a}, {b}, contracting_dims = [1] x [0] : ({ta}, {tb}) -> {tr}"
     return f"""
 func.func @main(%x: {x}, %wq: {w}, %wk: {w}, %wv: {w}, %w1: tensor<{d}x{f}xf32>, %w2: tensor<{f}x{d}xf32>) -> {x} {{
@@ -59,9 +64,16 @@ def _cases():
     rng = np.random.default_rng(0)
     gather_inputs = [rand((64, 8)), rng.integers(0, 64, (16, 1)).astype(np.int32)]
     s, d, f = 16, 32, 64
-    block_inputs = [rand((s, d)), *(rand((d, d)) * 0.1 for _ in range(3)), rand((d, f)) * 0.1,
-                    rand((f, d)) * 0.1]
-    return {"gather": (SMALL_GATHER, gather_inputs), "transformer": (transformer_block(), block_inputs)}
+    block_inputs = [
+        rand((s, d)),
+        *(rand((d, d)) * 0.1 for _ in range(3)),
+        rand((d, f)) * 0.1,
+        rand((f, d)) * 0.1,
+    ]
+    return {
+        "gather": (SMALL_GATHER, gather_inputs),
+        "transformer": (transformer_block(), block_inputs),
+    }
 
 
 CASES = _cases()

@@ -20,31 +20,45 @@ N_OPS = 10_000
 _PATTERNS: list[tuple[int, str]] = [
     (1, "{o} = stablehlo.add {i}, %arg1 : tensor<4x8xf32>"),
     (1, "{o} = stablehlo.multiply {i}, {i} : tensor<4x8xf32>"),
-    (2, "{t}a = stablehlo.transpose {i}, dims = [1, 0] : (tensor<4x8xf32>) -> tensor<8x4xf32>\n"
-        "  {o} = stablehlo.reshape {t}a : (tensor<8x4xf32>) -> tensor<4x8xf32>"),
-    (3, "{t}a = stablehlo.constant dense<1.0> : tensor<f32>\n"
+    (
+        2,
+        "{t}a = stablehlo.transpose {i}, dims = [1, 0] : (tensor<4x8xf32>) -> tensor<8x4xf32>\n"
+        "  {o} = stablehlo.reshape {t}a : (tensor<8x4xf32>) -> tensor<4x8xf32>",
+    ),
+    (
+        3,
+        "{t}a = stablehlo.constant dense<1.0> : tensor<f32>\n"
         "  {t}b = stablehlo.broadcast_in_dim {t}a, dims = [] : (tensor<f32>) -> tensor<4x8xf32>\n"
-        "  {o} = stablehlo.maximum {i}, {t}b : tensor<4x8xf32>"),
-    (2, "{t}a = stablehlo.compare GT, {i}, %arg1 : (tensor<4x8xf32>, tensor<4x8xf32>) -> "
+        "  {o} = stablehlo.maximum {i}, {t}b : tensor<4x8xf32>",
+    ),
+    (
+        2,
+        "{t}a = stablehlo.compare GT, {i}, %arg1 : (tensor<4x8xf32>, tensor<4x8xf32>) -> "
         "tensor<4x8xi1>\n"
-        "  {o} = stablehlo.select {t}a, {i}, %arg1 : tensor<4x8xi1>, tensor<4x8xf32>"),
-    (3, "{t}a = stablehlo.slice {i} [0:4, 0:4] : (tensor<4x8xf32>) -> tensor<4x4xf32>\n"
+        "  {o} = stablehlo.select {t}a, {i}, %arg1 : tensor<4x8xi1>, tensor<4x8xf32>",
+    ),
+    (
+        3,
+        "{t}a = stablehlo.slice {i} [0:4, 0:4] : (tensor<4x8xf32>) -> tensor<4x4xf32>\n"
         "  {t}b = stablehlo.dot_general {t}a, {i}, contracting_dims = [1] x [0] : "
         "(tensor<4x4xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>\n"
-        "  {o} = stablehlo.subtract {t}b, {i} : tensor<4x8xf32>"),
-    (5, "{t}z = stablehlo.constant dense<0.0> : tensor<f32>\n"
+        "  {o} = stablehlo.subtract {t}b, {i} : tensor<4x8xf32>",
+    ),
+    (
+        5,
+        "{t}z = stablehlo.constant dense<0.0> : tensor<f32>\n"
         "  {t}r = stablehlo.reduce({i} init: {t}z) applies stablehlo.add across dimensions = "
         "[1] : (tensor<4x8xf32>, tensor<f32>) -> tensor<4xf32>\n"
         "  {t}b = stablehlo.broadcast_in_dim {t}r, dims = [0] : (tensor<4xf32>) -> "
         "tensor<4x8xf32>\n"
-        "  {o} = stablehlo.divide {i}, {t}b : tensor<4x8xf32>"),
+        "  {o} = stablehlo.divide {i}, {t}b : tensor<4x8xf32>",
+    ),
 ]
 
 
 def verify_module_text(n: int = N_OPS) -> str:
     """A function of about ``n`` ops (counting the reduce body's two ops)."""
-    lines = ["func.func @main(%arg0: tensor<4x8xf32>, %arg1: tensor<4x8xf32>) -> "
-             "tensor<4x8xf32> {"]
+    lines = ["func.func @main(%arg0: tensor<4x8xf32>, %arg1: tensor<4x8xf32>) -> tensor<4x8xf32> {"]
     count, k, prev = 0, 0, "%arg0"
     while count < n - 1:
         size, text = _PATTERNS[k % len(_PATTERNS)]
@@ -59,8 +73,7 @@ def verify_module_text(n: int = N_OPS) -> str:
 
 def _count_ops(module) -> int:
     def region(r) -> int:
-        return sum(1 + sum(region(x) for x in op.regions) for b in r.blocks
-                   for op in b.operations)
+        return sum(1 + sum(region(x) for x in op.regions) for b in r.blocks for op in b.operations)
 
     return sum(region(f.body) for f in module.functions.values())
 

@@ -6,7 +6,6 @@ once, run many times), ``engine.Profile``, ``engine.register_custom_call(name, f
 """
 
 from .. import shape_inference  # noqa: F401  (fills the static side of the op table)
-
 from . import kernels  # noqa: F401  (fills the kernel column)
 from .api import CACHE_SIZE, clear_cache, compile, prepare, run
 from .exported import ExportedProgram, load_exported
@@ -17,7 +16,18 @@ from .program import Program
 from .values import TOKEN, RegionFn, Token
 
 __all__ = [
-    "run", "compile", "prepare", "clear_cache", "CACHE_SIZE", "Program", "Profile",
-    "load_module", "register_custom_call", "load_exported", "ExportedProgram",
-    "TOKEN", "Token", "RegionFn",
+    "run",
+    "compile",
+    "prepare",
+    "clear_cache",
+    "CACHE_SIZE",
+    "Program",
+    "Profile",
+    "load_module",
+    "register_custom_call",
+    "load_exported",
+    "ExportedProgram",
+    "TOKEN",
+    "Token",
+    "RegionFn",
 ]

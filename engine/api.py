@@ -24,7 +24,6 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..parser.ir import Module
-
 from .interpreter import DEFAULT_MEMORY_CAP, Profile
 from .loading import load_module, looks_like_path
 from .platform_index import with_platform_index
@@ -208,8 +207,19 @@ def run(
     prog = None
     if not profile and host_channels is None:  # no per-run state to collect
         # the options that shape the plan, as one flat tuple (cheap to hash)
-        run_key = (function, verify, memory_cap, max_steps, timeout, float_eq, probe_dir,
-                   callback, num_replicas, num_partitions, deadlock_timeout)
+        run_key = (
+            function,
+            verify,
+            memory_cap,
+            max_steps,
+            timeout,
+            float_eq,
+            probe_dir,
+            callback,
+            num_replicas,
+            num_partitions,
+            deadlock_timeout,
+        )
         if isinstance(module, Module):
             table, key = _module_cache(module)["programs"], run_key
         else:
@@ -225,10 +235,19 @@ def run(
     fresh = prog is None
     if prog is None:
         prog = Program(
-            prepare(module, verify=verify), function, verify=False, profile=profile,
-            host_channels=host_channels, memory_cap=memory_cap, max_steps=max_steps,
-            timeout=timeout, float_eq=float_eq, probe_dir=probe_dir, callback=callback,
-            num_replicas=num_replicas, num_partitions=num_partitions,
+            prepare(module, verify=verify),
+            function,
+            verify=False,
+            profile=profile,
+            host_channels=host_channels,
+            memory_cap=memory_cap,
+            max_steps=max_steps,
+            timeout=timeout,
+            float_eq=float_eq,
+            probe_dir=probe_dir,
+            callback=callback,
+            num_replicas=num_replicas,
+            num_partitions=num_partitions,
             deadlock_timeout=deadlock_timeout,
         )
         prog.claim()

@@ -86,7 +86,10 @@ def cmd_ops(args: argparse.Namespace) -> int:
 
 
 def add_command(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("ops", help="the op table, or one op's row (spec section, attributes, "
-                       "traits, where its shape function and kernel live)")
+    p = sub.add_parser(
+        "ops",
+        help="the op table, or one op's row (spec section, attributes, "
+        "traits, where its shape function and kernel live)",
+    )
     p.add_argument("name", nargs="?", default=None, help="an op name (stablehlo. may be left off)")
     p.set_defaults(func=cmd_ops)

@@ -17,7 +17,6 @@ import numpy as np
 from .. import parser
 from ..parser.errors import InterpreterError, ParseError
 from ..parser.ir import Function, IntegerAttr, Module, TensorType, TokenType, Type, numpy_dtype
-
 from .values import TOKEN, Token
 
 BYTECODE_MAGIC = b"ML\xefR"
@@ -40,8 +39,7 @@ def load_module(module: str | bytes | os.PathLike | Module) -> Module:
     if isinstance(module, bytes | bytearray | memoryview):
         return load_bytes(bytes(module), "<bytes>")
     raise TypeError(
-        "module must be MLIR text, bytes, a path or a parsed Module, "
-        f"not {type(module).__name__}"
+        f"module must be MLIR text, bytes, a path or a parsed Module, not {type(module).__name__}"
     )
 
 
@@ -144,7 +142,8 @@ def check_input(i: int, value: Any, t: Type, fn: Function) -> Any:
         )
     shape = t.shape
     if shape is not None and (
-        len(shape) != value.ndim or any(d is not None and d != s for d, s in zip(shape, value.shape))
+        len(shape) != value.ndim
+        or any(d is not None and d != s for d, s in zip(shape, value.shape))
     ):
         dims = "x".join("?" if d is None else str(d) for d in shape)
         raise InterpreterError(

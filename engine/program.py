@@ -25,7 +25,6 @@ import numpy as np
 
 from ..parser.errors import InterpreterError
 from ..parser.ir import Function, Module, TensorType, TupleType, numpy_dtype
-
 from .grid import GridRunOptions, ProcessGrid, ProcessHandle, run_grid
 from .interpreter import DEFAULT_MEMORY_CAP, Interpreter, Limits, Profile
 from .loading import check_input, check_inputs, entry_function, grid_size, load_module
@@ -94,8 +93,12 @@ class Program:
         self._fast_inputs = _input_signature(self.function)
         # nothing to set up per run: no limit, profile, callback or host channels
         self._plain = (
-            max_steps is None and timeout is None and callback is None
-            and self.profile is None and deadlock_timeout is None and host_channels is None
+            max_steps is None
+            and timeout is None
+            and callback is None
+            and self.profile is None
+            and deadlock_timeout is None
+            and host_channels is None
         )
         self.interpreter._update_mode()
 
@@ -147,8 +150,9 @@ class Program:
             ctx.process = None
         else:
             ctx.process = ProcessHandle(
-                ProcessGrid(1, 1, deadlock_timeout=self.deadlock_timeout,
-                            host_channels=self.host_channels)
+                ProcessGrid(
+                    1, 1, deadlock_timeout=self.deadlock_timeout, host_channels=self.host_channels
+                )
             )
         ctx.infeed = list(infeed) if infeed is not None else []
         ctx.outfeed = outfeed if outfeed is not None else []
@@ -205,7 +209,9 @@ class Program:
         if isinstance(infeed, Mapping):
             unknown = [k for k in infeed if k not in pids]
             if unknown:
-                raise InterpreterError(f"infeed for processes {unknown} outside the {nr} x {np_} grid")
+                raise InterpreterError(
+                    f"infeed for processes {unknown} outside the {nr} x {np_} grid"
+                )
             feeds = [list(infeed.get(pid, ())) for pid in pids]
         else:
             shared = list(infeed) if infeed is not None else []
@@ -221,8 +227,15 @@ class Program:
             deadlock_timeout=self.deadlock_timeout,
             host_channels=self.host_channels,
         )
-        results = run_grid(self.module, [[fn.name] * np_ for _ in range(nr)], args,
-                           interpreter=Interpreter, options=options, infeed=feeds, outfeed=outs)
+        results = run_grid(
+            self.module,
+            [[fn.name] * np_ for _ in range(nr)],
+            args,
+            interpreter=Interpreter,
+            options=options,
+            infeed=feeds,
+            outfeed=outs,
+        )
         return [list(r) for r in results]
 
     def print_profile(self) -> None:
@@ -242,4 +255,3 @@ def _input_signature(fn: Function) -> list[tuple[np.dtype, tuple[int, ...]]] | N
         except (TypeError, ValueError):
             return None
     return sig
-

@@ -26,9 +26,7 @@ __all__ = [
 ]
 
 
-def parse_module(
-    text: str | bytes, filename: str = "<string>", *, line_offset: int = 0
-):
+def parse_module(text: str | bytes, filename: str = "<string>", *, line_offset: int = 0):
     """Parse MLIR text into a ``Module``; ``line_offset`` is added to reported lines
     (for a chunk of a larger file).  Bytes are MLIR bytecode when they start with its
     magic (``ML\\xefR``: a portable artifact or unversioned StableHLO bytecode, read by

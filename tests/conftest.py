@@ -11,13 +11,14 @@ REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared" / "stablehlo"
 
 
-
 def shared_dir(*parts: str) -> Path:
     """A folder of ../shared/stablehlo, or skip the test saying why."""
     path = SHARED.joinpath(*parts)
     if not path.exists():
-        pytest.skip(f"{path} not found: the StableHLO reference material sits beside the repo "
-                    "only in CI and developer checkouts")
+        pytest.skip(
+            f"{path} not found: the StableHLO reference material sits beside the repo "
+            "only in CI and developer checkouts"
+        )
     return path
 
 
@@ -37,4 +38,3 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
             totals[k] = totals.get(k, 0) + v
         tr.write_line(f"{file}: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
     tr.write_line("total: " + ", ".join(f"{v} {k}" for k, v in sorted(totals.items())))
-

@@ -37,7 +37,10 @@ def test_mlp_matches_numpy():
 
 
 def test_readme_example_command_runs():
-    r = subprocess.run([sys.executable, "-m", "hlorun.engine.cli", "interpret", str(EXAMPLES / "mlp.mlir")],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "hlorun.engine.cli", "interpret", str(EXAMPLES / "mlp.mlir")],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith("tensor<4x3xf32> {")

@@ -5,7 +5,6 @@ dependencies): one namespace in site-packages, and a user's own ``parser.py`` /
 from __future__ import annotations
 
 import subprocess
-import sys
 import venv
 from pathlib import Path
 
@@ -47,7 +46,9 @@ def test_fresh_venv_install_one_namespace(tmp_path):
     assert out.stdout.startswith("ok ")
     site = subprocess.run(
         [py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.strip()
     ours = {p.name for p in Path(site).iterdir() if p.name.lower().startswith("hlorun")}
     assert ours == {"hlorun", f"hlorun-{out.stdout.split()[1]}.dist-info"}, ours

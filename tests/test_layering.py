@@ -57,8 +57,11 @@ def _top_level_imports(name: str, path: Path) -> set[str]:
                 for h in node.handlers:
                     visit(h.body)
             elif isinstance(node, ast.ImportFrom):
-                mod = (_resolve(name, is_pkg, node.level, node.module) if node.level
-                       else node.module or "")
+                mod = (
+                    _resolve(name, is_pkg, node.level, node.module)
+                    if node.level
+                    else node.module or ""
+                )
                 if not mod.startswith("hlorun"):
                     continue
                 for alias in node.names:
@@ -87,7 +90,7 @@ def _cycles() -> list[list[str]]:
             if nxt.startswith(node + "."):  # a package importing its own submodule
                 continue
             if state.get(nxt) == 1:
-                found.append(stack[stack.index(nxt):] + [nxt])
+                found.append(stack[stack.index(nxt) :] + [nxt])
             elif nxt not in state:
                 dfs(nxt, stack)
         stack.pop()
@@ -119,6 +122,9 @@ def test_no_upward_imports():
 
 @pytest.mark.parametrize("pkg", PACKAGES)
 def test_no_source_file_over_800_lines(pkg):
-    big = {str(p.relative_to(REPO)): n for p in (REPO / pkg).rglob("*.py")
-           if (n := len(p.read_text().splitlines())) > 800}
+    big = {
+        str(p.relative_to(REPO)): n
+        for p in (REPO / pkg).rglob("*.py")
+        if (n := len(p.read_text().splitlines())) > 800
+    }
     assert not big, big

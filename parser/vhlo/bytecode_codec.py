@@ -162,7 +162,7 @@ def _write_field(w: DialectWriter, kind: str, name: str, vals: tuple, v: Any) ->
     elif kind == "types":
         w.write_list(v, w.write_type)
     elif kind == "attr_pairs":
-        w.write_list(v, lambda kv: (w.write_attribute(kv[0]), w.write_attribute(kv[1])))
+        w.write_list(v, lambda kv: _write_pair(w, kv))
     elif kind in ("varint", "bool_varint"):
         w.write_varint(int(v))
     elif kind == "svarint":

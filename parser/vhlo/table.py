@@ -16,6 +16,7 @@ Facts come from openxla/stablehlo at the pinned commit:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 
@@ -120,8 +121,13 @@ def enum_cases(mnemonic: str) -> tuple[str, ...]:
 
 def first_version_with(kind: str, mnemonic: str) -> Version | None:
     """When an op / type / attr / enum first appeared (``kind`` in op|type|attr|enum)."""
-    table = {"op": OPS, "type": TYPES, "attr": ATTRS, "enum": ENUMS}[kind]
-    info = table.get(mnemonic)
+    tables: dict[str, Mapping[str, OpInfo | KindInfo]] = {
+        "op": OPS,
+        "type": TYPES,
+        "attr": ATTRS,
+        "enum": ENUMS,
+    }
+    info = tables[kind].get(mnemonic)
     return info.min if info else None
 
 

@@ -42,7 +42,9 @@ def filecheck(source: str, output: str, prefix: str = "CHECK") -> None:
             i = last + 1
             if i >= len(lines) or not rx.search(lines[i]):
                 got = lines[i] if i < len(lines) else "<end of output>"
-                raise AssertionError(f"{prefix}-NEXT: {text!r} does not match line {i + 1}: {got!r}")
+                raise AssertionError(
+                    f"{prefix}-NEXT: {text!r} does not match line {i + 1}: {got!r}"
+                )
             last = i
         else:
             for i in range(pos, len(lines)):

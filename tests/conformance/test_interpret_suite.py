@@ -32,13 +32,21 @@ def _run(case, tmp_path):
 
         inputs = _parse_args_attr(case.args)
     for fn in entry_points(module):
-        engine.run(module, inputs if fn.type.inputs else [], function=fn.name,
-                   probe_dir=tmp_path, timeout=60)
+        engine.run(
+            module,
+            inputs if fn.type.inputs else [],
+            function=fn.name,
+            probe_dir=tmp_path,
+            timeout=60,
+        )
 
 
 @pytest.mark.conformance
-@pytest.mark.skipif(not CASES, reason=f"{SHARED} not found: the conformance files sit beside "
-                    "the repo only in CI and developer checkouts")
+@pytest.mark.skipif(
+    not CASES,
+    reason=f"{SHARED} not found: the conformance files sit beside "
+    "the repo only in CI and developer checkouts",
+)
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_interpret(case, tmp_path):
     file = case.id.split("::")[0]

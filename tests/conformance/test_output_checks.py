@@ -30,8 +30,9 @@ def test_printing(capsys, dense):
 def test_api_input_arguments(capsys):
     path = shared_dir("tests", "interpret") / "api_input_arguments.mlir"
     source = path.read_text()
-    code, out, err = _interpret(capsys, "--args=[dense<1> : tensor<2xi32>, dense<2> : tensor<2xi32>]",
-                                str(path))
+    code, out, err = _interpret(
+        capsys, "--args=[dense<1> : tensor<2xi32>, dense<2> : tensor<2xi32>]", str(path)
+    )
     assert code == 0, err
     filecheck(source, out)
     code, out, err = _interpret(capsys, "--args=not_array", str(path))

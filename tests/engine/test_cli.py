@@ -72,7 +72,10 @@ def test_args_flag(tmp_path, capsys):
   return %0 : tensor<2xi32>
 }
 """)
-    assert main(["interpret", "--args=[dense<1> : tensor<2xi32>, dense<2> : tensor<2xi32>]", str(f)]) == 0
+    assert (
+        main(["interpret", "--args=[dense<1> : tensor<2xi32>, dense<2> : tensor<2xi32>]", str(f)])
+        == 0
+    )
     assert capsys.readouterr().out == "tensor<2xi32> {\n  [3, 3]\n}\n"
     assert main(["interpret", "--args=not_array", str(f)]) == 1
 
@@ -81,8 +84,11 @@ def test_args_flag(tmp_path, capsys):
 def test_console_entry_point_runs(tmp_path, sub):
     f = tmp_path / "ok.mlir"
     f.write_text(PASSING)
-    r = subprocess.run([sys.executable, "-m", "hlorun.engine.cli", sub, "--split-input-file", str(f)],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "hlorun.engine.cli", sub, "--split-input-file", str(f)],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0, r.stderr
 
 
@@ -98,14 +104,18 @@ def test_ops_prints_one_row_with_where_it_lives():
 
 
 def test_ops_unknown_name_is_an_error():
-    r = subprocess.run([sys.executable, "-m", "hlorun.engine.cli", "ops", "no_such_op"],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "hlorun.engine.cli", "ops", "no_such_op"],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 1 and "no op 'no_such_op'" in r.stdout
 
 
 def test_version_flag():
     import hlorun
 
-    r = subprocess.run([sys.executable, "-m", "hlorun.engine.cli", "--version"],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "hlorun.engine.cli", "--version"], capture_output=True, text=True
+    )
     assert r.returncode == 0 and r.stdout.strip() == f"hlorun {hlorun.__version__}"

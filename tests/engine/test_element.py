@@ -14,9 +14,21 @@ from hlorun.engine.element import Element, equal_mask, first_mismatch, ulp_dista
 ENGINE = Path(__file__).resolve().parents[2] / "engine"
 
 DTYPES = [
-    np.bool_, np.int8, np.uint16, np.int32, np.int64, ml_dtypes.int4, ml_dtypes.uint2,
-    np.float16, np.float32, np.float64, ml_dtypes.bfloat16, ml_dtypes.float8_e4m3fn,
-    ml_dtypes.float8_e5m2, ml_dtypes.float4_e2m1fn, np.complex64,
+    np.bool_,
+    np.int8,
+    np.uint16,
+    np.int32,
+    np.int64,
+    ml_dtypes.int4,
+    ml_dtypes.uint2,
+    np.float16,
+    np.float32,
+    np.float64,
+    ml_dtypes.bfloat16,
+    ml_dtypes.float8_e4m3fn,
+    ml_dtypes.float8_e5m2,
+    ml_dtypes.float4_e2m1fn,
+    np.complex64,
 ]
 
 
@@ -89,8 +101,10 @@ def test_kernels_do_not_import_the_element_adapter():
     for path in sorted((ENGINE / "kernels").glob("*.py")):
         if path.name == "check.py":
             continue
-        assert not any("element" in name.split(".")[-2:] and "elementwise" not in name
-                       for name in _imports(path)), path.name
+        assert not any(
+            "element" in name.split(".")[-2:] and "elementwise" not in name
+            for name in _imports(path)
+        ), path.name
 
 
 FORBIDDEN = ("np.ndindex(", "itertools.product(", "np.vectorize(", "np.frompyfunc(", ".flat[")

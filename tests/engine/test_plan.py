@@ -28,14 +28,43 @@ BIG = 8192  # >= INPLACE_MIN_ELEMENTS: results may reuse a dying operand's buffe
 assert BIG >= P.INPLACE_MIN_ELEMENTS
 
 TYPES = {
-    "i1": np.bool_, "i8": np.int8, "i32": np.int32, "ui16": np.uint16, "i64": np.int64,
-    "ui64": np.uint64, "f32": np.float32, "f64": np.float64,
+    "i1": np.bool_,
+    "i8": np.int8,
+    "i32": np.int32,
+    "ui16": np.uint16,
+    "i64": np.int64,
+    "ui64": np.uint64,
+    "f32": np.float32,
+    "f64": np.float64,
 }
-KIND = {"i1": "b", "i8": "i", "i32": "i", "i64": "i", "ui16": "u", "ui64": "u",
-        "f32": "f", "f64": "f"}
-UNARY = {"negate", "abs", "sqrt", "floor", "ceil", "round_nearest_even", "not",
-         "exponential", "exponential_minus_one", "log", "log_plus_one", "tanh", "sine",
-         "cosine", "tan", "cbrt"}
+KIND = {
+    "i1": "b",
+    "i8": "i",
+    "i32": "i",
+    "i64": "i",
+    "ui16": "u",
+    "ui64": "u",
+    "f32": "f",
+    "f64": "f",
+}
+UNARY = {
+    "negate",
+    "abs",
+    "sqrt",
+    "floor",
+    "ceil",
+    "round_nearest_even",
+    "not",
+    "exponential",
+    "exponential_minus_one",
+    "log",
+    "log_plus_one",
+    "tanh",
+    "sine",
+    "cosine",
+    "tan",
+    "cbrt",
+}
 
 
 def values(ty: str, n: int, seed: int) -> np.ndarray:
@@ -104,8 +133,7 @@ def test_fast_ops_equal_the_elementwise_kernels(op, ty, n):
         body = f"  %r = stablehlo.{op} {x} : {t}\n"
     else:
         body = f"  %r = stablehlo.{op} {x}, %b : {t}\n"
-    text = (f"func.func @main(%a: {t}, %b: {t}) -> {t} {{\n{pre}{body}"
-            f"  func.return %r : {t}\n}}")
+    text = f"func.func @main(%a: {t}, %b: {t}) -> {t} {{\n{pre}{body}  func.return %r : {t}\n}}"
     size = 1 if n is None else n
     shape = () if n is None else (n,)
     a = values(ty, size, 1).reshape(shape)
@@ -227,7 +255,7 @@ CHAIN = """func.func @main(%a: tensor<{n}xf32>, %b: tensor<{n}xf32>) -> tensor<{
 
 
 def chain_reference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    x = ((a + b) * a - b)
+    x = (a + b) * a - b
     x = -np.sqrt(np.abs(x))
     x = np.exp(x.astype(np.float64)).astype(np.float32)  # computed in f64, rounded once
     x = x / b
@@ -271,8 +299,11 @@ def test_dying_operands_buffers_are_reused_and_only_then():
     # With reuse off, a result never sits in a buffer that is still alive.
     mod = parse_module(text)
     ptrs2: list[int] = []
-    it = Interpreter(mod, inplace=False, context={
-        "callback": lambda n_, p, v: ptrs2.append(v[0].__array_interface__["data"][0])})
+    it = Interpreter(
+        mod,
+        inplace=False,
+        context={"callback": lambda n_, p, v: ptrs2.append(v[0].__array_interface__["data"][0])},
+    )
     it.call("main", [a, b])
     assert ptrs2[1] != ptrs2[0]
 
@@ -513,8 +544,9 @@ def test_0d_values_reach_kernels_callers_and_callbacks_as_arrays():
   func.return %1, %r, %c : tensor<f32>, tensor<i32>, tensor<f32>
 }"""
     cb_values: list[object] = []
-    out = engine.run(text, [np.float32(1.5), np.int32(7)],
-                     callback=lambda n, p, v: cb_values.extend(v))
+    out = engine.run(
+        text, [np.float32(1.5), np.int32(7)], callback=lambda n, p, v: cb_values.extend(v)
+    )
     assert [type(v) for v in out] == [np.ndarray] * 3
     assert out[0].dtype == np.float32 and float(out[0]) == 3.0
     assert out[1].dtype == np.int32 and int(out[1]) == 7
@@ -543,10 +575,11 @@ def test_integer_scalar_arithmetic_wraps():
 def test_profile_has_every_op_kind():
     prof = Profile()
     n = BIG
-    engine.run(CHAIN.format(n=n), [np.ones(n, np.float32), np.ones(n, np.float32)],
-               profile=prof)
-    kinds = {f"stablehlo.{k}" for k in ("add", "multiply", "subtract", "abs", "sqrt",
-                                        "negate", "exponential", "divide")}
+    engine.run(CHAIN.format(n=n), [np.ones(n, np.float32), np.ones(n, np.float32)], profile=prof)
+    kinds = {
+        f"stablehlo.{k}"
+        for k in ("add", "multiply", "subtract", "abs", "sqrt", "negate", "exponential", "divide")
+    }
     assert kinds <= set(prof.ops)
     assert prof.ops["stablehlo.add"].count == 2
     assert prof.ops["stablehlo.add"].bytes == 2 * n * 4
@@ -734,14 +767,20 @@ def test_pure_ops_of_constants_are_folded_once():
         i += 5  # the caller's copy of a folded constant
     seen: list[str] = []
     engine.run(text, [a], callback=lambda n, p, v: seen.append(n))
-    assert seen == ["stablehlo.constant", "stablehlo.broadcast_in_dim", "stablehlo.exponential",
-                    "stablehlo.iota", "stablehlo.add"]
+    assert seen == [
+        "stablehlo.constant",
+        "stablehlo.broadcast_in_dim",
+        "stablehlo.exponential",
+        "stablehlo.iota",
+        "stablehlo.add",
+    ]
 
 
 def test_ops_with_effects_are_never_folded():
     calls: list[int] = []
-    engine.register_custom_call("hlorun_test_plan_count",
-                                lambda x, result_types: (calls.append(1), x)[1], replace=True)
+    engine.register_custom_call(
+        "hlorun_test_plan_count", lambda x, result_types: (calls.append(1), x)[1], replace=True
+    )
     text = """func.func @main() -> tensor<f32> {
   %c = stablehlo.constant dense<1.0> : tensor<f32>
   %0 = stablehlo.custom_call @hlorun_test_plan_count(%c) : (tensor<f32>) -> tensor<f32>
@@ -964,8 +1003,9 @@ def test_fast_dot_general_equals_the_kernel(ty, ls, rs, lb, rb, lc, rc):
 
     out = [ls[d] for d in lb] + [ls[d] for d in range(len(ls)) if d not in lb + lc]
     out += [rs[d] for d in range(len(rs)) if d not in rb + rc]
-    dn = (f"batching_dims = [{', '.join(map(str, lb))}] x [{', '.join(map(str, rb))}], "
-          if lb else "")
+    dn = (
+        f"batching_dims = [{', '.join(map(str, lb))}] x [{', '.join(map(str, rb))}], " if lb else ""
+    )
     dn += f"contracting_dims = [{', '.join(map(str, lc))}] x [{', '.join(map(str, rc))}]"
     text = f"""func.func @main(%a: {t(ls)}, %b: {t(rs)}) -> {t(out)} {{
   %r = stablehlo.dot_general %a, %b, {dn} : ({t(ls)}, {t(rs)}) -> {t(out)}
@@ -981,11 +1021,19 @@ def test_fast_dot_general_equals_the_kernel(ty, ls, rs, lb, rb, lc, rc):
     (fast,), (slow,) = run_both(text, [a, b])
     assert same(fast, slow)
     want = np.einsum(
-        np.array(a, np.float64), [*range(len(ls))],
+        np.array(a, np.float64),
+        [*range(len(ls))],
         np.array(b, np.float64),
-        [lb[rb.index(d)] if d in rb else lc[rc.index(d)] if d in rc else 10 + d
-         for d in range(len(rs))],
-        [*lb, *[d for d in range(len(ls)) if d not in lb + lc],
-         *[10 + d for d in range(len(rs)) if d not in rb + rc]],
+        [
+            lb[rb.index(d)] if d in rb else lc[rc.index(d)] if d in rc else 10 + d
+            for d in range(len(rs))
+        ],
+        [
+            *lb,
+            *[d for d in range(len(ls)) if d not in lb + lc],
+            *[10 + d for d in range(len(rs)) if d not in rb + rc],
+        ],
     )
-    np.testing.assert_allclose(fast, want, rtol=1e-4, atol=1e-3 * max(1.0, np.abs(want).max(initial=0)))
+    np.testing.assert_allclose(
+        fast, want, rtol=1e-4, atol=1e-3 * max(1.0, np.abs(want).max(initial=0))
+    )

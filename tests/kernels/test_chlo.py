@@ -110,16 +110,35 @@ def _mp_cases():
     return {
         "chlo.erf": (mp.erf, np.concatenate([np.linspace(-6, 6, 97), [1e-30, -3e-5]]), 4),
         "chlo.erfc": (mp.erfc, np.linspace(-6, 27, 111), 6),
-        "chlo.erf_inv": (mp.erfinv, np.concatenate(
-            [np.linspace(-0.999, 0.999, 77), 1 - np.logspace(-7, -1, 9)]), 4),
-        "chlo.lgamma": (lambda x: mp.log(abs(mp.gamma(x))), np.concatenate(
-            [np.linspace(0.01, 3.5, 71), np.linspace(3.5, 1000, 31), 1 + np.logspace(-12, -1, 8),
-             2 - np.logspace(-12, -1, 8)]), 4),
-        "chlo.digamma": (mp.digamma, np.concatenate(
-            [np.linspace(0.01, 1.3, 31), np.linspace(1.7, 100, 41), [-0.5, -1.3, -3.7, -10.3]]),
-            16),
-        "chlo.bessel_i1e": (lambda x: mp.besseli(1, x) * mp.exp(-abs(x)),
-                            np.linspace(-60, 60, 97), 6),
+        "chlo.erf_inv": (
+            mp.erfinv,
+            np.concatenate([np.linspace(-0.999, 0.999, 77), 1 - np.logspace(-7, -1, 9)]),
+            4,
+        ),
+        "chlo.lgamma": (
+            lambda x: mp.log(abs(mp.gamma(x))),
+            np.concatenate(
+                [
+                    np.linspace(0.01, 3.5, 71),
+                    np.linspace(3.5, 1000, 31),
+                    1 + np.logspace(-12, -1, 8),
+                    2 - np.logspace(-12, -1, 8),
+                ]
+            ),
+            4,
+        ),
+        "chlo.digamma": (
+            mp.digamma,
+            np.concatenate(
+                [np.linspace(0.01, 1.3, 31), np.linspace(1.7, 100, 41), [-0.5, -1.3, -3.7, -10.3]]
+            ),
+            16,
+        ),
+        "chlo.bessel_i1e": (
+            lambda x: mp.besseli(1, x) * mp.exp(-abs(x)),
+            np.linspace(-60, 60, 97),
+            6,
+        ),
         "chlo.acos": (mp.acos, np.linspace(-1, 1, 61), 4),
         "chlo.asin": (mp.asin, np.linspace(-1, 1, 61), 4),
         "chlo.atan": (mp.atan, np.linspace(-100, 100, 61), 4),
@@ -132,9 +151,23 @@ def _mp_cases():
     }
 
 
-UNARY_ACCURACY = ["chlo.erf", "chlo.erfc", "chlo.erf_inv", "chlo.lgamma", "chlo.digamma",
-                  "chlo.bessel_i1e", "chlo.acos", "chlo.asin", "chlo.atan", "chlo.acosh",
-                  "chlo.asinh", "chlo.atanh", "chlo.cosh", "chlo.sinh", "chlo.tan"]
+UNARY_ACCURACY = [
+    "chlo.erf",
+    "chlo.erfc",
+    "chlo.erf_inv",
+    "chlo.lgamma",
+    "chlo.digamma",
+    "chlo.bessel_i1e",
+    "chlo.acos",
+    "chlo.asin",
+    "chlo.atan",
+    "chlo.acosh",
+    "chlo.asinh",
+    "chlo.atanh",
+    "chlo.cosh",
+    "chlo.sinh",
+    "chlo.tan",
+]
 
 
 @pytest.mark.parametrize("op", UNARY_ACCURACY)
@@ -168,9 +201,20 @@ def test_binary_accuracy(op, dt):
     assert max_ulps(got, ref, dt) <= (0.51 if dt == np.float32 else 8)
 
 
-@pytest.mark.parametrize("op", ["chlo.acos", "chlo.asin", "chlo.atan", "chlo.acosh",
-                                "chlo.asinh", "chlo.atanh", "chlo.tan", "chlo.cosh",
-                                "chlo.sinh"])
+@pytest.mark.parametrize(
+    "op",
+    [
+        "chlo.acos",
+        "chlo.asin",
+        "chlo.atan",
+        "chlo.acosh",
+        "chlo.asinh",
+        "chlo.atanh",
+        "chlo.tan",
+        "chlo.cosh",
+        "chlo.sinh",
+    ],
+)
 @pytest.mark.parametrize("dt", [np.complex64, np.complex128])
 def test_complex_accuracy(op, dt):
     mp = mpmath_or_skip()
@@ -216,8 +260,15 @@ def test_lgamma_f64_identities():
     with decimal.localcontext() as ctx:
         ctx.prec = 40
         sp = Decimal("3.14159265358979323846264338327950288419716939937510").sqrt()
-        cases = {0.5: sp, 1.5: sp / 2, 3.0: Decimal(2), -0.5: 2 * sp, -2.5: 8 * sp / 15,
-                 5.5: 945 * sp / 32, 1.25: None}
+        cases = {
+            0.5: sp,
+            1.5: sp / 2,
+            3.0: Decimal(2),
+            -0.5: 2 * sp,
+            -2.5: 8 * sp / 15,
+            5.5: 945 * sp / 32,
+            1.25: None,
+        }
         cases.pop(1.25)
         want = [float(v.ln()) for v in cases.values()]
     got = run1("chlo.lgamma", np.array(list(cases), np.float64))
@@ -289,20 +340,34 @@ def test_special_values():
     x = np.array([0.0, -0.0, -1.0, -2.0, inf, -inf, nan], np.float32)
     same(run1("chlo.lgamma", x), np.array([inf, inf, inf, inf, inf, inf, nan], np.float32))
     same(run1("chlo.digamma", x), np.array([nan, nan, nan, nan, inf, nan, nan], np.float32))
-    same(run1("chlo.erf", x), np.array([0.0, -0.0, math.erf(-1), math.erf(-2), 1, -1, nan],
-                                       np.float32))
-    same(run1("chlo.erfc", np.array([inf, -inf, 0.0, 30.0], np.float32)),
-         np.array([0.0, 2.0, 1.0, 0.0], np.float32))
-    same(run1("chlo.erf_inv", np.array([1, -1, 0.0, -0.0, 1.5, nan], np.float32)),
-         np.array([inf, -inf, 0.0, -0.0, nan, nan], np.float32))
-    same(run1("chlo.bessel_i1e", np.array([0.0, -0.0, inf, -inf, nan], np.float32)),
-         np.array([0.0, -0.0, 0.0, -0.0, nan], np.float32))
-    same(run1("chlo.acosh", np.array([1.0, 0.5, inf], np.float32)),
-         np.array([0.0, nan, inf], np.float32))
-    same(run1("chlo.atanh", np.array([1.0, -1.0, 2.0, -0.0], np.float32)),
-         np.array([inf, -inf, nan, -0.0], np.float32))
-    same(run1("chlo.cosh", np.array([0.0, inf, -inf, 89.5], np.float32)),
-         np.array([1.0, inf, inf, inf], np.float32))
+    same(
+        run1("chlo.erf", x),
+        np.array([0.0, -0.0, math.erf(-1), math.erf(-2), 1, -1, nan], np.float32),
+    )
+    same(
+        run1("chlo.erfc", np.array([inf, -inf, 0.0, 30.0], np.float32)),
+        np.array([0.0, 2.0, 1.0, 0.0], np.float32),
+    )
+    same(
+        run1("chlo.erf_inv", np.array([1, -1, 0.0, -0.0, 1.5, nan], np.float32)),
+        np.array([inf, -inf, 0.0, -0.0, nan, nan], np.float32),
+    )
+    same(
+        run1("chlo.bessel_i1e", np.array([0.0, -0.0, inf, -inf, nan], np.float32)),
+        np.array([0.0, -0.0, 0.0, -0.0, nan], np.float32),
+    )
+    same(
+        run1("chlo.acosh", np.array([1.0, 0.5, inf], np.float32)),
+        np.array([0.0, nan, inf], np.float32),
+    )
+    same(
+        run1("chlo.atanh", np.array([1.0, -1.0, 2.0, -0.0], np.float32)),
+        np.array([inf, -inf, nan, -0.0], np.float32),
+    )
+    same(
+        run1("chlo.cosh", np.array([0.0, inf, -inf, 89.5], np.float32)),
+        np.array([1.0, inf, inf, inf], np.float32),
+    )
     same(run1("chlo.tan", np.array([-0.0, inf], np.float32)), np.array([-0.0, nan], np.float32))
 
 
@@ -320,8 +385,9 @@ def test_zeta_polygamma_xla_conventions():
         assert (math.isnan(g) and math.isnan(e)) or g == e
     assert abs(z[5] - expect[5]) < 1e-9
     assert z[6] == inf  # x = 0 is even, q = 0 a pole: XLA's rule
-    p = run1("chlo.polygamma", np.array([1.5, -1.0, 1.0, 2.0, inf]),
-             np.array([1.0, 1.0, 0.0, 0.0, 1.0]))
+    p = run1(
+        "chlo.polygamma", np.array([1.5, -1.0, 1.0, 2.0, inf]), np.array([1.0, 1.0, 0.0, 0.0, 1.0])
+    )
     assert np.isnan(p[0]) and np.isnan(p[1]) and p[2] == inf and np.isnan(p[3])
     assert np.isnan(p[4])
 
@@ -378,9 +444,19 @@ def test_square_rounds_once(dt):
     xs = np.array([float(k) for k, _ in table], dtype=np.float64)
     big = float(max(k for k, _ in table))
     xs = xs[np.abs(xs) ** 2 < big].astype(dt)
-    got = K("chlo.square")(xs, result_type=T(xs.shape, FloatType({
-        np.dtype(ml_dtypes.bfloat16): "bf16", np.dtype(ml_dtypes.float8_e4m3fn): "f8E4M3FN",
-        np.dtype(np.float16): "f16"}[np.dtype(dt)])))
+    got = K("chlo.square")(
+        xs,
+        result_type=T(
+            xs.shape,
+            FloatType(
+                {
+                    np.dtype(ml_dtypes.bfloat16): "bf16",
+                    np.dtype(ml_dtypes.float8_e4m3fn): "f8E4M3FN",
+                    np.dtype(np.float16): "f16",
+                }[np.dtype(dt)]
+            ),
+        ),
+    )
     for x, g in zip(xs.astype(np.float64).tolist(), got.astype(np.float64).tolist()):
         want = _round_exact(Fraction(x) ** 2, table, dt)
         assert g == want, (x, g, want)
@@ -417,7 +493,8 @@ def test_complex_branch_cuts_c99():
     assert acos[2].real == pytest.approx(math.pi) and acos[2].imag < 0 < acos[3].imag
     atanh = K("chlo.atanh")(z, result_type=T((4,), C128))
     assert atanh[0].imag == pytest.approx(math.pi / 2) and atanh[1].imag == pytest.approx(
-        -math.pi / 2)
+        -math.pi / 2
+    )
 
 
 def test_conj_square_complex():
@@ -431,11 +508,13 @@ def test_conj_square_complex():
 
 def test_asin_acos_kernel_reconstructs_asin_and_acos():
     rng = np.random.default_rng(7)
-    z = np.concatenate([
-        rng.uniform(-3, 3, 200) + 1j * rng.uniform(-3, 3, 200),
-        rng.uniform(-1.5, 1.5, 50) + 1j * 10.0 ** rng.uniform(-300, -100, 50),
-        1e200 * (rng.uniform(-3, 3, 20) + 1j * rng.uniform(-3, 3, 20)),
-    ])
+    z = np.concatenate(
+        [
+            rng.uniform(-3, 3, 200) + 1j * rng.uniform(-3, 3, 200),
+            rng.uniform(-1.5, 1.5, 50) + 1j * 10.0 ** rng.uniform(-300, -100, 50),
+            1e200 * (rng.uniform(-3, 3, 20) + 1j * rng.uniform(-3, 3, 20)),
+        ]
+    )
     w = K("chlo._asin_acos_kernel")(z, result_type=T(z.shape, C128))
     asin = np.arctan2(z.real, w.real) + 1j * np.sign(z.imag) * w.imag
     acos = np.arctan2(w.real, z.real) - 1j * np.sign(z.imag) * w.imag
@@ -445,8 +524,10 @@ def test_asin_acos_kernel_reconstructs_asin_and_acos():
             assert np.all(np.abs(g - r) <= 4 * np.spacing(np.abs(r)))
     # complex64 path: computed in float64, rounded once
     w64 = K("chlo._asin_acos_kernel")(z[:200].astype(np.complex64), result_type=T((200,), C64))
-    re, im = asin_acos_kernel_f64(z[:200].astype(np.complex64).real.astype(np.float64),
-                                  z[:200].astype(np.complex64).imag.astype(np.float64))
+    re, im = asin_acos_kernel_f64(
+        z[:200].astype(np.complex64).real.astype(np.float64),
+        z[:200].astype(np.complex64).imag.astype(np.float64),
+    )
     assert w64.dtype == np.complex64
     assert np.array_equal(w64.real, re.astype(np.float32))
     assert np.array_equal(w64.imag, im.astype(np.float32))
@@ -511,8 +592,16 @@ def _next_after_ref(xv: float, yv: float, dt) -> float | None:
     return math.copysign(0.0, xv) if want == 0 else want
 
 
-@pytest.mark.parametrize("dt", [np.float16, ml_dtypes.bfloat16, ml_dtypes.float8_e4m3fn,
-                                ml_dtypes.float8_e5m2, ml_dtypes.float8_e4m3fnuz])
+@pytest.mark.parametrize(
+    "dt",
+    [
+        np.float16,
+        ml_dtypes.bfloat16,
+        ml_dtypes.float8_e4m3fn,
+        ml_dtypes.float8_e5m2,
+        ml_dtypes.float8_e4m3fnuz,
+    ],
+)
 def test_next_after_narrow_formats(dt):
     # (float16 is here too: NumPy's float16 nextafter returns x, not y, when x == y.)
     rng = np.random.default_rng(3)
@@ -523,9 +612,13 @@ def test_next_after_narrow_formats(dt):
     specials = np.array([0.0, -0.0, 1.0, -1.0], dt).view(u)
     xb = np.concatenate([xb, np.repeat(specials, 4)])
     yb = np.concatenate([yb, np.tile(specials, 4)])
-    name = {np.dtype(np.float16): "f16", np.dtype(ml_dtypes.bfloat16): "bf16", np.dtype(ml_dtypes.float8_e4m3fn): "f8E4M3FN",
-            np.dtype(ml_dtypes.float8_e5m2): "f8E5M2",
-            np.dtype(ml_dtypes.float8_e4m3fnuz): "f8E4M3FNUZ"}[np.dtype(dt)]
+    name = {
+        np.dtype(np.float16): "f16",
+        np.dtype(ml_dtypes.bfloat16): "bf16",
+        np.dtype(ml_dtypes.float8_e4m3fn): "f8E4M3FN",
+        np.dtype(ml_dtypes.float8_e5m2): "f8E5M2",
+        np.dtype(ml_dtypes.float8_e4m3fnuz): "f8E4M3FNUZ",
+    }[np.dtype(dt)]
     got = K("chlo.next_after")(xb.view(dt), yb.view(dt), result_type=T(xb.shape, FloatType(name)))
     fnuz = "fnuz" in np.dtype(dt).name
     xs, ys = xb.view(dt).astype(np.float64), yb.view(dt).astype(np.float64)
@@ -557,14 +650,21 @@ def _wrap(v: int, width: int, signed: bool) -> int:
     return v
 
 
-@pytest.mark.parametrize("dt,width,signed,et", [
-    (np.int8, 8, True, IntegerType(8)), (np.uint8, 8, False, IntegerType(8, "unsigned")),
-    (np.int16, 16, True, IntegerType(16)), (np.uint16, 16, False, IntegerType(16, "unsigned")),
-    (np.int32, 32, True, IntegerType(32)), (np.uint32, 32, False, IntegerType(32, "unsigned")),
-    (np.int64, 64, True, IntegerType(64)), (np.uint64, 64, False, IntegerType(64, "unsigned")),
-    (ml_dtypes.int4, 4, True, IntegerType(4)), (ml_dtypes.uint4, 4, False,
-                                                IntegerType(4, "unsigned")),
-])
+@pytest.mark.parametrize(
+    "dt,width,signed,et",
+    [
+        (np.int8, 8, True, IntegerType(8)),
+        (np.uint8, 8, False, IntegerType(8, "unsigned")),
+        (np.int16, 16, True, IntegerType(16)),
+        (np.uint16, 16, False, IntegerType(16, "unsigned")),
+        (np.int32, 32, True, IntegerType(32)),
+        (np.uint32, 32, False, IntegerType(32, "unsigned")),
+        (np.int64, 64, True, IntegerType(64)),
+        (np.uint64, 64, False, IntegerType(64, "unsigned")),
+        (ml_dtypes.int4, 4, True, IntegerType(4)),
+        (ml_dtypes.uint4, 4, False, IntegerType(4, "unsigned")),
+    ],
+)
 def test_mulhi_vs_big_int(dt, width, signed, et):
     lo = -(1 << (width - 1)) if signed else 0
     hi = (1 << (width - 1)) - 1 if signed else (1 << width) - 1
@@ -575,8 +675,9 @@ def test_mulhi_vs_big_int(dt, width, signed, et):
     a = vals * len(vals) + rand[:100]
     b = [v for v in vals for _ in vals] + rand[100:]
     wide = np.int64 if signed else np.uint64
-    got = K("chlo.mulhi")(np.array(a, wide).astype(dt), np.array(b, wide).astype(dt),
-                          result_type=T((len(a),), et))
+    got = K("chlo.mulhi")(
+        np.array(a, wide).astype(dt), np.array(b, wide).astype(dt), result_type=T((len(a),), et)
+    )
     assert got.dtype == np.dtype(dt)
     want = [_wrap((x * y) >> width, width, signed) for x, y in zip(a, b)]
     assert [int(v) for v in got.tolist()] == want
@@ -595,9 +696,16 @@ def _top_k_ref(row, k, key):
     return [row[i] for i in order], order
 
 
-@pytest.mark.parametrize("dt,et", [(np.float32, F32), (np.int32, I32), (np.uint8,
-                                   IntegerType(8, "unsigned")), (np.bool_, I1),
-                                   (ml_dtypes.bfloat16, BF16)])
+@pytest.mark.parametrize(
+    "dt,et",
+    [
+        (np.float32, F32),
+        (np.int32, I32),
+        (np.uint8, IntegerType(8, "unsigned")),
+        (np.bool_, I1),
+        (ml_dtypes.bfloat16, BF16),
+    ],
+)
 def test_top_k_vs_loop(dt, et):
     rng = np.random.default_rng(5)
     if dt is np.bool_:
@@ -610,8 +718,11 @@ def test_top_k_vs_loop(dt, et):
     k = 4
     vals, idx = K("chlo.top_k")(x, result_types=(T((3, 4, k), et), T((3, 4, k), I32)), k=k)
     assert vals.dtype == x.dtype and idx.dtype == np.int32
-    key = (lambda v: _float_key(float(v))) if x.dtype.kind != "b" and dt not in (
-        np.int32, np.uint8) else int
+    key = (
+        (lambda v: _float_key(float(v)))
+        if x.dtype.kind != "b" and dt not in (np.int32, np.uint8)
+        else int
+    )
     for i in range(3):
         for j in range(4):
             row = x[i, j].tolist()
@@ -635,11 +746,24 @@ def ragged_attr(lb, rb, lc, rc, lr, rg):
     def arr(v):
         return ArrayAttr(tuple(IntegerAttr(i) for i in v))
 
-    return DialectAttr("chlo", "ragged_dot", tuple(
-        (k, arr(v)) for k, v in zip(
-            ("lhs_batching_dimensions", "rhs_batching_dimensions",
-             "lhs_contracting_dimensions", "rhs_contracting_dimensions",
-             "lhs_ragged_dimensions", "rhs_group_dimensions"), (lb, rb, lc, rc, lr, rg))))
+    return DialectAttr(
+        "chlo",
+        "ragged_dot",
+        tuple(
+            (k, arr(v))
+            for k, v in zip(
+                (
+                    "lhs_batching_dimensions",
+                    "rhs_batching_dimensions",
+                    "lhs_contracting_dimensions",
+                    "rhs_contracting_dimensions",
+                    "lhs_ragged_dimensions",
+                    "rhs_group_dimensions",
+                ),
+                (lb, rb, lc, rc, lr, rg),
+            )
+        ),
+    )
 
 
 def _groups(sizes):
@@ -656,17 +780,19 @@ def test_ragged_dot_mode1_vs_loop():
     lhs = rng.integers(-3, 4, (b, m, k)).astype(np.float32)
     rhs = rng.integers(-3, 4, (g, b, k, n)).astype(np.float32)
     sizes = [3, 4, 1]  # sum 8 < m: the last row belongs to no group -> 0
-    out = K("chlo.ragged_dot")(lhs, rhs, np.array(sizes, np.int64),
-                               result_type=T((b, m, n), F32),
-                               ragged_dot_dimension_numbers=ragged_attr(
-                                   (0,), (1,), (2,), (2,), (1,), (0,)))
+    out = K("chlo.ragged_dot")(
+        lhs,
+        rhs,
+        np.array(sizes, np.int64),
+        result_type=T((b, m, n), F32),
+        ragged_dot_dimension_numbers=ragged_attr((0,), (1,), (2,), (2,), (1,), (0,)),
+    )
     want = np.zeros((b, m, n), np.float32)
     for gi, rows in enumerate(_groups(sizes)):
         for bi in range(b):
             for mi in rows:
                 for ni in range(n):
-                    want[bi, mi, ni] = sum(lhs[bi, mi, ki] * rhs[gi, bi, ki, ni]
-                                           for ki in range(k))
+                    want[bi, mi, ni] = sum(lhs[bi, mi, ki] * rhs[gi, bi, ki, ni] for ki in range(k))
     assert np.array_equal(out, want)
 
 
@@ -674,9 +800,13 @@ def test_ragged_dot_mode1_per_batch_group_sizes_and_inf():
     lhs = np.array([[[1.0], [2.0], [3.0]], [[4.0], [5.0], [6.0]]], np.float32)  # [b=2,m=3,k=1]
     rhs = np.array([[[10.0]], [[np.inf]]], np.float32)  # [g=2, k=1, n=1]
     gs = np.array([[1, 2], [3, 0]], np.int32)  # [b, g]
-    out = K("chlo.ragged_dot")(lhs, rhs, gs, result_type=T((2, 3, 1), F32),
-                               ragged_dot_dimension_numbers=ragged_attr(
-                                   (0,), (), (2,), (1,), (1,), (0,)))
+    out = K("chlo.ragged_dot")(
+        lhs,
+        rhs,
+        gs,
+        result_type=T((2, 3, 1), F32),
+        ragged_dot_dimension_numbers=ragged_attr((0,), (), (2,), (1,), (1,), (0,)),
+    )
     # Per batch: b=0 rows 0 | 1,2 ; b=1 rows 0,1,2 | none.  (no NaN from 0 * inf)
     assert out[:, :, 0].tolist() == [[10.0, np.inf, np.inf], [40.0, 50.0, 60.0]]
 
@@ -687,17 +817,21 @@ def test_ragged_dot_mode2_vs_loop():
     lhs = rng.integers(-3, 4, (b, m, k)).astype(np.int32)
     rhs = rng.integers(-3, 4, (b, k, n)).astype(np.int32)
     sizes = [2, 0, 4]
-    out = K("chlo.ragged_dot")(lhs, rhs, np.array(sizes, np.int32),
-                               result_type=T((3, b, m, n), I32),
-                               ragged_dot_dimension_numbers=ragged_attr(
-                                   (0,), (0,), (2,), (1,), (2,), ()))
+    out = K("chlo.ragged_dot")(
+        lhs,
+        rhs,
+        np.array(sizes, np.int32),
+        result_type=T((3, b, m, n), I32),
+        ragged_dot_dimension_numbers=ragged_attr((0,), (0,), (2,), (1,), (2,), ()),
+    )
     want = np.zeros((3, b, m, n), np.int64)
     for gi, ks in enumerate(_groups(sizes)):
         for bi in range(b):
             for mi in range(m):
                 for ni in range(n):
-                    want[gi, bi, mi, ni] = sum(int(lhs[bi, mi, ki]) * int(rhs[bi, ki, ni])
-                                               for ki in ks)
+                    want[gi, bi, mi, ni] = sum(
+                        int(lhs[bi, mi, ki]) * int(rhs[bi, ki, ni]) for ki in ks
+                    )
     assert out.dtype == np.int32 and np.array_equal(out, want)
 
 
@@ -705,12 +839,22 @@ def test_ragged_dot_mode3_is_a_batched_dot():
     rng = np.random.default_rng(13)
     lhs = rng.integers(-3, 4, (3, 2, 4)).astype(np.float64)
     rhs = rng.integers(-3, 4, (3, 4, 5)).astype(np.float64)
-    out = K("chlo.ragged_dot")(lhs, rhs, np.array([1, 2], np.int64),
-                               result_type=T((3, 2, 5), F64),
-                               ragged_dot_dimension_numbers=ragged_attr(
-                                   (0,), (0,), (2,), (1,), (0,), ()))
-    want = np.array([[[sum(lhs[b, i, t] * rhs[b, t, j] for t in range(4)) for j in range(5)]
-                      for i in range(2)] for b in range(3)])
+    out = K("chlo.ragged_dot")(
+        lhs,
+        rhs,
+        np.array([1, 2], np.int64),
+        result_type=T((3, 2, 5), F64),
+        ragged_dot_dimension_numbers=ragged_attr((0,), (0,), (2,), (1,), (0,), ()),
+    )
+    want = np.array(
+        [
+            [
+                [sum(lhs[b, i, t] * rhs[b, t, j] for t in range(4)) for j in range(5)]
+                for i in range(2)
+            ]
+            for b in range(3)
+        ]
+    )
     assert np.array_equal(out, want)
 
 
@@ -720,8 +864,9 @@ def test_ragged_dot_mode3_is_a_batched_dot():
 def test_scan_cumsum_forward_and_reverse():
     x = np.array([1, 2, 3, 4], np.int32)
     body = RegionFn(region=None, call=lambda a, c: (a + c, a + c))
-    kw = dict(result_types=(T((4,), I32), T((), I32)), body=body, dimension=0,
-              operandSegmentSizes=(1, 1))
+    kw = dict(
+        result_types=(T((4,), I32), T((), I32)), body=body, dimension=0, operandSegmentSizes=(1, 1)
+    )
     out, carry = K("chlo.scan")(x, np.array(0, np.int32), **kw)
     assert out.tolist() == [1, 3, 6, 10] and int(carry) == 10
     out, carry = K("chlo.scan")(x, np.array(0, np.int32), is_reverse=True, **kw)
@@ -738,9 +883,15 @@ def test_scan_dim1_multi_input():
         return new_v, new_i, new_v, new_i
 
     vals, idxs, cv, ci = K("chlo.scan")(
-        x, iota, np.full(2, -(2**31), np.int32), np.zeros(2, np.int32),
+        x,
+        iota,
+        np.full(2, -(2**31), np.int32),
+        np.zeros(2, np.int32),
         result_types=(T((2, 5), I32),) * 2 + (T((2,), I32),) * 2,
-        body=RegionFn(region=None, call=body), dimension=1, operandSegmentSizes=(2, 2))
+        body=RegionFn(region=None, call=body),
+        dimension=1,
+        operandSegmentSizes=(2, 2),
+    )
     want_v, want_i = [], []
     for row in x.tolist():
         best, bi, rv, ri = -(2**31), 0, [], []
@@ -778,8 +929,9 @@ def test_broadcast_ops_own_kernels():
 
 def test_broadcast_select():
     pred = np.array([[True], [False]])
-    got = K("chlo.broadcast_select")(pred, np.array([1, 2, 3], np.int32), np.int32(-1),
-                                     result_type=T((2, 3), I32))
+    got = K("chlo.broadcast_select")(
+        pred, np.array([1, 2, 3], np.int32), np.int32(-1), result_type=T((2, 3), I32)
+    )
     assert got.tolist() == [[1, 2, 3], [-1, -1, -1]]
 
 
@@ -796,22 +948,30 @@ def test_broadcast_add_and_compare_reuse_stablehlo():
     got = K("chlo.broadcast_add")(x, y, result_type=T((2, 3), I32), broadcast_dimensions=(0,))
     assert got.tolist() == [[11, 12, 13], [24, 25, 26]]
     big = np.array([2**31 - 1], np.int32)
-    assert K("chlo.broadcast_add")(big, np.array([1], np.int32),
-                                   result_type=T((1,), I32)).tolist() == [-(2**31)]
+    assert K("chlo.broadcast_add")(
+        big, np.array([1], np.int32), result_type=T((1,), I32)
+    ).tolist() == [-(2**31)]
     u = np.array([1, 255], np.uint8)
-    got = K("chlo.broadcast_compare")(u, np.array([128], np.uint8), result_type=T((2,), I1),
-                                      comparison_direction="GT", compare_type=None)
+    got = K("chlo.broadcast_compare")(
+        u,
+        np.array([128], np.uint8),
+        result_type=T((2,), I1),
+        comparison_direction="GT",
+        compare_type=None,
+    )
     assert got.tolist() == [False, True]
 
 
 def test_broadcast_complex_and_divide():
     _needs("stablehlo.complex")
     _needs("stablehlo.divide")
-    got = K("chlo.broadcast_complex")(np.array([1.0, 2.0], np.float32), np.array([3.0], np.float32),
-                                      result_type=T((2,), C64))
+    got = K("chlo.broadcast_complex")(
+        np.array([1.0, 2.0], np.float32), np.array([3.0], np.float32), result_type=T((2,), C64)
+    )
     same(got, np.array([1 + 3j, 2 + 3j], np.complex64))
-    got = K("chlo.broadcast_divide")(np.array([7, -7], np.int32), np.array([2], np.int32),
-                                     result_type=T((2,), I32))
+    got = K("chlo.broadcast_divide")(
+        np.array([7, -7], np.int32), np.array([2], np.int32), result_type=T((2,), I32)
+    )
     assert got.tolist() == [3, -3]  # truncating integer division (spec)
 
 
@@ -842,9 +1002,11 @@ def test_mlir_special_functions_end_to_end():
     x = np.array([0.5, -2.5, 3.0, -1.0], np.float32)
     erf, lgamma, is_inf, dig = _run(DATA / "chlo_special.mlir", [x])
     assert erf.dtype == np.float32 and erf.tolist() == [
-        float(np.float32(math.erf(float(v)))) for v in x]
-    assert [float(v) for v in lgamma[:3]] == [float(np.float32(math.lgamma(float(v))))
-                                              for v in x[:3]]
+        float(np.float32(math.erf(float(v)))) for v in x
+    ]
+    assert [float(v) for v in lgamma[:3]] == [
+        float(np.float32(math.lgamma(float(v)))) for v in x[:3]
+    ]
     assert lgamma[3] == np.inf and is_inf.tolist() == [False, False, False, True]
     assert np.isnan(dig[3]) and abs(dig[2] - (1.5 - 0.5772156649)) < 1e-6
 
@@ -892,9 +1054,21 @@ def test_mlir_scan_end_to_end():
 
 
 BROADCAST_CASES = {
-    "add": "i", "and": "b", "atan2": "f", "divide": "i", "maximum": "f", "minimum": "i",
-    "multiply": "i", "or": "b", "power": "f", "remainder": "i", "shift_left": "i",
-    "shift_right_arithmetic": "i", "shift_right_logical": "i", "subtract": "f", "xor": "i",
+    "add": "i",
+    "and": "b",
+    "atan2": "f",
+    "divide": "i",
+    "maximum": "f",
+    "minimum": "i",
+    "multiply": "i",
+    "or": "b",
+    "power": "f",
+    "remainder": "i",
+    "shift_left": "i",
+    "shift_right_arithmetic": "i",
+    "shift_right_logical": "i",
+    "subtract": "f",
+    "xor": "i",
 }
 
 
@@ -904,8 +1078,11 @@ def test_broadcast_op_equals_stablehlo_on_broadcast_operands(name):
     rng = np.random.default_rng(len(name))
     kind = BROADCAST_CASES[name]
     if kind == "b":
-        lhs, rhs, et = rng.integers(0, 2, (2, 3, 4)).astype(bool), rng.integers(0, 2, (3, 1)).astype(
-            bool), I1
+        lhs, rhs, et = (
+            rng.integers(0, 2, (2, 3, 4)).astype(bool),
+            rng.integers(0, 2, (3, 1)).astype(bool),
+            I1,
+        )
     elif kind == "i":
         lhs = rng.integers(-40, 40, (2, 3, 4)).astype(np.int32)
         rhs = rng.integers(1, 9, (3, 1)).astype(np.int32)
@@ -919,8 +1096,9 @@ def test_broadcast_op_equals_stablehlo_on_broadcast_operands(name):
     want = K(f"stablehlo.{name}")(a, b, result_type=T((2, 3, 4), et))
     same(got, want)
     # the same with explicit broadcast_dimensions (rhs dims -> result dims 1 and 2)
-    got2 = K(f"chlo.broadcast_{name}")(lhs, rhs, result_type=T((2, 3, 4), et),
-                                        broadcast_dimensions=(1, 2))
+    got2 = K(f"chlo.broadcast_{name}")(
+        lhs, rhs, result_type=T((2, 3, 4), et), broadcast_dimensions=(1, 2)
+    )
     same(got2, want)
 
 
@@ -949,15 +1127,21 @@ def test_mlir_misc_end_to_end():
 
 def test_ragged_dot_zero_groups_gives_zeros():
     lhs = np.ones((3, 2), np.float32)
-    out = K("chlo.ragged_dot")(lhs, np.ones((0, 2, 4), np.float32), np.zeros((0,), np.int32),
-                               result_type=T((3, 4), F32),
-                               ragged_dot_dimension_numbers=ragged_attr((), (), (1,), (1,), (0,),
-                                                                        (0,)))
+    out = K("chlo.ragged_dot")(
+        lhs,
+        np.ones((0, 2, 4), np.float32),
+        np.zeros((0,), np.int32),
+        result_type=T((3, 4), F32),
+        ragged_dot_dimension_numbers=ragged_attr((), (), (1,), (1,), (0,), (0,)),
+    )
     assert out.shape == (3, 4) and not out.any()
-    out = K("chlo.ragged_dot")(lhs, np.ones((2, 4), np.float32), np.zeros((0,), np.int32),
-                               result_type=T((0, 3, 4), F32),
-                               ragged_dot_dimension_numbers=ragged_attr((), (), (1,), (0,), (1,),
-                                                                        ()))
+    out = K("chlo.ragged_dot")(
+        lhs,
+        np.ones((2, 4), np.float32),
+        np.zeros((0,), np.int32),
+        result_type=T((0, 3, 4), F32),
+        ragged_dot_dimension_numbers=ragged_attr((), (), (1,), (0,), (1,), ()),
+    )
     assert out.shape == (0, 3, 4)
 
 

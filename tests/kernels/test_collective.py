@@ -34,13 +34,25 @@ def run(src, inputs=(), **kw):
 def test_process_group_strategies_spec_examples():
     g = ProcessGrid(4, 2)
     assert process_groups("cross_replica", [[0, 1], [2, 3]], g) == [
-        ((0, 0), (1, 0)), ((0, 1), (1, 1)), ((2, 0), (3, 0)), ((2, 1), (3, 1))]
+        ((0, 0), (1, 0)),
+        ((0, 1), (1, 1)),
+        ((2, 0), (3, 0)),
+        ((2, 1), (3, 1)),
+    ]
     assert process_groups("cross_partition", [[0, 1]], g) == [
-        ((0, 0), (0, 1)), ((1, 0), (1, 1)), ((2, 0), (2, 1)), ((3, 0), (3, 1))]
+        ((0, 0), (0, 1)),
+        ((1, 0), (1, 1)),
+        ((2, 0), (2, 1)),
+        ((3, 0), (3, 1)),
+    ]
     assert process_groups("cross_replica_and_partition", [[0, 1], [2, 3]], g) == [
-        ((0, 0), (1, 0), (0, 1), (1, 1)), ((2, 0), (3, 0), (2, 1), (3, 1))]
+        ((0, 0), (1, 0), (0, 1), (1, 1)),
+        ((2, 0), (3, 0), (2, 1), (3, 1)),
+    ]
     assert process_groups("flattened_ids", [[0, 1, 2, 3], [4, 5, 6, 7]], g) == [
-        ((0, 0), (0, 1), (1, 0), (1, 1)), ((2, 0), (2, 1), (3, 0), (3, 1))]
+        ((0, 0), (0, 1), (1, 0), (1, 1)),
+        ((2, 0), (2, 1), (3, 0), (3, 1)),
+    ]
 
 
 def test_process_group_ids_out_of_range():
@@ -63,8 +75,10 @@ func.func @main(%operand0: tensor<2x2xi64>, %operand1: tensor<2x2xi64>) -> (tens
 
 
 def test_all_gather_spec_example():
-    inputs = [[i64([[1, 2], [3, 4]]), i64([[11, 12], [13, 14]])],
-              [i64([[5, 6], [7, 8]]), i64([[15, 16], [17, 18]])]]
+    inputs = [
+        [i64([[1, 2], [3, 4]]), i64([[11, 12], [13, 14]])],
+        [i64([[5, 6], [7, 8]]), i64([[15, 16], [17, 18]])],
+    ]
     out = run(ALL_GATHER, inputs, num_replicas=2)
     assert len(out) == 2
     for r0, r1 in out:
@@ -73,9 +87,15 @@ def test_all_gather_spec_example():
 
 
 def test_grid_size_from_module_attributes():
-    src = "module attributes {mhlo.num_replicas = 2 : i32, mhlo.num_partitions = 1 : i32} {" + ALL_GATHER + "}"
-    inputs = [[i64([[1, 2], [3, 4]]), i64([[11, 12], [13, 14]])],
-              [i64([[5, 6], [7, 8]]), i64([[15, 16], [17, 18]])]]
+    src = (
+        "module attributes {mhlo.num_replicas = 2 : i32, mhlo.num_partitions = 1 : i32} {"
+        + ALL_GATHER
+        + "}"
+    )
+    inputs = [
+        [i64([[1, 2], [3, 4]]), i64([[11, 12], [13, 14]])],
+        [i64([[5, 6], [7, 8]]), i64([[15, 16], [17, 18]])],
+    ]
     out = run(src, inputs)
     assert out[1][0].tolist() == [[1, 2, 5, 6], [3, 4, 7, 8]]
 
@@ -116,7 +136,11 @@ def test_all_reduce_general_body_and_promotion():
       }) {replica_groups = dense<[[0, 1, 2]]> : tensor<1x3xi64>} : (tensor<3xi32>) -> tensor<3xi64>
       func.return %r : tensor<3xi64>
     }"""
-    xs = [np.array([1, 9, -5], np.int32), np.array([4, 2, -7], np.int32), np.array([3, 3, -6], np.int32)]
+    xs = [
+        np.array([1, 9, -5], np.int32),
+        np.array([4, 2, -7], np.int32),
+        np.array([3, 3, -6], np.int32),
+    ]
     out = run(src, [[x] for x in xs], num_replicas=3)
     want = [max(a, b, c) for a, b, c in zip(*[x.tolist() for x in xs])]
     for (r,) in out:
@@ -133,7 +157,9 @@ def test_all_reduce_integer_wraparound():
       }) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<2xi8>) -> tensor<2xi8>
       func.return %r : tensor<2xi8>
     }"""
-    out = run(src, [[np.array([100, -100], np.int8)], [np.array([100, -100], np.int8)]], num_replicas=2)
+    out = run(
+        src, [[np.array([100, -100], np.int8)], [np.array([100, -100], np.int8)]], num_replicas=2
+    )
     for (r,) in out:
         assert r.tolist() == [200 - 256, -200 + 256]
 
@@ -171,8 +197,10 @@ func.func @main(%operand1: tensor<2x4xi64>, %operand2: tensor<2x4xi64>) -> (tens
 
 
 def test_all_to_all_spec_example():
-    inputs = [[i64([[1, 2, 3, 4], [5, 6, 7, 8]]), i64([[17, 18, 19, 20], [21, 22, 23, 24]])],
-              [i64([[9, 10, 11, 12], [13, 14, 15, 16]]), i64([[25, 26, 27, 28], [29, 30, 31, 32]])]]
+    inputs = [
+        [i64([[1, 2, 3, 4], [5, 6, 7, 8]]), i64([[17, 18, 19, 20], [21, 22, 23, 24]])],
+        [i64([[9, 10, 11, 12], [13, 14, 15, 16]]), i64([[25, 26, 27, 28], [29, 30, 31, 32]])],
+    ]
     (a0, a1), (b0, b1) = run(ALL_TO_ALL, inputs, num_replicas=2)
     assert a0.tolist() == [[1, 2], [5, 6], [9, 10], [13, 14]]
     assert b0.tolist() == [[3, 4], [7, 8], [11, 12], [15, 16]]
@@ -225,13 +253,20 @@ func.func @main(%operand: tensor<1x2xi64>{ROOT_ARG}) -> tensor<1x2xi64> {
 
 def test_collective_reduce_spec_examples():
     data = [i64([[1, 2]]), i64([[3, 4]]), i64([[5, 6]]), i64([[7, 8]])]
-    src = (COLLECTIVE_REDUCE.replace("{ROOT_ARG}", "").replace("{ROOT}", "")
-           .replace("{DYN}", "").replace("{ROOT_TYPE}", ""))
+    src = (
+        COLLECTIVE_REDUCE.replace("{ROOT_ARG}", "")
+        .replace("{ROOT}", "")
+        .replace("{DYN}", "")
+        .replace("{ROOT_TYPE}", "")
+    )
     out = run(src, [[d] for d in data], num_replicas=4)
     assert [r.tolist() for (r,) in out] == [[[16, 20]], [[0, 0]], [[0, 0]], [[0, 0]]]
-    src = (COLLECTIVE_REDUCE.replace("{ROOT_ARG}", ", %root: tensor<1xi32>")
-           .replace("{ROOT}", ", %root").replace("{DYN}", "has_dynamic_root, ")
-           .replace("{ROOT_TYPE}", ", tensor<1xi32>"))
+    src = (
+        COLLECTIVE_REDUCE.replace("{ROOT_ARG}", ", %root: tensor<1xi32>")
+        .replace("{ROOT}", ", %root")
+        .replace("{DYN}", "has_dynamic_root, ")
+        .replace("{ROOT_TYPE}", ", tensor<1xi32>")
+    )
     root = np.array([3], np.int32)
     out = run(src, [[d, root] for d in data], num_replicas=4)
     assert [r.tolist() for (r,) in out] == [[[0, 0]], [[0, 0]], [[0, 0]], [[16, 20]]]
@@ -348,7 +383,9 @@ def test_deadlock_is_detected_when_a_peer_finishes():
 def test_deadlock_timeout_when_a_peer_never_arrives():
     # Replica 1 loops forever; replica 0 waits at the all_reduce until the timeout,
     # then the whole grid stops.
-    src = ONLY_REPLICA_0_REDUCES.replace("{BRANCH}", """
+    src = ONLY_REPLICA_0_REDUCES.replace(
+        "{BRANCH}",
+        """
     %w = stablehlo.while(%v = %x) : tensor<i64>
     cond {
       %t = stablehlo.constant dense<true> : tensor<i1>
@@ -356,7 +393,8 @@ def test_deadlock_timeout_when_a_peer_never_arrives():
     } do {
       stablehlo.return %v : tensor<i64>
     }
-    stablehlo.return %w : tensor<i64>""")
+    stablehlo.return %w : tensor<i64>""",
+    )
     with pytest.raises(InterpreterError, match="deadlock detected.*deadlock_timeout"):
         run(src, [i64(1)], num_replicas=2, deadlock_timeout=0.5)
 
@@ -476,8 +514,10 @@ def test_infeed_and_outfeed_through_the_python_api():
 
 
 def test_infeed_per_process_and_outfeed_per_process():
-    feed = {(0, 0): [np.array([1, 2], np.int32), (i64(3), i64(4))],
-            (1, 0): [np.array([5, 6], np.int32), (i64(10), i64(20))]}
+    feed = {
+        (0, 0): [np.array([1, 2], np.int32), (i64(3), i64(4))],
+        (1, 0): [np.array([5, 6], np.int32), (i64(10), i64(20))],
+    }
     sink: list = []
     out = run(INFEED_OUTFEED, [None], infeed=feed, outfeed=sink, num_replicas=2)
     assert [int(s) for _, s in out] == [7, 30]
@@ -545,26 +585,53 @@ def test_run_parallel_operand_count_is_checked():
 @pytest.mark.parametrize(
     "op_text, label",
     [
-        ('"stablehlo.all_gather"(%x) {all_gather_dim = 2 : i64, replica_groups = dense<[[0, 1]]> : '
-         'tensor<1x2xi64>} : (tensor<2x2xi64>) -> tensor<2x4xi64>', "all_gather_c1"),
-        ('"stablehlo.all_gather"(%x) {all_gather_dim = 1 : i64, replica_groups = dense<[[0, 0]]> : '
-         'tensor<1x2xi64>} : (tensor<2x2xi64>) -> tensor<2x4xi64>', "all_gather_c2"),
-        ('"stablehlo.all_gather"(%x) {all_gather_dim = 1 : i64, replica_groups = dense<[[0, 2]]> : '
-         'tensor<1x2xi64>} : (tensor<2x2xi64>) -> tensor<2x4xi64>', "all_gather_c4"),
-        ('"stablehlo.all_gather"(%x) {all_gather_dim = 1 : i64, replica_groups = dense<[[0, 1]]> : '
-         'tensor<1x2xi64>, use_global_device_ids} : (tensor<2x2xi64>) -> tensor<2x4xi64>', "all_gather_c5"),
-        ('"stablehlo.all_gather"(%x) {all_gather_dim = 1 : i64, replica_groups = dense<[[0, 1]]> : '
-         'tensor<1x2xi64>} : (tensor<2x2xi64>) -> tensor<3x4xi64>', "all_gather_c6"),
-        ('"stablehlo.all_to_all"(%x) {split_dimension = 1 : i64, concat_dimension = 0 : i64, '
-         'split_count = 3 : i64, replica_groups = dense<[[0, 1, 2]]> : tensor<1x3xi64>} : '
-         '(tensor<2x2xi64>) -> tensor<6x1xi64>', "all_to_all_c2"),
-        ('"stablehlo.all_to_all"(%x) {split_dimension = 1 : i64, concat_dimension = 0 : i64, '
-         'split_count = 2 : i64, replica_groups = dense<[[0, 1, 2]]> : tensor<1x3xi64>} : '
-         '(tensor<2x2xi64>) -> tensor<4x1xi64>', "all_to_all_c8"),
-        ('"stablehlo.collective_permute"(%x) {source_target_pairs = dense<[[0, 1], [0, 2]]> : '
-         'tensor<2x2xi64>} : (tensor<2x2xi64>) -> tensor<2x2xi64>', "collective_permute_c2"),
-        ('"stablehlo.collective_permute"(%x) {source_target_pairs = dense<[[0, 1, 2]]> : '
-         'tensor<1x3xi64>} : (tensor<2x2xi64>) -> tensor<2x2xi64>', "collective_permute_c1"),
+        (
+            '"stablehlo.all_gather"(%x) {all_gather_dim = 2 : i64, replica_groups = dense<[[0, 1]]> : '
+            "tensor<1x2xi64>} : (tensor<2x2xi64>) -> tensor<2x4xi64>",
+            "all_gather_c1",
+        ),
+        (
+            '"stablehlo.all_gather"(%x) {all_gather_dim = 1 : i64, replica_groups = dense<[[0, 0]]> : '
+            "tensor<1x2xi64>} : (tensor<2x2xi64>) -> tensor<2x4xi64>",
+            "all_gather_c2",
+        ),
+        (
+            '"stablehlo.all_gather"(%x) {all_gather_dim = 1 : i64, replica_groups = dense<[[0, 2]]> : '
+            "tensor<1x2xi64>} : (tensor<2x2xi64>) -> tensor<2x4xi64>",
+            "all_gather_c4",
+        ),
+        (
+            '"stablehlo.all_gather"(%x) {all_gather_dim = 1 : i64, replica_groups = dense<[[0, 1]]> : '
+            "tensor<1x2xi64>, use_global_device_ids} : (tensor<2x2xi64>) -> tensor<2x4xi64>",
+            "all_gather_c5",
+        ),
+        (
+            '"stablehlo.all_gather"(%x) {all_gather_dim = 1 : i64, replica_groups = dense<[[0, 1]]> : '
+            "tensor<1x2xi64>} : (tensor<2x2xi64>) -> tensor<3x4xi64>",
+            "all_gather_c6",
+        ),
+        (
+            '"stablehlo.all_to_all"(%x) {split_dimension = 1 : i64, concat_dimension = 0 : i64, '
+            "split_count = 3 : i64, replica_groups = dense<[[0, 1, 2]]> : tensor<1x3xi64>} : "
+            "(tensor<2x2xi64>) -> tensor<6x1xi64>",
+            "all_to_all_c2",
+        ),
+        (
+            '"stablehlo.all_to_all"(%x) {split_dimension = 1 : i64, concat_dimension = 0 : i64, '
+            "split_count = 2 : i64, replica_groups = dense<[[0, 1, 2]]> : tensor<1x3xi64>} : "
+            "(tensor<2x2xi64>) -> tensor<4x1xi64>",
+            "all_to_all_c8",
+        ),
+        (
+            '"stablehlo.collective_permute"(%x) {source_target_pairs = dense<[[0, 1], [0, 2]]> : '
+            "tensor<2x2xi64>} : (tensor<2x2xi64>) -> tensor<2x2xi64>",
+            "collective_permute_c2",
+        ),
+        (
+            '"stablehlo.collective_permute"(%x) {source_target_pairs = dense<[[0, 1, 2]]> : '
+            "tensor<1x3xi64>} : (tensor<2x2xi64>) -> tensor<2x2xi64>",
+            "collective_permute_c1",
+        ),
     ],
 )
 def test_verifier_labels(op_text, label):
@@ -636,8 +703,11 @@ def test_all_reduce_f16_sum_rounds_once_per_combination():
       }) {replica_groups = dense<[[0, 1, 2]]> : tensor<1x3xi64>} : (tensor<3xf16>) -> tensor<3xf16>
       func.return %r : tensor<3xf16>
     }"""
-    xs = [np.array([1.0, 2048.0, 0.1], np.float16), np.array([1e-3, 1.0, 0.2], np.float16),
-          np.array([3.0, 1.0, -0.3], np.float16)]
+    xs = [
+        np.array([1.0, 2048.0, 0.1], np.float16),
+        np.array([1e-3, 1.0, 0.2], np.float16),
+        np.array([3.0, 1.0, -0.3], np.float16),
+    ]
     out = run(src, [[x] for x in xs], num_replicas=3)
     # Reference: the group order (0, 1, 2), each addition rounded to f16 (exact in f64).
     want = []

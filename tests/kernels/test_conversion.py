@@ -88,13 +88,29 @@ def test_convert_spec_example_and_conformance_cases():
 def test_convert_int_to_int_wraps(src, dst):
     xs = sample_ints(src, 30)
     got = convert(arr(xs, src), dst)
-    assert [int(v) for v in got.astype(np.uint64 if dst.is_unsigned else np.int64)] == [wrap(x, dst) for x in xs]
+    assert [int(v) for v in got.astype(np.uint64 if dst.is_unsigned else np.int64)] == [
+        wrap(x, dst) for x in xs
+    ]
 
 
 @pytest.mark.parametrize("dst", ALL_INTS, ids=str)
 def test_convert_float_to_int_truncates_and_saturates(dst):
     lo, hi = int_range(dst)
-    xs = [2.9, -2.9, 0.5, -0.5, 1e30, -1e30, math.inf, -math.inf, math.nan, float(hi) + 0.5, float(lo) - 0.5, 3.0, -3.0]
+    xs = [
+        2.9,
+        -2.9,
+        0.5,
+        -0.5,
+        1e30,
+        -1e30,
+        math.inf,
+        -math.inf,
+        math.nan,
+        float(hi) + 0.5,
+        float(lo) - 0.5,
+        3.0,
+        -3.0,
+    ]
     got = convert(np.array(xs), dst)
 
     def ref(x):
@@ -103,7 +119,9 @@ def test_convert_float_to_int_truncates_and_saturates(dst):
         t = math.trunc(x) if math.isfinite(x) else (hi if x > 0 else lo)
         return min(max(t, lo), hi)
 
-    assert [int(v) for v in got.astype(np.uint64 if dst.is_unsigned else np.int64)] == [ref(x) for x in xs]
+    assert [int(v) for v in got.astype(np.uint64 if dst.is_unsigned else np.int64)] == [
+        ref(x) for x in xs
+    ]
     got = convert(np.array([2.75, -2.75], np.float32).astype(ml_dtypes.bfloat16), dst)
     assert [int(v) for v in got.astype(np.int64)] == [ref(2.75), ref(-2.75)]
 
@@ -117,17 +135,41 @@ def test_convert_f64_to_every_float_rounds_once(name):
     if dt.itemsize == 1:
         grid = finite_values(dt).astype(np.float64)
     else:
-        grid = (rng.standard_normal(300) * 10.0 ** rng.integers(-3, 3, 300)).astype(dt).astype(np.float64)
+        grid = (
+            (rng.standard_normal(300) * 10.0 ** rng.integers(-3, 3, 300))
+            .astype(dt)
+            .astype(np.float64)
+        )
     grid = np.unique(grid)
     # midpoints of neighbours (ties), and values a hair on either side of them
     mids = (grid[:-1] + grid[1:]) / 2
     tiny = np.abs(mids) * 2.0**-40 + 1e-300
-    xs = np.concatenate([grid, mids, mids + tiny, mids - tiny, [float(info.max) * 1.1, -float(info.max) * 1.1, 1e300, -1e300, math.inf, -math.inf, math.nan]])
+    xs = np.concatenate(
+        [
+            grid,
+            mids,
+            mids + tiny,
+            mids - tiny,
+            [
+                float(info.max) * 1.1,
+                -float(info.max) * 1.1,
+                1e300,
+                -1e300,
+                math.inf,
+                -math.inf,
+                math.nan,
+            ],
+        ]
+    )
     got = convert(xs, e).astype(np.float64)
     negzero = fmt(dt)[5]
     for x, g in zip(xs, got):
         if math.isnan(x) or math.isinf(x):
-            want = round_fraction(Fraction(1e308) * (1 if x > 0 else -1), dt) if math.isinf(x) else math.nan
+            want = (
+                round_fraction(Fraction(1e308) * (1 if x > 0 else -1), dt)
+                if math.isinf(x)
+                else math.nan
+            )
             if math.isinf(x) and fmt(dt)[3]:
                 want = x
             if math.isnan(x) and not fmt(dt)[4]:
@@ -139,7 +181,9 @@ def test_convert_f64_to_every_float_rounds_once(name):
 
 def test_convert_to_tf32_rounds_to_nearest_even():
     tf32 = FloatType("tf32")
-    xs = np.array([1 + 2.0**-11, 1 + 3 * 2.0**-11, 1 + 2.0**-11 + 2.0**-40, 3.4e38, -1e-40, math.nan])
+    xs = np.array(
+        [1 + 2.0**-11, 1 + 3 * 2.0**-11, 1 + 2.0**-11 + 2.0**-40, 3.4e38, -1e-40, math.nan]
+    )
     got = convert(xs, tf32)
     assert got.dtype == np.float32
     for x, g in zip(xs, got.astype(np.float64)):
@@ -149,13 +193,39 @@ def test_convert_to_tf32_rounds_to_nearest_even():
     assert float(got[0]) == 2**24 + 2**14
 
 
-@pytest.mark.parametrize("name", ["bf16", "f16", "f8E4M3FN", "f8E5M2", "f6E2M3FN", "f4E2M1FN", "f32"])
-@pytest.mark.parametrize("src", [IntegerType(64), IntegerType(32), IntegerType(64, "unsigned"), IntegerType(4)], ids=str)
+@pytest.mark.parametrize(
+    "name", ["bf16", "f16", "f8E4M3FN", "f8E5M2", "f6E2M3FN", "f4E2M1FN", "f32"]
+)
+@pytest.mark.parametrize(
+    "src", [IntegerType(64), IntegerType(32), IntegerType(64, "unsigned"), IntegerType(4)], ids=str
+)
 def test_convert_int_to_float_rounds_once(name, src):
     e = FloatType(name)
     dt = numpy_dtype(e)
     lo, hi = int_range(src)
-    xs = [v for v in [0, 1, -1, 3, -7, 17, 2**40 + 2**32 + 1, -(2**40 + 2**32 + 1), 2**40 + 2**32, 2**24 + 1, 2**53 + 1, lo, hi, 255, 449, 465, 1000] if lo <= v <= hi]
+    xs = [
+        v
+        for v in [
+            0,
+            1,
+            -1,
+            3,
+            -7,
+            17,
+            2**40 + 2**32 + 1,
+            -(2**40 + 2**32 + 1),
+            2**40 + 2**32,
+            2**24 + 1,
+            2**53 + 1,
+            lo,
+            hi,
+            255,
+            449,
+            465,
+            1000,
+        ]
+        if lo <= v <= hi
+    ]
     got = convert(arr(xs, src), e).astype(np.float64)
     for x, g in zip(xs, got):
         want = round_fraction(Fraction(x), dt)
@@ -165,7 +235,12 @@ def test_convert_int_to_float_rounds_once(name, src):
 def test_convert_complex():
     z = np.array([1.5 + 2.5j, complex(math.inf, math.nan)], np.complex128)
     got = convert(z, C64)
-    assert got.dtype == np.complex64 and got[0] == 1.5 + 2.5j and math.isinf(got[1].real) and math.isnan(got[1].imag)
+    assert (
+        got.dtype == np.complex64
+        and got[0] == 1.5 + 2.5j
+        and math.isinf(got[1].real)
+        and math.isnan(got[1].imag)
+    )
     got = convert(np.array([1 + 2j], np.complex64), FloatType("bf16"))
     assert float(got[0]) == 1.0
     got = convert(np.array([0.1]), C64)
@@ -236,7 +311,16 @@ def _bits64(values):
 
 
 def test_reduce_precision_spec_example_and_conformance():
-    x = _bits64([0x7FF0000000000000, 0x7FFFFFFFFFFFFFFF, 0x0000000000000001, 0, 0x40EFFE0000000000, 0x40EFFE0000000000])
+    x = _bits64(
+        [
+            0x7FF0000000000000,
+            0x7FFFFFFFFFFFFFFF,
+            0x0000000000000001,
+            0,
+            0x40EFFE0000000000,
+            0x40EFFE0000000000,
+        ]
+    )
     x[4] = 65519.0
     x[5] = 65520.0
     got = reduce_precision(x, 5, 10)
@@ -267,7 +351,9 @@ def _ref_reduce(x: float, ebits: int, mbits: int) -> float:
     return math.copysign(float(r), x)
 
 
-@pytest.mark.parametrize("ebits,mbits", [(5, 10), (8, 7), (4, 3), (5, 2), (2, 1), (11, 52), (8, 23), (3, 0)])
+@pytest.mark.parametrize(
+    "ebits,mbits", [(5, 10), (8, 7), (4, 3), (5, 2), (2, 1), (11, 52), (8, 23), (3, 0)]
+)
 def test_reduce_precision_against_exact_reference(ebits, mbits):
     rng = np.random.default_rng(ebits * 100 + mbits)
     x = rng.standard_normal(300) * 2.0 ** rng.integers(-20, 20, 300)
@@ -298,7 +384,11 @@ def _representable(v: int, e) -> bool:
         return lo <= v <= hi
     if isinstance(e, FloatType) and e.name == "f8E8M0FNU":
         return v in (1, 2)  # powers of two only: no zero, no sign
-    if isinstance(e, FloatType) and "FNUZ" in e.name or (isinstance(e, FloatType) and e.name.startswith(("f4", "f6"))):
+    if (
+        isinstance(e, FloatType)
+        and "FNUZ" in e.name
+        or (isinstance(e, FloatType) and e.name.startswith(("f4", "f6")))
+    ):
         return -1 <= v <= 2
     return True
 

@@ -23,15 +23,27 @@ I64 = IntegerType(64)
 F64 = FloatType("f64")
 
 NHWC = dict(
-    input_batch_dimension=0, input_feature_dimension=3, input_spatial_dimensions=(1, 2),
-    kernel_input_feature_dimension=2, kernel_output_feature_dimension=3,
-    kernel_spatial_dimensions=(0, 1), output_batch_dimension=0, output_feature_dimension=3,
+    input_batch_dimension=0,
+    input_feature_dimension=3,
+    input_spatial_dimensions=(1, 2),
+    kernel_input_feature_dimension=2,
+    kernel_output_feature_dimension=3,
+    kernel_spatial_dimensions=(0, 1),
+    output_batch_dimension=0,
+    output_feature_dimension=3,
     output_spatial_dimensions=(1, 2),
 )
 
 SPEC_LHS = np.array(
-    [[[[1], [2], [5], [6]], [[3], [4], [7], [8]], [[10], [11], [14], [15]],
-      [[12], [13], [16], [17]]]], dtype=np.int64,
+    [
+        [
+            [[1], [2], [5], [6]],
+            [[3], [4], [7], [8]],
+            [[10], [11], [14], [15]],
+            [[12], [13], [16], [17]],
+        ]
+    ],
+    dtype=np.int64,
 )
 
 
@@ -40,34 +52,62 @@ def conv(lhs, rhs, result_type, **kw):
 
 
 def test_convolution_spec_example_si64():
-    r = conv(SPEC_LHS, np.ones((3, 3, 1, 1), np.int64), TensorType((1, 2, 2, 1), I64),
-             window_strides=(4, 4), padding=np.zeros((2, 2), np.int64), lhs_dilation=(2, 2),
-             rhs_dilation=(1, 1), window_reversal=(False, False), feature_group_count=1,
-             batch_group_count=1, precision_config=("DEFAULT", "DEFAULT"), **NHWC)
+    r = conv(
+        SPEC_LHS,
+        np.ones((3, 3, 1, 1), np.int64),
+        TensorType((1, 2, 2, 1), I64),
+        window_strides=(4, 4),
+        padding=np.zeros((2, 2), np.int64),
+        lhs_dilation=(2, 2),
+        rhs_dilation=(1, 1),
+        window_reversal=(False, False),
+        feature_group_count=1,
+        batch_group_count=1,
+        precision_config=("DEFAULT", "DEFAULT"),
+        **NHWC,
+    )
     np.testing.assert_array_equal(r.reshape(2, 2), [[10, 26], [46, 62]])
 
 
 def test_convolution_i8_to_i32_result():
-    r = conv(SPEC_LHS.astype(np.int8), np.full((3, 3, 1, 1), 10, np.int8),
-             TensorType((1, 2, 2, 1), I32), window_strides=(4, 4), lhs_dilation=(2, 2), **NHWC)
+    r = conv(
+        SPEC_LHS.astype(np.int8),
+        np.full((3, 3, 1, 1), 10, np.int8),
+        TensorType((1, 2, 2, 1), I32),
+        window_strides=(4, 4),
+        lhs_dilation=(2, 2),
+        **NHWC,
+    )
     assert r.dtype == np.int32
     np.testing.assert_array_equal(r.reshape(2, 2), [[100, 260], [460, 620]])
 
 
 def test_dynamic_conv_conformance_example():
     r = OP_TABLE["stablehlo.dynamic_conv"].kernel(
-        SPEC_LHS, np.ones((3, 3, 1, 1), np.int64), np.ones((2, 2), np.int64),
-        result_type=TensorType((1, 2, 2, 1), I64), window_strides=(4, 4), lhs_dilation=(2, 2),
-        rhs_dilation=(1, 1), window_reversal=(False, False), feature_group_count=1,
-        batch_group_count=1, **NHWC)
+        SPEC_LHS,
+        np.ones((3, 3, 1, 1), np.int64),
+        np.ones((2, 2), np.int64),
+        result_type=TensorType((1, 2, 2, 1), I64),
+        window_strides=(4, 4),
+        lhs_dilation=(2, 2),
+        rhs_dilation=(1, 1),
+        window_reversal=(False, False),
+        feature_group_count=1,
+        batch_group_count=1,
+        **NHWC,
+    )
     np.testing.assert_array_equal(r.reshape(2, 2), [[1, 5], [10, 14]])
 
 
 def test_dynamic_conv_bad_padding_shape():
     with pytest.raises(InterpreterError):
         OP_TABLE["stablehlo.dynamic_conv"].kernel(
-            SPEC_LHS, np.ones((3, 3, 1, 1), np.int64), np.ones((3, 2), np.int64),
-            result_type=TensorType((1, 2, 2, 1), I64), **NHWC)
+            SPEC_LHS,
+            np.ones((3, 3, 1, 1), np.int64),
+            np.ones((3, 2), np.int64),
+            result_type=TensorType((1, 2, 2, 1), I64),
+            **NHWC,
+        )
 
 
 # --------------------------------------------------------------------------------------
@@ -76,10 +116,21 @@ def test_dynamic_conv_bad_padding_shape():
 
 
 def ref_conv(lhs, rhs, strides, padding, lhs_dil, rhs_dil, reversal, dn, fgc, bgc, wrap_bits=None):
-    ib, if_, isp = dn["input_batch_dimension"], dn["input_feature_dimension"], dn["input_spatial_dimensions"]
-    ki, ko, ksp = (dn["kernel_input_feature_dimension"], dn["kernel_output_feature_dimension"],
-                   dn["kernel_spatial_dimensions"])
-    ob, of, osp = dn["output_batch_dimension"], dn["output_feature_dimension"], dn["output_spatial_dimensions"]
+    ib, if_, isp = (
+        dn["input_batch_dimension"],
+        dn["input_feature_dimension"],
+        dn["input_spatial_dimensions"],
+    )
+    ki, ko, ksp = (
+        dn["kernel_input_feature_dimension"],
+        dn["kernel_output_feature_dimension"],
+        dn["kernel_spatial_dimensions"],
+    )
+    ob, of, osp = (
+        dn["output_batch_dimension"],
+        dn["output_feature_dimension"],
+        dn["output_spatial_dimensions"],
+    )
     n = lhs.ndim
     s = n - 2
     out_sp = []
@@ -152,7 +203,9 @@ def conv_cases(draw):
     in_sp = draw(st.lists(st.integers(1, 5), min_size=s, max_size=s))
     k_sp = draw(st.lists(st.integers(1, 3), min_size=s, max_size=s))
     strides = draw(st.lists(st.integers(1, 3), min_size=s, max_size=s))
-    padding = draw(st.lists(st.tuples(st.integers(-2, 2), st.integers(-2, 2)), min_size=s, max_size=s))
+    padding = draw(
+        st.lists(st.tuples(st.integers(-2, 2), st.integers(-2, 2)), min_size=s, max_size=s)
+    )
     lhs_dil = draw(st.lists(st.integers(1, 3), min_size=s, max_size=s))
     rhs_dil = draw(st.lists(st.integers(1, 2), min_size=s, max_size=s))
     reversal = draw(st.lists(st.booleans(), min_size=s, max_size=s))
@@ -160,10 +213,15 @@ def conv_cases(draw):
     kp = draw(st.permutations(range(n)))
     op = draw(st.permutations(range(n)))
     dn = dict(
-        input_batch_dimension=ip[0], input_feature_dimension=ip[1], input_spatial_dimensions=tuple(ip[2:]),
-        kernel_input_feature_dimension=kp[0], kernel_output_feature_dimension=kp[1],
-        kernel_spatial_dimensions=tuple(kp[2:]), output_batch_dimension=op[0],
-        output_feature_dimension=op[1], output_spatial_dimensions=tuple(op[2:]),
+        input_batch_dimension=ip[0],
+        input_feature_dimension=ip[1],
+        input_spatial_dimensions=tuple(ip[2:]),
+        kernel_input_feature_dimension=kp[0],
+        kernel_output_feature_dimension=kp[1],
+        kernel_spatial_dimensions=tuple(kp[2:]),
+        output_batch_dimension=op[0],
+        output_feature_dimension=op[1],
+        output_spatial_dimensions=tuple(op[2:]),
     )
     lshape = [0] * n
     lshape[ip[0]], lshape[ip[1]] = batch, feat
@@ -184,10 +242,19 @@ def test_convolution_matches_loop_reference(case):
     rng = np.random.default_rng(seed)
     lhs = rng.integers(-128, 128, size=lshape).astype(np.int8)
     rhs = rng.integers(-128, 128, size=rshape).astype(np.int8)
-    want = ref_conv(lhs, rhs, strides, padding, lhs_dil, rhs_dil, reversal, dn, fgc, bgc, wrap_bits=8)
-    kw = dict(window_strides=tuple(strides), padding=np.array(padding, dtype=np.int64),
-              lhs_dilation=tuple(lhs_dil), rhs_dilation=tuple(rhs_dil),
-              window_reversal=tuple(reversal), feature_group_count=fgc, batch_group_count=bgc, **dn)
+    want = ref_conv(
+        lhs, rhs, strides, padding, lhs_dil, rhs_dil, reversal, dn, fgc, bgc, wrap_bits=8
+    )
+    kw = dict(
+        window_strides=tuple(strides),
+        padding=np.array(padding, dtype=np.int64),
+        lhs_dilation=tuple(lhs_dil),
+        rhs_dilation=tuple(rhs_dil),
+        window_reversal=tuple(reversal),
+        feature_group_count=fgc,
+        batch_group_count=bgc,
+        **dn,
+    )
     got = conv(lhs, rhs, TensorType(want.shape, I8), **kw)
     assert got.dtype == np.int8 and got.shape == want.shape
     np.testing.assert_array_equal(got.astype(np.int64), want.astype(np.int64))
@@ -197,8 +264,9 @@ def test_convolution_matches_loop_reference(case):
     # large int64 values: the int64 (not float64) path, wrapping modulo 2**64
     big_l = rng.integers(-(2**40), 2**40, size=lshape, dtype=np.int64)
     big_r = rng.integers(-(2**40), 2**40, size=rshape, dtype=np.int64)
-    want_b = ref_conv(big_l, big_r, strides, padding, lhs_dil, rhs_dil, reversal, dn, fgc, bgc,
-                      wrap_bits=64)
+    want_b = ref_conv(
+        big_l, big_r, strides, padding, lhs_dil, rhs_dil, reversal, dn, fgc, bgc, wrap_bits=64
+    )
     got_b = conv(big_l, big_r, TensorType(want.shape, I64), **kw)
     assert [int(v) for v in got_b.reshape(-1)] == [int(v) for v in want_b.reshape(-1)]
 
@@ -206,13 +274,25 @@ def test_convolution_matches_loop_reference(case):
 def test_convolution_empty_windows_give_empty_result():
     lhs = np.ones((1, 1, 2), np.int64)
     rhs = np.ones((1, 1, 3), np.int64)
-    dn = dict(input_batch_dimension=0, input_feature_dimension=1, input_spatial_dimensions=(2,),
-              kernel_input_feature_dimension=1, kernel_output_feature_dimension=0,
-              kernel_spatial_dimensions=(2,), output_batch_dimension=0, output_feature_dimension=1,
-              output_spatial_dimensions=(2,))
+    dn = dict(
+        input_batch_dimension=0,
+        input_feature_dimension=1,
+        input_spatial_dimensions=(2,),
+        kernel_input_feature_dimension=1,
+        kernel_output_feature_dimension=0,
+        kernel_spatial_dimensions=(2,),
+        output_batch_dimension=0,
+        output_feature_dimension=1,
+        output_spatial_dimensions=(2,),
+    )
     r = conv(lhs, rhs, TensorType((1, 1, 0), I64), **dn)
     assert r.shape == (1, 1, 0)
     # negative padding cropping everything
-    r = conv(lhs, np.ones((1, 1, 1), np.int64), TensorType((1, 1, 0), I64),
-             padding=np.array([[-1, -1]]), **dn)
+    r = conv(
+        lhs,
+        np.ones((1, 1, 1), np.int64),
+        TensorType((1, 1, 0), I64),
+        padding=np.array([[-1, -1]]),
+        **dn,
+    )
     assert r.shape == (1, 1, 0)

@@ -14,7 +14,14 @@ import pytest
 import hlorun.engine.kernels  # noqa: F401  (fills the op table)
 from hlorun import shape_inference  # noqa: F401
 from hlorun.parser.errors import UnsupportedError
-from hlorun.parser.ir import ComplexType, FloatType, IntegerType, QuantizedType, TensorType, numpy_dtype
+from hlorun.parser.ir import (
+    ComplexType,
+    FloatType,
+    IntegerType,
+    QuantizedType,
+    TensorType,
+    numpy_dtype,
+)
 from hlorun.shape_inference.optable import OP_TABLE
 
 I1 = IntegerType(1)
@@ -29,8 +36,18 @@ SIGNED = [IntegerType(w) for w in (2, 4, 8, 16, 32, 64)]
 UNSIGNED = [IntegerType(w, "unsigned") for w in (2, 4, 8, 16, 32, 64)]
 ALL_INTS = SIGNED + UNSIGNED
 NARROW_FLOATS = [
-    "f4E2M1FN", "f6E2M3FN", "f6E3M2FN", "f8E3M4", "f8E4M3", "f8E4M3FN", "f8E4M3FNUZ",
-    "f8E4M3B11FNUZ", "f8E5M2", "f8E5M2FNUZ", "bf16", "f16",
+    "f4E2M1FN",
+    "f6E2M3FN",
+    "f6E3M2FN",
+    "f8E3M4",
+    "f8E4M3",
+    "f8E4M3FN",
+    "f8E4M3FNUZ",
+    "f8E4M3B11FNUZ",
+    "f8E5M2",
+    "f8E5M2FNUZ",
+    "bf16",
+    "f16",
 ]
 
 
@@ -61,7 +78,11 @@ def _etype_of(a):
 
 
 def arr(values, e):
-    return np.array(values, dtype=numpy_dtype(e)) if not isinstance(values, np.ndarray) else values.astype(numpy_dtype(e))
+    return (
+        np.array(values, dtype=numpy_dtype(e))
+        if not isinstance(values, np.ndarray)
+        else values.astype(numpy_dtype(e))
+    )
 
 
 def int_range(e):
@@ -83,7 +104,12 @@ def sample_ints(e, n=64, seed=0):
     lo, hi = int_range(e)
     rng = np.random.default_rng(seed + e.width)
     edge = [lo, hi, 0, 1, lo + 1, hi - 1] + ([-1, -2] if lo < 0 else [2])
-    rand = [int(v) for v in rng.integers(lo, hi, size=n, endpoint=True, dtype=np.int64 if lo < 0 or hi < 2**63 else np.uint64)]
+    rand = [
+        int(v)
+        for v in rng.integers(
+            lo, hi, size=n, endpoint=True, dtype=np.int64 if lo < 0 or hi < 2**63 else np.uint64
+        )
+    ]
     return [v for v in edge if lo <= v <= hi] + rand
 
 
@@ -107,7 +133,13 @@ def round_fraction(x: Fraction, dt, *, tf32: bool = False) -> float:
     """The value of ``x`` rounded to nearest-even in format ``dt``, as a Python float
     (inf/nan per the format's overflow rule: inf, NaN, or saturation for f4/f6)."""
     if tf32:
-        nmant, minexp, maxf, has_inf, has_nan = 10, -126, float((2 - Fraction(1, 1024)) * 2**127), True, True
+        nmant, minexp, maxf, has_inf, has_nan = (
+            10,
+            -126,
+            float((2 - Fraction(1, 1024)) * 2**127),
+            True,
+            True,
+        )
     else:
         nmant, minexp, maxf, has_inf, has_nan, _ = fmt(dt)
     if x == 0:
@@ -167,7 +199,12 @@ SPEC_EXACT = [
     ("not", [[[1, 2], [3, 4]]], I32, [[-2, -3], [-4, -5]]),
     ("not", [[True, False]], I1, [False, True]),
     ("or", [[[1, 2], [3, 4]], [[5, 6], [7, 8]]], I32, [[5, 6], [7, 12]]),
-    ("or", [[[False, False], [True, True]], [[False, True], [False, True]]], I1, [[False, True], [True, True]]),
+    (
+        "or",
+        [[[False, False], [True, True]], [[False, True], [False, True]]],
+        I1,
+        [[False, True], [True, True]],
+    ),
     ("popcnt", [[0, 1, 2, 127]], I64, [0, 1, 1, 7]),
     ("remainder", [[17, -17, 17, -17], [3, 3, -3, -3]], I64, [2, -2, 2, -2]),
     ("round_nearest_afz", [[-2.5, 0.4, 0.5, 0.6, 2.5]], F64, [-3.0, 0.0, 1.0, 1.0, 3.0]),
@@ -179,14 +216,21 @@ SPEC_EXACT = [
     ("sqrt", [[[0.0, 1.0], [4.0, 9.0]]], F32, [[0.0, 1.0], [2.0, 3.0]]),
     ("subtract", [[[6, 8], [10, 12]], [[5, 6], [7, 8]]], F32, [[1, 2], [3, 4]]),
     ("xor", [[[1, 2], [3, 4]], [[5, 6], [7, 8]]], I32, [[4, 4], [4, 12]]),
-    ("xor", [[[False, False], [True, True]], [[False, True], [False, True]]], I1, [[False, True], [True, False]]),
+    (
+        "xor",
+        [[[False, False], [True, True]], [[False, True], [False, True]]],
+        I1,
+        [[False, True], [True, False]],
+    ),
     ("divide", [[17, -17, 17, -17], [3, 3, -3, -3]], I64, [5, -5, -5, 5]),
     ("power", [[-1, -1, -3, 1, -3, 0], [1, 0, -3, -3, 3, 2]], I64, [-1, 1, 0, 1, -27, 0]),
     ("power", [[0, 0, 1, 1, 5], [0, 1, 0, 2, 5]], IntegerType(64, "unsigned"), [1, 0, 1, 1, 3125]),
 ]
 
 
-@pytest.mark.parametrize("op,args,e,want", SPEC_EXACT, ids=[f"{c[0]}-{i}" for i, c in enumerate(SPEC_EXACT)])
+@pytest.mark.parametrize(
+    "op,args,e,want", SPEC_EXACT, ids=[f"{c[0]}-{i}" for i, c in enumerate(SPEC_EXACT)]
+)
 def test_spec_examples_exact(op, args, e, want):
     got = run(op, *(arr(a, e) for a in args))
     assert bits_equal(got, arr(want, e)), (got, want)
@@ -200,26 +244,53 @@ SPEC_APPROX = [
     ("exponential", [[[0.0, 1.0], [2.0, 3.0]]], F64, [[1.0, math.e], [math.exp(2), math.exp(3)]]),
     ("exponential_minus_one", [[0.0, 1.0]], F64, [0.0, math.e - 1]),
     ("log", [[[1.0, 2.0], [3.0, 4.0]]], F64, [[0.0, math.log(2)], [math.log(3), math.log(4)]]),
-    ("log_plus_one", [[0.0, -0.999, 7.0, 6.38905621, 15.0]], F64, [0.0, -6.90776825, 2.07944155, 2.0, 2.77258873]),
+    (
+        "log_plus_one",
+        [[0.0, -0.999, 7.0, 6.38905621, 15.0]],
+        F64,
+        [0.0, -6.90776825, 2.07944155, 2.0, 2.77258873],
+    ),
     ("logistic", [[[0.0, 1.0], [2.0, 3.0]]], F64, [[0.5, 0.73105858], [0.88079708, 0.95257413]]),
     ("rsqrt", [[[1.0, 4.0], [9.0, 25.0]]], F32, [[1.0, 0.5], [0.33333343, 0.2]]),
     ("sine", [[[0.0, 1.57079632], [3.14159265, 4.71238898]]], F32, [[0.0, 1.0], [0.0, -1.0]]),
     # The spec's text shows tan values of other inputs; these are tan.mlir's.
-    ("tan", [[[0.0, 1.57079632], [3.14159265, 4.71238898]]], F64, [[0.0, 147169271.76124874], [-3.5897930298416118e-9, 2599497068.2695704]]),
+    (
+        "tan",
+        [[[0.0, 1.57079632], [3.14159265, 4.71238898]]],
+        F64,
+        [[0.0, 147169271.76124874], [-3.5897930298416118e-9, 2599497068.2695704]],
+    ),
     ("tanh", [[-1.0, 0.0, 1.0]], F32, [-0.76159416, 0.0, 0.76159416]),
-    ("power", [[-2.0, -0.0, -36.0, 5.0, 3.0, 10000.0], [2.0, 2.0, 1.1, 2.0, -1.0, 10.0]], F64, [4.0, 0.0, math.nan, 25.0, 1 / 3, 1e40]),
+    (
+        "power",
+        [[-2.0, -0.0, -36.0, 5.0, 3.0, 10000.0], [2.0, 2.0, 1.1, 2.0, -1.0, 10.0]],
+        F64,
+        [4.0, 0.0, math.nan, 25.0, 1 / 3, 1e40],
+    ),
 ]
 
 
-@pytest.mark.parametrize("op,args,e,want", SPEC_APPROX, ids=[f"{c[0]}-{i}" for i, c in enumerate(SPEC_APPROX)])
+@pytest.mark.parametrize(
+    "op,args,e,want", SPEC_APPROX, ids=[f"{c[0]}-{i}" for i, c in enumerate(SPEC_APPROX)]
+)
 def test_spec_examples_approx(op, args, e, want):
     got = run(op, *(arr(a, e) for a in args)).astype(np.float64)
     np.testing.assert_allclose(got, np.array(want, dtype=np.float64), rtol=1e-5, atol=1e-6)
 
 
 def test_spec_examples_special_ops():
-    assert bits_equal(run("clamp", arr([5, 10, 15], I32), arr([3, 13, 23], I32), arr([10, 15, 20], I32)), arr([5, 13, 20], I32))
-    got = run("compare", arr([1.0, 3.0], F32), arr([1.1, 2.9], F32), result=I1, comparison_direction="LT", compare_type="FLOAT")
+    assert bits_equal(
+        run("clamp", arr([5, 10, 15], I32), arr([3, 13, 23], I32), arr([10, 15, 20], I32)),
+        arr([5, 13, 20], I32),
+    )
+    got = run(
+        "compare",
+        arr([1.0, 3.0], F32),
+        arr([1.1, 2.9], F32),
+        result=I1,
+        comparison_direction="LT",
+        compare_type="FLOAT",
+    )
     assert got.tolist() == [True, False]
     got = run("complex", arr([1.0, 3.0], F64), arr([2.0, 4.0], F64), result=C128)
     assert got.tolist() == [1 + 2j, 3 + 4j]
@@ -228,7 +299,13 @@ def test_spec_examples_special_ops():
     assert run("imag", z, result=F32).tolist() == [2.0, 4.0]
     x = np.array([-np.inf, np.inf, np.nan, -10.0, -0.0, 0.0, 10.0])
     assert run("is_finite", x, result=I1).tolist() == [False, False, False, True, True, True, True]
-    got = run("select", np.array([[False, True], [True, False]]), arr([[1, 2], [3, 4]], I32), arr([[5, 6], [7, 8]], I32), result=I32)
+    got = run(
+        "select",
+        np.array([[False, True], [True, False]]),
+        arr([[1, 2], [3, 4]], I32),
+        arr([[5, 6], [7, 8]], I32),
+        result=I32,
+    )
     assert got.tolist() == [[5, 2], [3, 8]]
     neg = run("negate", arr([2.5 + 0j], C64))
     assert neg[0].real == -2.5 and math.copysign(1, neg[0].imag) == -1
@@ -303,7 +380,9 @@ def _pairs(e, op):
         lo, hi = int_range(e)
         ys = [v for v in range(-3, e.width + 3) if lo <= v <= hi] * 3
     if op == "power":
-        ys = [v for v in ys if -5 <= v <= 70] + [v for v in (-3, -2, -1, 0, 1, 2, 3, 5, 7) if int_range(e)[0] <= v <= int_range(e)[1]]
+        ys = [v for v in ys if -5 <= v <= 70] + [
+            v for v in (-3, -2, -1, 0, 1, 2, 3, 5, 7) if int_range(e)[0] <= v <= int_range(e)[1]
+        ]
     n = min(len(xs), len(ys))
     pairs = [(x, y) for x in xs[:12] for y in ys[:12]] + list(zip(xs[:n], ys[:n]))
     lo, hi = int_range(e)
@@ -344,8 +423,12 @@ def test_unary_integer_ops_every_width(op, e):
 @pytest.mark.parametrize("e", SIGNED, ids=str)
 def test_abs_and_sign_signed(e):
     xs = sample_ints(e, 50)
-    assert [int(v) for v in run("abs", arr(xs, e)).astype(np.int64)] == [wrap(abs(x), e) for x in xs]
-    assert [int(v) for v in run("sign", arr(xs, e)).astype(np.int64)] == [(x > 0) - (x < 0) for x in xs]
+    assert [int(v) for v in run("abs", arr(xs, e)).astype(np.int64)] == [
+        wrap(abs(x), e) for x in xs
+    ]
+    assert [int(v) for v in run("sign", arr(xs, e)).astype(np.int64)] == [
+        (x > 0) - (x < 0) for x in xs
+    ]
     lo = int_range(e)[0]
     assert int(run("abs", arr([lo], e)).astype(np.int64)[0]) == lo  # abs(INT_MIN) wraps
 
@@ -360,7 +443,14 @@ def test_boolean_ops():
     assert run("and", a, b).tolist() == [False, False, False, True]
     for op in ("EQ", "NE", "GE", "GT", "LE", "LT"):
         got = run("compare", a, b, result=I1, comparison_direction=op, compare_type="UNSIGNED")
-        ref = {"EQ": int.__eq__, "NE": int.__ne__, "GE": int.__ge__, "GT": int.__gt__, "LE": int.__le__, "LT": int.__lt__}[op]
+        ref = {
+            "EQ": int.__eq__,
+            "NE": int.__ne__,
+            "GE": int.__ge__,
+            "GT": int.__gt__,
+            "LE": int.__le__,
+            "LT": int.__lt__,
+        }[op]
         assert got.tolist() == [ref(int(x), int(y)) for x, y in zip(a, b)]
 
 
@@ -371,7 +461,14 @@ def test_integer_compare_every_width(e):
     pairs = [(x, y) for x in xs[:10] for y in ys[:10]] + [(x, x) for x in xs]
     a, b = arr([p[0] for p in pairs], e), arr([p[1] for p in pairs], e)
     kind = "UNSIGNED" if e.is_unsigned else "SIGNED"
-    for direction, ref in (("EQ", int.__eq__), ("NE", int.__ne__), ("GE", int.__ge__), ("GT", int.__gt__), ("LE", int.__le__), ("LT", int.__lt__)):
+    for direction, ref in (
+        ("EQ", int.__eq__),
+        ("NE", int.__ne__),
+        ("GE", int.__ge__),
+        ("GT", int.__gt__),
+        ("LE", int.__le__),
+        ("LT", int.__lt__),
+    ):
         got = run("compare", a, b, result=I1, comparison_direction=direction, compare_type=kind)
         assert got.tolist() == [ref(x, y) for x, y in pairs], direction
 
@@ -404,9 +501,22 @@ def test_clamp_scalar_bounds_and_nan():
 
 
 TOTAL_ORDER_F32 = [  # increasing in IEEE-754 totalOrder
-    0xFFC00001, 0xFFC00000, 0xFF800001, 0xFF800000, 0xC0000000, 0xBF800000, 0x80000001,
-    0x80000000, 0x00000000, 0x00000001, 0x3F800000, 0x40000000, 0x7F800000, 0x7F800001,
-    0x7FC00000, 0x7FC00001,
+    0xFFC00001,
+    0xFFC00000,
+    0xFF800001,
+    0xFF800000,
+    0xC0000000,
+    0xBF800000,
+    0x80000001,
+    0x80000000,
+    0x00000000,
+    0x00000001,
+    0x3F800000,
+    0x40000000,
+    0x7F800000,
+    0x7F800001,
+    0x7FC00000,
+    0x7FC00001,
 ]
 
 
@@ -415,15 +525,65 @@ def test_compare_totalorder(direction):
     v = np.array(TOTAL_ORDER_F32, dtype=np.uint32).view(np.float32)
     n = len(v)
     ia, ib = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
-    got = run("compare", v[ia.ravel()], v[ib.ravel()], result=I1, comparison_direction=direction, compare_type="TOTALORDER")
-    ref = {"EQ": int.__eq__, "NE": int.__ne__, "GE": int.__ge__, "GT": int.__gt__, "LE": int.__le__, "LT": int.__lt__}[direction]
+    got = run(
+        "compare",
+        v[ia.ravel()],
+        v[ib.ravel()],
+        result=I1,
+        comparison_direction=direction,
+        compare_type="TOTALORDER",
+    )
+    ref = {
+        "EQ": int.__eq__,
+        "NE": int.__ne__,
+        "GE": int.__ge__,
+        "GT": int.__gt__,
+        "LE": int.__le__,
+        "LT": int.__lt__,
+    }[direction]
     assert got.tolist() == [ref(int(i), int(j)) for i, j in zip(ia.ravel(), ib.ravel())]
 
 
 def test_compare_float_ieee_and_complex():
     # The conformance file's f64 vectors (compare.mlir).
-    lhs = np.array([0xFFF0000000000001, 0xFFF0000000000001, 0xFFF0000000000000, 0xFFF0000000000000, 0xC000000000000000, 0xC000000000000000, 0x8000000000000000, 0x8000000000000000, 0, 0x3FF0000000000000, 0x4000000000000000, 0x7FF0000000000000, 0x7FF0000000000001, 0x7FF0000000000001], dtype=np.uint64).view(np.float64)
-    rhs = np.array([0xFFF0000000000001, 0x7FF0000000000001, 0xFFF0000000000000, 0x7FF0000000000000, 0xC000000000000000, 0xBFF0000000000000, 0x8000000000000000, 0, 0, 0x4000000000000000, 0x4000000000000000, 0x7FF0000000000000, 0x7FF0000000000001, 0x7FFFFFFFFFFFFFFF], dtype=np.uint64).view(np.float64)
+    lhs = np.array(
+        [
+            0xFFF0000000000001,
+            0xFFF0000000000001,
+            0xFFF0000000000000,
+            0xFFF0000000000000,
+            0xC000000000000000,
+            0xC000000000000000,
+            0x8000000000000000,
+            0x8000000000000000,
+            0,
+            0x3FF0000000000000,
+            0x4000000000000000,
+            0x7FF0000000000000,
+            0x7FF0000000000001,
+            0x7FF0000000000001,
+        ],
+        dtype=np.uint64,
+    ).view(np.float64)
+    rhs = np.array(
+        [
+            0xFFF0000000000001,
+            0x7FF0000000000001,
+            0xFFF0000000000000,
+            0x7FF0000000000000,
+            0xC000000000000000,
+            0xBFF0000000000000,
+            0x8000000000000000,
+            0,
+            0,
+            0x4000000000000000,
+            0x4000000000000000,
+            0x7FF0000000000000,
+            0x7FF0000000000001,
+            0x7FFFFFFFFFFFFFFF,
+        ],
+        dtype=np.uint64,
+    ).view(np.float64)
     want = {
         "EQ": [0, 0, 1, 0, 1, 0, 1, 1, 1, 0, 1, 1, 0, 0],
         "NE": [1, 1, 0, 1, 0, 1, 0, 0, 0, 1, 0, 0, 1, 1],
@@ -436,15 +596,74 @@ def test_compare_float_ieee_and_complex():
     nan = complex(math.nan, 0.0)
     zl = np.array([nan, complex(0.0, math.nan), complex(-0.0, 0.0), 2 + 2j])
     zr = np.array([complex(math.nan, -0.0), complex(-0.0, math.nan), 0j, 2 + 1j])
-    assert run("compare", zl, zr, result=I1, comparison_direction="EQ").tolist() == [False, False, True, False]
-    assert run("compare", zl, zr, result=I1, comparison_direction="NE").tolist() == [True, True, False, True]
-    assert run("compare", zl, zr, result=I1, comparison_direction="GT").tolist() == [False, False, False, True]
+    assert run("compare", zl, zr, result=I1, comparison_direction="EQ").tolist() == [
+        False,
+        False,
+        True,
+        False,
+    ]
+    assert run("compare", zl, zr, result=I1, comparison_direction="NE").tolist() == [
+        True,
+        True,
+        False,
+        True,
+    ]
+    assert run("compare", zl, zr, result=I1, comparison_direction="GT").tolist() == [
+        False,
+        False,
+        False,
+        True,
+    ]
 
 
 def test_round_halves_and_specials():
-    x = np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 0.49999999999999994, -0.3, 4503599627370497.0, np.inf, -np.inf, np.nan, -0.0])
-    afz = [-3.0, -2.0, -1.0, 1.0, 2.0, 3.0, 0.0, -0.0, 4503599627370497.0, math.inf, -math.inf, math.nan, -0.0]
-    even = [-2.0, -2.0, -0.0, 0.0, 2.0, 2.0, 0.0, -0.0, 4503599627370497.0, math.inf, -math.inf, math.nan, -0.0]
+    x = np.array(
+        [
+            -2.5,
+            -1.5,
+            -0.5,
+            0.5,
+            1.5,
+            2.5,
+            0.49999999999999994,
+            -0.3,
+            4503599627370497.0,
+            np.inf,
+            -np.inf,
+            np.nan,
+            -0.0,
+        ]
+    )
+    afz = [
+        -3.0,
+        -2.0,
+        -1.0,
+        1.0,
+        2.0,
+        3.0,
+        0.0,
+        -0.0,
+        4503599627370497.0,
+        math.inf,
+        -math.inf,
+        math.nan,
+        -0.0,
+    ]
+    even = [
+        -2.0,
+        -2.0,
+        -0.0,
+        0.0,
+        2.0,
+        2.0,
+        0.0,
+        -0.0,
+        4503599627370497.0,
+        math.inf,
+        -math.inf,
+        math.nan,
+        -0.0,
+    ]
     assert all(same_float(float(g), w) for g, w in zip(run("round_nearest_afz", x), afz))
     assert all(same_float(float(g), w) for g, w in zip(run("round_nearest_even", x), even))
     h = arr([2.5, -2.5, 0.5, 1.5], FloatType("bf16"))
@@ -456,26 +675,48 @@ def test_float_sign_and_remainder_specials():
     got = run("sign", np.array([np.nan, -3.0, -0.0, 0.0, 2.0, -np.inf], dtype=np.float32))
     want = [math.nan, -1.0, -0.0, 0.0, 1.0, -1.0]
     assert all(same_float(float(g), w) for g, w in zip(got, want))
-    got = run("remainder", np.array([17.1, -17.1, 5.0, -0.0, 1.0, np.inf]), np.array([3.0, 3.0, 0.0, 1.0, np.inf, 1.0]))
+    got = run(
+        "remainder",
+        np.array([17.1, -17.1, 5.0, -0.0, 1.0, np.inf]),
+        np.array([3.0, 3.0, 0.0, 1.0, np.inf, 1.0]),
+    )
     want = [math.fmod(17.1, 3.0), math.fmod(-17.1, 3.0), math.nan, -0.0, 1.0, math.nan]
     assert all(same_float(float(g), w) for g, w in zip(got, want)), got
-    assert run("remainder", np.array([17.1]), np.array([3.0]))[0] == 2.1000000000000014  # remainder.mlir
-    assert run("divide", np.array([1.0, -1.0, 0.0]), np.array([0.0, 0.0, 0.0])).tolist()[:2] == [math.inf, -math.inf]
+    assert (
+        run("remainder", np.array([17.1]), np.array([3.0]))[0] == 2.1000000000000014
+    )  # remainder.mlir
+    assert run("divide", np.array([1.0, -1.0, 0.0]), np.array([0.0, 0.0, 0.0])).tolist()[:2] == [
+        math.inf,
+        -math.inf,
+    ]
 
 
 def test_complex_ops():
     z = np.array([1.5 + 2.5j, 7.5 + 5.5j])
     w = np.array([2.5 + 1.5j, 5.5 + 7.5j])
     got = run("divide", z, w)
-    np.testing.assert_allclose(got, [0.88235294117647056 + 0.4705882352941177j, 0.95375722543352603 - 0.30057803468208094j])
+    np.testing.assert_allclose(
+        got, [0.88235294117647056 + 0.4705882352941177j, 0.95375722543352603 - 0.30057803468208094j]
+    )
     got = run("power", z, w)
-    np.testing.assert_allclose(got, [-1.5679313814305016 - 2.6674775446623613j, 392.89270835580857 + 1801.8249193362644j], rtol=1e-12)
+    np.testing.assert_allclose(
+        got,
+        [-1.5679313814305016 - 2.6674775446623613j, 392.89270835580857 + 1801.8249193362644j],
+        rtol=1e-12,
+    )
     a = run("abs", np.array([3 + 4j, -5 + 12j], dtype=np.complex64), result=F32)
     assert a.tolist() == [5.0, 13.0]
     s = run("sign", np.array([3 + 4j, 0j, complex(math.nan, 1.0)]))
     assert s[0] == 0.6 + 0.8j and s[1] == 0 and math.isnan(s[2].real) and math.isnan(s[2].imag)
-    for op, f in (("exponential", np.exp), ("log", np.log), ("sqrt", np.sqrt), ("sine", np.sin),
-                  ("cosine", np.cos), ("tan", np.tan), ("tanh", np.tanh)):
+    for op, f in (
+        ("exponential", np.exp),
+        ("log", np.log),
+        ("sqrt", np.sqrt),
+        ("sine", np.sin),
+        ("cosine", np.cos),
+        ("tan", np.tan),
+        ("tanh", np.tanh),
+    ):
         zz = np.array([0.5 + 0.25j, -1.0 + 2.0j], dtype=np.complex64)
         got = run(op, zz)
         assert got.dtype == np.complex64
@@ -539,7 +780,9 @@ def test_narrow_float_arithmetic_correctly_rounded(name, op):
         assert same_float(float(g), want, negzero=negzero), (name, op, x, y, g, want)
 
 
-@pytest.mark.parametrize("name", [n for n in NARROW_FLOATS if numpy_dtype(FloatType(n)).itemsize == 1])
+@pytest.mark.parametrize(
+    "name", [n for n in NARROW_FLOATS if numpy_dtype(FloatType(n)).itemsize == 1]
+)
 def test_narrow_float_sqrt_correctly_rounded(name):
     dt = numpy_dtype(FloatType(name))
     vals = finite_values(dt)
@@ -565,9 +808,14 @@ def test_tf32_results_are_rounded_to_tf32():
     a = np.array([1.0, 1.0, 3.0], dtype=np.float32)
     b = np.array([2.0**-11, 3 * 2.0**-11, 7.0], dtype=np.float32)
     got = run("add", a, b, result=T((3,), tf32))
-    want = [round_fraction(Fraction(float(x)) + Fraction(float(y)), None, tf32=True) for x, y in zip(a, b)]
+    want = [
+        round_fraction(Fraction(float(x)) + Fraction(float(y)), None, tf32=True)
+        for x, y in zip(a, b)
+    ]
     assert got.astype(np.float64).tolist() == want
-    got = run("divide", np.array([1.0], np.float32), np.array([3.0], np.float32), result=T((1,), tf32))
+    got = run(
+        "divide", np.array([1.0], np.float32), np.array([3.0], np.float32), result=T((1,), tf32)
+    )
     assert float(got[0]) == round_fraction(Fraction(1, 3), None, tf32=True)
 
 
@@ -576,7 +824,10 @@ def test_narrow_transcendental_close_to_math():
         e = FloatType(name)
         x = arr([0.5, 1.0, 2.0], e)
         got = run("exponential", x).astype(np.float64)
-        want = [round_fraction(Fraction(math.exp(float(v))), numpy_dtype(e)) for v in x.astype(np.float64)]
+        want = [
+            round_fraction(Fraction(math.exp(float(v))), numpy_dtype(e))
+            for v in x.astype(np.float64)
+        ]
         assert got.tolist() == want
 
 
@@ -592,32 +843,76 @@ def test_quantized_operands_are_unsupported():
     q = QuantizedType(IntegerType(8), F32, (0.5,), (0,))
     qt = T((2,), q)
     with pytest.raises(UnsupportedError):
-        OP_TABLE["stablehlo.add"].kernel(np.zeros(2, np.int8), np.zeros(2, np.int8), result_type=qt, operand_types=(qt, qt))
+        OP_TABLE["stablehlo.add"].kernel(
+            np.zeros(2, np.int8), np.zeros(2, np.int8), result_type=qt, operand_types=(qt, qt)
+        )
     with pytest.raises(UnsupportedError):
-        OP_TABLE["stablehlo.compare"].kernel(np.zeros(2, np.int8), np.zeros(2, np.int8), result_type=T((2,), I1), operand_types=(qt, qt), comparison_direction="EQ")
+        OP_TABLE["stablehlo.compare"].kernel(
+            np.zeros(2, np.int8),
+            np.zeros(2, np.int8),
+            result_type=T((2,), I1),
+            operand_types=(qt, qt),
+            comparison_direction="EQ",
+        )
 
 
 def test_kernels_broadcast_when_regions_run_on_whole_arrays():
     # Region bodies run on whole arrays: a 0-d operand meets a larger one.
     x = np.arange(6, dtype=np.int32).reshape(2, 3)
-    assert run("clamp", np.array(4, np.int32), np.array(1, np.int32), x, result=T((2, 3), I32)).tolist() == [[0, 1, 2], [3, 4, 4]]
+    assert run(
+        "clamp", np.array(4, np.int32), np.array(1, np.int32), x, result=T((2, 3), I32)
+    ).tolist() == [[0, 1, 2], [3, 4, 4]]
     assert run("add", x, np.array(1, np.int32), result=I32).tolist() == [[1, 2, 3], [4, 5, 6]]
-    assert run("shift_left", np.array(1, np.int32), x, result=I32).tolist() == [[1, 2, 4], [8, 16, 32]]
+    assert run("shift_left", np.array(1, np.int32), x, result=I32).tolist() == [
+        [1, 2, 4],
+        [8, 16, 32],
+    ]
     assert run("power", x, np.array(2, np.int32), result=I32).tolist() == [[0, 1, 4], [9, 16, 25]]
     got = run("compare", x, np.array(2, np.int32), result=I1, comparison_direction="GE")
     assert got.tolist() == [[False, False, True], [True, True, True]]
 
 
 F64_REF = {
-    "abs": np.abs, "add": np.add, "atan2": np.arctan2, "cbrt": np.cbrt, "ceil": np.ceil,
-    "cosine": np.cos, "divide": np.divide, "exponential": np.exp, "exponential_minus_one": np.expm1,
-    "floor": np.floor, "log": np.log, "log_plus_one": np.log1p, "logistic": lambda x: 1 / (1 + np.exp(-x)),
-    "maximum": np.maximum, "minimum": np.minimum, "multiply": np.multiply, "negate": np.negative,
-    "power": np.power, "remainder": np.fmod, "round_nearest_afz": lambda x: np.sign(x) * np.floor(np.abs(x) + 0.5),
-    "round_nearest_even": np.rint, "rsqrt": lambda x: 1 / np.sqrt(x), "sign": np.sign, "sine": np.sin,
-    "sqrt": np.sqrt, "subtract": np.subtract, "tan": np.tan, "tanh": np.tanh,
+    "abs": np.abs,
+    "add": np.add,
+    "atan2": np.arctan2,
+    "cbrt": np.cbrt,
+    "ceil": np.ceil,
+    "cosine": np.cos,
+    "divide": np.divide,
+    "exponential": np.exp,
+    "exponential_minus_one": np.expm1,
+    "floor": np.floor,
+    "log": np.log,
+    "log_plus_one": np.log1p,
+    "logistic": lambda x: 1 / (1 + np.exp(-x)),
+    "maximum": np.maximum,
+    "minimum": np.minimum,
+    "multiply": np.multiply,
+    "negate": np.negative,
+    "power": np.power,
+    "remainder": np.fmod,
+    "round_nearest_afz": lambda x: np.sign(x) * np.floor(np.abs(x) + 0.5),
+    "round_nearest_even": np.rint,
+    "rsqrt": lambda x: 1 / np.sqrt(x),
+    "sign": np.sign,
+    "sine": np.sin,
+    "sqrt": np.sqrt,
+    "subtract": np.subtract,
+    "tan": np.tan,
+    "tanh": np.tanh,
 }
-_ARITY2 = {"add", "atan2", "divide", "maximum", "minimum", "multiply", "power", "remainder", "subtract"}
+_ARITY2 = {
+    "add",
+    "atan2",
+    "divide",
+    "maximum",
+    "minimum",
+    "multiply",
+    "power",
+    "remainder",
+    "subtract",
+}
 
 
 @pytest.mark.parametrize("name", NARROW_FLOATS + ["f8E8M0FNU", "tf32", "f32", "f64"])
@@ -638,6 +933,10 @@ def test_every_float_op_on_every_float_type(op, name):
         if name == "f8E8M0FNU" and w <= 0:
             assert np.isnan(g)  # no zero and no negative values: NaN
             continue
-        if not np.isfinite(w) or np.abs(w) > float(ml_dtypes.finfo(dt).max) or 0 < abs(w) < float(ml_dtypes.finfo(dt).smallest_normal):
+        if (
+            not np.isfinite(w)
+            or np.abs(w) > float(ml_dtypes.finfo(dt).max)
+            or 0 < abs(w) < float(ml_dtypes.finfo(dt).smallest_normal)
+        ):
             continue
         assert abs(g - w) <= abs(w) * eps + 1e-300, (op, name, g, w)

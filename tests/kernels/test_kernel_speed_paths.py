@@ -28,8 +28,7 @@ F64 = FloatType("f64")
 # gather: row lookup
 # --------------------------------------------------------------------------------------
 
-ROW_DN = dict(offset_dims=(1,), collapsed_slice_dims=(0,), start_index_map=(0,),
-              index_vector_dim=1)
+ROW_DN = dict(offset_dims=(1,), collapsed_slice_dims=(0,), start_index_map=(0,), index_vector_dim=1)
 
 
 def _gather(operand, idx, **kw):
@@ -41,8 +40,10 @@ def _general_gather(operand, idx, slice_sizes, **dn):
     return gather_scatter._gather(operand, idx, slice_sizes=tuple(slice_sizes), **kw)
 
 
-@pytest.mark.parametrize("idx_dtype", [np.int8, np.int16, np.int32, np.int64, np.uint8,
-                                       np.uint32, np.uint64, ml_dtypes.int4])
+@pytest.mark.parametrize(
+    "idx_dtype",
+    [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint32, np.uint64, ml_dtypes.int4],
+)
 def test_row_gather_equals_general_path_with_clamping(idx_dtype):
     rng = np.random.default_rng(1)
     table = rng.standard_normal((7, 5)).astype(np.float32)
@@ -68,8 +69,9 @@ def test_row_gather_batch_shapes_and_implicit_index_vector_dim():
     sizes = (1, 2, 3)
     # index_vector_dim = rank (implicit trailing 1), 2-D batch
     idx = rng.integers(-3, 9, size=(4, 5)).astype(np.int32)
-    dn = dict(offset_dims=(2, 3), collapsed_slice_dims=(0,), start_index_map=(0,),
-              index_vector_dim=2)
+    dn = dict(
+        offset_dims=(2, 3), collapsed_slice_dims=(0,), start_index_map=(0,), index_vector_dim=2
+    )
     got = _gather(table, idx, slice_sizes=sizes, **dn)
     np.testing.assert_array_equal(got, _general_gather(table, idx, sizes, **dn))
     assert got.shape == (4, 5, 2, 3)
@@ -80,8 +82,9 @@ def test_row_gather_batch_shapes_and_implicit_index_vector_dim():
     np.testing.assert_array_equal(got1, got)
     # empty batch
     empty = np.zeros((0, 1), np.int64)
-    got0 = _gather(table, empty, slice_sizes=sizes,
-                   **dict(dn, offset_dims=(1, 2), index_vector_dim=1))
+    got0 = _gather(
+        table, empty, slice_sizes=sizes, **dict(dn, offset_dims=(1, 2), index_vector_dim=1)
+    )
     assert got0.shape == (0, 2, 3)
 
 
@@ -89,12 +92,14 @@ def test_row_gather_not_taken_for_other_layouts():
     """Offset dims before the batch dims, or a partial slice: the general path runs."""
     table = np.arange(20, dtype=np.float64).reshape(5, 4)
     idx = np.array([[4], [0], [9]], np.int32)
-    dn = dict(offset_dims=(0,), collapsed_slice_dims=(0,), start_index_map=(0,),
-              index_vector_dim=1)
+    dn = dict(offset_dims=(0,), collapsed_slice_dims=(0,), start_index_map=(0,), index_vector_dim=1)
     assert gather_scatter._row_gather(table, idx, (1, 4), gather_scatter._gather_kwargs(dn)) is None
     got = _gather(table, idx, slice_sizes=(1, 4), **dn)
     np.testing.assert_array_equal(got, table[[4, 0, 4]].T)
-    assert gather_scatter._row_gather(table, idx, (1, 2), gather_scatter._gather_kwargs(ROW_DN)) is None
+    assert (
+        gather_scatter._row_gather(table, idx, (1, 2), gather_scatter._gather_kwargs(ROW_DN))
+        is None
+    )
     got = _gather(table, idx, slice_sizes=(1, 2), **ROW_DN)
     np.testing.assert_array_equal(got, table[[4, 0, 4], :2])
 
@@ -119,8 +124,7 @@ def _reduce_ref(x: np.ndarray, init, dims: tuple[int, ...]) -> np.ndarray:
     out_shape = moved.shape[: len(keep)]
     flat = moved.reshape((int(np.prod(out_shape)), -1))
     blocked = len(dims) == 1 and dims[0] != x.ndim - 1  # leaves: left folds of 32 inputs
-    res = [add(dt.type(init), pair_tree(leaves(list(row), add, blocked), add))
-           for row in flat]
+    res = [add(dt.type(init), pair_tree(leaves(list(row), add, blocked), add)) for row in flat]
     return np.array(res, dtype=dt).reshape(out_shape)
 
 
@@ -131,8 +135,12 @@ def _reduce_sum(x: np.ndarray, init, dims, etype):
     out_shape = tuple(s for i, s in enumerate(x.shape) if i not in dims)
     with np.errstate(all="ignore"):  # as the interpreter runs kernels
         (got,) = OP_TABLE["stablehlo.reduce"].kernel(
-            x, np.array(init, dtype=x.dtype), result_types=(TensorType(out_shape, etype),),
-            dimensions=tuple(dims), body=body)
+            x,
+            np.array(init, dtype=x.dtype),
+            result_types=(TensorType(out_shape, etype),),
+            dimensions=tuple(dims),
+            body=body,
+        )
     return got
 
 
@@ -171,9 +179,18 @@ def test_reduce_sum_1d_is_the_pair_tree(dtype, etype, n):
     _same_floats(_reduce_sum(x, 0.25, (0,), etype), _reduce_ref(x, 0.25, (0,)))
 
 
-@pytest.mark.parametrize("shape, dims", [((5, 37), (1,)), ((6, 200), (1,)), ((37, 5), (0,)),
-                                         ((101, 40), (0,)), ((3, 4, 70), (1, 2)),
-                                         ((9, 3, 66), (0, 2)), ((4, 33, 6), (1,))])
+@pytest.mark.parametrize(
+    "shape, dims",
+    [
+        ((5, 37), (1,)),
+        ((6, 200), (1,)),
+        ((37, 5), (0,)),
+        ((101, 40), (0,)),
+        ((3, 4, 70), (1, 2)),
+        ((9, 3, 66), (0, 2)),
+        ((4, 33, 6), (1,)),
+    ],
+)
 def test_reduce_sum_axes_is_the_pair_tree(shape, dims):
     rng = np.random.default_rng(sum(shape))
     for dtype, etype in ((np.float32, F32), (np.float64, F64)):
@@ -185,8 +202,9 @@ def test_reduce_sum_axes_is_the_pair_tree(shape, dims):
 
 
 def test_reduce_sum_special_values():
-    x = np.array([np.inf, -np.inf, 1.0, np.nan] + [1.0] * 40 + [-0.0, -0.0, np.inf, 2.0],
-                 dtype=np.float32)
+    x = np.array(
+        [np.inf, -np.inf, 1.0, np.nan] + [1.0] * 40 + [-0.0, -0.0, np.inf, 2.0], dtype=np.float32
+    )
     _same_floats(_reduce_sum(x, 0.0, (0,), F32), _reduce_ref(x, 0.0, (0,)))
     allneg = np.full(40, -0.0, np.float32)
     got = _reduce_sum(allneg, -0.0, (0,), F32)
@@ -195,8 +213,9 @@ def test_reduce_sum_special_values():
     _same_floats(_reduce_sum(x2, 0.0, (0,), F32), _reduce_ref(x2, 0.0, (0,)))
 
 
-@pytest.mark.parametrize("dtype, etype", [(np.float16, FloatType("f16")),
-                                          (ml_dtypes.bfloat16, FloatType("bf16"))])
+@pytest.mark.parametrize(
+    "dtype, etype", [(np.float16, FloatType("f16")), (ml_dtypes.bfloat16, FloatType("bf16"))]
+)
 def test_reduce_sum_narrow_floats_rows_and_columns(dtype, etype):
     rng = np.random.default_rng(5)
     x = _nasty(rng, (21, 34), np.dtype(dtype))

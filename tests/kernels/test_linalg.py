@@ -81,16 +81,23 @@ def ref_dot_general(lhs, rhs, lb, rb, lc, rc, wrap_bits=None):
 
 def dg(lhs, rhs, result_type, lb=(), rb=(), lc=(), rc=(), **kw):
     return K("dot_general")(
-        lhs, rhs, result_type=result_type, lhs_batching_dimensions=lb, rhs_batching_dimensions=rb,
-        lhs_contracting_dimensions=lc, rhs_contracting_dimensions=rc, **kw,
+        lhs,
+        rhs,
+        result_type=result_type,
+        lhs_batching_dimensions=lb,
+        rhs_batching_dimensions=rb,
+        lhs_contracting_dimensions=lc,
+        rhs_contracting_dimensions=rc,
+        **kw,
     )
 
 
 def test_dot_general_spec_example():
     lhs = np.array([[[1, 2], [3, 4]], [[5, 6], [7, 8]]], dtype=np.int64)
     rhs = np.array([[[1, 0], [0, 1]], [[1, 0], [0, 1]]], dtype=np.int64)
-    r = dg(lhs, rhs, T((2, 2, 2), I64), (0,), (0,), (2,), (1,),
-           precision_config=("DEFAULT", "DEFAULT"))
+    r = dg(
+        lhs, rhs, T((2, 2, 2), I64), (0,), (0,), (2,), (1,), precision_config=("DEFAULT", "DEFAULT")
+    )
     assert r.dtype == np.int64
     np.testing.assert_array_equal(r, lhs)
 
@@ -237,8 +244,15 @@ def test_dot_general_matches_loop_reference(case):
     assert got.dtype == np.int8 and got.shape == want.shape
     np.testing.assert_array_equal(got.astype(np.int64), want.astype(np.int64))
     # float64 path against the same reference (small integers: exact)
-    got_f = dg(lhs.astype(np.float64), rhs.astype(np.float64), T(want.shape, F64),
-               tuple(lb), tuple(rb), tuple(lc), tuple(rc))
+    got_f = dg(
+        lhs.astype(np.float64),
+        rhs.astype(np.float64),
+        T(want.shape, F64),
+        tuple(lb),
+        tuple(rb),
+        tuple(lc),
+        tuple(rc),
+    )
     want_f = ref_dot_general(lhs, rhs, lb, rb, lc, rc)
     np.testing.assert_array_equal(got_f, want_f.astype(np.float64))
     # large int64 values: the int64 (not float64) path, wrapping modulo 2**64
@@ -294,8 +308,9 @@ def test_rfft_irfft_against_loop_dft():
     back = K("fft")(r, result_type=T((5,), F64), fft_type="IRFFT", fft_length=(5,))
     assert back.dtype == np.float64
     np.testing.assert_allclose(back, x, atol=1e-12)
-    r4 = K("fft")(np.array([1.0, 2, 3, 4]), result_type=T((3,), C128), fft_type="RFFT",
-                  fft_length=(4,))
+    r4 = K("fft")(
+        np.array([1.0, 2, 3, 4]), result_type=T((3,), C128), fft_type="RFFT", fft_length=(4,)
+    )
     np.testing.assert_allclose(r4, [10, -2 + 2j, -2], atol=1e-12)
 
 
@@ -305,7 +320,9 @@ def test_fft_batched_trailing_dims_f32():
     r = K("fft")(x, result_type=T((2, 3, 4), C64), fft_type="FFT", fft_length=(3, 4))
     assert r.dtype == np.complex64
     want = np.array([[ref_dft(row) for row in m] for m in x])  # last axis
-    want = np.swapaxes(np.array([[ref_dft(col) for col in np.swapaxes(m, 0, 1)] for m in want]), 1, 2)
+    want = np.swapaxes(
+        np.array([[ref_dft(col) for col in np.swapaxes(m, 0, 1)] for m in want]), 1, 2
+    )
     np.testing.assert_allclose(r, want, rtol=1e-5, atol=1e-5)
 
 
@@ -316,8 +333,13 @@ def test_fft_batched_trailing_dims_f32():
 
 def ts(a, b, left_side=True, lower=True, unit_diagonal=False, transpose_a="NO_TRANSPOSE", et=F32):
     return K("triangular_solve")(
-        a, b, result_type=T(b.shape, et), left_side=left_side, lower=lower,
-        unit_diagonal=unit_diagonal, transpose_a=transpose_a,
+        a,
+        b,
+        result_type=T(b.shape, et),
+        left_side=left_side,
+        lower=lower,
+        unit_diagonal=unit_diagonal,
+        transpose_a=transpose_a,
     )
 
 
@@ -347,8 +369,11 @@ def test_triangular_solve_all_modes_complex_batched(left_side, lower, transpose_
     b = rng.standard_normal((2, n, k) if left_side else (2, k, n)) + 0j
     x = ts(a, b, left_side, lower, False, transpose_a, et=C128)
     tri = np.tril(a) if lower else np.triu(a)
-    op = {"NO_TRANSPOSE": tri, "TRANSPOSE": np.swapaxes(tri, -1, -2),
-          "ADJOINT": np.swapaxes(tri, -1, -2).conj()}[transpose_a]
+    op = {
+        "NO_TRANSPOSE": tri,
+        "TRANSPOSE": np.swapaxes(tri, -1, -2),
+        "ADJOINT": np.swapaxes(tri, -1, -2).conj(),
+    }[transpose_a]
     got = op @ x if left_side else x @ op
     np.testing.assert_allclose(got, b, atol=1e-10)
 
@@ -389,16 +414,26 @@ BN_OPERAND = np.array([[[1.0, 2.0], [3.0, 4.0]], [[3.0, 4.0], [1.0, 2.0]]])
 
 def test_batch_norm_inference_spec_example():
     r = K("batch_norm_inference")(
-        BN_OPERAND, np.ones(2), np.ones(2), np.array([2.0, 3.0]), np.ones(2),
-        result_type=T((2, 2, 2), F64), epsilon=0.0, feature_index=2,
+        BN_OPERAND,
+        np.ones(2),
+        np.ones(2),
+        np.array([2.0, 3.0]),
+        np.ones(2),
+        result_type=T((2, 2, 2), F64),
+        epsilon=0.0,
+        feature_index=2,
     )
     np.testing.assert_array_equal(r, [[[0.0, 0.0], [2.0, 2.0]], [[2.0, 2.0], [0.0, 0.0]]])
 
 
 def test_batch_norm_training_spec_example():
     out, mean, var = K("batch_norm_training")(
-        BN_OPERAND, np.ones(2), np.ones(2),
-        result_types=(T((2, 2, 2), F64), T((2,), F64), T((2,), F64)), epsilon=0.0, feature_index=2,
+        BN_OPERAND,
+        np.ones(2),
+        np.ones(2),
+        result_types=(T((2, 2, 2), F64), T((2,), F64), T((2,), F64)),
+        epsilon=0.0,
+        feature_index=2,
     )
     np.testing.assert_array_equal(out, [[[0.0, 0.0], [2.0, 2.0]], [[2.0, 2.0], [0.0, 0.0]]])
     np.testing.assert_array_equal(mean, [2.0, 3.0])
@@ -407,8 +442,14 @@ def test_batch_norm_training_spec_example():
 
 def test_batch_norm_grad_spec_example():
     go, gs, gb = K("batch_norm_grad")(
-        BN_OPERAND, np.ones(2), np.array([2.0, 3.0]), np.ones(2), np.full((2, 2, 2), 0.1),
-        result_types=(T((2, 2, 2), F64), T((2,), F64), T((2,), F64)), epsilon=0.0, feature_index=2,
+        BN_OPERAND,
+        np.ones(2),
+        np.array([2.0, 3.0]),
+        np.ones(2),
+        np.full((2, 2, 2), 0.1),
+        result_types=(T((2, 2, 2), F64), T((2,), F64), T((2,), F64)),
+        epsilon=0.0,
+        feature_index=2,
     )
     np.testing.assert_allclose(go, np.zeros((2, 2, 2)), atol=1e-15)
     np.testing.assert_allclose(gs, [0.0, 0.0], atol=1e-15)
@@ -418,8 +459,12 @@ def test_batch_norm_grad_spec_example():
 def test_batch_norm_training_feature_index_0_f32():
     x = np.array([[1.0, 3.0], [10.0, 30.0]], dtype=np.float32)
     out, mean, var = K("batch_norm_training")(
-        x, np.array([2.0, 1.0], np.float32), np.array([0.0, 5.0], np.float32),
-        result_types=(T((2, 2), F32), T((2,), F32), T((2,), F32)), epsilon=0.0, feature_index=0,
+        x,
+        np.array([2.0, 1.0], np.float32),
+        np.array([0.0, 5.0], np.float32),
+        result_types=(T((2, 2), F32), T((2,), F32), T((2,), F32)),
+        epsilon=0.0,
+        feature_index=0,
     )
     assert out.dtype == np.float32
     np.testing.assert_allclose(mean, [2.0, 20.0])

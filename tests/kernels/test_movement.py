@@ -27,10 +27,23 @@ def T(shape, elem=I32):
     return TensorType(tuple(shape), elem)
 
 
-ALL_DTYPES = [np.bool_, np.int8, np.uint64, ml_dtypes.int2, ml_dtypes.int4, ml_dtypes.uint4,
-              ml_dtypes.float4_e2m1fn, ml_dtypes.float6_e3m2fn, ml_dtypes.float8_e4m3fn,
-              ml_dtypes.float8_e5m2, ml_dtypes.bfloat16, np.float16, np.float64,
-              np.complex64, np.complex128]
+ALL_DTYPES = [
+    np.bool_,
+    np.int8,
+    np.uint64,
+    ml_dtypes.int2,
+    ml_dtypes.int4,
+    ml_dtypes.uint4,
+    ml_dtypes.float4_e2m1fn,
+    ml_dtypes.float6_e3m2fn,
+    ml_dtypes.float8_e4m3fn,
+    ml_dtypes.float8_e5m2,
+    ml_dtypes.bfloat16,
+    np.float16,
+    np.float64,
+    np.complex64,
+    np.complex128,
+]
 
 
 def sample(shape, dtype, seed=0):
@@ -40,8 +53,9 @@ def sample(shape, dtype, seed=0):
 
 def same_bits(a, b):
     assert a.dtype == b.dtype and a.shape == b.shape
-    np.testing.assert_array_equal(np.ascontiguousarray(a).view(np.uint8),
-                                  np.ascontiguousarray(b).view(np.uint8))
+    np.testing.assert_array_equal(
+        np.ascontiguousarray(a).view(np.uint8), np.ascontiguousarray(b).view(np.uint8)
+    )
 
 
 # ---- spec examples --------------------------------------------------------------------
@@ -63,17 +77,25 @@ def test_iota_spec_examples():
     assert out0.dtype == np.int32
 
 
-@pytest.mark.parametrize("elem,dtype", [
-    (IntegerType(4), ml_dtypes.int4), (IntegerType(2, "unsigned"), ml_dtypes.uint2),
-    (IntegerType(64, "unsigned"), np.uint64), (FloatType("bf16"), ml_dtypes.bfloat16),
-    (FloatType("f8E4M3FN"), ml_dtypes.float8_e4m3fn), (FloatType("f16"), np.float16),
-    (ComplexType(F32), np.complex64), (ComplexType(FloatType("f64")), np.complex128),
-])
+@pytest.mark.parametrize(
+    "elem,dtype",
+    [
+        (IntegerType(4), ml_dtypes.int4),
+        (IntegerType(2, "unsigned"), ml_dtypes.uint2),
+        (IntegerType(64, "unsigned"), np.uint64),
+        (FloatType("bf16"), ml_dtypes.bfloat16),
+        (FloatType("f8E4M3FN"), ml_dtypes.float8_e4m3fn),
+        (FloatType("f16"), np.float16),
+        (ComplexType(F32), np.complex64),
+        (ComplexType(FloatType("f64")), np.complex128),
+    ],
+)
 def test_iota_element_types(elem, dtype):
     out = k("iota")(result_type=T((2, 3), elem), iota_dimension=1)
     assert out.dtype == np.dtype(dtype)
-    np.testing.assert_array_equal(out.astype(np.float64).real if out.dtype.kind != "c"
-                                  else out.real, [[0, 1, 2]] * 2)
+    np.testing.assert_array_equal(
+        out.astype(np.float64).real if out.dtype.kind != "c" else out.real, [[0, 1, 2]] * 2
+    )
 
 
 def test_iota_wraps_like_convert_for_narrow_ints():
@@ -89,18 +111,21 @@ def test_iota_quantized_uses_quantize():
 
 
 def test_broadcast_in_dim_spec_example():
-    out = k("broadcast_in_dim")(np.array([[1, 2, 3]], np.int32), result_type=T((2, 3, 2)),
-                                broadcast_dimensions=(2, 1))
+    out = k("broadcast_in_dim")(
+        np.array([[1, 2, 3]], np.int32), result_type=T((2, 3, 2)), broadcast_dimensions=(2, 1)
+    )
     np.testing.assert_array_equal(out, [[[1, 1], [2, 2], [3, 3]]] * 2)
 
 
 def test_broadcast_in_dim_bounded_dynamic_result_takes_operand_size():
-    out = k("broadcast_in_dim")(np.array([1, 2, 3], np.int32), result_type=T((2, None)),
-                                broadcast_dimensions=(1,))
+    out = k("broadcast_in_dim")(
+        np.array([1, 2, 3], np.int32), result_type=T((2, None)), broadcast_dimensions=(1,)
+    )
     np.testing.assert_array_equal(out, [[1, 2, 3]] * 2)
     with pytest.raises(InterpreterError):
-        k("broadcast_in_dim")(np.array([1], np.int32), result_type=T((2, None)),
-                              broadcast_dimensions=(1,))
+        k("broadcast_in_dim")(
+            np.array([1], np.int32), result_type=T((2, None)), broadcast_dimensions=(1,)
+        )
 
 
 def test_deprecated_broadcast():
@@ -110,28 +135,40 @@ def test_deprecated_broadcast():
 
 def test_dynamic_broadcast_in_dim_spec_example():
     out = k("dynamic_broadcast_in_dim")(
-        np.array([[1, 2, 3]], np.int64), np.array([2, 3, 2]), result_type=T((2, 3, 2), I64),
-        broadcast_dimensions=(2, 1), known_expanding_dimensions=(0,),
-        known_nonexpanding_dimensions=(1,))
+        np.array([[1, 2, 3]], np.int64),
+        np.array([2, 3, 2]),
+        result_type=T((2, 3, 2), I64),
+        broadcast_dimensions=(2, 1),
+        known_expanding_dimensions=(0,),
+        known_nonexpanding_dimensions=(1,),
+    )
     np.testing.assert_array_equal(out, [[[1, 1], [2, 2], [3, 3]]] * 2)
 
 
 def test_dynamic_broadcast_in_dim_dynamic_result_and_mismatch():
-    out = k("dynamic_broadcast_in_dim")(np.array([7], np.int64), np.array([4]),
-                                        result_type=T((None,), I64), broadcast_dimensions=(0,))
+    out = k("dynamic_broadcast_in_dim")(
+        np.array([7], np.int64),
+        np.array([4]),
+        result_type=T((None,), I64),
+        broadcast_dimensions=(0,),
+    )
     np.testing.assert_array_equal(out, [7, 7, 7, 7])
     with pytest.raises(InterpreterError):
-        k("dynamic_broadcast_in_dim")(np.array([7], np.int64), np.array([4]),
-                                      result_type=T((3,), I64), broadcast_dimensions=(0,))
+        k("dynamic_broadcast_in_dim")(
+            np.array([7], np.int64),
+            np.array([4]),
+            result_type=T((3,), I64),
+            broadcast_dimensions=(0,),
+        )
 
 
 def test_reshape_and_dynamic_reshape_spec_examples():
     x = np.array([[1, 2, 3], [4, 5, 6]], np.int32)
-    np.testing.assert_array_equal(k("reshape")(x, result_type=T((3, 2))),
-                                  [[1, 2], [3, 4], [5, 6]])
+    np.testing.assert_array_equal(k("reshape")(x, result_type=T((3, 2))), [[1, 2], [3, 4], [5, 6]])
     np.testing.assert_array_equal(
         k("dynamic_reshape")(x, np.array([3, 2]), result_type=T((None, 2))),
-        [[1, 2], [3, 4], [5, 6]])
+        [[1, 2], [3, 4], [5, 6]],
+    )
 
 
 def test_transpose_spec_example():
@@ -142,75 +179,110 @@ def test_transpose_spec_example():
 
 def test_slice_spec_example():
     x = np.array([[0, 0, 0, 0], [0, 0, 1, 1], [0, 0, 1, 1]], np.int64)
-    out = k("slice")(x, result_type=T((2, 2), I64), start_indices=(1, 2), limit_indices=(3, 4),
-                     strides=(1, 1))
+    out = k("slice")(
+        x, result_type=T((2, 2), I64), start_indices=(1, 2), limit_indices=(3, 4), strides=(1, 1)
+    )
     np.testing.assert_array_equal(out, [[1, 1], [1, 1]])
 
 
 def test_dynamic_slice_spec_example_clamps():
     x = np.array([[0, 0, 1, 1], [0, 0, 1, 1], [0, 0, 0, 0], [0, 0, 0, 0]], np.int32)
-    out = k("dynamic_slice")(x, np.array(-1), np.array(3), result_type=T((2, 2)),
-                             slice_sizes=(2, 2))
+    out = k("dynamic_slice")(
+        x, np.array(-1), np.array(3), result_type=T((2, 2)), slice_sizes=(2, 2)
+    )
     np.testing.assert_array_equal(out, [[1, 1], [1, 1]])
 
 
 def test_dynamic_slice_unsigned_and_narrow_index_types():
     x = np.arange(16).reshape(4, 4)
-    out = k("dynamic_slice")(x, np.array(2**64 - 1, np.uint64), np.array(-8, ml_dtypes.int4),
-                             result_type=None, slice_sizes=(1, 2))
+    out = k("dynamic_slice")(
+        x,
+        np.array(2**64 - 1, np.uint64),
+        np.array(-8, ml_dtypes.int4),
+        result_type=None,
+        slice_sizes=(1, 2),
+    )
     np.testing.assert_array_equal(out, [[12, 13]])
 
 
 def test_dynamic_update_slice_spec_example_clamps():
     x = np.array([[1, 1, 0, 0], [1, 1, 0, 0], [1, 1, 1, 1], [1, 1, 1, 1]], np.int32)
     before = x.copy()
-    out = k("dynamic_update_slice")(x, np.ones((2, 2), np.int32), np.array(-1), np.array(3),
-                                    result_type=T((4, 4)))
+    out = k("dynamic_update_slice")(
+        x, np.ones((2, 2), np.int32), np.array(-1), np.array(3), result_type=T((4, 4))
+    )
     np.testing.assert_array_equal(out, np.ones((4, 4)))
     np.testing.assert_array_equal(x, before)
 
 
 def test_concatenate_spec_example():
-    out = k("concatenate")(np.array([[1, 2], [3, 4], [5, 6]], np.int64),
-                           np.array([[7, 8]], np.int64), result_type=T((4, 2), I64),
-                           dimension=0)
+    out = k("concatenate")(
+        np.array([[1, 2], [3, 4], [5, 6]], np.int64),
+        np.array([[7, 8]], np.int64),
+        result_type=T((4, 2), I64),
+        dimension=0,
+    )
     np.testing.assert_array_equal(out, [[1, 2], [3, 4], [5, 6], [7, 8]])
 
 
-PAD_EXPECTED = [[0, 1, 0, 0, 2, 0, 0, 3, 0], [0] * 9, [0, 4, 0, 0, 5, 0, 0, 6, 0], [0] * 9,
-                [0] * 9]
+PAD_EXPECTED = [[0, 1, 0, 0, 2, 0, 0, 3, 0], [0] * 9, [0, 4, 0, 0, 5, 0, 0, 6, 0], [0] * 9, [0] * 9]
 
 
 def test_pad_spec_example():
-    out = k("pad")(np.array([[1, 2, 3], [4, 5, 6]], np.int32), np.array(0, np.int32),
-                   result_type=T((5, 9)), edge_padding_low=(0, 1), edge_padding_high=(2, 1),
-                   interior_padding=(1, 2))
+    out = k("pad")(
+        np.array([[1, 2, 3], [4, 5, 6]], np.int32),
+        np.array(0, np.int32),
+        result_type=T((5, 9)),
+        edge_padding_low=(0, 1),
+        edge_padding_high=(2, 1),
+        interior_padding=(1, 2),
+    )
     np.testing.assert_array_equal(out, PAD_EXPECTED)
 
 
 def test_dynamic_pad_spec_example_and_negative_padding():
-    out = k("dynamic_pad")(np.array([[1, 2, 3], [4, 5, 6]], np.int64), np.array(0),
-                           np.array([0, 1]), np.array([2, 1]), np.array([1, 2]),
-                           result_type=T((5, 9), I64))
+    out = k("dynamic_pad")(
+        np.array([[1, 2, 3], [4, 5, 6]], np.int64),
+        np.array(0),
+        np.array([0, 1]),
+        np.array([2, 1]),
+        np.array([1, 2]),
+        result_type=T((5, 9), I64),
+    )
     np.testing.assert_array_equal(out, PAD_EXPECTED)
     # tests/interpret/dynamic_pad.mlir
     operand = np.array([[0, 0, 0, 0], [0, 1, 2, 0], [0, 3, 4, 0], [0, 5, 6, 0], [0, 0, 0, 0]])
-    out = k("dynamic_pad")(operand, np.array(-1), np.array([1, -1]), np.array([1, -1]),
-                           np.array([0, 1]), result_type=T((7, 5), I64))
-    np.testing.assert_array_equal(out, [[-1] * 5, [-1, 0, -1, 0, -1], [-1, 1, -1, 2, -1],
-                                        [-1, 3, -1, 4, -1], [-1, 5, -1, 6, -1],
-                                        [-1, 0, -1, 0, -1], [-1] * 5])
+    out = k("dynamic_pad")(
+        operand,
+        np.array(-1),
+        np.array([1, -1]),
+        np.array([1, -1]),
+        np.array([0, 1]),
+        result_type=T((7, 5), I64),
+    )
+    np.testing.assert_array_equal(
+        out,
+        [
+            [-1] * 5,
+            [-1, 0, -1, 0, -1],
+            [-1, 1, -1, 2, -1],
+            [-1, 3, -1, 4, -1],
+            [-1, 5, -1, 6, -1],
+            [-1, 0, -1, 0, -1],
+            [-1] * 5,
+        ],
+    )
 
 
 def test_reverse_spec_example():
-    out = k("reverse")(np.array([[1, 2], [3, 4], [5, 6]], np.int32), result_type=T((3, 2)),
-                       dimensions=(1,))
+    out = k("reverse")(
+        np.array([[1, 2], [3, 4], [5, 6]], np.int32), result_type=T((3, 2)), dimensions=(1,)
+    )
     np.testing.assert_array_equal(out, [[2, 1], [4, 3], [6, 5]])
 
 
 def test_get_dimension_size_spec_example():
-    out = k("get_dimension_size")(np.zeros((2, 3), np.int64), result_type=T((), I32),
-                                  dimension=1)
+    out = k("get_dimension_size")(np.zeros((2, 3), np.int64), result_type=T((), I32), dimension=1)
     assert out.dtype == np.int32 and out.shape == () and int(out) == 3
 
 
@@ -222,12 +294,14 @@ def test_dynamic_iota_spec_example():
 
 def test_real_dynamic_slice():
     x = np.arange(10)
-    out = k("real_dynamic_slice")(x, np.array([1]), np.array([8]), np.array([3]),
-                                  result_type=T((None,), I64))
+    out = k("real_dynamic_slice")(
+        x, np.array([1]), np.array([8]), np.array([3]), result_type=T((None,), I64)
+    )
     np.testing.assert_array_equal(out, [1, 4, 7])
     with pytest.raises(InterpreterError):
-        k("real_dynamic_slice")(x, np.array([1]), np.array([11]), np.array([3]),
-                                result_type=T((None,), I64))
+        k("real_dynamic_slice")(
+            x, np.array([1]), np.array([11]), np.array([3]), result_type=T((None,), I64)
+        )
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
@@ -236,16 +310,17 @@ def test_every_element_type_moves_bit_exactly(dtype):
     pv = sample((), dtype, seed=1)
     same_bits(k("transpose")(x, permutation=(1, 0)), x.T)
     same_bits(k("reverse")(x, dimensions=(0, 1)), x[::-1, ::-1])
-    same_bits(k("slice")(x, start_indices=(1, 0), limit_indices=(3, 4), strides=(1, 2)),
-              x[1:3, 0:4:2])
+    same_bits(
+        k("slice")(x, start_indices=(1, 0), limit_indices=(3, 4), strides=(1, 2)), x[1:3, 0:4:2]
+    )
     same_bits(k("concatenate")(x, x[:1], dimension=0), np.concatenate([x, x[:1]]))
     same_bits(k("reshape")(x, result_type=TensorType((12,), I32)).astype(dtype), x.reshape(12))
-    padded = k("pad")(x, pv, edge_padding_low=(1, -1), edge_padding_high=(0, 1),
-                      interior_padding=(1, 0))
+    padded = k("pad")(
+        x, pv, edge_padding_low=(1, -1), edge_padding_high=(0, 1), interior_padding=(1, 0)
+    )
     assert padded.dtype == np.dtype(dtype) and padded.shape == (6, 4)
     same_bits(padded[1::2, :3], x[:, 1:])
-    same_bits(k("dynamic_update_slice")(x, x[:1, :2], np.array(5), np.array(1))[2, 1:3],
-              x[0, :2])
+    same_bits(k("dynamic_update_slice")(x, x[:1, :2], np.array(5), np.array(1))[2, 1:3], x[0, :2])
     same_bits(k("dynamic_slice")(x, np.array(1), np.array(3), slice_sizes=(2, 2)), x[1:3, 2:4])
 
 
@@ -273,8 +348,13 @@ def test_pad_matches_formula(shape, data):
         r = tuple(l + i * (it + 1) for l, i, it in zip(lo, idx, interior))
         if all(0 <= a < n for a, n in zip(r, out_shape)):
             expected[r] = x[idx]
-    out = k("pad")(x, np.array(-99, np.int32), edge_padding_low=tuple(lo),
-                   edge_padding_high=tuple(hi), interior_padding=tuple(interior))
+    out = k("pad")(
+        x,
+        np.array(-99, np.int32),
+        edge_padding_low=tuple(lo),
+        edge_padding_high=tuple(hi),
+        interior_padding=tuple(interior),
+    )
     np.testing.assert_array_equal(out, expected)
 
 
@@ -289,8 +369,9 @@ def test_slice_matches_formula(shape, data):
     expected = np.zeros(out_shape, np.int32)
     for r in np.ndindex(*out_shape):
         expected[r] = x[tuple(s + i * st_ for s, i, st_ in zip(start, r, stride))]
-    out = k("slice")(x, start_indices=tuple(start), limit_indices=tuple(limit),
-                     strides=tuple(stride))
+    out = k("slice")(
+        x, start_indices=tuple(start), limit_indices=tuple(limit), strides=tuple(stride)
+    )
     np.testing.assert_array_equal(out, expected)
 
 
@@ -313,8 +394,9 @@ def test_reverse_matches_formula(shape, data):
     dims = data.draw(st.lists(st.sampled_from(range(len(shape))), unique=True)) if shape else []
     expected = np.zeros(shape, np.int32)
     for r in np.ndindex(*shape):
-        expected[r] = x[tuple(n - i - 1 if d in dims else i
-                              for d, (i, n) in enumerate(zip(r, shape)))]
+        expected[r] = x[
+            tuple(n - i - 1 if d in dims else i for d, (i, n) in enumerate(zip(r, shape)))
+        ]
     np.testing.assert_array_equal(k("reverse")(x, dimensions=tuple(dims)), expected)
 
 
@@ -335,8 +417,9 @@ def test_broadcast_in_dim_matches_formula(shape, data):
     x = arr(operand_shape)
     expected = np.zeros(out_shape, np.int32)
     for r in np.ndindex(*out_shape):
-        expected[r] = x[tuple(0 if operand_shape[d] == 1 else r[dims[d]]
-                              for d in range(len(shape)))]
+        expected[r] = x[
+            tuple(0 if operand_shape[d] == 1 else r[dims[d]] for d in range(len(shape)))
+        ]
     out = k("broadcast_in_dim")(x, result_type=T(out_shape), broadcast_dimensions=tuple(dims))
     np.testing.assert_array_equal(out, expected)
 
@@ -359,7 +442,7 @@ def test_concatenate_matches_formula(shape, data):
         while kd >= sizes[j]:
             kd -= sizes[j]
             j += 1
-        expected[r] = inputs[j][r[:dim] + (kd,) + r[dim + 1:]]
+        expected[r] = inputs[j][r[:dim] + (kd,) + r[dim + 1 :]]
     np.testing.assert_array_equal(k("concatenate")(*inputs, dimension=dim), expected)
 
 

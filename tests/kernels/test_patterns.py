@@ -85,17 +85,23 @@ def test_argmax_body_is_not_a_combiner():
 
 
 def test_sort_single_lt_gt():
-    r = region([F32, F32], [("stablehlo.compare", ["%arg0", "%arg1"], I1, cmp("LT", "TOTALORDER"))], ["%0"])
+    r = region(
+        [F32, F32], [("stablehlo.compare", ["%arg0", "%arg1"], I1, cmp("LT", "TOTALORDER"))], ["%0"]
+    )
     assert sort_keys(r, 1) == (SortKey(0, False, "TOTALORDER"),)
     r = region([I64, I64], [("stablehlo.compare", ["%arg0", "%arg1"], I1, cmp("GT"))], ["%0"])
     assert sort_keys(r, 1) == (SortKey(0, True, None),)
     # LT with swapped arguments is GT
-    r = region([I64, I64], [("stablehlo.compare", ["%arg1", "%arg0"], I1, cmp("LT", "SIGNED"))], ["%0"])
+    r = region(
+        [I64, I64], [("stablehlo.compare", ["%arg1", "%arg0"], I1, cmp("LT", "SIGNED"))], ["%0"]
+    )
     assert sort_keys(r, 1) == (SortKey(0, True, "SIGNED"),)
 
 
 def test_sort_key_on_second_operand():
-    r = region([I64, I64, F32, F32], [("stablehlo.compare", ["%arg2", "%arg3"], I1, cmp("LT"))], ["%0"])
+    r = region(
+        [I64, I64, F32, F32], [("stablehlo.compare", ["%arg2", "%arg3"], I1, cmp("LT"))], ["%0"]
+    )
     assert sort_keys(r, 2) == (SortKey(1, False, None),)
 
 
@@ -141,7 +147,9 @@ def test_sort_not_recognised():
     r = region([I64, I64], [("stablehlo.compare", ["%arg0", "%arg1"], I1, cmp("LE"))], ["%0"])
     assert sort_keys(r, 1) is None
     # a compare across different operands
-    r = region([I64, I64, I64, I64], [("stablehlo.compare", ["%arg0", "%arg3"], I1, cmp("LT"))], ["%0"])
+    r = region(
+        [I64, I64, I64, I64], [("stablehlo.compare", ["%arg0", "%arg3"], I1, cmp("LT"))], ["%0"]
+    )
     assert sort_keys(r, 2) is None
     # a computation on the keys
     r = region(
@@ -206,7 +214,12 @@ def test_sort_complex_keys_jax_style():
 
 
 def const(t, value):
-    return ("stablehlo.constant", [], t, {"value": DenseElementsAttr(t, np.array(value, dtype=np.float32))})
+    return (
+        "stablehlo.constant",
+        [],
+        t,
+        {"value": DenseElementsAttr(t, np.array(value, dtype=np.float32))},
+    )
 
 
 def jax_canonical_ops(arg, base, nan=np.nan):
@@ -233,7 +246,12 @@ def test_sort_jax_canonicalised_totalorder():
     r = jax_region()
     assert sort_keys(r, 1) is None  # transforms are opt-in
     (key,) = sort_keys(r, 1, transforms=True)
-    assert (key.operand, key.descending, key.compare_type, key.part) == (0, False, "TOTALORDER", None)
+    assert (key.operand, key.descending, key.compare_type, key.part) == (
+        0,
+        False,
+        "TOTALORDER",
+        None,
+    )
     assert key.transform.key_type == FloatType("f32")
     assert key.transform.ops.count("stablehlo.select") == 2
     x = np.array([-0.0, 0.0, np.nan, -np.nan, 1.5, -np.inf], dtype=np.float32)
@@ -249,7 +267,9 @@ def test_sort_jax_canonicalised_totalorder():
 
 def test_sort_transform_identity_keys_stay_plain():
     # untransformed keys keep transform None, so kernels that ignore transforms still work
-    r = region([F32, F32], [("stablehlo.compare", ["%arg0", "%arg1"], I1, cmp("LT", "TOTALORDER"))], ["%0"])
+    r = region(
+        [F32, F32], [("stablehlo.compare", ["%arg0", "%arg1"], I1, cmp("LT", "TOTALORDER"))], ["%0"]
+    )
     assert sort_keys(r, 1, transforms=True) == (SortKey(0, False, "TOTALORDER"),)
     x = np.zeros(3, np.float32)
     assert sort_keys(r, 1, transforms=True)[0].key_input(x, F32.element_type)[0] is x

@@ -71,8 +71,9 @@ def exact(v: float):
     return Fraction(v) if np.isfinite(v) else float(v)
 
 
-def ref_quantize(x: float, scale: float, zp: int, lo: int, hi: int, fmt: str,
-                 smin: int, smax: int) -> int:
+def ref_quantize(
+    x: float, scale: float, zp: int, lo: int, hi: int, fmt: str, smin: int, smax: int
+) -> int:
     """spec quantize, one element; [smin, smax] is the storage type's own range (a
     rounded value beyond it saturates, as convert does)."""
     s = rnd(Fraction(scale), fmt)
@@ -88,10 +89,12 @@ def ref_dequantize(q: int, scale: float, zp: int, fmt: str) -> float:
     return float(rnd(rnd(Fraction(q - zp), fmt) * rnd(Fraction(scale), fmt), fmt))
 
 
-def qtype(shape, storage="i8", expressed="f32", scales=(1.0,), zps=(0,), axis=None,
-          smin=None, smax=None) -> TensorType:
-    q = QuantizedType(STORAGE[storage][0], FloatType(expressed), tuple(scales), tuple(zps),
-                      axis, smin, smax)
+def qtype(
+    shape, storage="i8", expressed="f32", scales=(1.0,), zps=(0,), axis=None, smin=None, smax=None
+) -> TensorType:
+    q = QuantizedType(
+        STORAGE[storage][0], FloatType(expressed), tuple(scales), tuple(zps), axis, smin, smax
+    )
     return TensorType(tuple(shape), q)
 
 
@@ -109,8 +112,9 @@ PER_AXIS_B = qtype((2,), scales=(0.1, 0.2), zps=(-20, -30), axis=0)
 
 def test_spec_uniform_quantize_per_axis():
     x = np.array([4.0, 15.0], dtype=np.float32)
-    out = kernel("uniform_quantize")(x, result_type=PER_AXIS_A,
-                                     operand_types=(TensorType((2,), FloatType("f32")),))
+    out = kernel("uniform_quantize")(
+        x, result_type=PER_AXIS_A, operand_types=(TensorType((2,), FloatType("f32")),)
+    )
     assert out.dtype == np.int8
     assert out.tolist() == [10, 10]
 
@@ -123,8 +127,9 @@ def test_spec_uniform_requantize_per_axis():
 
 def test_spec_uniform_dequantize_per_axis():
     q = np.array([10, 10], dtype=np.int8)
-    out = kernel("uniform_dequantize")(q, result_type=TensorType((2,), FloatType("f32")),
-                                       operand_types=(PER_AXIS_A,))
+    out = kernel("uniform_dequantize")(
+        q, result_type=TensorType((2,), FloatType("f32")), operand_types=(PER_AXIS_A,)
+    )
     assert out.dtype == np.float32
     # (10 + 30) * f32(0.1) = 4.0000000596..., which rounds to 4.0 in f32
     assert out.tolist() == [4.0, 15.0]
@@ -141,8 +146,9 @@ func.func @main(%x: tensor<2xf32>, %y: tensor<2xf32>) -> tensor<2x!quant.uniform
 
 
 def test_quantized_add_example():
-    (r,) = engine.run(QUANTIZED_ADD, [np.array([1.0, 2.0], np.float32),
-                                      np.array([3.0, 4.0], np.float32)])
+    (r,) = engine.run(
+        QUANTIZED_ADD, [np.array([1.0, 2.0], np.float32), np.array([3.0, 4.0], np.float32)]
+    )
     # dequantize: [1, 2] + [3, 4] = [4, 6]; quantize: 4 / 0.5 - 20, 6 / 0.5 - 20
     assert r.dtype == np.int8 and r.tolist() == [-12, -8]
 
@@ -177,8 +183,9 @@ def test_dequantize_matches_reference(storage, fmt):
     rng = np.random.default_rng(3 + len(storage) + len(fmt))
     scale = float(rng.uniform(0.001, 2.0))
     zp = int(smin + (smax - smin) // 2)
-    q = np.concatenate([rng.integers(smin, smax, size=40, endpoint=True),
-                        [smin, smax, zp]]).astype(sdt)
+    q = np.concatenate([rng.integers(smin, smax, size=40, endpoint=True), [smin, smax, zp]]).astype(
+        sdt
+    )
     t = qtype(q.shape, storage, fmt, (scale,), (zp,))
     got = dequantize(q, t)
     assert got.dtype == np.dtype(FORMATS[fmt][3])
@@ -212,8 +219,7 @@ def test_storage_min_max_clamping():
     assert quantize(x, t).tolist() == [-100, -100, -100, 0, 100, 100]
     # the default range is the storage type's: i4 clamps to [-8, 7], ui4 to [0, 15]
     assert quantize(x, qtype(x.shape, "i4")).astype(int).tolist() == [-8, -8, -8, 0, 7, 7]
-    assert quantize(x, qtype(x.shape, "ui4", zps=(3,))).astype(int).tolist() == [
-        0, 0, 0, 3, 15, 15]
+    assert quantize(x, qtype(x.shape, "ui4", zps=(3,))).astype(int).tolist() == [0, 0, 0, 3, 15, 15]
 
 
 def test_clamping_happens_before_rounding_in_expressed_type():
@@ -485,8 +491,10 @@ func.func @main(%q: tensor<3x{Q}>) -> tensor<3x{Q}> {{
   func.return %r : tensor<3x{Q}>
 }}"""
     (r,) = run1(text, np.array([0, 2, 20], np.int8))  # 0, 1, 10
-    want = [ref_quantize(float(np.exp(np.float32(v))), 0.5, 0, -128, 127, "f32", -128, 127)
-            for v in (0.0, 1.0, 10.0)]
+    want = [
+        ref_quantize(float(np.exp(np.float32(v))), 0.5, 0, -128, 127, "f32", -128, 127)
+        for v in (0.0, 1.0, 10.0)
+    ]
     assert r.tolist() == want  # exp(10) saturates to 127
 
 

@@ -27,8 +27,11 @@ THREEFRY2X32_20_KAT = [
 PHILOX4X32_10_KAT = [
     ((0, 0, 0, 0), (0, 0), (0x6627E8D5, 0xE169C58D, 0xBC57AC4C, 0x9B00DBD8)),
     ((0xFFFFFFFF,) * 4, (0xFFFFFFFF,) * 2, (0x408F276D, 0x41C83B0E, 0xA20BC7C6, 0x6D5451FD)),
-    ((0x243F6A88, 0x85A308D3, 0x13198A2E, 0x03707344), (0xA4093822, 0x299F31D0),
-     (0xD16CFE09, 0x94FDCCEB, 0x5001E420, 0x24126EA1)),
+    (
+        (0x243F6A88, 0x85A308D3, 0x13198A2E, 0x03707344),
+        (0xA4093822, 0x299F31D0),
+        (0xD16CFE09, 0x94FDCCEB, 0x5001E420, 0x24126EA1),
+    ),
 ]
 
 
@@ -65,9 +68,16 @@ def test_rng_bit_generator_spec_example_three_fry():
     new_state, out = rbg([1, 2], TensorType((2, 2), UI64))
     np.testing.assert_array_equal(new_state, np.array([1, 6], np.uint64))
     assert out.dtype == np.uint64
-    np.testing.assert_array_equal(out, np.array(
-        [[9236835810183407956, 16087790271692313299],
-         [18212823393184779219, 2658481902456610144]], dtype=np.uint64))
+    np.testing.assert_array_equal(
+        out,
+        np.array(
+            [
+                [9236835810183407956, 16087790271692313299],
+                [18212823393184779219, 2658481902456610144],
+            ],
+            dtype=np.uint64,
+        ),
+    )
 
 
 def test_rng_bit_generator_three_fry_32bit_layout():
@@ -129,7 +139,10 @@ def test_rng_bit_generator_narrow_and_float_outputs():
 
 def rng(a, b, shape, out_type, dist="UNIFORM"):
     return OP_TABLE["stablehlo.rng"].kernel(
-        np.asarray(a), np.asarray(b), np.asarray(shape, np.int64), result_type=out_type,
+        np.asarray(a),
+        np.asarray(b),
+        np.asarray(shape, np.int64),
+        result_type=out_type,
         rng_distribution=dist,
     )
 
@@ -147,8 +160,9 @@ def test_rng_uniform_int_range_and_determinism():
 def test_rng_uniform_float_half_open():
     r = rng(np.float32(-1), np.float32(1), [1000], TensorType((1000,), FloatType("f32")))
     assert r.dtype == np.float32 and (r >= -1).all() and (r < 1).all()
-    r = rng(ml_dtypes.bfloat16(0), ml_dtypes.bfloat16(1), [1000],
-            TensorType((1000,), FloatType("bf16")))
+    r = rng(
+        ml_dtypes.bfloat16(0), ml_dtypes.bfloat16(1), [1000], TensorType((1000,), FloatType("bf16"))
+    )
     assert (r.astype(np.float32) < 1).all()
 
 
@@ -160,8 +174,9 @@ def test_rng_shape_operand_must_match_result_type():
 
 
 def test_rng_normal_moments():
-    r = rng(np.float64(3.0), np.float64(0.5), [20000], TensorType((20000,), FloatType("f64")),
-            "NORMAL")
+    r = rng(
+        np.float64(3.0), np.float64(0.5), [20000], TensorType((20000,), FloatType("f64")), "NORMAL"
+    )
     assert abs(r.mean() - 3.0) < 0.05 and abs(r.std() - 0.5) < 0.05
 
 

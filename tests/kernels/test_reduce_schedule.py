@@ -44,6 +44,7 @@ kernel = OP_TABLE["stablehlo.reduce"].kernel
 
 def rounded(dt: np.dtype, op):
     """``op`` on two values of ``dt``, rounded once to ``dt``."""
+
     def f(a, b):
         with np.errstate(all="ignore"):
             if dt.kind == "c":
@@ -51,6 +52,7 @@ def rounded(dt: np.dtype, op):
             if dt == np.float64:
                 return op(np.float64(a), np.float64(b))
             return dt.type(op(np.float64(a), np.float64(b)))
+
     return f
 
 
@@ -111,16 +113,21 @@ def nasty(rng, shape, dtype, specials: bool = False) -> np.ndarray:
 
 
 def body(op: str, fn, known: bool = True) -> RegionFn:
-    return RegionFn(region=None, call=lambda a, b: (fn(a, b),),
-                    combiner=f"stablehlo.{op}" if known else None)
+    return RegionFn(
+        region=None, call=lambda a, b: (fn(a, b),), combiner=f"stablehlo.{op}" if known else None
+    )
 
 
 def run(x, init, dims, op="add", fn=np.add, known=True):
     out_shape = tuple(s for i, s in enumerate(x.shape) if i not in dims)
     with np.errstate(all="ignore"):
-        (got,) = kernel(x, np.array(init, dtype=x.dtype),
-                        result_types=(TensorType(out_shape, ETYPES[x.dtype]),),
-                        dimensions=tuple(dims), body=body(op, fn, known))
+        (got,) = kernel(
+            x,
+            np.array(init, dtype=x.dtype),
+            result_types=(TensorType(out_shape, ETYPES[x.dtype]),),
+            dimensions=tuple(dims),
+            body=body(op, fn, known),
+        )
     return got
 
 
@@ -135,8 +142,9 @@ def check(x, init, dims, op="add", fn=np.add):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("n", [1, 2, 3, 7, 15, 16, 17, 31, 32, 33, 63, 64, 65, 255, 256,
-                               257, 1023, 1025, 4099])
+@pytest.mark.parametrize(
+    "n", [1, 2, 3, 7, 15, 16, 17, 31, 32, 33, 63, 64, 65, 255, 256, 257, 1023, 1025, 4099]
+)
 def test_1d_sizes_around_powers_of_two(dtype, n):
     x = nasty(np.random.default_rng(n), (n,), dtype)
     check(x, 0.25, (0,))
@@ -150,9 +158,16 @@ def test_1d_specials_and_signed_zero():
     assert got == 0 and np.signbit(got)
 
 
-@pytest.mark.parametrize("shape, dims", [((5, 37), (1,)), ((3, 4, 70), (1, 2)),
-                                         ((9, 3, 66), (0, 2)), ((6, 5, 4), (0, 1, 2)),
-                                         ((33, 17), (0, 1))])
+@pytest.mark.parametrize(
+    "shape, dims",
+    [
+        ((5, 37), (1,)),
+        ((3, 4, 70), (1, 2)),
+        ((9, 3, 66), (0, 2)),
+        ((6, 5, 4), (0, 1, 2)),
+        ((33, 17), (0, 1)),
+    ],
+)
 def test_pair_tree_multi_axis(shape, dims):
     rng = np.random.default_rng(sum(shape))
     for dtype in (np.float32, np.float64, np.float16, ml_dtypes.bfloat16, np.complex64):
@@ -162,18 +177,28 @@ def test_pair_tree_multi_axis(shape, dims):
 # ---- the blocked schedule (one reduced dimension, not the last) -------------------------
 
 
-@pytest.mark.parametrize("k", [1, 2, 3, 15, 16, 17, 31, 32, 33, 48, 63, 64, 65, 96, 100, 128,
-                               160, 1024, 1040])
+@pytest.mark.parametrize(
+    "k", [1, 2, 3, 15, 16, 17, 31, 32, 33, 48, 63, 64, 65, 96, 100, 128, 160, 1024, 1040]
+)
 @pytest.mark.parametrize("inner", [1, 2, 3, 64, 100])
 def test_blocked_axis0_sizes(k, inner):
     rng = np.random.default_rng(k * 1000 + inner)
     check(nasty(rng, (k, inner), np.float32), 0.25, (0,))
 
 
-@pytest.mark.parametrize("dtype", [np.float16, ml_dtypes.bfloat16, np.float64, np.complex64,
-                                   np.complex128])
-@pytest.mark.parametrize("shape, dims", [((64, 7), (0,)), ((37, 70), (0,)), ((4, 96, 6), (1,)),
-                                         ((2, 33, 3, 5), (1,)), ((256, 2, 2), (0,))])
+@pytest.mark.parametrize(
+    "dtype", [np.float16, ml_dtypes.bfloat16, np.float64, np.complex64, np.complex128]
+)
+@pytest.mark.parametrize(
+    "shape, dims",
+    [
+        ((64, 7), (0,)),
+        ((37, 70), (0,)),
+        ((4, 96, 6), (1,)),
+        ((2, 33, 3, 5), (1,)),
+        ((256, 2, 2), (0,)),
+    ],
+)
 def test_blocked_dtypes_and_ranks(dtype, shape, dims):
     rng = np.random.default_rng(sum(shape))
     check(nasty(rng, shape, dtype), -0.0, dims)
@@ -207,8 +232,16 @@ def test_numpy_reduce_folds_a_non_inner_axis_in_index_order():
     """The guard for ``_numpy_folds_in_order``: wherever it says yes, ``ufunc.reduce`` is
     the left fold in index order, bit for bit (a NumPy change must fail here)."""
     rng = np.random.default_rng(11)
-    cases = [((5, 32, 2), 1), ((3, 32, 7), 1), ((1, 16, 64), 1), ((2, 32, 1000), 1),
-             ((2, 32, 3, 5), 1), ((2, 3, 32, 9), 2), ((16, 33), 0), ((1000, 8), 0)]
+    cases = [
+        ((5, 32, 2), 1),
+        ((3, 32, 7), 1),
+        ((1, 16, 64), 1),
+        ((2, 32, 1000), 1),
+        ((2, 32, 3, 5), 1),
+        ((2, 3, 32, 9), 2),
+        ((16, 33), 0),
+        ((1000, 8), 0),
+    ]
     for dtype in (np.float32, np.float64, np.float16, ml_dtypes.bfloat16, np.complex64):
         for shape, axis in cases:
             v = nasty(rng, shape, dtype, specials=True)
@@ -219,8 +252,9 @@ def test_numpy_reduce_folds_a_non_inner_axis_in_index_order():
                     got = fn.reduce(v, axis=axis, initial=reduction._fold_start(fn, v.dtype))
                 op = rounded(v.dtype, fn)
                 moved = np.moveaxis(v, axis, -1)
-                want = np.array([left_fold(list(r), op) for r in moved.reshape(-1, shape[axis])],
-                                dtype=v.dtype).reshape(moved.shape[:-1])
+                want = np.array(
+                    [left_fold(list(r), op) for r in moved.reshape(-1, shape[axis])], dtype=v.dtype
+                ).reshape(moved.shape[:-1])
                 same_bits(got, want)
     # and where it says no, the kernel does not rely on NumPy's order
     assert not reduction._numpy_folds_in_order(np.zeros((16, 1), np.float32), 0)
@@ -238,8 +272,13 @@ def test_region_path_calls_stay_few():
 
     x = nasty(np.random.default_rng(3), (1000, 4), np.float32)
     with np.errstate(all="ignore"):
-        (got,) = kernel(x, np.array(0, np.float32), result_types=(TensorType((4,), FloatType("f32")),),
-                        dimensions=(0,), body=RegionFn(region=None, call=add, combiner=None))
+        (got,) = kernel(
+            x,
+            np.array(0, np.float32),
+            result_types=(TensorType((4,), FloatType("f32")),),
+            dimensions=(0,),
+            body=RegionFn(region=None, call=add, combiner=None),
+        )
     same_bits(got, ref_reduce(x, 0, (0,), rounded(x.dtype, np.add)))
     assert len(calls) == 31 + 7 + 5 + 1  # 31 blocks + a block of 8, tree over 32 leaves
 
@@ -249,13 +288,20 @@ def test_variadic_region_path_blocked():
     rng = np.random.default_rng(4)
     x = nasty(rng, (50, 6), np.float32)
     c = rng.integers(-5, 5, size=(50, 6)).astype(np.int32)
-    b = RegionFn(region=None, call=lambda a0, a1, b0, b1: (np.add(a0, b0), np.add(a1, b1)),
-                 combiner=None)
+    b = RegionFn(
+        region=None, call=lambda a0, a1, b0, b1: (np.add(a0, b0), np.add(a1, b1)), combiner=None
+    )
     f32, i32 = FloatType("f32"), IntegerType(32)
     with np.errstate(all="ignore"):
-        got, cnt = kernel(x, c, np.array(0.5, np.float32), np.array(1, np.int32),
-                          result_types=(TensorType((6,), f32), TensorType((6,), i32)),
-                          dimensions=(0,), body=b)
+        got, cnt = kernel(
+            x,
+            c,
+            np.array(0.5, np.float32),
+            np.array(1, np.int32),
+            result_types=(TensorType((6,), f32), TensorType((6,), i32)),
+            dimensions=(0,),
+            body=b,
+        )
     same_bits(got, ref_reduce(x, 0.5, (0,), rounded(x.dtype, np.add)))
     assert cnt.tolist() == (c.sum(axis=0) + 1).tolist()
 
@@ -274,9 +320,19 @@ def split_everything(monkeypatch):
         parallel.set_workers(old)
 
 
-@pytest.mark.parametrize("shape, dims", [((1000,), (0,)), ((1025,), (0,)), ((3, 513), (1,)),
-                                         ((1, 4097), (1,)), ((70, 9), (0,)), ((100, 1), (0,)),
-                                         ((5, 6, 7), (0, 2)), ((2, 300), (0, 1))])
+@pytest.mark.parametrize(
+    "shape, dims",
+    [
+        ((1000,), (0,)),
+        ((1025,), (0,)),
+        ((3, 513), (1,)),
+        ((1, 4097), (1,)),
+        ((70, 9), (0,)),
+        ((100, 1), (0,)),
+        ((5, 6, 7), (0, 2)),
+        ((2, 300), (0, 1)),
+    ],
+)
 def test_two_threads_same_bits(split_everything, shape, dims):
     rng = np.random.default_rng(sum(shape))
     for dtype in (np.float32, np.float64, np.float16):
@@ -299,8 +355,9 @@ def test_tree_split_equals_serial(parts, k):
                 same_bits(reduction._tree_split(x, axis, np.add, parts), want)
                 if axis < x.ndim - 1 and x.shape[1 - axis] >= parts:
                     want = reduction._blocked_tree_serial(x, axis, np.add)
-                    got = reduction._tree_split(x, axis, np.add, parts,
-                                                reduction._blocked_tree_serial)
+                    got = reduction._tree_split(
+                        x, axis, np.add, parts, reduction._blocked_tree_serial
+                    )
                     same_bits(got, want)
     finally:
         parallel.set_workers(old)

@@ -48,42 +48,68 @@ SETTINGS = settings(max_examples=30, deadline=None)
 
 
 def test_reduce_spec_example():
-    (r,) = reduce(np.array([[0, 1, 2, 3, 4, 5]]), np.array(0), result_types=(T([1]),),
-                  dimensions=(1,), body=ADD)
+    (r,) = reduce(
+        np.array([[0, 1, 2, 3, 4, 5]]),
+        np.array(0),
+        result_types=(T([1]),),
+        dimensions=(1,),
+        body=ADD,
+    )
     assert r.dtype == np.int64 and r.tolist() == [15]
 
 
 def test_reduce_window_spec_examples():
     x = np.array([[1, 2], [3, 4], [5, 6]])
-    kw = dict(window_strides=(4, 1), base_dilations=(2, 1), window_dilations=(3, 1),
-              padding=np.array([[2, 1], [0, 0]]))
+    kw = dict(
+        window_strides=(4, 1),
+        base_dilations=(2, 1),
+        window_dilations=(3, 1),
+        padding=np.array([[2, 1], [0, 0]]),
+    )
     for body in (ADD, ADD_GENERIC):
-        (r,) = reduce_window(x, np.array(0), result_types=(T([2, 2]),), window_dimensions=(2, 1),
-                             body=body, **kw)
+        (r,) = reduce_window(
+            x, np.array(0), result_types=(T([2, 2]),), window_dimensions=(2, 1), body=body, **kw
+        )
         assert r.tolist() == [[0, 0], [3, 4]]
-        (r,) = reduce_window(x, np.array(0), result_types=(T([1, 2]),), window_dimensions=(3, 1),
-                             body=body, **kw)
+        (r,) = reduce_window(
+            x, np.array(0), result_types=(T([1, 2]),), window_dimensions=(3, 1), body=body, **kw
+        )
         assert r.tolist() == [[5, 6]]
 
 
 def test_select_and_scatter_spec_example():
     r = select_and_scatter(
-        np.array([[1, 5], [2, 5], [3, 6], [4, 4]]), np.array([[5, 6], [7, 8]]), np.array(0),
-        result_type=T([4, 2]), window_dimensions=(3, 1), window_strides=(2, 1),
-        padding=np.array([[0, 1], [0, 0]]), select=GE, scatter=ADD,
+        np.array([[1, 5], [2, 5], [3, 6], [4, 4]]),
+        np.array([[5, 6], [7, 8]]),
+        np.array(0),
+        result_type=T([4, 2]),
+        window_dimensions=(3, 1),
+        window_strides=(2, 1),
+        padding=np.array([[0, 1], [0, 0]]),
+        select=GE,
+        scatter=ADD,
     )
     assert r.dtype == np.int64 and r.tolist() == [[0, 0], [0, 0], [5, 14], [7, 0]]
 
 
 def test_map_spec_example():
-    r = map_(np.array([[0, 1], [2, 3]]), np.array([[4, 5], [6, 7]]), result_type=T([2, 2]),
-             dimensions=(0, 1), computation=fn(lambda a, b: (np.multiply(a, b),)))
+    r = map_(
+        np.array([[0, 1], [2, 3]]),
+        np.array([[4, 5], [6, 7]]),
+        result_type=T([2, 2]),
+        dimensions=(0, 1),
+        computation=fn(lambda a, b: (np.multiply(a, b),)),
+    )
     assert r.tolist() == [[0, 5], [12, 21]]
 
 
 def test_map_constant_body_broadcasts():
-    r = map_(np.zeros((2, 3), np.float32), result_type=T([2, 3], I32), dimensions=(0, 1),
-             computation=fn(lambda a: (np.array(7, np.int32),)))
+    r = map_(
+        np.zeros((2, 3), np.float32),
+        result_type=T([2, 3], I32),
+        dimensions=(0, 1),
+        computation=fn(lambda a: (np.array(7, np.int32),)),
+    )
     assert r.shape == (2, 3) and r.dtype == np.int32 and (r == 7).all()
 
 
@@ -106,7 +132,7 @@ def ref_reduce(x, init, dims, body):
     keep = [d for d in range(x.ndim) if d not in dims]
     out_shape = tuple(x.shape[d] for d in keep)
     out = []
-    for ridx in (np.ndindex(*out_shape) if out_shape else [()]):
+    for ridx in np.ndindex(*out_shape) if out_shape else [()]:
         elems = []
         for sidx in np.ndindex(*[x.shape[d] for d in sorted(dims)]):
             full = [0] * x.ndim
@@ -138,12 +164,21 @@ def test_reduce_int_wraparound_matches_reference(case, seed):
     x = rng.integers(-128, 128, size=shape).astype(np.int8)
     init = np.int8(rng.integers(-128, 128))
     out_shape = tuple(s for i, s in enumerate(shape) if i not in dims)
-    for name, body in (("stablehlo.add", np.add), ("stablehlo.multiply", np.multiply),
-                       ("stablehlo.maximum", np.maximum), ("stablehlo.xor", np.bitwise_xor)):
+    for name, body in (
+        ("stablehlo.add", np.add),
+        ("stablehlo.multiply", np.multiply),
+        ("stablehlo.maximum", np.maximum),
+        ("stablehlo.xor", np.bitwise_xor),
+    ):
         want = ref_reduce(x, init, dims, lambda a, b, body=body: body(np.int8(a), np.int8(b)))
         for combiner in (name, None):
-            (got,) = reduce(x, np.array(init), result_types=(T(out_shape, IntegerType(8)),),
-                            dimensions=dims, body=fn(lambda a, b, body=body: (body(a, b),), combiner))
+            (got,) = reduce(
+                x,
+                np.array(init),
+                result_types=(T(out_shape, IntegerType(8)),),
+                dimensions=dims,
+                body=fn(lambda a, b, body=body: (body(a, b),), combiner),
+            )
             assert got.dtype == np.int8 and got.shape == out_shape
             np.testing.assert_array_equal(got, want)
 
@@ -173,15 +208,22 @@ def test_reduce_float_sum_is_the_documented_tree(case, seed):
     else:
         want = ref_reduce(x, init, dims, add)
     for body in (ADD, ADD_GENERIC):
-        (got,) = reduce(x, np.array(init), result_types=(T(out_shape, F32),), dimensions=dims, body=body)
+        (got,) = reduce(
+            x, np.array(init), result_types=(T(out_shape, F32),), dimensions=dims, body=body
+        )
         assert got.dtype == np.float32
         np.testing.assert_array_equal(got.view(np.int32), want.view(np.int32))
 
 
 def test_reduce_bf16_sum_rounds_every_step():
     x = np.array([1.0, 2.0**-8, 2.0**-8, 2.0**-8], dtype=ml_dtypes.bfloat16)
-    (got,) = reduce(x, np.array(0, ml_dtypes.bfloat16), result_types=(T([], FloatType("bf16")),),
-                    dimensions=(0,), body=ADD)
+    (got,) = reduce(
+        x,
+        np.array(0, ml_dtypes.bfloat16),
+        result_types=(T([], FloatType("bf16")),),
+        dimensions=(0,),
+        body=ADD,
+    )
     # tree: (1 + 2^-8) -> 1 (tie to even), (2^-8 + 2^-8) = 2^-7, 1 + 2^-7 = 1.0078125;
     # a left fold would give 1.0 and an f32 accumulator 1.015625
     assert got.dtype == ml_dtypes.bfloat16 and float(got) == 1.0078125
@@ -205,18 +247,33 @@ def test_reduce_max_nan_and_signed_zero():
 
 
 def test_reduce_empty_and_no_dims():
-    (got,) = reduce(np.zeros((2, 0), np.int32), np.array(5, np.int32), result_types=(T([2], I32),),
-                    dimensions=(1,), body=ADD_GENERIC)
+    (got,) = reduce(
+        np.zeros((2, 0), np.int32),
+        np.array(5, np.int32),
+        result_types=(T([2], I32),),
+        dimensions=(1,),
+        body=ADD_GENERIC,
+    )
     assert got.tolist() == [5, 5]
-    (got,) = reduce(np.array([1, 2], np.int32), np.array(5, np.int32), result_types=(T([2], I32),),
-                    dimensions=(), body=ADD_GENERIC)
+    (got,) = reduce(
+        np.array([1, 2], np.int32),
+        np.array(5, np.int32),
+        result_types=(T([2], I32),),
+        dimensions=(),
+        body=ADD_GENERIC,
+    )
     assert got.tolist() == [6, 7]
 
 
 def test_reduce_int4_wraps():
     x = np.array([7, 7, 7], dtype=ml_dtypes.int4)
-    (got,) = reduce(x, np.array(0, ml_dtypes.int4), result_types=(T([], IntegerType(4)),),
-                    dimensions=(0,), body=ADD)
+    (got,) = reduce(
+        x,
+        np.array(0, ml_dtypes.int4),
+        result_types=(T([], IntegerType(4)),),
+        dimensions=(0,),
+        body=ADD,
+    )
     assert got.dtype == ml_dtypes.int4 and int(got) == 5  # 21 mod 16 -> 5
 
 
@@ -238,9 +295,15 @@ def test_reduce_argmax_two_inputs(rows, cols, seed):
         calls.append(1)
         return argmax_body(*a)
 
-    got_v, got_i = reduce(x, idx, np.array(-np.inf, np.float32), np.array(0, np.int32),
-                          result_types=(T([rows], F32), T([rows], I32)), dimensions=(1,),
-                          body=fn(body))
+    got_v, got_i = reduce(
+        x,
+        idx,
+        np.array(-np.inf, np.float32),
+        np.array(0, np.int32),
+        result_types=(T([rows], F32), T([rows], I32)),
+        dimensions=(1,),
+        body=fn(body),
+    )
     for r in range(rows):
         if cols == 0:
             assert got_v[r] == -np.inf and got_i[r] == 0
@@ -268,7 +331,9 @@ def ref_reduce_window(x, init, wd, ws, bd, wdil, pad, body):
     for ridx in np.ndindex(*nw):
         acc = init
         for widx in np.ndindex(*wd):
-            acc = body(acc, padded[tuple(r * s + w * d for r, s, w, d in zip(ridx, ws, widx, wdil))])
+            acc = body(
+                acc, padded[tuple(r * s + w * d for r, s, w, d in zip(ridx, ws, widx, wdil))]
+            )
         out[ridx] = acc
     assert out.ndim == rank
     return out
@@ -293,11 +358,27 @@ def test_reduce_window_matches_reference(case, seed):
     rng = np.random.default_rng(seed)
     x = rng.integers(-50, 50, size=shape).astype(np.int32)
     for body, init, np_body in ((ADD, 3, np.add), (MAX_GENERIC, -7, np.maximum)):
-        want = ref_reduce_window(x, np.int32(init), wd, ws, bd, wdil, pad,
-                                 lambda a, b, f=np_body: f(np.int32(a), np.int32(b)))
-        (got,) = reduce_window(x, np.array(init, np.int32), result_types=(T(want.shape, I32),),
-                               window_dimensions=wd, window_strides=ws, base_dilations=bd,
-                               window_dilations=wdil, padding=np.array(pad), body=body)
+        want = ref_reduce_window(
+            x,
+            np.int32(init),
+            wd,
+            ws,
+            bd,
+            wdil,
+            pad,
+            lambda a, b, f=np_body: f(np.int32(a), np.int32(b)),
+        )
+        (got,) = reduce_window(
+            x,
+            np.array(init, np.int32),
+            result_types=(T(want.shape, I32),),
+            window_dimensions=wd,
+            window_strides=ws,
+            base_dilations=bd,
+            window_dilations=wdil,
+            padding=np.array(pad),
+            body=body,
+        )
         assert got.dtype == np.int32
         np.testing.assert_array_equal(got, want)
 
@@ -306,26 +387,49 @@ def test_reduce_window_matches_reference(case, seed):
 def test_reduce_window_large_window_tree_path(body):
     rng = np.random.default_rng(0)
     x = rng.integers(-100, 100, size=(3, 9, 9)).astype(np.int64)
-    want = ref_reduce_window(x, np.int64(0), (1, 6, 6), (1, 1, 1), (1, 1, 1), (1, 1, 1),
-                             ((0, 0), (0, 0), (0, 0)), lambda a, b: a + b)
-    (got,) = reduce_window(x, np.array(0), result_types=(T(want.shape),), window_dimensions=(1, 6, 6),
-                           body=body)
+    want = ref_reduce_window(
+        x,
+        np.int64(0),
+        (1, 6, 6),
+        (1, 1, 1),
+        (1, 1, 1),
+        (1, 1, 1),
+        ((0, 0), (0, 0), (0, 0)),
+        lambda a, b: a + b,
+    )
+    (got,) = reduce_window(
+        x, np.array(0), result_types=(T(want.shape),), window_dimensions=(1, 6, 6), body=body
+    )
     np.testing.assert_array_equal(got, want)
 
 
 def test_reduce_window_two_operands_argmax():
     x = np.array([3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0], np.float32)
     i = np.arange(7, dtype=np.int32)
-    v, k = reduce_window(x, i, np.array(-np.inf, np.float32), np.array(0, np.int32),
-                         result_types=(T([3], F32), T([3], I32)), window_dimensions=(3,),
-                         window_strides=(2,), body=fn(argmax_body))
+    v, k = reduce_window(
+        x,
+        i,
+        np.array(-np.inf, np.float32),
+        np.array(0, np.int32),
+        result_types=(T([3], F32), T([3], I32)),
+        window_dimensions=(3,),
+        window_strides=(2,),
+        body=fn(argmax_body),
+    )
     assert v.tolist() == [4.0, 5.0, 9.0] and k.tolist() == [2, 4, 5]
 
 
 def test_reduce_window_negative_padding_crops():
     x = np.arange(6, dtype=np.int64)
-    (got,) = reduce_window(x, np.array(0), result_types=(T([2]),), window_dimensions=(2,),
-                           window_strides=(2,), padding=np.array([[-1, -1]]), body=ADD)
+    (got,) = reduce_window(
+        x,
+        np.array(0),
+        result_types=(T([2]),),
+        window_dimensions=(2,),
+        window_strides=(2,),
+        padding=np.array([[-1, -1]]),
+        body=ADD,
+    )
     assert got.tolist() == [1 + 2, 3 + 4]
 
 
@@ -364,27 +468,59 @@ def test_select_and_scatter_matches_reference(case, seed):
         nw.append(0 if p == 0 or w > p else (p - w) // st_ + 1)
     source = rng.integers(-9, 9, size=nw).astype(np.int64)
     for sel in (GE, fn(lambda a, b: (np.less(a, b),))):
-        want = ref_select_and_scatter(operand, source, np.int64(1), wd, ws, pad,
-                                      lambda a, b, s=sel: bool(s(a, b)[0]), lambda a, b: a + b)
-        got = select_and_scatter(operand, source, np.array(1), result_type=T(shape),
-                                 window_dimensions=wd, window_strides=ws, padding=np.array(pad),
-                                 select=sel, scatter=ADD_GENERIC)
+        want = ref_select_and_scatter(
+            operand,
+            source,
+            np.int64(1),
+            wd,
+            ws,
+            pad,
+            lambda a, b, s=sel: bool(s(a, b)[0]),
+            lambda a, b: a + b,
+        )
+        got = select_and_scatter(
+            operand,
+            source,
+            np.array(1),
+            result_type=T(shape),
+            window_dimensions=wd,
+            window_strides=ws,
+            padding=np.array(pad),
+            select=sel,
+            scatter=ADD_GENERIC,
+        )
         np.testing.assert_array_equal(got, want)
 
 
 def test_select_and_scatter_overlapping_windows_float():
     operand = np.array([1.0, 3.0, 2.0, 0.5], np.float32)
     source = np.array([0.1, 0.2, 0.4], np.float32)
-    got = select_and_scatter(operand, source, np.array(0.0, np.float32), result_type=T([4], F32),
-                             window_dimensions=(2,), window_strides=(1,), select=GE, scatter=ADD)
+    got = select_and_scatter(
+        operand,
+        source,
+        np.array(0.0, np.float32),
+        result_type=T([4], F32),
+        window_dimensions=(2,),
+        window_strides=(1,),
+        select=GE,
+        scatter=ADD,
+    )
     want = np.zeros(4, np.float32)
     want[1] = np.float32(np.float32(0) + np.float32(0.1)) + np.float32(0.2)
     want[2] = np.float32(0.4)
     np.testing.assert_array_equal(got, want)
 
 
-@pytest.mark.parametrize("op", ["stablehlo.reduce", "stablehlo.reduce_window", "stablehlo.sort",
-                                "stablehlo.select_and_scatter", "stablehlo.map"])
+@pytest.mark.parametrize(
+    "op",
+    [
+        "stablehlo.reduce",
+        "stablehlo.reduce_window",
+        "stablehlo.sort",
+        "stablehlo.select_and_scatter",
+        "stablehlo.map",
+    ],
+)
 def test_rows_registered(op):
     row = OP_TABLE[op]
     assert row.kernel is not None and row.shape is not None
@@ -398,19 +534,33 @@ def test_reduce_variadic_known_combiners():
         call=lambda a0, a1, b0, b1: (np.add(a0, b0), np.minimum(a1, b1)),
         combiner=None,
     )
-    s, m = reduce(x, y, np.array(10, np.int32), np.array(np.inf, np.float32),
-                  result_types=(T([2], I32), T([2], F32)), dimensions=(1,), body=both)
+    s, m = reduce(
+        x,
+        y,
+        np.array(10, np.int32),
+        np.array(np.inf, np.float32),
+        result_types=(T([2], I32), T([2], F32)),
+        dimensions=(1,),
+        body=both,
+    )
     assert s.tolist() == [14, 17] and m.tolist() == [-2.0, -1.0]
 
 
 def test_reduce_bool_and_complex():
     b = np.array([[True, False], [True, True]])
     and_ = fn(lambda a, c: (np.logical_and(a, c),), "stablehlo.and")
-    (r,) = reduce(b, np.array(True), result_types=(T([2], IntegerType(1)),), dimensions=(1,), body=and_)
+    (r,) = reduce(
+        b, np.array(True), result_types=(T([2], IntegerType(1)),), dimensions=(1,), body=and_
+    )
     assert r.dtype == np.bool_ and r.tolist() == [False, True]
     c = np.array([1 + 2j, 3 - 1j], np.complex64)
-    (r,) = reduce(c, np.array(0j, np.complex64), result_types=(T([], ComplexType(F32)),),
-                  dimensions=(0,), body=ADD)
+    (r,) = reduce(
+        c,
+        np.array(0j, np.complex64),
+        result_types=(T([], ComplexType(F32)),),
+        dimensions=(0,),
+        body=ADD,
+    )
     assert r.dtype == np.complex64 and r == 4 + 1j
 
 
@@ -424,11 +574,19 @@ def test_reduce_vector_accumulator():
 
 def test_rank0_operands():
     s = T([], I64)
-    (r,) = reduce_window(np.array(3), np.array(4), result_types=(s,), window_dimensions=(),
-                         body=ADD_GENERIC)
+    (r,) = reduce_window(
+        np.array(3), np.array(4), result_types=(s,), window_dimensions=(), body=ADD_GENERIC
+    )
     assert r.tolist() == 7
-    r = select_and_scatter(np.array(3), np.array(5), np.array(4), result_type=s,
-                           window_dimensions=(), select=GE, scatter=ADD_GENERIC)
+    r = select_and_scatter(
+        np.array(3),
+        np.array(5),
+        np.array(4),
+        result_type=s,
+        window_dimensions=(),
+        select=GE,
+        scatter=ADD_GENERIC,
+    )
     assert r.tolist() == 9
 
 
@@ -450,7 +608,9 @@ def ieee_min(a, b):
     return min(a, b)
 
 
-SPECIALS = st.lists(st.sampled_from([0.0, -0.0, 1.0, -1.0, math.nan, math.inf]), min_size=1, max_size=12)
+SPECIALS = st.lists(
+    st.sampled_from([0.0, -0.0, 1.0, -1.0, math.nan, math.inf]), min_size=1, max_size=12
+)
 
 
 @SETTINGS
@@ -460,26 +620,33 @@ def test_float_max_min_signed_zero_nan(vals, window, ftype):
     x = np.array(vals, dtype=dt)
     window = min(window, len(vals))
     e = FloatType(ftype)
-    for name, ref, uf in (("stablehlo.maximum", ieee_max, np.maximum),
-                          ("stablehlo.minimum", ieee_min, np.minimum)):
+    for name, ref, uf in (
+        ("stablehlo.maximum", ieee_max, np.maximum),
+        ("stablehlo.minimum", ieee_min, np.minimum),
+    ):
         body = fn(lambda a, b, uf=uf: (uf(a, b),), name)
         init = np.array(-0.0 if name.endswith("maximum") else 0.0, dtype=dt)
-        want = ref_reduce_window(x.astype(np.float64), float(init), (window,), (1,), (1,), (1,),
-                                 ((0, 0),), ref)
-        (got,) = reduce_window(x, init, result_types=(T(want.shape, e),), window_dimensions=(window,),
-                               body=body)
+        want = ref_reduce_window(
+            x.astype(np.float64), float(init), (window,), (1,), (1,), (1,), ((0, 0),), ref
+        )
+        (got,) = reduce_window(
+            x, init, result_types=(T(want.shape, e),), window_dimensions=(window,), body=body
+        )
         assert got.dtype == dt
         g = got.astype(np.float64)
         assert np.array_equal(np.isnan(g), np.isnan(want))
         ok = ~np.isnan(want)
-        assert np.array_equal(g[ok], want[ok]) and np.array_equal(np.signbit(g[ok]), np.signbit(want[ok]))
+        assert np.array_equal(g[ok], want[ok]) and np.array_equal(
+            np.signbit(g[ok]), np.signbit(want[ok])
+        )
         # reduce over everything agrees with the fold
         (r,) = reduce(x, init, result_types=(T([], e),), dimensions=(0,), body=body)
         w = float(init)
         for v in vals:
             w = ref(w, v)
         assert (math.isnan(w) and np.isnan(float(r))) or (
-            float(r) == w and np.signbit(float(r)) == (math.copysign(1, w) < 0))
+            float(r) == w and np.signbit(float(r)) == (math.copysign(1, w) < 0)
+        )
 
 
 @SETTINGS
@@ -490,9 +657,19 @@ def test_reduce_window_float_sum_is_the_left_fold(case, seed):
     rng = np.random.default_rng(seed)
     x = (rng.standard_normal(shape) * 10.0 ** rng.integers(-4, 4, size=shape)).astype(np.float32)
     init = np.float32(0.1)
-    want = ref_reduce_window(x, init, wd, ws, bd, wdil, pad, lambda a, b: np.float32(a) + np.float32(b))
+    want = ref_reduce_window(
+        x, init, wd, ws, bd, wdil, pad, lambda a, b: np.float32(a) + np.float32(b)
+    )
     for body in (ADD, ADD_GENERIC):
-        (got,) = reduce_window(x, np.array(init), result_types=(T(want.shape, F32),), window_dimensions=wd,
-                               window_strides=ws, base_dilations=bd, window_dilations=wdil,
-                               padding=np.array(pad), body=body)
+        (got,) = reduce_window(
+            x,
+            np.array(init),
+            result_types=(T(want.shape, F32),),
+            window_dimensions=wd,
+            window_strides=ws,
+            base_dilations=bd,
+            window_dilations=wdil,
+            padding=np.array(pad),
+            body=body,
+        )
         np.testing.assert_array_equal(got.view(np.int32), want.view(np.int32))

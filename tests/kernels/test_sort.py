@@ -16,7 +16,16 @@ import hlorun.engine.kernels  # noqa: F401  (fills the op table)
 from hlorun import shape_inference  # noqa: F401
 from hlorun.engine.values import RegionFn
 from hlorun.parser.errors import InterpreterError
-from hlorun.parser.ir import Block, EnumAttr, FloatType, IntegerType, Operation, Region, TensorType, Value
+from hlorun.parser.ir import (
+    Block,
+    EnumAttr,
+    FloatType,
+    IntegerType,
+    Operation,
+    Region,
+    TensorType,
+    Value,
+)
 from hlorun.shape_inference.optable import OP_TABLE
 
 sort = OP_TABLE["stablehlo.sort"].kernel
@@ -29,7 +38,9 @@ def region(args, ops, ret) -> Region:
     operations = []
     for k, (name, operands, rtype, attrs) in enumerate(ops):
         res = Value(f"%{k}", rtype)
-        operations.append(Operation(name, tuple(values[n] for n in operands), (res,), tuple(attrs.items())))
+        operations.append(
+            Operation(name, tuple(values[n] for n in operands), (res,), tuple(attrs.items()))
+        )
         values[res.name] = res
     operations.append(Operation("stablehlo.return", tuple(values[n] for n in ret)))
     return Region((Block(tuple(values[f"%arg{i}"] for i in range(len(args))), tuple(operations)),))
@@ -55,8 +66,18 @@ def simple_comparator(etype, direction, ctype=None, n_operands=1, key=0, with_re
     """compare(arg_{2key}, arg_{2key+1}) as an IR region plus a NumPy call."""
     s = TensorType((), etype)
     args = [s] * (2 * n_operands)
-    r = region(args, [("stablehlo.compare", [f"%arg{2 * key}", f"%arg{2 * key + 1}"], I1,
-                       cmp(direction, ctype))], ["%0"])
+    r = region(
+        args,
+        [
+            (
+                "stablehlo.compare",
+                [f"%arg{2 * key}", f"%arg{2 * key + 1}"],
+                I1,
+                cmp(direction, ctype),
+            )
+        ],
+        ["%0"],
+    )
 
     def call(*a):
         x, y = a[2 * key], a[2 * key + 1]
@@ -96,21 +117,40 @@ def test_spec_example():
     t = TensorType((2, 3), i64)
     for with_region in (True, False):
         comp = simple_comparator(i64, "GT", n_operands=2, with_region=with_region)
-        r0, r1 = sort(np.array([[1, 2, 3], [3, 2, 1]]), np.array([[3, 2, 1], [1, 2, 3]]),
-                      result_types=(t, t), dimension=0, is_stable=True, comparator=comp)
+        r0, r1 = sort(
+            np.array([[1, 2, 3], [3, 2, 1]]),
+            np.array([[3, 2, 1], [1, 2, 3]]),
+            result_types=(t, t),
+            dimension=0,
+            is_stable=True,
+            comparator=comp,
+        )
         assert r0.tolist() == [[3, 2, 3], [1, 2, 1]]
         assert r1.tolist() == [[1, 2, 1], [3, 2, 3]]
 
 
 def test_issue_2440_example():
-    x = np.array([[0, 1, 1, -3, -3, -2, 0], [4, -1, 3, 0, 4, 0, -3], [1, 0, 0, 0, 0, 2, 3],
-                  [-3, -4, -4, -2, 0, 3, 3], [0, 5, 2, -2, 0, -2, 0]])
-    want = [[-3, -4, -4, -3, -3, -2, -3], [0, -1, 0, -2, 0, -2, 0], [0, 0, 1, -2, 0, 0, 0],
-            [1, 1, 2, 0, 0, 2, 3], [4, 5, 3, 0, 4, 3, 3]]
+    x = np.array(
+        [
+            [0, 1, 1, -3, -3, -2, 0],
+            [4, -1, 3, 0, 4, 0, -3],
+            [1, 0, 0, 0, 0, 2, 3],
+            [-3, -4, -4, -2, 0, 3, 3],
+            [0, 5, 2, -2, 0, -2, 0],
+        ]
+    )
+    want = [
+        [-3, -4, -4, -3, -3, -2, -3],
+        [0, -1, 0, -2, 0, -2, 0],
+        [0, 0, 1, -2, 0, 0, 0],
+        [1, 1, 2, 0, 0, 2, 3],
+        [4, 5, 3, 0, 4, 3, 3],
+    ]
     for with_region in (True, False):
         comp = simple_comparator(IntegerType(64), "LT", "SIGNED", with_region=with_region)
-        (r,) = sort(x, result_types=(TensorType((5, 7), IntegerType(64)),), dimension=0,
-                    comparator=comp)
+        (r,) = sort(
+            x, result_types=(TensorType((5, 7), IntegerType(64)),), dimension=0, comparator=comp
+        )
         assert r.tolist() == want
 
 
@@ -150,13 +190,17 @@ def test_lexicographic_two_keys(n, seed):
     k1 = rng.integers(-2, 3, size=n).astype(np.int64)
     s0, s1 = TensorType((), IntegerType(16, "unsigned")), TensorType((), IntegerType(64))
     # k0 descending, then k1 ascending: gt(k0) | (eq(k0) & lt(k1))
-    r = region([s0, s0, s1, s1], [
-        ("stablehlo.compare", ["%arg0", "%arg1"], I1, cmp("EQ")),
-        ("stablehlo.compare", ["%arg2", "%arg3"], I1, cmp("LT")),
-        ("stablehlo.and", ["%0", "%1"], I1, {}),
-        ("stablehlo.compare", ["%arg0", "%arg1"], I1, cmp("GT")),
-        ("stablehlo.or", ["%3", "%2"], I1, {}),
-    ], ["%4"])
+    r = region(
+        [s0, s0, s1, s1],
+        [
+            ("stablehlo.compare", ["%arg0", "%arg1"], I1, cmp("EQ")),
+            ("stablehlo.compare", ["%arg2", "%arg3"], I1, cmp("LT")),
+            ("stablehlo.and", ["%0", "%1"], I1, {}),
+            ("stablehlo.compare", ["%arg0", "%arg1"], I1, cmp("GT")),
+            ("stablehlo.or", ["%3", "%2"], I1, {}),
+        ],
+        ["%4"],
+    )
 
     def call(a0, a1, b0, b1):
         return ((a0 > a1) | ((a0 == a1) & (b0 < b1)),)
@@ -166,14 +210,21 @@ def test_lexicographic_two_keys(n, seed):
 
     want = ref_sort([k0, k1], 0, less)
     for reg in (r, None):
-        got = sort(k0, k1, result_types=(TensorType((n,), s0.element_type), TensorType((n,), s1.element_type)),
-                   dimension=0, is_stable=True, comparator=RegionFn(region=reg, call=call))
+        got = sort(
+            k0,
+            k1,
+            result_types=(TensorType((n,), s0.element_type), TensorType((n,), s1.element_type)),
+            dimension=0,
+            is_stable=True,
+            comparator=RegionFn(region=reg, call=call),
+        )
         np.testing.assert_array_equal(got[0], want[0])
         np.testing.assert_array_equal(got[1], want[1])
 
 
-FLOATS = st.lists(st.sampled_from([0.0, -0.0, 1.5, -1.5, np.inf, -np.inf, np.nan, -np.nan, 2.0]),
-                  max_size=20)
+FLOATS = st.lists(
+    st.sampled_from([0.0, -0.0, 1.5, -1.5, np.inf, -np.inf, np.nan, -np.nan, 2.0]), max_size=20
+)
 
 
 @SETTINGS
@@ -183,8 +234,14 @@ def test_totalorder(vals, direction):
     idx = np.arange(x.size, dtype=np.int32)
     f32 = FloatType("f32")
     types = (TensorType(x.shape, f32), TensorType(x.shape, IntegerType(32)))
-    got = sort(x, idx, result_types=types, dimension=0, is_stable=True,
-               comparator=simple_comparator(f32, direction, "TOTALORDER", n_operands=2))
+    got = sort(
+        x,
+        idx,
+        result_types=types,
+        dimension=0,
+        is_stable=True,
+        comparator=simple_comparator(f32, direction, "TOTALORDER", n_operands=2),
+    )
     sign = 1 if direction == "LT" else -1
     want = sorted(range(x.size), key=lambda i: sign * total_key(float(x[i])))
     assert got[1].tolist() == want
@@ -199,30 +256,58 @@ def test_float_compare_nan_last_zero_ties(vals, direction):
     idx = np.arange(x.size, dtype=np.int32)
     f32 = FloatType("f32")
     types = (TensorType(x.shape, f32), TensorType(x.shape, IntegerType(32)))
-    got = sort(x, idx, result_types=types, dimension=0, is_stable=True,
-               comparator=simple_comparator(f32, direction, "FLOAT", n_operands=2))
+    got = sort(
+        x,
+        idx,
+        result_types=types,
+        dimension=0,
+        is_stable=True,
+        comparator=simple_comparator(f32, direction, "FLOAT", n_operands=2),
+    )
     sign = 1.0 if direction == "LT" else -1.0
-    want = sorted(range(x.size), key=lambda i: (bool(np.isnan(x[i])), 0.0 if np.isnan(x[i]) else sign * float(x[i])))
+    want = sorted(
+        range(x.size),
+        key=lambda i: (bool(np.isnan(x[i])), 0.0 if np.isnan(x[i]) else sign * float(x[i])),
+    )
     assert got[1].tolist() == want
 
 
 def test_bf16_and_bool_keys():
     bf = np.array([3.0, -1.0, 2.0, -0.0, 0.0], dtype=ml_dtypes.bfloat16)
     t = TensorType((5,), FloatType("bf16"))
-    (r,) = sort(bf, result_types=(t,), dimension=0, is_stable=True,
-                comparator=simple_comparator(FloatType("bf16"), "LT"))
-    assert r.dtype == ml_dtypes.bfloat16 and r.astype(np.float32).tolist() == [-1.0, -0.0, 0.0, 2.0, 3.0]
+    (r,) = sort(
+        bf,
+        result_types=(t,),
+        dimension=0,
+        is_stable=True,
+        comparator=simple_comparator(FloatType("bf16"), "LT"),
+    )
+    assert r.dtype == ml_dtypes.bfloat16 and r.astype(np.float32).tolist() == [
+        -1.0,
+        -0.0,
+        0.0,
+        2.0,
+        3.0,
+    ]
     assert np.signbit(r[1].astype(np.float32)) and not np.signbit(r[2].astype(np.float32))
     b = np.array([True, False, True, False])
-    (r,) = sort(b, result_types=(TensorType((4,), IntegerType(1)),), dimension=0,
-                comparator=simple_comparator(IntegerType(1), "LT"))
+    (r,) = sort(
+        b,
+        result_types=(TensorType((4,), IntegerType(1)),),
+        dimension=0,
+        comparator=simple_comparator(IntegerType(1), "LT"),
+    )
     assert r.tolist() == [False, False, True, True]
 
 
 def test_unsigned_compare_type_on_signed_keys():
     x = np.array([-1, 2, 0, -128], dtype=np.int8)
-    (r,) = sort(x, result_types=(TensorType((4,), IntegerType(8)),), dimension=0,
-                comparator=simple_comparator(IntegerType(8), "LT", "UNSIGNED"))
+    (r,) = sort(
+        x,
+        result_types=(TensorType((4,), IntegerType(8)),),
+        dimension=0,
+        comparator=simple_comparator(IntegerType(8), "LT", "UNSIGNED"),
+    )
     assert r.tolist() == [0, 2, -128, -1]  # as unsigned: 0, 2, 128, 255
 
 
@@ -234,19 +319,28 @@ def test_per_operand_transform_comparator(vals, batch):
     x = np.array([vals] * batch, dtype=np.int64).reshape(batch, len(vals))
     x = x * (np.arange(batch)[:, None] % 2 * 2 - 1)  # vary the rows
     s = TensorType((), IntegerType(64))
-    r = region([s, s], [
-        ("stablehlo.abs", ["%arg0"], s, {}),
-        ("stablehlo.abs", ["%arg1"], s, {}),
-        ("stablehlo.compare", ["%0", "%1"], I1, cmp("LT")),
-    ], ["%2"])
+    r = region(
+        [s, s],
+        [
+            ("stablehlo.abs", ["%arg0"], s, {}),
+            ("stablehlo.abs", ["%arg1"], s, {}),
+            ("stablehlo.compare", ["%0", "%1"], I1, cmp("LT")),
+        ],
+        ["%2"],
+    )
     calls = []
 
     def call(a, b):
         calls.append(1)
         return (np.abs(a) < np.abs(b),)
 
-    (got,) = sort(x, result_types=(TensorType(x.shape, IntegerType(64)),), dimension=1,
-                  is_stable=True, comparator=RegionFn(region=r, call=call))
+    (got,) = sort(
+        x,
+        result_types=(TensorType(x.shape, IntegerType(64)),),
+        dimension=1,
+        is_stable=True,
+        comparator=RegionFn(region=r, call=call),
+    )
     (want,) = ref_sort([x], 1, lambda a, b: abs(int(a[0])) < abs(int(b[0])))
     np.testing.assert_array_equal(got, want)
     n = len(vals)
@@ -261,19 +355,28 @@ def test_comparator_mixing_both_arguments_runs_the_merge_sort(vals):
     stable merge sort calls the region on whole vectors, O(log^2 n) times."""
     x = np.array(vals, dtype=np.int64)
     s = TensorType((), IntegerType(64))
-    r = region([s, s], [
-        ("stablehlo.subtract", ["%arg0", "%arg1"], s, {}),
-        ("stablehlo.subtract", ["%arg1", "%arg0"], s, {}),
-        ("stablehlo.compare", ["%0", "%1"], I1, cmp("LT")),
-    ], ["%2"])
+    r = region(
+        [s, s],
+        [
+            ("stablehlo.subtract", ["%arg0", "%arg1"], s, {}),
+            ("stablehlo.subtract", ["%arg1", "%arg0"], s, {}),
+            ("stablehlo.compare", ["%0", "%1"], I1, cmp("LT")),
+        ],
+        ["%2"],
+    )
     calls = []
 
     def call(a, b):
         calls.append(1)
         return ((a - b) < (b - a),)
 
-    (got,) = sort(x, result_types=(TensorType(x.shape, IntegerType(64)),), dimension=0,
-                  is_stable=True, comparator=RegionFn(region=r, call=call))
+    (got,) = sort(
+        x,
+        result_types=(TensorType(x.shape, IntegerType(64)),),
+        dimension=0,
+        is_stable=True,
+        comparator=RegionFn(region=r, call=call),
+    )
     assert got.tolist() == sorted(vals)
     levels = max(len(vals) - 1, 0).bit_length()
     assert 0 < len(calls) <= max(levels * (levels + 1), 1) or len(vals) < 2
@@ -300,8 +403,12 @@ def test_inconsistent_comparator_raises():
     t = TensorType((4,), IntegerType(64))
     table = np.array([[0, 1, 1, 1], [0, 0, 1, 1], [0, 0, 1, 0], [0, 1, 0, 0]], dtype=bool)
     with pytest.raises(InterpreterError):
-        sort(x, result_types=(t,), dimension=0,
-             comparator=RegionFn(region=None, call=lambda a, b: (table[a, b],)))
+        sort(
+            x,
+            result_types=(t,),
+            dimension=0,
+            comparator=RegionFn(region=None, call=lambda a, b: (table[a, b],)),
+        )
 
 
 def test_rank0_and_size1():
@@ -315,20 +422,31 @@ def test_complex_keys_real_then_imag():
 
     c = TensorType((), ComplexType(FloatType("f32")))
     f = TensorType((), FloatType("f32"))
-    r = region([c, c], [
-        ("stablehlo.real", ["%arg0"], f, {}),
-        ("stablehlo.real", ["%arg1"], f, {}),
-        ("stablehlo.imag", ["%arg0"], f, {}),
-        ("stablehlo.imag", ["%arg1"], f, {}),
-        ("stablehlo.compare", ["%2", "%3"], I1, cmp("LT", "TOTALORDER")),
-        ("stablehlo.compare", ["%0", "%1"], I1, cmp("EQ", "TOTALORDER")),
-        ("stablehlo.and", ["%5", "%4"], I1, {}),
-        ("stablehlo.compare", ["%0", "%1"], I1, cmp("LT", "TOTALORDER")),
-        ("stablehlo.or", ["%7", "%6"], I1, {}),
-    ], ["%8"])
-    x = np.array([1 + 2j, -1 + 5j, 1 - 3j, complex(-0.0, 1.0), complex(0.0, -1.0), 1 + 2j], np.complex64)
-    (got,) = sort(x, result_types=(TensorType((6,), ComplexType(FloatType("f32"))),), dimension=0,
-                  is_stable=True, comparator=RegionFn(region=r, call=None))
+    r = region(
+        [c, c],
+        [
+            ("stablehlo.real", ["%arg0"], f, {}),
+            ("stablehlo.real", ["%arg1"], f, {}),
+            ("stablehlo.imag", ["%arg0"], f, {}),
+            ("stablehlo.imag", ["%arg1"], f, {}),
+            ("stablehlo.compare", ["%2", "%3"], I1, cmp("LT", "TOTALORDER")),
+            ("stablehlo.compare", ["%0", "%1"], I1, cmp("EQ", "TOTALORDER")),
+            ("stablehlo.and", ["%5", "%4"], I1, {}),
+            ("stablehlo.compare", ["%0", "%1"], I1, cmp("LT", "TOTALORDER")),
+            ("stablehlo.or", ["%7", "%6"], I1, {}),
+        ],
+        ["%8"],
+    )
+    x = np.array(
+        [1 + 2j, -1 + 5j, 1 - 3j, complex(-0.0, 1.0), complex(0.0, -1.0), 1 + 2j], np.complex64
+    )
+    (got,) = sort(
+        x,
+        result_types=(TensorType((6,), ComplexType(FloatType("f32"))),),
+        dimension=0,
+        is_stable=True,
+        comparator=RegionFn(region=r, call=None),
+    )
     want = sorted(x.tolist(), key=lambda v: (total_key(v.real), total_key(v.imag)))
     assert got.tolist() == want
     assert np.signbit(got[1].real)  # -0.0 before +0.0 in total order

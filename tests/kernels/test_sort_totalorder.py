@@ -75,14 +75,18 @@ def old_key(ft: str, v: str, p: str, flip: str = "subtract") -> tuple[list[str],
         f"%{p}s = stablehlo.bitcast_convert {t} : ({s(ft)}) -> {si}",
         f"%{p}u = stablehlo.bitcast_convert {t} : ({s(ft)}) -> {ui}",
     ]
-    lines += [
-        f"%{p}m = stablehlo.constant dense<{(1 << (w - 1)) - 1}> : {ui}",
-        f"%{p}d = stablehlo.subtract %{p}m, %{p}u : {ui}",
-        f"%{p}f = stablehlo.bitcast_convert %{p}d : ({ui}) -> {si}",
-    ] if flip == "subtract" else [
-        f"%{p}m = stablehlo.constant dense<{(1 << (w - 1)) - 1}> : {si}",
-        f"%{p}f = stablehlo.xor %{p}s, %{p}m : {si}",
-    ]
+    lines += (
+        [
+            f"%{p}m = stablehlo.constant dense<{(1 << (w - 1)) - 1}> : {ui}",
+            f"%{p}d = stablehlo.subtract %{p}m, %{p}u : {ui}",
+            f"%{p}f = stablehlo.bitcast_convert %{p}d : ({ui}) -> {si}",
+        ]
+        if flip == "subtract"
+        else [
+            f"%{p}m = stablehlo.constant dense<{(1 << (w - 1)) - 1}> : {si}",
+            f"%{p}f = stablehlo.xor %{p}s, %{p}m : {si}",
+        ]
+    )
     lines += [
         f"%{p}zi = stablehlo.constant dense<0> : {si}",
         f"%{p}n = stablehlo.compare LT, %{p}s, %{p}zi, SIGNED : ({si}, {si}) -> {s('i1')}",
@@ -91,14 +95,27 @@ def old_key(ft: str, v: str, p: str, flip: str = "subtract") -> tuple[list[str],
     return lines, f"%{p}k", f"SIGNED : ({si}, {si})"
 
 
-def program(fts: list[str], n_keys: int, variant: str, shape: tuple[int, ...], dim: int,
-            stable: bool, direction: str = "LT", extra: tuple[str, ...] = ()) -> str:
+def program(
+    fts: list[str],
+    n_keys: int,
+    variant: str,
+    shape: tuple[int, ...],
+    dim: int,
+    stable: bool,
+    direction: str = "LT",
+    extra: tuple[str, ...] = (),
+) -> str:
     """A sort of float operands ``fts`` (the first ``n_keys`` are keys, JAX's
     ``lt(k0) | (eq(k0) & lt(k1))`` chain) plus ``extra`` value operands."""
     all_types = list(fts) + list(extra)
-    key_fn = {"new": new_key, "old": old_key,
-              "xor": lambda ft, v, p: old_key(ft, v, p, flip="xor")}[variant]
-    args = ", ".join(f"%arg{2 * i}: {s(t)}, %arg{2 * i + 1}: {s(t)}" for i, t in enumerate(all_types))
+    key_fn = {
+        "new": new_key,
+        "old": old_key,
+        "xor": lambda ft, v, p: old_key(ft, v, p, flip="xor"),
+    }[variant]
+    args = ", ".join(
+        f"%arg{2 * i}: {s(t)}, %arg{2 * i + 1}: {s(t)}" for i, t in enumerate(all_types)
+    )
     lines: list[str] = []
     for ft in sorted(set(fts[:n_keys]) | ({"f32"} if variant != "new" else set())):
         lines += float_consts(ft, ft)
@@ -152,8 +169,22 @@ def special_floats(ft: str, shape: tuple[int, ...], seed: int) -> np.ndarray:
         bits |= rng.integers(0, 2, size=size, dtype=np.uint64) << np.uint64(63)
     x = bits.astype(ut).view(dt)
     info = ml_dtypes.finfo(dt)
-    pool = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 1.0, -1.0, 2.5, float(info.tiny),
-                     -float(info.smallest_subnormal)], dtype=np.float64).astype(dt)
+    pool = np.array(
+        [
+            0.0,
+            -0.0,
+            np.inf,
+            -np.inf,
+            np.nan,
+            -np.nan,
+            1.0,
+            -1.0,
+            2.5,
+            float(info.tiny),
+            -float(info.smallest_subnormal),
+        ],
+        dtype=np.float64,
+    ).astype(dt)
     pick = rng.integers(0, 3, size=size)
     x = np.where(pick == 0, pool[rng.integers(0, pool.size, size=size)], x)
     dup = rng.integers(0, max(size, 1), size=size)
@@ -206,7 +237,9 @@ def check(got, want, dim, n_keys, stable):
         assert [ref_key(v) for v in g.reshape(-1)] == [ref_key(v) for v in w.reshape(-1)]
     rows_g = np.stack([np.moveaxis(bits(g), dim, -1).astype(np.uint64) for g in got], -1)
     rows_w = np.stack([np.moveaxis(bits(w), dim, -1).astype(np.uint64) for w in want], -1)
-    for rg, rw in zip(rows_g.reshape(-1, *rows_g.shape[-2:]), rows_w.reshape(-1, *rows_w.shape[-2:])):
+    for rg, rw in zip(
+        rows_g.reshape(-1, *rows_g.shape[-2:]), rows_w.reshape(-1, *rows_w.shape[-2:])
+    ):
         assert sorted(map(tuple, rg.tolist())) == sorted(map(tuple, rw.tolist()))
 
 
@@ -231,7 +264,9 @@ def test_jax_comparators(case, variant, stable, monkeypatch):
     # few distinct first keys, so that the second key decides often
     if n_keys == 2:
         first = inputs[0]
-        inputs[0] = np.where(np.arange(shape[-1]) % 3 == 0, first, first.flat[0]).astype(first.dtype)
+        inputs[0] = np.where(np.arange(shape[-1]) % 3 == 0, first, first.flat[0]).astype(
+            first.dtype
+        )
     for _ in extra:
         inputs.append(np.arange(int(np.prod(shape)), dtype=np.int32).reshape(shape))
     want = ref_sort(inputs, dim, n_keys, descending=False)
@@ -327,8 +362,9 @@ def test_unrecognised_variants_fall_back(monkeypatch):
     are not key orders: sort_keys says None and the merge sort runs."""
     text = program(["f32"], 1, "new", (50,), 0, True)
     # canonicalise only the lhs: compare the rhs raw
-    bad = text.replace("%p0 = stablehlo.compare LT, %x0_3, %y0_3",
-                       "%p0 = stablehlo.compare LT, %x0_3, %arg1")
+    bad = text.replace(
+        "%p0 = stablehlo.compare LT, %x0_3, %y0_3", "%p0 = stablehlo.compare LT, %x0_3, %arg1"
+    )
     assert bad != text
     assert patterns.sort_keys(sort_region(bad), 1, transforms=True) is None
     x = special_floats("f32", (50,), 4)

@@ -21,9 +21,12 @@ from hlorun.shape_inference.optable import OP_TABLE
 reduce_window = OP_TABLE["stablehlo.reduce_window"].kernel
 
 ELEM = {
-    np.dtype(np.float16): FloatType("f16"), np.dtype(np.float32): FloatType("f32"),
-    np.dtype(np.float64): FloatType("f64"), np.dtype(np.int32): IntegerType(32),
-    np.dtype(np.int8): IntegerType(8), np.dtype(np.uint8): IntegerType(8, "unsigned"),
+    np.dtype(np.float16): FloatType("f16"),
+    np.dtype(np.float32): FloatType("f32"),
+    np.dtype(np.float64): FloatType("f64"),
+    np.dtype(np.int32): IntegerType(32),
+    np.dtype(np.int8): IntegerType(8),
+    np.dtype(np.uint8): IntegerType(8, "unsigned"),
     np.dtype(np.bool_): IntegerType(1),
 }
 
@@ -52,21 +55,32 @@ def _ufunc_scalar(uf):
     def f(a, b):
         with np.errstate(all="ignore"):
             return uf(np.array(a), np.array(b))[()]
+
     return f
 
 
 SCALAR = {
-    "stablehlo.maximum": _ieee_max, "stablehlo.minimum": _ieee_min,
-    "stablehlo.add": _ufunc_scalar(np.add), "stablehlo.multiply": _ufunc_scalar(np.multiply),
-    "stablehlo.and": _ufunc_scalar(np.bitwise_and), "stablehlo.or": _ufunc_scalar(np.bitwise_or),
+    "stablehlo.maximum": _ieee_max,
+    "stablehlo.minimum": _ieee_min,
+    "stablehlo.add": _ufunc_scalar(np.add),
+    "stablehlo.multiply": _ufunc_scalar(np.multiply),
+    "stablehlo.and": _ufunc_scalar(np.bitwise_and),
+    "stablehlo.or": _ufunc_scalar(np.bitwise_or),
     "stablehlo.xor": _ufunc_scalar(np.bitwise_xor),
 }
-INT_MINMAX = {"stablehlo.maximum": _ufunc_scalar(np.maximum),
-              "stablehlo.minimum": _ufunc_scalar(np.minimum)}
-BOOL = {"stablehlo.add": np.logical_or, "stablehlo.multiply": np.logical_and,
-        "stablehlo.maximum": np.logical_or, "stablehlo.minimum": np.logical_and,
-        "stablehlo.and": np.logical_and, "stablehlo.or": np.logical_or,
-        "stablehlo.xor": np.logical_xor}
+INT_MINMAX = {
+    "stablehlo.maximum": _ufunc_scalar(np.maximum),
+    "stablehlo.minimum": _ufunc_scalar(np.minimum),
+}
+BOOL = {
+    "stablehlo.add": np.logical_or,
+    "stablehlo.multiply": np.logical_and,
+    "stablehlo.maximum": np.logical_or,
+    "stablehlo.minimum": np.logical_and,
+    "stablehlo.and": np.logical_and,
+    "stablehlo.or": np.logical_or,
+    "stablehlo.xor": np.logical_xor,
+}
 
 
 def _scalar_op(op, dtype):
@@ -85,8 +99,11 @@ def ref_reduce_window(x, init, wd, ws, bd, wdil, pad, f):
     padded = np.full(full, init, dtype=x.dtype)
     for idx in itertools.product(*(range(s) for s in x.shape)):
         padded[tuple(max(lo, 0) + i * b for (lo, _), i, b in zip(pad, idx, bd))] = x[idx]
-    padded = padded[tuple(slice(max(-lo, 0), max(f - max(-hi, 0), max(-lo, 0)))
-                          for (lo, hi), f in zip(pad, full))]
+    padded = padded[
+        tuple(
+            slice(max(-lo, 0), max(f - max(-hi, 0), max(-lo, 0))) for (lo, hi), f in zip(pad, full)
+        )
+    ]
     nw = []
     for p, w, s, d in zip(padded.shape, wd, ws, wdil):
         span = (w - 1) * d + 1
@@ -101,10 +118,19 @@ def ref_reduce_window(x, init, wd, ws, bd, wdil, pad, f):
 
 
 def _region(op, dtype):
-    uf = BOOL[op] if dtype == np.bool_ else {
-        "stablehlo.maximum": np.maximum, "stablehlo.minimum": np.minimum, "stablehlo.add": np.add,
-        "stablehlo.multiply": np.multiply, "stablehlo.and": np.bitwise_and,
-        "stablehlo.or": np.bitwise_or, "stablehlo.xor": np.bitwise_xor}[op]
+    uf = (
+        BOOL[op]
+        if dtype == np.bool_
+        else {
+            "stablehlo.maximum": np.maximum,
+            "stablehlo.minimum": np.minimum,
+            "stablehlo.add": np.add,
+            "stablehlo.multiply": np.multiply,
+            "stablehlo.and": np.bitwise_and,
+            "stablehlo.or": np.bitwise_or,
+            "stablehlo.xor": np.bitwise_xor,
+        }[op]
+    )
     return RegionFn(region=None, call=lambda a, b: (uf(a, b),), combiner=op)
 
 
@@ -116,9 +142,16 @@ def _run(x, init, geometry, op):
 
 def _kernel(x, init, wd, ws, bd, wdil, pad, op):
     (r,) = reduce_window(
-        x, np.asarray(init, x.dtype), result_types=(TensorType((None,) * x.ndim, ELEM[x.dtype]),),
-        window_dimensions=wd, window_strides=ws, base_dilations=bd, window_dilations=wdil,
-        padding=np.array(pad, np.int64).reshape(x.ndim, 2), body=_region(op, x.dtype))
+        x,
+        np.asarray(init, x.dtype),
+        result_types=(TensorType((None,) * x.ndim, ELEM[x.dtype]),),
+        window_dimensions=wd,
+        window_strides=ws,
+        base_dilations=bd,
+        window_dilations=wdil,
+        padding=np.array(pad, np.int64).reshape(x.ndim, 2),
+        body=_region(op, x.dtype),
+    )
     return r
 
 
@@ -147,8 +180,11 @@ GEOMETRIES = [
 def _float_data(shape, dtype, rng):
     vals = np.array([-0.0, 0.0, 1.5, -2.25, np.inf, -np.inf, 3.0, -0.0, 0.0], dtype)
     x = rng.choice(vals, size=shape).astype(dtype)
-    nan_bits = {2: [0x7E01, 0xFE02], 4: [0x7FC00001, 0xFFC00002],
-                8: [0x7FF8000000000001, 0xFFF8000000000002]}[dtype.itemsize]
+    nan_bits = {
+        2: [0x7E01, 0xFE02],
+        4: [0x7FC00001, 0xFFC00002],
+        8: [0x7FF8000000000001, 0xFFF8000000000002],
+    }[dtype.itemsize]
     it = np.dtype(f"u{dtype.itemsize}")
     flat = x.reshape(-1)
     for k, pos in enumerate(rng.choice(flat.size, size=min(2, flat.size // 7), replace=False)):
@@ -173,9 +209,18 @@ def test_float_matches_loop_reference(geometry, dtype, op):
 
 @pytest.mark.parametrize("geometry", GEOMETRIES)
 @pytest.mark.parametrize("dtype", [np.int32, np.int8, np.uint8, np.bool_])
-@pytest.mark.parametrize("op", ["stablehlo.maximum", "stablehlo.minimum", "stablehlo.add",
-                                "stablehlo.multiply", "stablehlo.and", "stablehlo.or",
-                                "stablehlo.xor"])
+@pytest.mark.parametrize(
+    "op",
+    [
+        "stablehlo.maximum",
+        "stablehlo.minimum",
+        "stablehlo.add",
+        "stablehlo.multiply",
+        "stablehlo.and",
+        "stablehlo.or",
+        "stablehlo.xor",
+    ],
+)
 def test_integer_matches_loop_reference(geometry, dtype, op):
     dtype = np.dtype(dtype)
     shape, *attrs = geometry
@@ -198,14 +243,23 @@ def _old_path(monkeypatch, *args):
         return _run(*args)
 
 
-@pytest.mark.parametrize("case", [
-    ((2, 8, 20, 20), (1, 1, 3, 3), (1, 1, 2, 2), (1, 1, 1, 1), (1, 1, 1, 1),
-     ((0, 0), (0, 0), (1, 1), (1, 1))),
-    ((2, 16, 16, 8), (1, 2, 2, 1), (1, 2, 2, 1), (1, 1, 1, 1), (1, 1, 1, 1), ((0, 0),) * 4),
-    ((3, 12, 12), (1, 6, 6), (1, 1, 1), (1, 1, 1), (1, 1, 1), ((0, 0), (2, 3), (-1, 2))),
-    ((4, 40, 40), (1, 6, 6), (1, 1, 1), (1, 1, 1), (1, 1, 1), ((0, 0), (2, 3), (-1, 2))),
-    ((3, 12, 12), (1, 3, 2), (1, 2, 1), (1, 2, 1), (1, 2, 1), ((0, 0), (1, 0), (0, 1))),
-])
+@pytest.mark.parametrize(
+    "case",
+    [
+        (
+            (2, 8, 20, 20),
+            (1, 1, 3, 3),
+            (1, 1, 2, 2),
+            (1, 1, 1, 1),
+            (1, 1, 1, 1),
+            ((0, 0), (0, 0), (1, 1), (1, 1)),
+        ),
+        ((2, 16, 16, 8), (1, 2, 2, 1), (1, 2, 2, 1), (1, 1, 1, 1), (1, 1, 1, 1), ((0, 0),) * 4),
+        ((3, 12, 12), (1, 6, 6), (1, 1, 1), (1, 1, 1), (1, 1, 1), ((0, 0), (2, 3), (-1, 2))),
+        ((4, 40, 40), (1, 6, 6), (1, 1, 1), (1, 1, 1), (1, 1, 1), ((0, 0), (2, 3), (-1, 2))),
+        ((3, 12, 12), (1, 3, 2), (1, 2, 1), (1, 2, 1), (1, 2, 1), ((0, 0), (1, 0), (0, 1))),
+    ],
+)
 @pytest.mark.parametrize("op", ["stablehlo.maximum", "stablehlo.minimum", "stablehlo.add"])
 def test_matches_region_path(monkeypatch, case, op):
     """Float max/min (NaN payloads, signed zeros), float add and integer add agree
@@ -216,12 +270,16 @@ def test_matches_region_path(monkeypatch, case, op):
     x = _float_data(shape, np.dtype(np.float32), rng)
     if op == "stablehlo.add":
         x = rng.standard_normal(shape).astype(np.float32)
-    for init in ([-np.inf, 0.0, -0.0, np.nan] if op != "stablehlo.add" else [0.0, -0.0]):
+    for init in [-np.inf, 0.0, -0.0, np.nan] if op != "stablehlo.add" else [0.0, -0.0]:
         init = np.float32(init)
-        _same_bits(_run(x, init, tuple(attrs), op), _old_path(monkeypatch, x, init, tuple(attrs), op))
-    xi = rng.integers(-2**31, 2**31 - 1, size=shape).astype(np.int32)
-    _same_bits(_run(xi, np.int32(5), tuple(attrs), op),
-               _old_path(monkeypatch, xi, np.int32(5), tuple(attrs), op))
+        _same_bits(
+            _run(x, init, tuple(attrs), op), _old_path(monkeypatch, x, init, tuple(attrs), op)
+        )
+    xi = rng.integers(-(2**31), 2**31 - 1, size=shape).astype(np.int32)
+    _same_bits(
+        _run(xi, np.int32(5), tuple(attrs), op),
+        _old_path(monkeypatch, xi, np.int32(5), tuple(attrs), op),
+    )
 
 
 def test_no_padded_copy_of_the_operand():
@@ -230,7 +288,13 @@ def test_no_padded_copy_of_the_operand():
     of the operand (the region path peaked at 9x the output)."""
     x = np.random.default_rng(3).standard_normal((1, 16, 64, 64)).astype(np.float32)
     x[:, :, ::3] = 0.0  # zero results: the signed-zero fix runs too
-    attrs = ((1, 1, 3, 3), (1, 1, 2, 2), (1, 1, 1, 1), (1, 1, 1, 1), ((0, 0), (0, 0), (1, 1), (1, 1)))
+    attrs = (
+        (1, 1, 3, 3),
+        (1, 1, 2, 2),
+        (1, 1, 1, 1),
+        (1, 1, 1, 1),
+        ((0, 0), (0, 0), (1, 1), (1, 1)),
+    )
     _run(x, np.float32(-np.inf), attrs, "stablehlo.maximum")
     tracemalloc.start()
     try:
@@ -264,7 +328,7 @@ def test_two_operands_with_known_combiners(monkeypatch):
 
     rng = np.random.default_rng(4)
     x = _float_data((5, 7), np.dtype(np.float32), rng)
-    y = rng.integers(-2**31, 2**31 - 1, size=(5, 7)).astype(np.int32)
+    y = rng.integers(-(2**31), 2**31 - 1, size=(5, 7)).astype(np.int32)
     attrs = ((2, 3), (2, 2), (1, 1), (1, 1), ((1, 0), (1, 1)))
     assert red.combiners(RegionFn(region=None, call=None, combiner=None), 2) is None
     got = engine.compile(TWO_OPERANDS)(x, y)
@@ -284,8 +348,14 @@ def test_complex_add_matches_loop_reference():
     from hlorun.parser.ir import ComplexType
 
     (got,) = reduce_window(
-        x, np.asarray(0.5 - 0.25j, np.complex64),
+        x,
+        np.asarray(0.5 - 0.25j, np.complex64),
         result_types=(TensorType((None, None), ComplexType(FloatType("f32"))),),
-        window_dimensions=attrs[0], window_strides=attrs[1], base_dilations=attrs[2],
-        window_dilations=attrs[3], padding=np.array(attrs[4]), body=_region("stablehlo.add", x.dtype))
+        window_dimensions=attrs[0],
+        window_strides=attrs[1],
+        base_dilations=attrs[2],
+        window_dilations=attrs[3],
+        padding=np.array(attrs[4]),
+        body=_region("stablehlo.add", x.dtype),
+    )
     _same_bits(got, want)

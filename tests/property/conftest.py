@@ -15,8 +15,11 @@ from hypothesis import HealthCheck, settings
 
 _COMMON = dict(
     deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                           HealthCheck.filter_too_much],
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.filter_too_much,
+    ],
     print_blob=True,
 )
 # ci: derandomized, so a CI run is reproducible (thorough stays random to find new bugs)

@@ -156,7 +156,11 @@ def dense(values: list, shape: tuple[int, ...], t: ET) -> str:
         if len(dims) == 1:
             return "[" + ", ".join(flat) + "]"
         step = len(flat) // dims[0]
-        return "[" + ", ".join(nest(flat[i * step:(i + 1) * step], dims[1:]) for i in range(dims[0])) + "]"
+        return (
+            "["
+            + ", ".join(nest(flat[i * step : (i + 1) * step], dims[1:]) for i in range(dims[0]))
+            + "]"
+        )
 
     return f"dense<{nest(lits, shape)}>"
 

@@ -36,8 +36,9 @@ def _profile() -> settings:
     try:
         return settings.get_profile(name if name in ("ci", "thorough") else "ci")
     except Exception:  # conftest.py not loaded (module run directly)
-        return settings(max_examples=12, deadline=None,
-                        suppress_health_check=[HealthCheck.too_slow])
+        return settings(
+            max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+        )
 
 
 PROFILE = settings(_profile())
@@ -49,8 +50,11 @@ PROFILE = settings(_profile())
 
 def shapes(max_rank: int = 3, max_dim: int = 4, max_size: int = 16):
     """Shapes of rank 0..max_rank (0-d and empty included)."""
-    return st.lists(st.integers(0, max_dim), max_size=max_rank).map(tuple).filter(
-        lambda s: prod(s) <= max_size)
+    return (
+        st.lists(st.integers(0, max_dim), max_size=max_rank)
+        .map(tuple)
+        .filter(lambda s: prod(s) <= max_size)
+    )
 
 
 def _int_specials(t: ET) -> list[int]:
@@ -69,19 +73,41 @@ def float_specials(fmt: FloatFormat) -> list[int]:
     m = fmt.mbits
     sign = fmt.sign_bit
     e_all = ((1 << fmt.ebits) - 1) << m
-    for q in (0, 1, Fraction(1, 2), Fraction(3, 2), Fraction(5, 2), 2, 3, Fraction(1, 3),
-              fmt.max_finite, fmt.min_positive, Fraction(2) ** fmt.emin):
+    for q in (
+        0,
+        1,
+        Fraction(1, 2),
+        Fraction(3, 2),
+        Fraction(5, 2),
+        2,
+        3,
+        Fraction(1, 3),
+        fmt.max_finite,
+        fmt.min_positive,
+        Fraction(2) ** fmt.emin,
+    ):
         for neg in (False, True):
             b = round_to_format(num(-q if neg else q, neg_zero=neg), fmt)
             if b is not None:
                 out.add(b)
     if m >= 1:
-        out |= {e_all | sign | ((1 << m) - 1), (1 << m) - 1, (1 << m) - 1 | sign}  # max subnormal, FN NaN
+        out |= {
+            e_all | sign | ((1 << m) - 1),
+            (1 << m) - 1,
+            (1 << m) - 1 | sign,
+        }  # max subnormal, FN NaN
         one = round_to_format(num(1), fmt)
         out |= {one + 1, one - 1}
     if fmt.kind == "ieee":
-        out |= {e_all, e_all | sign, e_all | 1, e_all | sign | 1, e_all | (1 << (m - 1)),
-                e_all | sign | (1 << (m - 1)) | 1, e_all | (1 << (m - 1)) | 5 % (1 << m)}
+        out |= {
+            e_all,
+            e_all | sign,
+            e_all | 1,
+            e_all | sign | 1,
+            e_all | (1 << (m - 1)),
+            e_all | sign | (1 << (m - 1)) | 1,
+            e_all | (1 << (m - 1)) | 5 % (1 << m),
+        }
     nb = nan_bits(fmt)
     if nb is not None:
         out.add(nb)
@@ -92,9 +118,11 @@ def float_specials(fmt: FloatFormat) -> list[int]:
 def _nice_float(fmt: FloatFormat, limit: float = 1e4):
     """Moderate values: small multiples of 1/8 and random doubles in [-limit, limit]
     (tiny ones included) rounded to ``fmt``."""
+
     def enc(q):
         b = round_to_format(num(q), fmt)
         return b if b is not None else 0
+
     small = st.integers(-64, 64).map(lambda k: enc(Fraction(k, 8)))
     moderate = st.floats(-limit, limit, allow_nan=False).map(lambda f: enc(Fraction(f)))
     return st.one_of(small, moderate)
@@ -110,8 +138,11 @@ def element_values(t: ET, *, finite_moderate: bool = False):
         fmt = t.fmt
         if finite_moderate:
             return _nice_float(fmt, 40.0)
-        return st.one_of(st.sampled_from(float_specials(fmt)),
-                         st.integers(0, (1 << fmt.nbits) - 1), _nice_float(fmt))
+        return st.one_of(
+            st.sampled_from(float_specials(fmt)),
+            st.integers(0, (1 << fmt.nbits) - 1),
+            _nice_float(fmt),
+        )
     part = element_values(part_type(t), finite_moderate=finite_moderate)
     return st.tuples(part, part)
 
@@ -128,13 +159,26 @@ def negated(v, t: ET):
 
 
 @st.composite
-def operand_lists(draw, t: ET, arity: int, size: int, *, finite_moderate: bool = False,
-                  types: tuple[ET, ...] | None = None):
+def operand_lists(
+    draw,
+    t: ET,
+    arity: int,
+    size: int,
+    *,
+    finite_moderate: bool = False,
+    types: tuple[ET, ...] | None = None,
+):
     """``arity`` lists of ``size`` values; the second operand sometimes repeats or
     negates the first element by element (x - x, x / -x, max(x, -x)...)."""
     types = types or (t,) * arity
-    cols = [draw(st.lists(element_values(tt, finite_moderate=finite_moderate),
-                          min_size=size, max_size=size)) for tt in types]
+    cols = [
+        draw(
+            st.lists(
+                element_values(tt, finite_moderate=finite_moderate), min_size=size, max_size=size
+            )
+        )
+        for tt in types
+    ]
     if arity >= 2 and types[0] == types[1] and size:
         mode = draw(st.sampled_from(("independent", "independent", "same", "negated", "mixed")))
         if mode == "same":
@@ -143,8 +187,10 @@ def operand_lists(draw, t: ET, arity: int, size: int, *, finite_moderate: bool =
             cols[1] = [negated(v, t) for v in cols[0]]
         elif mode == "mixed":
             picks = draw(st.lists(st.integers(0, 2), min_size=size, max_size=size))
-            cols[1] = [b if p == 0 else (a if p == 1 else negated(a, t))
-                       for a, b, p in zip(cols[0], cols[1], picks)]
+            cols[1] = [
+                b if p == 0 else (a if p == 1 else negated(a, t))
+                for a, b, p in zip(cols[0], cols[1], picks)
+            ]
     return cols
 
 
@@ -153,8 +199,14 @@ def operand_lists(draw, t: ET, arity: int, size: int, *, finite_moderate: bool =
 # ---------------------------------------------------------------------------------------
 
 
-def run_kernel(op: str, operands: list[np.ndarray], operand_ets: list[ET], result_et: ET,
-               result_shape: tuple[int, ...], **attrs) -> np.ndarray:
+def run_kernel(
+    op: str,
+    operands: list[np.ndarray],
+    operand_ets: list[ET],
+    result_et: ET,
+    result_shape: tuple[int, ...],
+    **attrs,
+) -> np.ndarray:
     row = OP_TABLE[f"stablehlo.{op}"]
     out = row.kernel(
         *operands,
@@ -173,8 +225,9 @@ def run_kernel(op: str, operands: list[np.ndarray], operand_ets: list[ET], resul
 # ---------------------------------------------------------------------------------------
 
 
-def _float_ok(got_arr: np.ndarray, want_arr: np.ndarray, i: int, g: int, w: Want,
-              fmt: FloatFormat) -> bool:
+def _float_ok(
+    got_arr: np.ndarray, want_arr: np.ndarray, i: int, g: int, w: Want, fmt: FloatFormat
+) -> bool:
     if w.free:
         return True
     if w.nan_any and decode(g, fmt).is_nan:
@@ -184,7 +237,7 @@ def _float_ok(got_arr: np.ndarray, want_arr: np.ndarray, i: int, g: int, w: Want
     if Element.at(got_arr, (i,)) == Element.at(want_arr, (i,)) or g in w.alts:
         return True
     if w.ulps:
-        d = ulp_distance(got_arr[i:i + 1], want_arr[i:i + 1])[0]
+        d = ulp_distance(got_arr[i : i + 1], want_arr[i : i + 1])[0]
         return bool(d <= w.ulps)
     return False
 
@@ -195,8 +248,10 @@ def _normwise_ok(g, w: Want, fmt: FloatFormat) -> bool:
     if not (re.is_num and im.is_num):
         return False
     with mpmath.workprec(256):
-        z = mpmath.mpc(mpmath.mpf(re.q.numerator) / re.q.denominator,
-                       mpmath.mpf(im.q.numerator) / im.q.denominator)
+        z = mpmath.mpc(
+            mpmath.mpf(re.q.numerator) / re.q.denominator,
+            mpmath.mpf(im.q.numerator) / im.q.denominator,
+        )
         err = abs(z - exact_value)
         bound = mpmath.mpf(tol.numerator) / tol.denominator * abs(exact_value)
         bound += mpmath.mpf(abs_tol.numerator) / abs_tol.denominator
@@ -216,8 +271,9 @@ def _want_value(w: Want, t: ET, fallback):
     return w.value
 
 
-def check(op: str, result: np.ndarray, result_et: ET, wants: list[Want], *,
-          program: callable) -> None:
+def check(
+    op: str, result: np.ndarray, result_et: ET, wants: list[Want], *, program: callable
+) -> None:
     """Compare ``result`` with ``wants`` element by element; on a mismatch, fail with
     the reproducer ``program(expected_values)`` returns."""
     got = to_elems(result, result_et)
@@ -261,20 +317,32 @@ def check(op: str, result: np.ndarray, result_et: ET, wants: list[Want], *,
         )
 
 
-def program_text(op: str, inputs: list[tuple[list, tuple[int, ...], ET]], result_shape,
-                 result_et: ET, expected: list, attrs_text: str = "") -> str:
+def program_text(
+    op: str,
+    inputs: list[tuple[list, tuple[int, ...], ET]],
+    result_shape,
+    result_et: ET,
+    expected: list,
+    attrs_text: str = "",
+) -> str:
     """A StableHLO program computing ``op`` on constant inputs and checking ``expected``."""
     lines = ["func.func @main() {"]
     names = []
     for k, (vals, shape, t) in enumerate(inputs):
-        lines.append(f"  %{k} = stablehlo.constant {dense(vals, shape, t)} : {tensor_text(shape, t)}")
+        lines.append(
+            f"  %{k} = stablehlo.constant {dense(vals, shape, t)} : {tensor_text(shape, t)}"
+        )
         names.append(f"%{k}")
     in_types = ", ".join(tensor_text(s, t) for _, s, t in inputs)
     out_type = tensor_text(result_shape, result_et)
     attrs = f" {{{attrs_text}}}" if attrs_text else ""
     r = f"%{len(inputs)}"
-    lines.append(f'  {r} = "stablehlo.{op}"({", ".join(names)}){attrs} : ({in_types}) -> {out_type}')
-    lines.append(f"  check.expect_eq_const {r}, {dense(expected, result_shape, result_et)} : {out_type}")
+    lines.append(
+        f'  {r} = "stablehlo.{op}"({", ".join(names)}){attrs} : ({in_types}) -> {out_type}'
+    )
+    lines.append(
+        f"  check.expect_eq_const {r}, {dense(expected, result_shape, result_et)} : {out_type}"
+    )
     lines.append("  func.return")
     lines.append("}")
     return "\n".join(lines)

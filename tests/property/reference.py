@@ -357,16 +357,41 @@ REL = Fraction(1, 2**44)  # relative slack around the exact value for non-f64 re
 # atan2, cbrt, exp, pow, rsqrt, tan, tanh; 2 for logistic.  The bounds leave one ULP
 # for other libms.
 ULP_BOUND = {
-    "atan2": 2, "cbrt": 2, "cosine": 2, "exponential": 2, "exponential_minus_one": 2,
-    "log": 2, "log_plus_one": 2, "logistic": 3, "power": 2, "rsqrt": 2, "sine": 2,
-    "tan": 2, "tanh": 2,
+    "atan2": 2,
+    "cbrt": 2,
+    "cosine": 2,
+    "exponential": 2,
+    "exponential_minus_one": 2,
+    "log": 2,
+    "log_plus_one": 2,
+    "logistic": 3,
+    "power": 2,
+    "rsqrt": 2,
+    "sine": 2,
+    "tan": 2,
+    "tanh": 2,
 }
 # Normwise relative tolerance (in units of 2**-p) for complex results.
 COMPLEX_TOL = {
-    "add": 1, "subtract": 1, "multiply": 4, "divide": 8, "sqrt": 8, "rsqrt": 8, "sign": 4,
-    "exponential": 16, "exponential_minus_one": 16, "log": 16, "log_plus_one": 16,
-    "logistic": 32, "sine": 16, "cosine": 16, "tan": 32, "tanh": 32, "cbrt": 16,
-    "atan2": 64, "power": 64,
+    "add": 1,
+    "subtract": 1,
+    "multiply": 4,
+    "divide": 8,
+    "sqrt": 8,
+    "rsqrt": 8,
+    "sign": 4,
+    "exponential": 16,
+    "exponential_minus_one": 16,
+    "log": 16,
+    "log_plus_one": 16,
+    "logistic": 32,
+    "sine": 16,
+    "cosine": 16,
+    "tan": 32,
+    "tanh": 32,
+    "cbrt": 16,
+    "atan2": 64,
+    "power": 64,
 }
 
 
@@ -413,8 +438,9 @@ def approx_want(v: FV, fmt: FloatFormat, op: str, f64_ulps: int | None = None) -
     # overflow into a format whose overflow value is NaN: any NaN will do
     nan_any = any(decode(b, fmt).is_nan for b in (center, lo, hi))
     if fmt.name == "f64":
-        return Want(center, ulps=ULP_BOUND[op] if f64_ulps is None else f64_ulps, alts=alts,
-                    nan_any=nan_any)
+        return Want(
+            center, ulps=ULP_BOUND[op] if f64_ulps is None else f64_ulps, alts=alts, nan_any=nan_any
+        )
     return Want(center, alts=alts, nan_any=nan_any)
 
 
@@ -626,10 +652,23 @@ def transcendental(op: str, fmt: FloatFormat, *args: FV) -> Want:
         return approx_want(mp_to_fraction(v, fmt), fmt, op)
 
 
-TRANSCENDENTAL = frozenset({
-    "atan2", "cbrt", "cosine", "exponential", "exponential_minus_one", "log",
-    "log_plus_one", "logistic", "power", "rsqrt", "sine", "tan", "tanh",
-})
+TRANSCENDENTAL = frozenset(
+    {
+        "atan2",
+        "cbrt",
+        "cosine",
+        "exponential",
+        "exponential_minus_one",
+        "log",
+        "log_plus_one",
+        "logistic",
+        "power",
+        "rsqrt",
+        "sine",
+        "tan",
+        "tanh",
+    }
+)
 
 
 # ---------------------------------------------------------------------------------------
@@ -705,7 +744,9 @@ def _cmp_result(direction: str, c: int | None) -> bool:
     """Result of a comparison from the three-way order c (-1, 0, 1; None = unordered)."""
     if c is None:
         return direction == "NE"
-    return {"EQ": c == 0, "NE": c != 0, "GE": c >= 0, "GT": c > 0, "LE": c <= 0, "LT": c < 0}[direction]
+    return {"EQ": c == 0, "NE": c != 0, "GE": c >= 0, "GT": c > 0, "LE": c <= 0, "LT": c < 0}[
+        direction
+    ]
 
 
 def _fv_order(a: FV, b: FV) -> int | None:
@@ -795,7 +836,7 @@ def complex_op(op: str, t: ET, *vals) -> Want:
         sub = op == "subtract"
         return _c_parts(f_add(a, c, subtract=sub), f_add(b, d, subtract=sub), fmt)
     if op == "negate":
-        (a, b), = zs
+        ((a, b),) = zs
         return Want((fwant_neg(vals[0][0], fmt), fwant_neg(vals[0][1], fmt)))
     if op in ("maximum", "minimum"):
         (a, b), (c, d) = zs
@@ -808,7 +849,11 @@ def complex_op(op: str, t: ET, *vals) -> Want:
         pick_lhs = lhs_bigger if op == "maximum" else lhs_smaller
         chosen = vals[0] if pick_lhs else vals[1]
         if cr == 0 and ci == 0:  # equal up to zero signs: either operand
-            return Want((FREE, FREE)) if vals[0] != vals[1] else Want((Want(chosen[0]), Want(chosen[1])))
+            return (
+                Want((FREE, FREE))
+                if vals[0] != vals[1]
+                else Want((Want(chosen[0]), Want(chosen[1])))
+            )
         return Want((Want(chosen[0]), Want(chosen[1])))
     if not all(_finite_c(z) for z in zs):
         return FREE
@@ -819,8 +864,11 @@ def complex_op(op: str, t: ET, *vals) -> Want:
         if _mpc_eval(op, *raw) is None:
             return FREE  # a pole or a branch point
         cut = op in _BRANCH_CUT_OPS
-        v = _mpc_eval(op, *[mpmath.mpc(_signed(re), _signed(im)) for re, im in zs]) if cut \
+        v = (
+            _mpc_eval(op, *[mpmath.mpc(_signed(re), _signed(im)) for re, im in zs])
+            if cut
             else _mpc_eval(op, *raw)
+        )
         if v is None:
             return FREE
         big = mpmath.mpf(fmt.max_finite.numerator) / fmt.max_finite.denominator / 4
@@ -845,7 +893,7 @@ def _signed(x: FV):
     on the side of a branch cut that C99 / IEEE give -0 (log(-1 - 0i) = -i pi) and
     changes nothing else at the precision of any format."""
     if x.is_zero and x.neg:
-        return -mpmath.mpf(2) ** -4000
+        return -(mpmath.mpf(2) ** -4000)
     return to_mpf(x)
 
 
@@ -950,8 +998,12 @@ def convert(v, src: ET, dst: ET) -> Want:
     x = to_value(v, src)
     if src.kind == "complex":
         if dst.kind == "complex":
-            return Want((_convert_real(x[0], v[0], part_type(src), part_type(dst)),
-                         _convert_real(x[1], v[1], part_type(src), part_type(dst))))
+            return Want(
+                (
+                    _convert_real(x[0], v[0], part_type(src), part_type(dst)),
+                    _convert_real(x[1], v[1], part_type(src), part_type(dst)),
+                )
+            )
         x, v, src = x[0], v[0], part_type(src)
     if dst.kind == "complex":
         pd = part_type(dst)

@@ -30,8 +30,13 @@ def test_convert_to_every_type(src, data):
     for dst in ALL:
         out = run_kernel("convert", [arr], [src], dst, shape)
         wants = [R.convert(v, src, dst) for v in x]
-        check(f"convert {src.name} -> {dst.name}", out, dst, wants,
-              program=lambda e, d=dst: program_text("convert", [(x, shape, src)], shape, d, e))
+        check(
+            f"convert {src.name} -> {dst.name}",
+            out,
+            dst,
+            wants,
+            program=lambda e, d=dst: program_text("convert", [(x, shape, src)], shape, d, e),
+        )
 
 
 def _bitcast_pairs():
@@ -73,10 +78,16 @@ def test_bitcast_convert(src, data):
         else:
             k = dst.width // src.width
             for i in range(0, len(x), k):
-                wants += [R.Want(_bitwise(r, dst)) for r in R.bitcast(x[i:i + k], src, dst)]
-        check(f"bitcast_convert {src.name} -> {dst.name}", out, dst, wants,
-              program=lambda e, d=dst, s_=in_shape, o=out_shape, xs=x: program_text(
-                  "bitcast_convert", [(xs, s_, src)], o, d, e))
+                wants += [R.Want(_bitwise(r, dst)) for r in R.bitcast(x[i : i + k], src, dst)]
+        check(
+            f"bitcast_convert {src.name} -> {dst.name}",
+            out,
+            dst,
+            wants,
+            program=lambda e, d=dst, s_=in_shape, o=out_shape, xs=x: program_text(
+                "bitcast_convert", [(xs, s_, src)], o, d, e
+            ),
+        )
 
 
 def _bitwise(v, t: ET):
@@ -104,9 +115,21 @@ def test_reduce_precision(t, data):
     ebits = data.draw(st.integers(1, fmt.ebits + 2), label="exponent_bits")
     mbits = data.draw(st.integers(0, fmt.mbits + 2), label="mantissa_bits")
     (x,) = data.draw(operand_lists(t, 1, prod(shape)), label="values")
-    out = run_kernel("reduce_precision", [from_elems(x, shape, t)], [t], t, shape,
-                     exponent_bits=ebits, mantissa_bits=mbits)
+    out = run_kernel(
+        "reduce_precision",
+        [from_elems(x, shape, t)],
+        [t],
+        t,
+        shape,
+        exponent_bits=ebits,
+        mantissa_bits=mbits,
+    )
     wants = [R.reduce_precision(v, t, ebits, mbits) for v in x]
     attrs = f"exponent_bits = {ebits} : i32, mantissa_bits = {mbits} : i32"
-    check(f"reduce_precision e{ebits} m{mbits}", out, t, wants,
-          program=lambda e: program_text("reduce_precision", [(x, shape, t)], shape, t, e, attrs))
+    check(
+        f"reduce_precision e{ebits} m{mbits}",
+        out,
+        t,
+        wants,
+        program=lambda e: program_text("reduce_precision", [(x, shape, t)], shape, t, e, attrs),
+    )

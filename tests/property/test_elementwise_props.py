@@ -74,8 +74,12 @@ BINARY = {
 
 
 def pairs(table: dict) -> list:
-    return [pytest.param(op, t, id=f"{op}-{t.name}") for op, kinds in table.items()
-            for t in ALL if kind_of(t) in kinds]
+    return [
+        pytest.param(op, t, id=f"{op}-{t.name}")
+        for op, kinds in table.items()
+        for t in ALL
+        if kind_of(t) in kinds
+    ]
 
 
 UNARY_PAIRS = pairs(UNARY)
@@ -102,16 +106,24 @@ def reference(op: str, t: ET, *vals) -> R.Want:
 
 
 def _needs_mpmath(op: str, t: ET) -> bool:
-    return t.kind == "complex" and op not in ("add", "subtract", "negate", "maximum",
-                                              "minimum", "abs") or (
-        t.kind == "float" and op in R.TRANSCENDENTAL)
+    return (
+        t.kind == "complex"
+        and op not in ("add", "subtract", "negate", "maximum", "minimum", "abs")
+        or (t.kind == "float" and op in R.TRANSCENDENTAL)
+    )
 
 
 def _moderate(op: str, t: ET) -> bool:
     """Complex transcendental ops: finite operands of moderate size (the spec leaves
     complex special values open, and huge parts overflow intermediate results)."""
-    return t.kind == "complex" and op not in ("add", "subtract", "negate", "maximum",
-                                              "minimum", "abs")
+    return t.kind == "complex" and op not in (
+        "add",
+        "subtract",
+        "negate",
+        "maximum",
+        "minimum",
+        "abs",
+    )
 
 
 def _elementwise_case(op, t, data, arity):
@@ -124,8 +136,15 @@ def _elementwise_case(op, t, data, arity):
     rt = result_type(op, t)
     out = run_kernel(op, arrays, [t] * arity, rt, shape)
     wants = [reference(op, t, *vals) for vals in zip(*cols)]
-    check(op, out, rt, wants, program=lambda expected: program_text(
-        op, [(c, shape, t) for c in cols], shape, rt, expected))
+    check(
+        op,
+        out,
+        rt,
+        wants,
+        program=lambda expected: program_text(
+            op, [(c, shape, t) for c in cols], shape, rt, expected
+        ),
+    )
 
 
 @pytest.mark.parametrize(("op", "t"), UNARY_PAIRS)
@@ -174,14 +193,29 @@ def test_compare(t, compare_type, data):
     a, b = data.draw(operand_lists(t, 2, n), label="values")
     la, lb = from_elems(a, shape, t), from_elems(b, shape, t)
     for direction in DIRECTIONS:
-        out = run_kernel("compare", [la, lb], [t, t], BOOL, shape,
-                         comparison_direction=direction, compare_type=compare_type)
+        out = run_kernel(
+            "compare",
+            [la, lb],
+            [t, t],
+            BOOL,
+            shape,
+            comparison_direction=direction,
+            compare_type=compare_type,
+        )
         wants = [R.compare(t, x, y, direction, compare_type) for x, y in zip(a, b)]
-        attrs = (f"comparison_direction = #stablehlo<comparison_direction {direction}>, "
-                 f"compare_type = #stablehlo<comparison_type {compare_type}>")
-        check(f"compare {direction} {compare_type}", out, BOOL, wants,
-              program=lambda e, d=attrs: program_text(
-                  "compare", [(a, shape, t), (b, shape, t)], shape, BOOL, e, d))
+        attrs = (
+            f"comparison_direction = #stablehlo<comparison_direction {direction}>, "
+            f"compare_type = #stablehlo<comparison_type {compare_type}>"
+        )
+        check(
+            f"compare {direction} {compare_type}",
+            out,
+            BOOL,
+            wants,
+            program=lambda e, d=attrs: program_text(
+                "compare", [(a, shape, t), (b, shape, t)], shape, BOOL, e, d
+            ),
+        )
 
 
 @pytest.mark.parametrize("t", ALL, ids=str)
@@ -196,10 +230,19 @@ def test_select(t, data):
     x, y = data.draw(operand_lists(t, 2, n), label="values")
     arrays = [from_elems(pred, pshape, BOOL), from_elems(x, shape, t), from_elems(y, shape, t)]
     out = run_kernel("select", arrays, [BOOL, t, t], t, shape)
-    wants = [_copy_want(xv if (pred[0] if scalar_pred else pred[i]) else yv, t)
-             for i, (xv, yv) in enumerate(zip(x, y))]
-    check("select", out, t, wants, program=lambda e: program_text(
-        "select", [(pred, pshape, BOOL), (x, shape, t), (y, shape, t)], shape, t, e))
+    wants = [
+        _copy_want(xv if (pred[0] if scalar_pred else pred[i]) else yv, t)
+        for i, (xv, yv) in enumerate(zip(x, y))
+    ]
+    check(
+        "select",
+        out,
+        t,
+        wants,
+        program=lambda e: program_text(
+            "select", [(pred, pshape, BOOL), (x, shape, t), (y, shape, t)], shape, t, e
+        ),
+    )
 
 
 def _copy_want(v, t: ET) -> R.Want:
@@ -242,10 +285,19 @@ def test_clamp(t, data):
     (hi,) = data.draw(operand_lists(t, 1, prod(hs)))
     arrays = [from_elems(lo, ls, t), from_elems(x, shape, t), from_elems(hi, hs, t)]
     out = run_kernel("clamp", arrays, [t, t, t], t, shape)
-    wants = [_clamp_ref(t, lo[0 if lo_scalar else i], xv, hi[0 if hi_scalar else i])
-             for i, xv in enumerate(x)]
-    check("clamp", out, t, wants, program=lambda e: program_text(
-        "clamp", [(lo, ls, t), (x, shape, t), (hi, hs, t)], shape, t, e))
+    wants = [
+        _clamp_ref(t, lo[0 if lo_scalar else i], xv, hi[0 if hi_scalar else i])
+        for i, xv in enumerate(x)
+    ]
+    check(
+        "clamp",
+        out,
+        t,
+        wants,
+        program=lambda e: program_text(
+            "clamp", [(lo, ls, t), (x, shape, t), (hi, hs, t)], shape, t, e
+        ),
+    )
 
 
 FLOAT_TYPES = [t for t in ALL if t.kind == "float"]
@@ -260,8 +312,13 @@ def test_is_finite(t, data):
     (x,) = data.draw(operand_lists(t, 1, prod(shape)))
     out = run_kernel("is_finite", [from_elems(x, shape, t)], [t], BOOL, shape)
     wants = [R.Want(R.is_finite(v, t.fmt)) for v in x]
-    check("is_finite", out, BOOL, wants, program=lambda e: program_text(
-        "is_finite", [(x, shape, t)], shape, BOOL, e))
+    check(
+        "is_finite",
+        out,
+        BOOL,
+        wants,
+        program=lambda e: program_text("is_finite", [(x, shape, t)], shape, BOOL, e),
+    )
 
 
 @pytest.mark.parametrize("op", ["real", "imag"])
@@ -289,11 +346,17 @@ def test_complex(t, data):
     pt = part_type(t)
     shape = data.draw(shapes(), label="shape")
     re, im = data.draw(operand_lists(pt, 2, prod(shape)))
-    out = run_kernel("complex", [from_elems(re, shape, pt), from_elems(im, shape, pt)],
-                     [pt, pt], t, shape)
+    out = run_kernel(
+        "complex", [from_elems(re, shape, pt), from_elems(im, shape, pt)], [pt, pt], t, shape
+    )
     wants = [R.Want((R.Want(a), R.Want(b))) for a, b in zip(re, im)]
-    check("complex", out, t, wants, program=lambda e: program_text(
-        "complex", [(re, shape, pt), (im, shape, pt)], shape, t, e))
+    check(
+        "complex",
+        out,
+        t,
+        wants,
+        program=lambda e: program_text("complex", [(re, shape, pt), (im, shape, pt)], shape, t, e),
+    )
 
 
 def test_remainder_of_complex_is_unsupported():

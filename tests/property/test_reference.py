@@ -79,8 +79,10 @@ def test_rounding_matches_ml_dtypes_from_float32(t, f):
     x = np.array([f], np.float32)
     with np.errstate(over="ignore"):
         got = to_elems(x.astype(t.dtype), t)[0]
-    want = round_to_format(num(Fraction(f), neg_zero=math.copysign(1, f) < 0) if math.isfinite(f)
-                           else R.inf(f < 0), fmt)
+    want = round_to_format(
+        num(Fraction(f), neg_zero=math.copysign(1, f) < 0) if math.isfinite(f) else R.inf(f < 0),
+        fmt,
+    )
     if want is None:
         return
     wv, gv = decode(want, fmt), decode(got, fmt)
@@ -105,9 +107,14 @@ def test_exact_ops_match_python_floats(op, a, b):
     """Python's float arithmetic is IEEE binary64 (correctly rounded)."""
     with np.errstate(all="ignore"):
         x, y = np.float64(a), np.float64(b)
-        want = {"add": x + y, "subtract": x - y, "multiply": x * y, "divide": x / y
-                if y != 0 or math.isnan(x) else np.float64(np.divide(x, y)),
-                "sqrt": np.sqrt(x), "remainder": np.fmod(x, y)}[op]
+        want = {
+            "add": x + y,
+            "subtract": x - y,
+            "multiply": x * y,
+            "divide": x / y if y != 0 or math.isnan(x) else np.float64(np.divide(x, y)),
+            "sqrt": np.sqrt(x),
+            "remainder": np.fmod(x, y),
+        }[op]
     args = (_bits64(a),) if op == "sqrt" else (_bits64(a), _bits64(b))
     w = R.float_op(op, F64, *args)
     if math.isnan(want):
@@ -116,10 +123,18 @@ def test_exact_ops_match_python_floats(op, a, b):
         assert w.value == _bits64(float(want)), (a, b, w)
 
 
-@pytest.mark.parametrize("op,fn", [("exponential", math.exp), ("log", math.log),
-                                   ("sine", math.sin), ("cosine", math.cos),
-                                   ("tanh", math.tanh), ("log_plus_one", math.log1p),
-                                   ("exponential_minus_one", math.expm1)])
+@pytest.mark.parametrize(
+    "op,fn",
+    [
+        ("exponential", math.exp),
+        ("log", math.log),
+        ("sine", math.sin),
+        ("cosine", math.cos),
+        ("tanh", math.tanh),
+        ("log_plus_one", math.log1p),
+        ("exponential_minus_one", math.expm1),
+    ],
+)
 @PROFILE
 @given(st.floats(-700, 700, allow_nan=False))
 def test_transcendental_matches_math_module(op, fn, a):

@@ -23,8 +23,14 @@ def _run(op, t, values, rt=None, shape=None, **attrs):
 def test_abs_and_negate_keep_nan_payloads_of_narrow_formats():
     """IEEE abs / negate change the sign bit only; the float32 round trip quieted
     signalling NaNs (f8E3M4 0x71 became 0x78)."""
-    cases = {"f8E3M4": 0x71, "f8E4M3": 0x79, "f8E5M2": 0x7D, "bf16": 0x7F81, "f16": 0x7C01,
-             "f8E4M3FN": 0xFF}
+    cases = {
+        "f8E3M4": 0x71,
+        "f8E4M3": 0x79,
+        "f8E5M2": 0x7D,
+        "bf16": 0x7F81,
+        "f16": 0x7C01,
+        "f8E4M3FN": 0xFF,
+    }
     for name, nan in cases.items():
         t = BY_NAME[name]
         sign = t.fmt.sign_bit
@@ -36,8 +42,14 @@ def test_e8m0_total_order_compare():
     """f8E8M0FNU has no sign bit: 2.0 (0x80) < 4.0 (0x81) under TOTALORDER too.  The
     sign test ``finfo.min >= 0`` compared in f8E8M0FNU, where 0 is NaN, so it read
     encodings >= 0x80 as negative."""
-    out = _run("compare", E8M0, [[0x80, 0x7F, 0x81], [0x81, 0x80, 0x7F]], rt=BOOL,
-               comparison_direction="LT", compare_type="TOTALORDER")
+    out = _run(
+        "compare",
+        E8M0,
+        [[0x80, 0x7F, 0x81], [0x81, 0x80, 0x7F]],
+        rt=BOOL,
+        comparison_direction="LT",
+        compare_type="TOTALORDER",
+    )
     assert out == [True, True, False]
 
 
@@ -59,8 +71,9 @@ def test_convert_float32_subnormal_to_e8m0():
     """2**-127 + 2**-149 (float32 0x00400001) is nearest to 2**-127 (0x00); ml_dtypes
     gave 2**-126."""
     f32 = BY_NAME["f32"]
-    out = run_kernel("convert", [from_elems([0x00400001, 0x00600000, 0x00200000], (3,), f32)],
-                     [f32], E8M0, (3,))
+    out = run_kernel(
+        "convert", [from_elems([0x00400001, 0x00600000, 0x00200000], (3,), f32)], [f32], E8M0, (3,)
+    )
     # 1.5 * 2**-127 is a tie: the one-digit significand rounds up; 2**-128 -> 2**-127
     assert to_elems(out, E8M0) == [0x00, 0x01, 0x00]
 
@@ -92,7 +105,9 @@ def test_bitcast_between_complex_and_sub_byte_types():
     assert back == x
     i4 = BY_NAME["i4"]
     nib = run_kernel("bitcast_convert", [x], [c64], i4, (16,))
-    assert [int(v) & 0xF for v in nib] == [(0xC0000000_3F800000 >> (4 * i)) & 0xF for i in range(16)]
+    assert [int(v) & 0xF for v in nib] == [
+        (0xC0000000_3F800000 >> (4 * i)) & 0xF for i in range(16)
+    ]
 
 
 def test_reduce_precision_of_non_ieee_formats():
@@ -130,7 +145,7 @@ def test_complex_cbrt_of_tiny_values():
 def test_complex_expm1_and_log1p_of_small_values():
     """exp(z) - 1 and log(1 + z) cancelled to 0 for small z."""
     c = BY_NAME["complex<f64>"]
-    z = np.array([1e-20 + 2e-20j, 2.0 ** -1030 + 0j])
+    z = np.array([1e-20 + 2e-20j, 2.0**-1030 + 0j])
     e = run_kernel("exponential_minus_one", [z], [c], c, (2,))
     l = run_kernel("log_plus_one", [z], [c], c, (2,))
     for got in (e, l):
@@ -142,9 +157,9 @@ def test_complex_expm1_and_log1p_of_small_values():
 def test_complex_cbrt_of_subnormal_values():
     """hypot of subnormal parts is a subnormal with few significant bits: scale first."""
     c = BY_NAME["complex<f64>"]
-    x = 2.0 ** -1041  # z = x (1 + i): cbrt(z) = 2**-347 * 2**(1/6) * e**(i pi/12)
+    x = 2.0**-1041  # z = x (1 + i): cbrt(z) = 2**-347 * 2**(1/6) * e**(i pi/12)
     out = run_kernel("cbrt", [np.array([complex(x, x)])], [c], c, (1,))[0]
-    want = 2.0 ** -347 * 2.0 ** (1 / 6) * cmath.exp(1j * cmath.pi / 12)
+    want = 2.0**-347 * 2.0 ** (1 / 6) * cmath.exp(1j * cmath.pi / 12)
     assert abs(out - want) <= 1e-15 * abs(want)
 
 

@@ -20,6 +20,7 @@ def _values(t: ET) -> list:
     if t.kind == "float":
         fmt = t.fmt
         from .formats import num, round_to_format
+
         return [round_to_format(num(q), fmt) for q in (1, 2, 3)]
     p = _values(part_type(t))
     return list(zip(p, reversed(p)))
@@ -56,8 +57,10 @@ def test_reproducer_with_attributes(tmp_path):
     t = next(e for e in ALL if e.name == "ui4")
     a, b = [1, 15], [2, 3]
     want = [R.compare(t, x, y, "LT", "UNSIGNED").value for x, y in zip(a, b)]
-    attrs = ("comparison_direction = #stablehlo<comparison_direction LT>, "
-             "compare_type = #stablehlo<comparison_type UNSIGNED>")
+    attrs = (
+        "comparison_direction = #stablehlo<comparison_direction LT>, "
+        "compare_type = #stablehlo<comparison_type UNSIGNED>"
+    )
     text = program_text("compare", [(a, (2,), t), (b, (2,), t)], (2,), BOOL, want, attrs)
     path = tmp_path / "cmp.mlir"
     path.write_text(text)

@@ -63,11 +63,19 @@ def test_movement_ops_carry_bits(t, data):
     _check("transpose", got, t, want)
 
     # reverse
-    dims = tuple(sorted(data.draw(st.sets(st.sampled_from(range(rank))) if rank else st.just(set()),
-                                  label="reverse dims")))
+    dims = tuple(
+        sorted(
+            data.draw(
+                st.sets(st.sampled_from(range(rank))) if rank else st.just(set()),
+                label="reverse dims",
+            )
+        )
+    )
     got = run_kernel("reverse", [arr], [t], t, shape, dimensions=dims)
-    want = [_at(x, shape, [shape[d] - 1 - i[d] if d in dims else i[d] for d in range(rank)])
-            for i in _index(shape)]
+    want = [
+        _at(x, shape, [shape[d] - 1 - i[d] if d in dims else i[d] for d in range(rank)])
+        for i in _index(shape)
+    ]
     _check("reverse", got, t, want)
 
     # slice
@@ -75,10 +83,20 @@ def test_movement_ops_carry_bits(t, data):
     limit = [data.draw(st.integers(s, m)) for s, m in zip(start, shape)]
     stride = [data.draw(st.integers(1, 3)) for _ in shape]
     sl_shape = tuple(-(-(lm - s) // k) for s, lm, k in zip(start, limit, stride))
-    got = run_kernel("slice", [arr], [t], t, sl_shape, start_indices=tuple(start),
-                     limit_indices=tuple(limit), strides=tuple(stride))
-    want = [_at(x, shape, [s + i * k for s, i, k in zip(start, idx, stride)])
-            for idx in _index(sl_shape)]
+    got = run_kernel(
+        "slice",
+        [arr],
+        [t],
+        t,
+        sl_shape,
+        start_indices=tuple(start),
+        limit_indices=tuple(limit),
+        strides=tuple(stride),
+    )
+    want = [
+        _at(x, shape, [s + i * k for s, i, k in zip(start, idx, stride)])
+        for idx in _index(sl_shape)
+    ]
     _check("slice", got, t, want)
 
     # pad: result[lo + i * (interior + 1)] = operand[i], padding value elsewhere
@@ -88,9 +106,16 @@ def test_movement_ops_carry_bits(t, data):
     inner = [m + max(m - 1, 0) * it for m, it in zip(shape, interior)]
     hi = [data.draw(st.integers(max(-1, -(i + a)), 2)) for i, a in zip(inner, lo)]
     pad_shape = tuple(i + a + b for i, a, b in zip(inner, lo, hi))
-    got = run_kernel("pad", [arr, from_elems(pv, (), t)], [t, t], t, pad_shape,
-                     edge_padding_low=tuple(lo), edge_padding_high=tuple(hi),
-                     interior_padding=tuple(interior))
+    got = run_kernel(
+        "pad",
+        [arr, from_elems(pv, (), t)],
+        [t, t],
+        t,
+        pad_shape,
+        edge_padding_low=tuple(lo),
+        edge_padding_high=tuple(hi),
+        interior_padding=tuple(interior),
+    )
     placed = {}
     for idx in _index(shape):
         r = tuple(a + i * (it + 1) for a, i, it in zip(lo, idx, interior))
@@ -104,14 +129,17 @@ def test_movement_ops_carry_bits(t, data):
         d = data.draw(st.integers(0, rank - 1), label="dimension")
         cat_shape = tuple(m * 2 if k == d else m for k, m in enumerate(shape))
         got = run_kernel("concatenate", [arr, arr], [t, t], t, cat_shape, dimension=d)
-        want = [_at(x, shape, [i % shape[k] if k == d else i for k, i in enumerate(idx)])
-                for idx in _index(cat_shape)]
+        want = [
+            _at(x, shape, [i % shape[k] if k == d else i for k, i in enumerate(idx)])
+            for idx in _index(cat_shape)
+        ]
         _check("concatenate", got, t, want)
 
     # broadcast_in_dim into one more leading dimension
     extra = data.draw(st.integers(0, 2), label="new dimension")
     b_shape = (extra,) + tuple(shape)
-    got = run_kernel("broadcast_in_dim", [arr], [t], t, b_shape,
-                     broadcast_dimensions=tuple(range(1, rank + 1)))
+    got = run_kernel(
+        "broadcast_in_dim", [arr], [t], t, b_shape, broadcast_dimensions=tuple(range(1, rank + 1))
+    )
     want = [_at(x, shape, idx[1:]) for idx in _index(b_shape)]
     _check("broadcast_in_dim", got, t, want)

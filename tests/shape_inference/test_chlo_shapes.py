@@ -51,8 +51,20 @@ def label_of(op, *types, **kw):
 
 # ---- unary / binary elementwise ----------------------------------------------------------
 
-UNARY_FLOAT_OR_COMPLEX = ["acos", "acosh", "asin", "asinh", "atan", "atanh", "bessel_i1e",
-                          "conj", "cosh", "sinh", "tan", "square"]
+UNARY_FLOAT_OR_COMPLEX = [
+    "acos",
+    "acosh",
+    "asin",
+    "asinh",
+    "atan",
+    "atanh",
+    "bessel_i1e",
+    "conj",
+    "cosh",
+    "sinh",
+    "tan",
+    "square",
+]
 UNARY_FLOAT = ["digamma", "erf", "erfc", "erf_inv", "lgamma"]
 
 
@@ -129,34 +141,50 @@ def test_broadcast_dimensions_attribute():
 
 def test_broadcast_errors():
     assert label_of("chlo.broadcast_add", T((2, 3), F32), T((4,), F32)) == "chlo.broadcast.shape"
-    assert label_of("chlo.broadcast_add", T((2, 3), F32), T((3,), F32),
-                    broadcast_dimensions=(0, 1)) == "chlo.broadcast.dimensions"
-    assert label_of("chlo.broadcast_add", T((2, 3), F32), T((3,), F32),
-                    broadcast_dimensions=(2,)) == "chlo.broadcast.dimensions"
-    assert label_of("chlo.broadcast_add", T((3,), F32), T((3,), I32)) == \
-        "chlo.broadcast.element_type"
+    assert (
+        label_of("chlo.broadcast_add", T((2, 3), F32), T((3,), F32), broadcast_dimensions=(0, 1))
+        == "chlo.broadcast.dimensions"
+    )
+    assert (
+        label_of("chlo.broadcast_add", T((2, 3), F32), T((3,), F32), broadcast_dimensions=(2,))
+        == "chlo.broadcast.dimensions"
+    )
+    assert (
+        label_of("chlo.broadcast_add", T((3,), F32), T((3,), I32)) == "chlo.broadcast.element_type"
+    )
 
 
 def test_broadcast_compare_and_complex():
-    r = infer("chlo.broadcast_compare", T((2, 3), I32), T((3,), I32),
-              comparison_direction="LT", compare_type=None)
+    r = infer(
+        "chlo.broadcast_compare",
+        T((2, 3), I32),
+        T((3,), I32),
+        comparison_direction="LT",
+        compare_type=None,
+    )
     assert r == T((2, 3), I1)
     assert infer("chlo.broadcast_complex", T((3,), F32), T((1,), F32)) == T((3,), C64)
-    assert label_of("chlo.broadcast_complex", T((3,), BF16), T((3,), BF16)) == \
-        "chlo.broadcast_complex.element_type"
+    assert (
+        label_of("chlo.broadcast_complex", T((3,), BF16), T((3,), BF16))
+        == "chlo.broadcast_complex.element_type"
+    )
 
 
 def test_broadcast_logical_needs_bool_or_int():
-    assert label_of("chlo.broadcast_and", T((3,), F32), T((3,), F32)) == \
-        "chlo.broadcast_and.element_type"
+    assert (
+        label_of("chlo.broadcast_and", T((3,), F32), T((3,), F32))
+        == "chlo.broadcast_and.element_type"
+    )
     assert infer("chlo.broadcast_xor", T((3,), I1), T((3,), I1)) == T((3,), I1)
 
 
 def test_broadcast_select():
     r = infer("chlo.broadcast_select", T((2, 1), I1), T((3,), F32), T((1, 3), F32))
     assert r == T((2, 3), F32)
-    assert label_of("chlo.broadcast_select", T((3,), I32), T((3,), F32), T((3,), F32)) == \
-        "chlo.broadcast_select.element_type"
+    assert (
+        label_of("chlo.broadcast_select", T((3,), I32), T((3,), F32), T((3,), F32))
+        == "chlo.broadcast_select.element_type"
+    )
 
 
 # ---- constants, top_k ----------------------------------------------------------------------
@@ -165,15 +193,26 @@ def test_broadcast_select():
 def test_constant():
     val = np.zeros((2, 3), np.float32)
     assert infer("chlo.constant", value=val, result_types=(T((2, 3), F32),)) is None
-    assert label_of("chlo.constant", value=val, result_types=(T((3, 2), F32),)) == \
-        "chlo.constant.value"
+    assert (
+        label_of("chlo.constant", value=val, result_types=(T((3, 2), F32),))
+        == "chlo.constant.value"
+    )
 
 
 def test_constant_like():
-    assert infer("chlo.constant_like", T((None, 4), F32), value=1.0, value_type=BF16) == \
-        T((None, 4), BF16)
-    assert infer("chlo.constant_like", T((2,), F32), value=1.0, value_type=None,
-                 result_types=(T((2,), F32),)) is None
+    assert infer("chlo.constant_like", T((None, 4), F32), value=1.0, value_type=BF16) == T(
+        (None, 4), BF16
+    )
+    assert (
+        infer(
+            "chlo.constant_like",
+            T((2,), F32),
+            value=1.0,
+            value_type=None,
+            result_types=(T((2,), F32),),
+        )
+        is None
+    )
 
 
 def test_top_k():
@@ -192,57 +231,101 @@ def ragged_attr(lb=(), rb=(), lc=(1,), rc=(1,), lr=(0,), rg=(0,)):
     def arr(v):
         return ArrayAttr(tuple(IntegerAttr(i) for i in v))
 
-    return DialectAttr("chlo", "ragged_dot", (
-        ("lhs_batching_dimensions", arr(lb)),
-        ("rhs_batching_dimensions", arr(rb)),
-        ("lhs_contracting_dimensions", arr(lc)),
-        ("rhs_contracting_dimensions", arr(rc)),
-        ("lhs_ragged_dimensions", arr(lr)),
-        ("rhs_group_dimensions", arr(rg)),
-    ))
+    return DialectAttr(
+        "chlo",
+        "ragged_dot",
+        (
+            ("lhs_batching_dimensions", arr(lb)),
+            ("rhs_batching_dimensions", arr(rb)),
+            ("lhs_contracting_dimensions", arr(lc)),
+            ("rhs_contracting_dimensions", arr(rc)),
+            ("lhs_ragged_dimensions", arr(lr)),
+            ("rhs_group_dimensions", arr(rg)),
+        ),
+    )
 
 
 def test_ragged_dot_mode1():
-    r = infer("chlo.ragged_dot", T((11, 5), F32), T((3, 5, 7), F32), T((3,), I64),
-              ragged_dot_dimension_numbers=ragged_attr(), result_types=(T((11, 7), F32),))
+    r = infer(
+        "chlo.ragged_dot",
+        T((11, 5), F32),
+        T((3, 5, 7), F32),
+        T((3,), I64),
+        ragged_dot_dimension_numbers=ragged_attr(),
+        result_types=(T((11, 7), F32),),
+    )
     assert r == T((11, 7), F32)
 
 
 def test_ragged_dot_mode1_batching():
     attr = ragged_attr(lb=(0,), rb=(1,), lc=(2,), rc=(2,), lr=(1,), rg=(0,))
-    r = infer("chlo.ragged_dot", T((2, 11, 5), F32), T((3, 2, 5, 7), F32), T((3,), I64),
-              ragged_dot_dimension_numbers=attr, result_types=(T((2, 11, 7), F32),))
+    r = infer(
+        "chlo.ragged_dot",
+        T((2, 11, 5), F32),
+        T((3, 2, 5, 7), F32),
+        T((3,), I64),
+        ragged_dot_dimension_numbers=attr,
+        result_types=(T((2, 11, 7), F32),),
+    )
     assert r == T((2, 11, 7), F32)
 
 
 def test_ragged_dot_mode2_and_3():
     # mode 2: [b,m,k], [b,k,n], [b,g] -> [g,b,m,n]
     attr = ragged_attr(lb=(0,), rb=(0,), lc=(2,), rc=(1,), lr=(2,), rg=())
-    r = infer("chlo.ragged_dot", T((2, 3, 6), F32), T((2, 6, 4), F32), T((2, 5), I32),
-              ragged_dot_dimension_numbers=attr, result_types=(T((5, 2, 3, 4), F32),))
+    r = infer(
+        "chlo.ragged_dot",
+        T((2, 3, 6), F32),
+        T((2, 6, 4), F32),
+        T((2, 5), I32),
+        ragged_dot_dimension_numbers=attr,
+        result_types=(T((5, 2, 3, 4), F32),),
+    )
     assert r == T((5, 2, 3, 4), F32)
     # mode 3: [b,m,k], [b,k,n], [g] -> [b,m,n]
     attr = ragged_attr(lb=(0,), rb=(0,), lc=(2,), rc=(1,), lr=(0,), rg=())
-    r = infer("chlo.ragged_dot", T((2, 3, 6), F32), T((2, 6, 4), F32), T((2,), I32),
-              ragged_dot_dimension_numbers=attr, result_types=(T((2, 3, 4), F32),))
+    r = infer(
+        "chlo.ragged_dot",
+        T((2, 3, 6), F32),
+        T((2, 6, 4), F32),
+        T((2,), I32),
+        ragged_dot_dimension_numbers=attr,
+        result_types=(T((2, 3, 4), F32),),
+    )
     assert r == T((2, 3, 4), F32)
 
 
 def test_ragged_dot_errors():
     def lab(lhs, rhs, gs, attr):
-        return label_of("chlo.ragged_dot", lhs, rhs, gs, ragged_dot_dimension_numbers=attr,
-                        result_types=(T((11, 7), F32),))
+        return label_of(
+            "chlo.ragged_dot",
+            lhs,
+            rhs,
+            gs,
+            ragged_dot_dimension_numbers=attr,
+            result_types=(T((11, 7), F32),),
+        )
 
-    assert lab(T((11, 5), F32), T((3, 6, 7), F32), T((3,), I64), ragged_attr()) == \
-        "chlo.ragged_dot.dimensions"
-    assert lab(T((11, 5), F32), T((3, 5, 7), F32), T((4,), I64), ragged_attr()) == \
-        "chlo.ragged_dot.group_sizes"
-    assert lab(T((11, 5), F32), T((5, 7), F32), T((3,), I64), ragged_attr(rc=(0,), rg=())) == \
-        "chlo.ragged_dot.group_dimensions"
-    assert lab(T((11, 5), F32), T((3, 5, 7), F32), T((3,), I64), ragged_attr(lr=())) == \
-        "chlo.ragged_dot.ragged_dimensions"
-    assert lab(T((11, 5), F32), T((3, 5, 7), F32), T((3,), F32), ragged_attr()) == \
-        "chlo.ragged_dot.element_type"
+    assert (
+        lab(T((11, 5), F32), T((3, 6, 7), F32), T((3,), I64), ragged_attr())
+        == "chlo.ragged_dot.dimensions"
+    )
+    assert (
+        lab(T((11, 5), F32), T((3, 5, 7), F32), T((4,), I64), ragged_attr())
+        == "chlo.ragged_dot.group_sizes"
+    )
+    assert (
+        lab(T((11, 5), F32), T((5, 7), F32), T((3,), I64), ragged_attr(rc=(0,), rg=()))
+        == "chlo.ragged_dot.group_dimensions"
+    )
+    assert (
+        lab(T((11, 5), F32), T((3, 5, 7), F32), T((3,), I64), ragged_attr(lr=()))
+        == "chlo.ragged_dot.ragged_dimensions"
+    )
+    assert (
+        lab(T((11, 5), F32), T((3, 5, 7), F32), T((3,), F32), ragged_attr())
+        == "chlo.ragged_dot.element_type"
+    )
 
 
 # ---- scan --------------------------------------------------------------------------------
@@ -255,23 +338,47 @@ def scan_region(*arg_types):
 
 def test_scan_ok_and_infers_inputs_from_region():
     region = scan_region(T((), I32), T((), I32))
-    assert infer("chlo.scan", T((4,), I32), T((), I32), dimension=0,
-                 result_types=(T((4,), I32), T((), I32)), regions=(region,)) is None
+    assert (
+        infer(
+            "chlo.scan",
+            T((4,), I32),
+            T((), I32),
+            dimension=0,
+            result_types=(T((4,), I32), T((), I32)),
+            regions=(region,),
+        )
+        is None
+    )
 
 
 def test_scan_errors():
     region = scan_region(T((2,), I32), T((2,), I32))
     kw = dict(result_types=(T((2, 3), I32), T((2,), I32)), regions=(region,))
-    assert label_of("chlo.scan", T((2, 3), I32), T((2,), I32), dimension=2, **kw) == \
-        "chlo.scan.dimension"
+    assert (
+        label_of("chlo.scan", T((2, 3), I32), T((2,), I32), dimension=2, **kw)
+        == "chlo.scan.dimension"
+    )
     kw = dict(result_types=(T((2, 4), I32), T((2,), I32)), regions=(region,))
-    assert label_of("chlo.scan", T((2, 3), I32), T((2,), I32), dimension=1, **kw) == \
-        "chlo.scan.outputs"
+    assert (
+        label_of("chlo.scan", T((2, 3), I32), T((2,), I32), dimension=1, **kw)
+        == "chlo.scan.outputs"
+    )
     kw = dict(result_types=(T((2, 3), I32), T((2,), F32)), regions=(region,))
-    assert label_of("chlo.scan", T((2, 3), I32), T((2,), I32), dimension=1, **kw) == \
-        "chlo.scan.carries"
+    assert (
+        label_of("chlo.scan", T((2, 3), I32), T((2,), I32), dimension=1, **kw)
+        == "chlo.scan.carries"
+    )
 
 
 def test_scan_operand_segment_sizes():
-    assert infer("chlo.scan", T((4,), I32), T((), I32), dimension=0,
-                 operandSegmentSizes=(1, 1), result_types=(T((4,), I32), T((), I32))) is None
+    assert (
+        infer(
+            "chlo.scan",
+            T((4,), I32),
+            T((), I32),
+            dimension=0,
+            operandSegmentSizes=(1, 1),
+            result_types=(T((4,), I32), T((), I32)),
+        )
+        is None
+    )

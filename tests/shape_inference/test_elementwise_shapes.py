@@ -61,7 +61,9 @@ def test_unary_rows(name, allowed, quant):
         assert infer(name, T((2,), Q), results=(T((2,), Q2),)) is None
         fails(f"{name}_i1", name, T((2,), QAXIS))
         fails(f"{name}_c1", name, T((2,), Q), results=(T((3,), Q2),))
-        fails(f"{name}_c1", name, T((2,), Q), results=(T((2,), QuantizedType(I8, F16, (0.5,), (3,))),))
+        fails(
+            f"{name}_c1", name, T((2,), Q), results=(T((2,), QuantizedType(I8, F16, (0.5,), (3,))),)
+        )
     else:
         fails(f"{name}_i1", name, T((2,), Q))
 
@@ -112,7 +114,13 @@ def test_add_quantized_constraints():
     fails("add_c1", "add", T((2,), F32), T((2,), F16))
     fails("add_c2", "add", qa, T((2, 2), F32), results=(qa,))
     fails("add_c2", "add", qa, qa, results=(T((2, 2), F32),))
-    fails("add_c3", "add", qa, T((2, 2), QuantizedType(IntegerType(16), F32, (0.5,), (0,))), results=(qa,))
+    fails(
+        "add_c3",
+        "add",
+        qa,
+        T((2, 2), QuantizedType(IntegerType(16), F32, (0.5,), (0,))),
+        results=(qa,),
+    )
     fails("add_c4", "add", qa, T((2, 2), QuantizedType(I8, F16, (0.5,), (0,))), results=(qa,))
     axis = T((2, 2), QAXIS)
     assert infer("add", axis, qa, results=(axis,)) is None
@@ -126,12 +134,21 @@ def test_add_quantized_constraints():
 def test_compare():
     got = infer("compare", T((3,), I32), T((None,), I32), comparison_direction="EQ")
     assert got == T((3,), I1)
-    assert infer("compare", T((2,), C64), T((2,), C64), comparison_direction="LT", compare_type="FLOAT") == T((2,), I1)
+    assert infer(
+        "compare", T((2,), C64), T((2,), C64), comparison_direction="LT", compare_type="FLOAT"
+    ) == T((2,), I1)
     assert infer("compare", T((2,), Q), T((2,), Q2), comparison_direction="GE") == T((2,), I1)
     fails("compare_c1", "compare", T((3,), I32), T((3,), I64), comparison_direction="EQ")
     fails("compare_c2", "compare", T((3,), I32), T((2,), I32), comparison_direction="EQ")
     fails("compare_i3", "compare", T((3,), I32), T((3,), I32), comparison_direction="XX")
-    fails("compare_i4", "compare", T((3,), I32), T((3,), I32), comparison_direction="EQ", compare_type="XX")
+    fails(
+        "compare_i4",
+        "compare",
+        T((3,), I32),
+        T((3,), I32),
+        comparison_direction="EQ",
+        compare_type="XX",
+    )
     fails("compare_i1", "compare", T((3,), QAXIS), T((3,), QAXIS), comparison_direction="EQ")
 
 
@@ -183,7 +200,10 @@ def test_bitcast_convert():
     assert infer("bitcast_convert", T((), ComplexType(F64)), results=(T((2,), C64),)) is None
     assert infer("bitcast_convert", T((64,), I1), results=(T((), I64),)) is None
     assert infer("bitcast_convert", T((None,), F32), results=(T((None,), I32),)) is None
-    assert infer("bitcast_convert", T((3,), IntegerType(4)), results=(T((3, 2), IntegerType(2)),)) is None
+    assert (
+        infer("bitcast_convert", T((3,), IntegerType(4)), results=(T((3, 2), IntegerType(2)),))
+        is None
+    )
     e = fails("bitcast_convert_c1", "bitcast_convert", T((2,), F64), results=(T((3,), I64),))
     assert "shapes must match" in e.message
     e = fails("bitcast_convert_c1", "bitcast_convert", T((), F64), results=(T((), F32),))
@@ -195,24 +215,48 @@ def test_bitcast_convert():
 
 
 def test_reduce_precision():
-    assert infer("reduce_precision", T((2, 4), F32), exponent_bits=2, mantissa_bits=3) == T((2, 4), F32)
-    assert infer("reduce_precision", T((2,), Q), exponent_bits=2, mantissa_bits=3, results=(T((2,), Q2),)) is None
+    assert infer("reduce_precision", T((2, 4), F32), exponent_bits=2, mantissa_bits=3) == T(
+        (2, 4), F32
+    )
+    assert (
+        infer(
+            "reduce_precision", T((2,), Q), exponent_bits=2, mantissa_bits=3, results=(T((2,), Q2),)
+        )
+        is None
+    )
     fails("reduce_precision_c2", "reduce_precision", T((2,), F32), exponent_bits=0, mantissa_bits=3)
-    fails("reduce_precision_c3", "reduce_precision", T((2,), F32), exponent_bits=1, mantissa_bits=-1)
+    fails(
+        "reduce_precision_c3", "reduce_precision", T((2,), F32), exponent_bits=1, mantissa_bits=-1
+    )
     fails("reduce_precision_i1", "reduce_precision", T((2,), I32), exponent_bits=1, mantissa_bits=1)
-    fails("reduce_precision_c1", "reduce_precision", T((2,), Q), exponent_bits=2, mantissa_bits=3, results=(T((2,), F32),))
+    fails(
+        "reduce_precision_c1",
+        "reduce_precision",
+        T((2,), Q),
+        exponent_bits=2,
+        mantissa_bits=3,
+        results=(T((2,), F32),),
+    )
 
 
 def test_result_accuracy_attribute():
     from hlorun.parser.ir import EnumAttr, ResultAccuracy
 
     def acc(mode, atol=0.0, ulps=0):
-        return ResultAccuracy(atol=atol, rtol=0.0, ulps=ulps, mode=EnumAttr("stablehlo", "result_accuracy_mode", mode, False))
+        return ResultAccuracy(
+            atol=atol,
+            rtol=0.0,
+            ulps=ulps,
+            mode=EnumAttr("stablehlo", "result_accuracy_mode", mode, False),
+        )
 
     assert infer("cbrt", T((2,), F32), result_accuracy=acc("TOLERANCE", 1.0, 5)) == T((2,), F32)
     assert infer("tanh", T((2,), F32), result_accuracy=acc("DEFAULT")) == T((2,), F32)
     e = fails("cbrt_result_accuracy", "cbrt", T((2,), F32), result_accuracy=acc("HIGHEST", 1.0, 4))
-    assert "Invalid tolerances for ResultAccuracyAttr with mode HIGHEST, must be all zero." in e.message
+    assert (
+        "Invalid tolerances for ResultAccuracyAttr with mode HIGHEST, must be all zero."
+        in e.message
+    )
     fails("sine_result_accuracy", "sine", T((2,), F32), result_accuracy=acc("TOLERANCE", -1.0))
 
 
@@ -257,8 +301,12 @@ def test_select_merges_the_bounds_of_on_true_and_on_false():
     def B(shape, bounds):
         return TensorType(tuple(shape), F32, TypeExtensions(tuple(bounds)))
 
-    got = infer("select", T((), I1), B((None, 2, 3, None), (5, None, None, 7)),
-                B((1, None, 3, None), (None, 6, None, 8)))
+    got = infer(
+        "select",
+        T((), I1),
+        B((None, 2, 3, None), (5, None, None, 7)),
+        B((1, None, 3, None), (None, 6, None, 8)),
+    )
     assert got == B((1, 2, 3, None), (None, None, None, 7))
     # a static size above the other operand's bound is an error
     fails("select_c2", "select", T((), I1), B((None,), (2,)), T((3,), F32))

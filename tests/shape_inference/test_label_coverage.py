@@ -84,16 +84,27 @@ def test_the_collector_finds_the_labels():
     labels = raised_labels()
     # one of each kind: a spec C-label, I-label and O-label, a chlo label, a label of
     # ctx.error in a helper, and the module verifier's labels
-    for label in ("slice_c3", "if_i1", "iota_o1", "chlo.top_k.k", "custom_call_layouts",
-                  "ssa_dominance", "composite_c4", "inferred_type"):
+    for label in (
+        "slice_c3",
+        "if_i1",
+        "iota_o1",
+        "chlo.top_k.k",
+        "custom_call_layouts",
+        "ssa_dominance",
+        "composite_c4",
+        "inferred_type",
+    ):
         assert label in labels, label
     assert len(labels) > 300
 
 
 def test_every_raised_label_has_a_test():
     strings = strings_in_tests()
-    missing = sorted(f"{file}: {label}" for label, file in raised_labels().items()
-                     if label not in strings and label not in EXEMPT)
+    missing = sorted(
+        f"{file}: {label}"
+        for label, file in raised_labels().items()
+        if label not in strings and label not in EXEMPT
+    )
     assert not missing, "labels no test names:\n" + "\n".join(missing)
 
 

@@ -49,7 +49,8 @@ def test_valid_program_verifies(name):
     assert_verifies(VALID[name])
 
 
-@pytest.mark.parametrize(("label", "text"), NEGATIVE,
-                         ids=[f"{label}-{i}" for i, (label, _) in enumerate(NEGATIVE)])
+@pytest.mark.parametrize(
+    ("label", "text"), NEGATIVE, ids=[f"{label}-{i}" for i, (label, _) in enumerate(NEGATIVE)]
+)
 def test_violation_carries_its_label(label, text):
     assert_label(text, label)

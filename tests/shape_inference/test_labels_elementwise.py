@@ -19,8 +19,10 @@ def op(name: str, operands: list[str], result: str, attrs: str = "") -> str:
     names = [f"%a{i}" for i in range(len(operands))]
     args = ", ".join(f"{n}: {t}" for n, t in zip(names, operands))
     attrs = f" {{{attrs}}}" if attrs else ""
-    return func(args, f'%r = "stablehlo.{name}"({", ".join(names)}){attrs} : '
-                      f"({', '.join(operands)}) -> {result}")
+    return func(
+        args,
+        f'%r = "stablehlo.{name}"({", ".join(names)}){attrs} : ({", ".join(operands)}) -> {result}',
+    )
 
 
 LT = "comparison_direction = #stablehlo<comparison_direction LT>"
@@ -79,7 +81,8 @@ def test_valid_program_verifies(name):
     assert_verifies(VALID[name])
 
 
-@pytest.mark.parametrize(("label", "text"), NEGATIVE,
-                         ids=[f"{label}-{i}" for i, (label, _) in enumerate(NEGATIVE)])
+@pytest.mark.parametrize(
+    ("label", "text"), NEGATIVE, ids=[f"{label}-{i}" for i, (label, _) in enumerate(NEGATIVE)]
+)
 def test_violation_carries_its_label(label, text):
     assert_label(text, label)

@@ -25,46 +25,64 @@ def op(name: str, operands: list[str], results: list[str], attrs: str = "") -> s
     args = ", ".join(f"{n}: {t}" for n, t in zip(names, operands))
     attrs = f" {{{attrs}}}" if attrs else ""
     lhs = "%r = " if len(results) == 1 else f"%r:{len(results)} = "
-    return func(args, f'{lhs}"stablehlo.{name}"({", ".join(names)}){attrs} : '
-                      f"({', '.join(operands)}) -> ({', '.join(results)})")
+    return func(
+        args,
+        f'{lhs}"stablehlo.{name}"({", ".join(names)}){attrs} : '
+        f"({', '.join(operands)}) -> ({', '.join(results)})",
+    )
 
 
-BATCHED = ("dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0], "
-           "rhs_batching_dimensions = [0], lhs_contracting_dimensions = [2], "
-           "rhs_contracting_dimensions = [1]>")
+BATCHED = (
+    "dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0], "
+    "rhs_batching_dimensions = [0], lhs_contracting_dimensions = [2], "
+    "rhs_contracting_dimensions = [1]>"
+)
 
 
 def algorithm(lhs: int = 1, rhs: int = 1, ops: int = 1) -> str:
-    return (", algorithm = #stablehlo.dot_algorithm<lhs_precision_type = f32, "
-            f"rhs_precision_type = f32, accumulation_type = f32, lhs_component_count = {lhs}, "
-            f"rhs_component_count = {rhs}, num_primitive_operations = {ops}, "
-            "allow_imprecise_accumulation = false>")
+    return (
+        ", algorithm = #stablehlo.dot_algorithm<lhs_precision_type = f32, "
+        f"rhs_precision_type = f32, accumulation_type = f32, lhs_component_count = {lhs}, "
+        f"rhs_component_count = {rhs}, num_primitive_operations = {ops}, "
+        "allow_imprecise_accumulation = false>"
+    )
 
 
-def dot_general(lhs: str = "tensor<2x3x4xf32>", rhs: str = "tensor<2x4x5xf32>",
-                attrs: str = BATCHED, result: str = "tensor<2x3x5xf32>") -> str:
+def dot_general(
+    lhs: str = "tensor<2x3x4xf32>",
+    rhs: str = "tensor<2x4x5xf32>",
+    attrs: str = BATCHED,
+    result: str = "tensor<2x3x5xf32>",
+) -> str:
     return op("dot_general", [lhs, rhs], [result], attrs)
 
 
-CONV = ("dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, "
-        "feature_group_count = 1 : i64, batch_group_count = 1 : i64")
+CONV = (
+    "dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, "
+    "feature_group_count = 1 : i64, batch_group_count = 1 : i64"
+)
 CONV_LHS, CONV_RHS, CONV_OUT = "tensor<1x4x4x2xf32>", "tensor<3x3x2x1xf32>", "tensor<1x2x2x1xf32>"
 
 
 def conv(lhs: str = CONV_LHS, rhs: str = CONV_RHS, result: str = CONV_OUT) -> str:
-    return op("convolution", [lhs, rhs], [result],
-              f"{CONV}, window_strides = array<i64: 1, 1>")
+    return op("convolution", [lhs, rhs], [result], f"{CONV}, window_strides = array<i64: 1, 1>")
 
 
-def dynamic_conv(lhs: str = CONV_LHS, rhs: str = CONV_RHS, padding: str = "tensor<2x2xi64>",
-                 result: str = "tensor<1x?x?x1xf32>") -> str:
+def dynamic_conv(
+    lhs: str = CONV_LHS,
+    rhs: str = CONV_RHS,
+    padding: str = "tensor<2x2xi64>",
+    result: str = "tensor<1x?x?x1xf32>",
+) -> str:
     return op("dynamic_conv", [lhs, rhs, padding], [result], CONV)
 
 
 FFT = "fft_type = #stablehlo<fft_type FFT>, fft_length = array<i64: 4>"
 C4 = "tensor<4xcomplex<f32>>"
-TRI = ("left_side = true, lower = true, unit_diagonal = false, "
-       "transpose_a = #stablehlo<transpose NO_TRANSPOSE>")
+TRI = (
+    "left_side = true, lower = true, unit_diagonal = false, "
+    "transpose_a = #stablehlo<transpose NO_TRANSPOSE>"
+)
 M = "tensor<3x3xf32>"
 BN = "epsilon = 1.0e-03 : f32, feature_index = 2 : i64"
 X, V = "tensor<2x2x2xf32>", "tensor<2xf32>"
@@ -79,10 +97,10 @@ def bn_training(scale: str = V, offset: str = V, operand: str = X) -> str:
     return op("batch_norm_training", [operand, scale, offset], [operand, V, V], BN)
 
 
-def bn_grad(scale: str = V, mean: str = V, variance: str = V, grad_output: str = X,
-            operand: str = X) -> str:
-    return op("batch_norm_grad", [operand, scale, mean, variance, grad_output],
-              [operand, V, V], BN)
+def bn_grad(
+    scale: str = V, mean: str = V, variance: str = V, grad_output: str = X, operand: str = X
+) -> str:
+    return op("batch_norm_grad", [operand, scale, mean, variance, grad_output], [operand, V, V], BN)
 
 
 VALID = {
@@ -123,18 +141,34 @@ NEGATIVE = [
     ("triangular_solve_i2", op("triangular_solve", [M, TOKEN], [M], TRI)),
     ("triangular_solve_i2", op("triangular_solve", [M, "tensor<3x3xi32>"], [M], TRI)),
     # triangular_solve (I6) transpose_a: enum of NO_TRANSPOSE, TRANSPOSE, and ADJOINT
-    ("triangular_solve_i6", op("triangular_solve", [M, M], [M],
-                               TRI.replace("transpose NO_TRANSPOSE", "transpose CONJUGATE"))),
-    ("triangular_solve_i6", op("triangular_solve", [M, M], [M],
-                               TRI.replace("transpose NO_TRANSPOSE", "fft_type FFT"))),
+    (
+        "triangular_solve_i6",
+        op(
+            "triangular_solve",
+            [M, M],
+            [M],
+            TRI.replace("transpose NO_TRANSPOSE", "transpose CONJUGATE"),
+        ),
+    ),
+    (
+        "triangular_solve_i6",
+        op("triangular_solve", [M, M], [M], TRI.replace("transpose NO_TRANSPOSE", "fft_type FFT")),
+    ),
     # cholesky (I1) a: tensor of floating-point or complex type
     ("cholesky_i1", op("cholesky", [TOKEN], [M], "lower = true")),
     ("cholesky_i1", op("cholesky", ["tensor<3x3xi32>"], ["tensor<3x3xi32>"], "lower = true")),
     # batch_norm_inference (I1)-(I5): tensors, operand of floating-point type
     ("batch_norm_inference_i1", bn_inference(operand=TOKEN)),
-    ("batch_norm_inference_i1", bn_inference("tensor<2xi32>", "tensor<2xi32>",
-                                             "tensor<2xi32>", "tensor<2xi32>",
-                                             operand="tensor<2x2x2xi32>")),
+    (
+        "batch_norm_inference_i1",
+        bn_inference(
+            "tensor<2xi32>",
+            "tensor<2xi32>",
+            "tensor<2xi32>",
+            "tensor<2xi32>",
+            operand="tensor<2x2x2xi32>",
+        ),
+    ),
     ("batch_norm_inference_i2", bn_inference(TOKEN, V, V, V)),
     ("batch_norm_inference_i3", bn_inference(V, TOKEN, V, V)),
     ("batch_norm_inference_i4", bn_inference(V, V, TOKEN, V)),
@@ -166,17 +200,21 @@ def test_valid_program_verifies(name):
     assert_verifies(VALID[name])
 
 
-@pytest.mark.parametrize(("label", "text"), NEGATIVE,
-                         ids=[f"{label}-{i}" for i, (label, _) in enumerate(NEGATIVE)])
+@pytest.mark.parametrize(
+    ("label", "text"), NEGATIVE, ids=[f"{label}-{i}" for i, (label, _) in enumerate(NEGATIVE)]
+)
 def test_violation_carries_its_label(label, text):
     assert_label(text, label)
 
 
-@pytest.mark.parametrize(("label", "field", "counts"), [
-    ("dot_general_c22", "lhs_component_count", dict(lhs=0)),
-    ("dot_general_c23", "rhs_component_count", dict(rhs=0)),
-    ("dot_general_c24", "num_primitive_operations", dict(ops=-1)),
-])
+@pytest.mark.parametrize(
+    ("label", "field", "counts"),
+    [
+        ("dot_general_c22", "lhs_component_count", dict(lhs=0)),
+        ("dot_general_c23", "rhs_component_count", dict(rhs=0)),
+        ("dot_general_c24", "num_primitive_operations", dict(ops=-1)),
+    ],
+)
 def test_dot_algorithm_counts_are_positive(label, field, counts):
     """dot_general (C22)-(C24): 0 < lhs_component_count, rhs_component_count,
     num_primitive_operations.  The parser already rejects such a
@@ -186,8 +224,10 @@ def test_dot_algorithm_counts_are_positive(label, field, counts):
         parse_module(dot_general(attrs=BATCHED + algorithm(**counts)))
     module = parse_module(dot_general(attrs=BATCHED + algorithm()))
     op = module.body[0].body.blocks[0].operations[0]
-    attrs = tuple((k, replace(v, **{field: counts.popitem()[1]}) if isinstance(v, DotAlgorithm)
-                   else v) for k, v in op.attributes)
+    attrs = tuple(
+        (k, replace(v, **{field: counts.popitem()[1]}) if isinstance(v, DotAlgorithm) else v)
+        for k, v in op.attributes
+    )
     with pytest.raises(VerificationError) as info:
         verify_operation(replace(op, attributes=attrs))
     assert info.value.label == label, str(info.value)

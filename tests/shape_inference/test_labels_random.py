@@ -13,19 +13,31 @@ F, TOKEN = "tensor<f32>", "!stablehlo.token"
 UNIFORM = "rng_distribution = #stablehlo<rng_distribution UNIFORM>"
 
 
-def rng(a: str = F, b: str = F, shape: str = "tensor<2xi64>", result: str = "tensor<3x2xf32>",
-        attrs: str = UNIFORM) -> str:
-    return func(f"%a: {a}, %b: {b}",
-                f"%s = stablehlo.constant dense<[3, 2]> : {shape}" if shape == "tensor<2xi64>"
-                else f"%s = stablehlo.constant dense<3> : {shape}",
-                f'%r = "stablehlo.rng"(%a, %b, %s) {{{attrs}}} : ({a}, {b}, {shape}) -> {result}')
+def rng(
+    a: str = F,
+    b: str = F,
+    shape: str = "tensor<2xi64>",
+    result: str = "tensor<3x2xf32>",
+    attrs: str = UNIFORM,
+) -> str:
+    return func(
+        f"%a: {a}, %b: {b}",
+        f"%s = stablehlo.constant dense<[3, 2]> : {shape}"
+        if shape == "tensor<2xi64>"
+        else f"%s = stablehlo.constant dense<3> : {shape}",
+        f'%r = "stablehlo.rng"(%a, %b, %s) {{{attrs}}} : ({a}, {b}, {shape}) -> {result}',
+    )
 
 
-def rng_bit_generator(algorithm: str = "THREE_FRY", state: str = "tensor<2xui64>",
-                      output: str = "tensor<2x2xui32>") -> str:
-    return func(f"%s: {state}", f'%r:2 = "stablehlo.rng_bit_generator"(%s) {{rng_algorithm = '
-                                f"#stablehlo<rng_algorithm {algorithm}>}} : ({state}) -> "
-                                f"({state}, {output})")
+def rng_bit_generator(
+    algorithm: str = "THREE_FRY", state: str = "tensor<2xui64>", output: str = "tensor<2x2xui32>"
+) -> str:
+    return func(
+        f"%s: {state}",
+        f'%r:2 = "stablehlo.rng_bit_generator"(%s) {{rng_algorithm = '
+        f"#stablehlo<rng_algorithm {algorithm}>}} : ({state}) -> "
+        f"({state}, {output})",
+    )
 
 
 VALID = {
@@ -33,8 +45,7 @@ VALID = {
     "rng_normal": rng(attrs="rng_distribution = #stablehlo<rng_distribution NORMAL>"),
     "rng_integer": rng("tensor<i32>", "tensor<i32>", result="tensor<3x2xi32>"),
     "rng_bit_generator": rng_bit_generator(),
-    "rng_bit_generator_philox": rng_bit_generator("PHILOX", "tensor<3xui64>",
-                                                  "tensor<4xf32>"),
+    "rng_bit_generator_philox": rng_bit_generator("PHILOX", "tensor<3xui64>", "tensor<4xf32>"),
 }
 
 NEGATIVE = [
@@ -63,7 +74,8 @@ def test_valid_program_verifies(name):
     assert_verifies(VALID[name])
 
 
-@pytest.mark.parametrize(("label", "text"), NEGATIVE,
-                         ids=[f"{label}-{i}" for i, (label, _) in enumerate(NEGATIVE)])
+@pytest.mark.parametrize(
+    ("label", "text"), NEGATIVE, ids=[f"{label}-{i}" for i, (label, _) in enumerate(NEGATIVE)]
+)
 def test_violation_carries_its_label(label, text):
     assert_label(text, label)

@@ -15,8 +15,10 @@ TOKEN = "!stablehlo.token"
 
 def region(n: int, body: str, ret_type: str) -> str:
     args = ", ".join(f"%x{i}: {S}" for i in range(n))
-    return (f"({{\n  ^bb0({args}):\n    %s = {body}\n"
-            f'    "stablehlo.return"(%s) : ({ret_type}) -> ()\n  }})')
+    return (
+        f"({{\n  ^bb0({args}):\n    %s = {body}\n"
+        f'    "stablehlo.return"(%s) : ({ret_type}) -> ()\n  }})'
+    )
 
 
 ADD = region(2, f"stablehlo.add %x0, %x1 : {S}", S)
@@ -26,8 +28,11 @@ GE = region(2, f"stablehlo.compare GE, %x0, %x1 : ({S}, {S}) -> tensor<i1>", "te
 def op(name: str, operands: list[str], result: str, regions: str, attrs: str) -> str:
     names = [f"%a{i}" for i in range(len(operands))]
     args = ", ".join(f"{n}: {t}" for n, t in zip(names, operands))
-    return func(args, f'%r = "stablehlo.{name}"({", ".join(names)}) {regions} {{{attrs}}} : '
-                      f"({', '.join(operands)}) -> {result}")
+    return func(
+        args,
+        f'%r = "stablehlo.{name}"({", ".join(names)}) {regions} {{{attrs}}} : '
+        f"({', '.join(operands)}) -> {result}",
+    )
 
 
 def reduce(input_: str = F, init: str = S) -> str:
@@ -35,13 +40,19 @@ def reduce(input_: str = F, init: str = S) -> str:
 
 
 def reduce_window(input_: str = F, init: str = S) -> str:
-    return op("reduce_window", [input_, init], "tensor<3xf32>", ADD,
-              "window_dimensions = array<i64: 2>")
+    return op(
+        "reduce_window", [input_, init], "tensor<3xf32>", ADD, "window_dimensions = array<i64: 2>"
+    )
 
 
 def select_and_scatter(operand: str = F, source: str = "tensor<2xf32>", init: str = S) -> str:
-    return op("select_and_scatter", [operand, source, init], F, f"{GE[:-1]}, {ADD[1:]}",
-              "window_dimensions = array<i64: 2>, window_strides = array<i64: 2>")
+    return op(
+        "select_and_scatter",
+        [operand, source, init],
+        F,
+        f"{GE[:-1]}, {ADD[1:]}",
+        "window_dimensions = array<i64: 2>, window_strides = array<i64: 2>",
+    )
 
 
 def sort(input_: str = F) -> str:
@@ -85,7 +96,8 @@ def test_valid_program_verifies(name):
     assert_verifies(VALID[name])
 
 
-@pytest.mark.parametrize(("label", "text"), NEGATIVE,
-                         ids=[f"{label}-{i}" for i, (label, _) in enumerate(NEGATIVE)])
+@pytest.mark.parametrize(
+    ("label", "text"), NEGATIVE, ids=[f"{label}-{i}" for i, (label, _) in enumerate(NEGATIVE)]
+)
 def test_violation_carries_its_label(label, text):
     assert_label(text, label)

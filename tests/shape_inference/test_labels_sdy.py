@@ -15,15 +15,23 @@ MESH = 'sdy.mesh @mesh = <["a"=2]>\n'
 T, H = "tensor<8x4xf32>", "tensor<4x4xf32>"
 
 
-def manual(local_arg: str = H, local_ret: str = H, ins: str = '[<@mesh, [{"a"}, {}]>]',
-           outs: str = '[<@mesh, [{"a"}, {}]>]', extra_arg: str = "") -> str:
-    return MESH + f"""func.func @main(%x: {T}) -> {T} {{
+def manual(
+    local_arg: str = H,
+    local_ret: str = H,
+    ins: str = '[<@mesh, [{"a"}, {}]>]',
+    outs: str = '[<@mesh, [{"a"}, {}]>]',
+    extra_arg: str = "",
+) -> str:
+    return (
+        MESH
+        + f"""func.func @main(%x: {T}) -> {T} {{
   %0 = sdy.manual_computation(%x) in_shardings={ins} out_shardings={outs} manual_axes={{"a"}} (%l: {local_arg}{extra_arg}) {{
     sdy.return %l : {local_ret}
   }} : ({T}) -> {T}
   func.return %0 : {T}
 }}
 """
+    )
 
 
 def named(arg: str = T, ret: str = T) -> str:
@@ -48,31 +56,41 @@ VALID = {
 
 NEGATIVE = [
     ("sdy_body_args", named(arg="tensor<8x4xi32>", ret="tensor<8x4xi32>")),
-    ("sdy_body_results", f"""func.func @main(%x: {T}) -> {T} {{
+    (
+        "sdy_body_results",
+        f"""func.func @main(%x: {T}) -> {T} {{
   %0 = sdy.named_computation<"f">(%x) (%l: {T}) {{
     %c = stablehlo.constant dense<1.0> : tensor<f32>
     sdy.return %c : tensor<f32>
   }} : ({T}) -> {T}
   func.return %0 : {T}
 }}
-"""),
-    ("sdy_manual_attrs", MESH + f"""func.func @main(%x: {T}) -> {T} {{
+""",
+    ),
+    (
+        "sdy_manual_attrs",
+        MESH
+        + f"""func.func @main(%x: {T}) -> {T} {{
   %0 = "sdy.manual_computation"(%x) ({{
   ^bb0(%l: {H}):
     "sdy.return"(%l) : ({H}) -> ()
   }}) : ({T}) -> {T}
   func.return %0 : {T}
 }}
-"""),
+""",
+    ),
     ("sdy_manual_in", manual(ins='[<@mesh, [{"a"}, {}]>, <@mesh, [{}, {}]>]')),
     ("sdy_manual_out", manual(outs="[]")),
     ("sdy_manual_count", manual(extra_arg=", %m: tensor<f32>")),
     ("sdy_manual_local", manual(local_arg="tensor<4x4xi32>", local_ret="tensor<4x4xi32>")),
-    ("sdy_constant", f"""func.func @main() -> {T} {{
+    (
+        "sdy_constant",
+        f"""func.func @main() -> {T} {{
   %0 = "sdy.constant"() : () -> {T}
   func.return %0 : {T}
 }}
-"""),
+""",
+    ),
 ]
 
 
@@ -100,7 +118,8 @@ def test_valid_program_verifies(name):
     assert_verifies(VALID[name])
 
 
-@pytest.mark.parametrize(("label", "text"), NEGATIVE,
-                         ids=[f"{label}-{i}" for i, (label, _) in enumerate(NEGATIVE)])
+@pytest.mark.parametrize(
+    ("label", "text"), NEGATIVE, ids=[f"{label}-{i}" for i, (label, _) in enumerate(NEGATIVE)]
+)
 def test_violation_carries_its_label(label, text):
     assert_label(text, label)

@@ -14,10 +14,14 @@ from hlorun.parser.ir import Block, FunctionType, OpaqueType, Region, Value
 from hlorun.shape_inference.verifier import verify_module
 from tests.shape_inference.labelcheck import assert_label, assert_verifies, func
 
-GENERIC_FUNC = ('"func.func"() ({{\n^bb0(%a: {arg}):\n  "func.return"() : () -> ()\n}}) '
-                '{{function_type = ({param}) -> (), sym_name = "main"}} : () -> ()\n')
-IF = ('"stablehlo.if"(%p) ({first}, {{\n    "stablehlo.return"() : () -> ()\n  }}) : '
-      "(tensor<i1>) -> ()")
+GENERIC_FUNC = (
+    '"func.func"() ({{\n^bb0(%a: {arg}):\n  "func.return"() : () -> ()\n}}) '
+    '{{function_type = ({param}) -> (), sym_name = "main"}} : () -> ()\n'
+)
+IF = (
+    '"stablehlo.if"(%p) ({first}, {{\n    "stablehlo.return"() : () -> ()\n  }}) : '
+    "(tensor<i1>) -> ()"
+)
 EMPTY_RETURN = '{\n    "stablehlo.return"() : () -> ()\n  }'
 
 VALID = {
@@ -39,8 +43,9 @@ def test_valid_program_verifies(name):
     assert_verifies(VALID[name])
 
 
-@pytest.mark.parametrize(("label", "text"), NEGATIVE,
-                         ids=[f"{label}-{i}" for i, (label, _) in enumerate(NEGATIVE)])
+@pytest.mark.parametrize(
+    ("label", "text"), NEGATIVE, ids=[f"{label}-{i}" for i, (label, _) in enumerate(NEGATIVE)]
+)
 def test_violation_carries_its_label(label, text):
     assert_label(text, label)
 
@@ -54,8 +59,7 @@ def test_unknown_stablehlo_type_in_a_signature():
     fn = module.body[0]
     foo = OpaqueType("!stablehlo.foo")
     block = fn.body.blocks[0]
-    body = Region((Block((Value(block.arguments[0].name, foo),), block.operations,
-                         block.label),))
+    body = Region((Block((Value(block.arguments[0].name, foo),), block.operations, block.label),))
     fn = replace(fn, type=FunctionType((foo,), ()), body=body)
     with pytest.raises(VerificationError) as info:
         verify_module(replace(module, body=(fn,)))

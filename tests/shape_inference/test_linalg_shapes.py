@@ -54,40 +54,73 @@ def fails(label, op, *operands, **kw):
 # dot_general / dot
 # --------------------------------------------------------------------------------------
 
-DG = dict(lhs_batching_dimensions=(0,), rhs_batching_dimensions=(0,),
-          lhs_contracting_dimensions=(2,), rhs_contracting_dimensions=(1,))
+DG = dict(
+    lhs_batching_dimensions=(0,),
+    rhs_batching_dimensions=(0,),
+    lhs_contracting_dimensions=(2,),
+    rhs_contracting_dimensions=(1,),
+)
 
 
 def test_dot_general_infers_batch_lhs_free_rhs_free():
     assert infer("dot_general", T((2, 3, 4)), T((2, 4, 5)), **DG) == T((2, 3, 5))
     # contracting dims in any order; dynamic sizes propagate
-    r = infer("dot_general", T((4, None, 2)), T((5, 2, 4)),
-              lhs_batching_dimensions=(), rhs_batching_dimensions=(),
-              lhs_contracting_dimensions=(0, 2), rhs_contracting_dimensions=(2, 1))
+    r = infer(
+        "dot_general",
+        T((4, None, 2)),
+        T((5, 2, 4)),
+        lhs_batching_dimensions=(),
+        rhs_batching_dimensions=(),
+        lhs_contracting_dimensions=(0, 2),
+        rhs_contracting_dimensions=(2, 1),
+    )
     assert r == T((None, 5))
 
 
 def test_dot_general_result_element_type_from_declared():
-    r = infer("dot_general", T((2, 3), I8), T((3, 4), I8), result_types=(T((2, 4), I32),),
-              lhs_contracting_dimensions=(1,), rhs_contracting_dimensions=(0,))
+    r = infer(
+        "dot_general",
+        T((2, 3), I8),
+        T((3, 4), I8),
+        result_types=(T((2, 4), I32),),
+        lhs_contracting_dimensions=(1,),
+        rhs_contracting_dimensions=(0,),
+    )
     assert r == T((2, 4), I32)
 
 
-@pytest.mark.parametrize("label,attrs", [
-    ("dot_general_c1", dict(lhs_batching_dimensions=(0,), rhs_batching_dimensions=())),
-    ("dot_general_c2", dict(lhs_contracting_dimensions=(2,), rhs_contracting_dimensions=())),
-    ("dot_general_c3", dict(lhs_batching_dimensions=(0,), rhs_batching_dimensions=(0,),
-                            lhs_contracting_dimensions=(0,), rhs_contracting_dimensions=(1,))),
-    ("dot_general_c4", dict(lhs_batching_dimensions=(0,), rhs_batching_dimensions=(0,),
-                            lhs_contracting_dimensions=(2,), rhs_contracting_dimensions=(0,))),
-    ("dot_general_c5", dict(lhs_batching_dimensions=(3,), rhs_batching_dimensions=(0,))),
-    ("dot_general_c6", dict(lhs_contracting_dimensions=(-1,), rhs_contracting_dimensions=(1,))),
-    ("dot_general_c7", dict(lhs_batching_dimensions=(0,), rhs_batching_dimensions=(5,))),
-    ("dot_general_c8", dict(lhs_contracting_dimensions=(2,), rhs_contracting_dimensions=(3,))),
-    ("dot_general_c9", dict(lhs_batching_dimensions=(1,), rhs_batching_dimensions=(0,))),
-    ("dot_general_c10", dict(lhs_contracting_dimensions=(1,), rhs_contracting_dimensions=(1,))),
-    ("dot_general_c11", dict(precision_config=("DEFAULT",) * 3)),
-])
+@pytest.mark.parametrize(
+    "label,attrs",
+    [
+        ("dot_general_c1", dict(lhs_batching_dimensions=(0,), rhs_batching_dimensions=())),
+        ("dot_general_c2", dict(lhs_contracting_dimensions=(2,), rhs_contracting_dimensions=())),
+        (
+            "dot_general_c3",
+            dict(
+                lhs_batching_dimensions=(0,),
+                rhs_batching_dimensions=(0,),
+                lhs_contracting_dimensions=(0,),
+                rhs_contracting_dimensions=(1,),
+            ),
+        ),
+        (
+            "dot_general_c4",
+            dict(
+                lhs_batching_dimensions=(0,),
+                rhs_batching_dimensions=(0,),
+                lhs_contracting_dimensions=(2,),
+                rhs_contracting_dimensions=(0,),
+            ),
+        ),
+        ("dot_general_c5", dict(lhs_batching_dimensions=(3,), rhs_batching_dimensions=(0,))),
+        ("dot_general_c6", dict(lhs_contracting_dimensions=(-1,), rhs_contracting_dimensions=(1,))),
+        ("dot_general_c7", dict(lhs_batching_dimensions=(0,), rhs_batching_dimensions=(5,))),
+        ("dot_general_c8", dict(lhs_contracting_dimensions=(2,), rhs_contracting_dimensions=(3,))),
+        ("dot_general_c9", dict(lhs_batching_dimensions=(1,), rhs_batching_dimensions=(0,))),
+        ("dot_general_c10", dict(lhs_contracting_dimensions=(1,), rhs_contracting_dimensions=(1,))),
+        ("dot_general_c11", dict(precision_config=("DEFAULT",) * 3)),
+    ],
+)
 def test_dot_general_constraints(label, attrs):
     fails(label, "dot_general", T((2, 3, 4)), T((2, 4, 5)), **attrs)
 
@@ -95,11 +128,23 @@ def test_dot_general_constraints(label, attrs):
 def test_dot_general_c13_and_algorithm_constraints():
     # C13 is not enforced, as upstream's verifier (verifyDotGeneralOp) does not: JAX's
     # TPU svd has an f32 x i32 dot_general; the result type is declared.
-    assert infer("dot_general", T((2,), F32), T((2,), F64),
-                 lhs_contracting_dimensions=(0,), rhs_contracting_dimensions=(0,)) == T((), F32)
+    assert infer(
+        "dot_general",
+        T((2,), F32),
+        T((2,), F64),
+        lhs_contracting_dimensions=(0,),
+        rhs_contracting_dimensions=(0,),
+    ) == T((), F32)
     alg = DotAlgorithm(FloatType("tf32"), FloatType("tf32"), F32, 1, 1, 1, False)
-    fails("dot_general_c21", "dot_general", T((2, 3, 4)), T((2, 4, 5)),
-          precision_config=("HIGH", "DEFAULT"), algorithm=alg, **DG)
+    fails(
+        "dot_general_c21",
+        "dot_general",
+        T((2, 3, 4)),
+        T((2, 4, 5)),
+        precision_config=("HIGH", "DEFAULT"),
+        algorithm=alg,
+        **DG,
+    )
     bad = DotAlgorithm(FloatType("tf32"), FloatType("tf32"), F32, 0, 1, 1, False)
     fails("dot_general_c22", "dot_general", T((2, 3, 4)), T((2, 4, 5)), algorithm=bad, **DG)
     assert infer("dot_general", T((2, 3, 4)), T((2, 4, 5)), algorithm=alg, **DG) == T((2, 3, 5))
@@ -109,23 +154,48 @@ def test_dot_general_c13_and_algorithm_constraints():
 
 def test_dot_general_c14_quantized_combination():
     q = QuantizedType(I8, F32, (0.5,), (0,))
-    fails("dot_general_c14", "dot_general", T((2, 3), q), T((3, 4), I8),
-          result_types=(T((2, 4), q),), lhs_contracting_dimensions=(1,),
-          rhs_contracting_dimensions=(0,))
-    fails("dot_general_c14", "dot_general", T((2, 3), q), T((3, 4), q),
-          result_types=(T((2, 4), F32),), lhs_contracting_dimensions=(1,),
-          rhs_contracting_dimensions=(0,))
-    r = infer("dot_general", T((2, 3), q), T((3, 4), q), result_types=(T((2, 4), q),),
-              lhs_contracting_dimensions=(1,), rhs_contracting_dimensions=(0,))
+    fails(
+        "dot_general_c14",
+        "dot_general",
+        T((2, 3), q),
+        T((3, 4), I8),
+        result_types=(T((2, 4), q),),
+        lhs_contracting_dimensions=(1,),
+        rhs_contracting_dimensions=(0,),
+    )
+    fails(
+        "dot_general_c14",
+        "dot_general",
+        T((2, 3), q),
+        T((3, 4), q),
+        result_types=(T((2, 4), F32),),
+        lhs_contracting_dimensions=(1,),
+        rhs_contracting_dimensions=(0,),
+    )
+    r = infer(
+        "dot_general",
+        T((2, 3), q),
+        T((3, 4), q),
+        result_types=(T((2, 4), q),),
+        lhs_contracting_dimensions=(1,),
+        rhs_contracting_dimensions=(0,),
+    )
     assert r == T((2, 4), q)
 
 
 def test_dot_general_precision_config_values():
-    fails("dot_general_c11", "dot_general", T((2, 3, 4)), T((2, 4, 5)),
-          precision_config=("FOO", "HIGHEST"), **DG)
+    fails(
+        "dot_general_c11",
+        "dot_general",
+        T((2, 3, 4)),
+        T((2, 4, 5)),
+        precision_config=("FOO", "HIGHEST"),
+        **DG,
+    )
     # MLIR (and the verifier suite) accept 0, 1 or 2 entries
-    assert infer("dot_general", T((2, 3, 4)), T((2, 4, 5)), precision_config=("HIGH",),
-                 **DG) == T((2, 3, 5))
+    assert infer("dot_general", T((2, 3, 4)), T((2, 4, 5)), precision_config=("HIGH",), **DG) == T(
+        (2, 3, 5)
+    )
 
 
 def test_dot_legacy():
@@ -140,17 +210,24 @@ def test_dot_results_carry_the_operands_bounds():
     # dimension keeps the bound of the operand dimension it comes from
     lhs, rhs = TB((None, 12), (64, None)), TB((12, None), (None, 64))
     assert infer("dot", lhs, rhs) == TB((None, None), (64, 64))
-    assert infer("dot_general", lhs, rhs, lhs_contracting_dimensions=(1,),
-                 rhs_contracting_dimensions=(0,)) == TB((None, None), (64, 64))
-    got = infer("dot_general", TB((10, None, 12), (None, 64, None)),
-                TB((10, 12, None), (None, None, 64)), **DG)
+    assert infer(
+        "dot_general", lhs, rhs, lhs_contracting_dimensions=(1,), rhs_contracting_dimensions=(0,)
+    ) == TB((None, None), (64, 64))
+    got = infer(
+        "dot_general",
+        TB((10, None, 12), (None, 64, None)),
+        TB((10, 12, None), (None, None, 64)),
+        **DG,
+    )
     assert got == TB((10, None, None), (None, 64, 64))
     # a batching dimension: static on either side wins, else the tighter bound
-    got = infer("dot_general", TB((None, 3, 4), (8, None, None)), TB((None, 4, 5), (6, None, None)),
-                **DG)
+    got = infer(
+        "dot_general", TB((None, 3, 4), (8, None, None)), TB((None, 4, 5), (6, None, None)), **DG
+    )
     assert got == TB((None, 3, 5), (6, None, None))
     assert infer("dot_general", TB((None, 3, 4), (8, None, None)), T((2, 4, 5)), **DG) == T(
-        (2, 3, 5))
+        (2, 3, 5)
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -158,33 +235,58 @@ def test_dot_results_carry_the_operands_bounds():
 # --------------------------------------------------------------------------------------
 
 NHWC = dict(
-    input_batch_dimension=0, input_feature_dimension=3, input_spatial_dimensions=(1, 2),
-    kernel_input_feature_dimension=2, kernel_output_feature_dimension=3,
-    kernel_spatial_dimensions=(0, 1), output_batch_dimension=0, output_feature_dimension=3,
+    input_batch_dimension=0,
+    input_feature_dimension=3,
+    input_spatial_dimensions=(1, 2),
+    kernel_input_feature_dimension=2,
+    kernel_output_feature_dimension=3,
+    kernel_spatial_dimensions=(0, 1),
+    output_batch_dimension=0,
+    output_feature_dimension=3,
     output_spatial_dimensions=(1, 2),
 )
 
 
 def test_convolution_spec_example_shape():
-    r = infer("convolution", T((1, 4, 4, 1), I64), T((3, 3, 1, 1), I64), window_strides=(4, 4),
-              padding=np.zeros((2, 2), np.int64), lhs_dilation=(2, 2), rhs_dilation=(1, 1),
-              **NHWC)
+    r = infer(
+        "convolution",
+        T((1, 4, 4, 1), I64),
+        T((3, 3, 1, 1), I64),
+        window_strides=(4, 4),
+        padding=np.zeros((2, 2), np.int64),
+        lhs_dilation=(2, 2),
+        rhs_dilation=(1, 1),
+        **NHWC,
+    )
     assert r == T((1, 2, 2, 1), I64)
 
 
 def test_convolution_padding_dilation_groups_shape():
     # 7 -> pad (1, -2) -> 6; window (3-1)*2+1 = 5 -> (6-5)//1+1 = 2
-    r = infer("convolution", T((4, 7, 7, 6)), T((3, 3, 3, 8)), padding=np.array([[1, -2], [0, 0]]),
-              rhs_dilation=(2, 1), feature_group_count=2, **NHWC)
+    r = infer(
+        "convolution",
+        T((4, 7, 7, 6)),
+        T((3, 3, 3, 8)),
+        padding=np.array([[1, -2], [0, 0]]),
+        rhs_dilation=(2, 1),
+        feature_group_count=2,
+        **NHWC,
+    )
     assert r == T((4, 2, 5, 8))
     r = infer("convolution", T((4, 5, 5, 3)), T((1, 1, 3, 8)), batch_group_count=2, **NHWC)
     assert r == T((2, 5, 5, 8))
 
 
 def test_convolution_declared_wider_result_type():
-    r = infer("convolution", T((1, 4, 4, 1), I8), T((3, 3, 1, 1), I8),
-              result_types=(T((1, 2, 2, 1), I32),), window_strides=(4, 4), lhs_dilation=(2, 2),
-              **NHWC)
+    r = infer(
+        "convolution",
+        T((1, 4, 4, 1), I8),
+        T((3, 3, 1, 1), I8),
+        result_types=(T((1, 2, 2, 1), I32),),
+        window_strides=(4, 4),
+        lhs_dilation=(2, 2),
+        **NHWC,
+    )
     assert r == T((1, 2, 2, 1), I32)
 
 
@@ -194,32 +296,40 @@ def _nhwc(**over):
     return d
 
 
-@pytest.mark.parametrize("label,lhs,rhs,attrs", [
-    ("convolution_c1", (1, 4, 4, 2), (3, 3, 2), {}),
-    ("convolution_c2", (1, 4, 4, 2), (3, 3, 2, 1), dict(window_strides=(1,))),
-    ("convolution_c3", (1, 4, 4, 2), (3, 3, 2, 1), dict(window_strides=(1, 0))),
-    ("convolution_c4", (1, 4, 4, 2), (3, 3, 2, 1), dict(padding=np.zeros((3, 2), np.int64))),
-    ("convolution_c5", (1, 4, 4, 2), (3, 3, 2, 1), dict(lhs_dilation=(1,))),
-    ("convolution_c6", (1, 4, 4, 2), (3, 3, 2, 1), dict(lhs_dilation=(1, 0))),
-    ("convolution_c7", (1, 4, 4, 2), (3, 3, 2, 1), dict(rhs_dilation=(1, 1, 1))),
-    ("convolution_c8", (1, 4, 4, 2), (3, 3, 2, 1), dict(rhs_dilation=(-1, 1))),
-    ("convolution_c9", (1, 4, 4, 2), (3, 3, 2, 1), dict(window_reversal=(True,))),
-    ("convolution_c10", (3, 4, 4, 2), (3, 3, 2, 4), dict(batch_group_count=2)),
-    ("convolution_c11", (1, 4, 4, 3), (3, 3, 1, 2), dict(feature_group_count=2)),
-    ("convolution_c12", (1, 4, 4, 2), (3, 3, 2, 1), dict(input_spatial_dimensions=(1,))),
-    ("convolution_c13", (1, 4, 4, 2), (3, 3, 2, 1), dict(input_spatial_dimensions=(1, 0))),
-    ("convolution_c14", (1, 4, 4, 2), (3, 3, 3, 1), {}),
-    ("convolution_c15", (2, 4, 4, 2), (3, 3, 2, 3), dict(batch_group_count=2)),
-    ("convolution_c16", (1, 4, 4, 4), (3, 3, 2, 3), dict(feature_group_count=2)),
-    ("convolution_c17", (1, 4, 4, 2), (3, 3, 2, 1), dict(kernel_spatial_dimensions=(0,))),
-    ("convolution_c18", (1, 4, 4, 2), (3, 3, 2, 1), dict(kernel_spatial_dimensions=(0, 2))),
-    ("convolution_c19", (1, 4, 4, 2), (3, 3, 2, 1), dict(output_spatial_dimensions=(1, 2, 3))),
-    ("convolution_c20", (1, 4, 4, 2), (3, 3, 2, 1), dict(output_spatial_dimensions=(1, 4))),
-    ("convolution_c21", (1, 4, 4, 2), (3, 3, 2, 1), dict(feature_group_count=0)),
-    ("convolution_c22", (1, 4, 4, 2), (3, 3, 2, 1), dict(batch_group_count=0)),
-    ("convolution_c23", (2, 4, 4, 2), (3, 3, 1, 2), dict(feature_group_count=2, batch_group_count=2)),
-    ("convolution_c24", (1, 4, 4, 2), (3, 3, 2, 1), dict(precision_config=("DEFAULT",) * 3)),
-])
+@pytest.mark.parametrize(
+    "label,lhs,rhs,attrs",
+    [
+        ("convolution_c1", (1, 4, 4, 2), (3, 3, 2), {}),
+        ("convolution_c2", (1, 4, 4, 2), (3, 3, 2, 1), dict(window_strides=(1,))),
+        ("convolution_c3", (1, 4, 4, 2), (3, 3, 2, 1), dict(window_strides=(1, 0))),
+        ("convolution_c4", (1, 4, 4, 2), (3, 3, 2, 1), dict(padding=np.zeros((3, 2), np.int64))),
+        ("convolution_c5", (1, 4, 4, 2), (3, 3, 2, 1), dict(lhs_dilation=(1,))),
+        ("convolution_c6", (1, 4, 4, 2), (3, 3, 2, 1), dict(lhs_dilation=(1, 0))),
+        ("convolution_c7", (1, 4, 4, 2), (3, 3, 2, 1), dict(rhs_dilation=(1, 1, 1))),
+        ("convolution_c8", (1, 4, 4, 2), (3, 3, 2, 1), dict(rhs_dilation=(-1, 1))),
+        ("convolution_c9", (1, 4, 4, 2), (3, 3, 2, 1), dict(window_reversal=(True,))),
+        ("convolution_c10", (3, 4, 4, 2), (3, 3, 2, 4), dict(batch_group_count=2)),
+        ("convolution_c11", (1, 4, 4, 3), (3, 3, 1, 2), dict(feature_group_count=2)),
+        ("convolution_c12", (1, 4, 4, 2), (3, 3, 2, 1), dict(input_spatial_dimensions=(1,))),
+        ("convolution_c13", (1, 4, 4, 2), (3, 3, 2, 1), dict(input_spatial_dimensions=(1, 0))),
+        ("convolution_c14", (1, 4, 4, 2), (3, 3, 3, 1), {}),
+        ("convolution_c15", (2, 4, 4, 2), (3, 3, 2, 3), dict(batch_group_count=2)),
+        ("convolution_c16", (1, 4, 4, 4), (3, 3, 2, 3), dict(feature_group_count=2)),
+        ("convolution_c17", (1, 4, 4, 2), (3, 3, 2, 1), dict(kernel_spatial_dimensions=(0,))),
+        ("convolution_c18", (1, 4, 4, 2), (3, 3, 2, 1), dict(kernel_spatial_dimensions=(0, 2))),
+        ("convolution_c19", (1, 4, 4, 2), (3, 3, 2, 1), dict(output_spatial_dimensions=(1, 2, 3))),
+        ("convolution_c20", (1, 4, 4, 2), (3, 3, 2, 1), dict(output_spatial_dimensions=(1, 4))),
+        ("convolution_c21", (1, 4, 4, 2), (3, 3, 2, 1), dict(feature_group_count=0)),
+        ("convolution_c22", (1, 4, 4, 2), (3, 3, 2, 1), dict(batch_group_count=0)),
+        (
+            "convolution_c23",
+            (2, 4, 4, 2),
+            (3, 3, 1, 2),
+            dict(feature_group_count=2, batch_group_count=2),
+        ),
+        ("convolution_c24", (1, 4, 4, 2), (3, 3, 2, 1), dict(precision_config=("DEFAULT",) * 3)),
+    ],
+)
 def test_convolution_constraints(label, lhs, rhs, attrs):
     fails(label, "convolution", T(lhs), T(rhs), **_nhwc(**attrs))
 
@@ -229,11 +339,19 @@ def test_convolution_c27_element_types():
 
 
 def test_dynamic_conv_shape_and_c4():
-    r = infer("dynamic_conv", T((1, 4, 4, 1)), T((3, 3, 1, 1)), T((2, 2), I64),
-              window_strides=(4, 4), lhs_dilation=(2, 2), **NHWC)
+    r = infer(
+        "dynamic_conv",
+        T((1, 4, 4, 1)),
+        T((3, 3, 1, 1)),
+        T((2, 2), I64),
+        window_strides=(4, 4),
+        lhs_dilation=(2, 2),
+        **NHWC,
+    )
     assert r == T((1, None, None, 1))
-    fails("dynamic_conv_c4", "dynamic_conv", T((1, 4, 4, 1)), T((3, 3, 1, 1)), T((3, 2), I64),
-          **NHWC)
+    fails(
+        "dynamic_conv_c4", "dynamic_conv", T((1, 4, 4, 1)), T((3, 3, 1, 1)), T((3, 2), I64), **NHWC
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -246,13 +364,15 @@ def test_fft_shapes():
     assert infer("fft", T((3, 4), F32), fft_type="RFFT", fft_length=(3, 4)) == T((3, 3), C64)
     assert infer("fft", T((3, 3), C64), fft_type="IRFFT", fft_length=(3, 4)) == T((3, 4), F32)
     assert infer("fft", T((2, 3), ComplexType(F64)), fft_type="IRFFT", fft_length=(5,)) == T(
-        (2, 5), F64)
+        (2, 5), F64
+    )
 
 
 def test_fft_results_keep_the_operands_bounds():
     # infer_stablehlo.mlir @fft_bound, @rfft_with_bound, @irfft_with_bound
     assert infer("fft", TB((None, 9), (3, None), C64), fft_type="FFT", fft_length=(9,)) == TB(
-        (None, 9), (3, None), C64)
+        (None, 9), (3, None), C64
+    )
     # RFFT: the last dimension is fft_length[-1] / 2 + 1 = 5 (C4: the operand's is 9)
     got = infer("fft", TB((3, None, None), (None, 3, 10)), fft_type="RFFT", fft_length=(9,))
     assert got == TB((3, None, 5), (None, 3, None), C64)
@@ -301,8 +421,17 @@ def test_batch_norm():
     assert infer("batch_norm_inference", x, v, v, v, v, **bn) == x
     assert infer("batch_norm_training", x, v, v, **bn) == (x, v, v)
     assert infer("batch_norm_grad", x, v, v, v, x, **bn) == (x, v, v)
-    fails("batch_norm_inference_c1", "batch_norm_inference", x, v, v, v, v, epsilon=0.0,
-          feature_index=3)
+    fails(
+        "batch_norm_inference_c1",
+        "batch_norm_inference",
+        x,
+        v,
+        v,
+        v,
+        v,
+        epsilon=0.0,
+        feature_index=3,
+    )
     fails("batch_norm_inference_c2", "batch_norm_inference", x, v, T((2,), F64), v, v, **bn)
     fails("batch_norm_inference_c3", "batch_norm_inference", x, T((3,)), v, v, v, **bn)
     fails("batch_norm_inference_c6", "batch_norm_inference", x, v, v, v, T((3,)), **bn)
@@ -346,11 +475,33 @@ def test_rng_bit_generator():
     st = T((2,), UI64)
     ok = (st, T((10, 12), IntegerType(32, "unsigned")))
     assert infer("rng_bit_generator", st, result_types=ok, rng_algorithm="DEFAULT") is None
-    assert infer("rng_bit_generator", T((None,), UI64), result_types=(T((None,), UI64), ok[1]),
-                 rng_algorithm="DEFAULT") is None
-    fails("rng_bit_generator_c1", "rng_bit_generator", st, result_types=(T((3,), UI64), ok[1]),
-          rng_algorithm="DEFAULT")
-    fails("rng_bit_generator_c2", "rng_bit_generator", T((3,), UI64),
-          result_types=(T((3,), UI64), ok[1]), rng_algorithm="THREE_FRY")
-    fails("rng_bit_generator_c2", "rng_bit_generator", T((4,), UI64),
-          result_types=(T((4,), UI64), ok[1]), rng_algorithm="PHILOX")
+    assert (
+        infer(
+            "rng_bit_generator",
+            T((None,), UI64),
+            result_types=(T((None,), UI64), ok[1]),
+            rng_algorithm="DEFAULT",
+        )
+        is None
+    )
+    fails(
+        "rng_bit_generator_c1",
+        "rng_bit_generator",
+        st,
+        result_types=(T((3,), UI64), ok[1]),
+        rng_algorithm="DEFAULT",
+    )
+    fails(
+        "rng_bit_generator_c2",
+        "rng_bit_generator",
+        T((3,), UI64),
+        result_types=(T((3,), UI64), ok[1]),
+        rng_algorithm="THREE_FRY",
+    )
+    fails(
+        "rng_bit_generator_c2",
+        "rng_bit_generator",
+        T((4,), UI64),
+        result_types=(T((4,), UI64), ok[1]),
+        rng_algorithm="PHILOX",
+    )

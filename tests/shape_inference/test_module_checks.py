@@ -50,15 +50,21 @@ SUM_RETURN = """%s = stablehlo.add %x, %y : tensor<f32>
 
 
 def test_straight_line_function_verifies():
-    ok(fn(f"  %0 = stablehlo.add %a, %b : {F32}\n  %1 = stablehlo.multiply %0, %0 : {F32}\n"
-          f"  func.return %1 : {F32}"))
+    ok(
+        fn(
+            f"  %0 = stablehlo.add %a, %b : {F32}\n  %1 = stablehlo.multiply %0, %0 : {F32}\n"
+            f"  func.return %1 : {F32}"
+        )
+    )
 
 
 def test_region_sees_values_of_enclosing_scopes():
     # %a, %b (function arguments) and %c (defined before the op) are visible in the body.
     body = "  %c = stablehlo.constant dense<1.0> : tensor<f32>\n" + REDUCE.format(
         inner="%s = stablehlo.add %x, %c : tensor<f32>\n"
-              '    "stablehlo.return"(%s) : (tensor<f32>) -> ()', F32=F32)
+        '    "stablehlo.return"(%s) : (tensor<f32>) -> ()',
+        F32=F32,
+    )
     ok(fn(body + "\n  func.return %r : tensor<f32>", results="tensor<f32>"))
 
 
@@ -71,16 +77,20 @@ def test_sibling_regions_may_reuse_names():
 
 def test_multi_result_names():
     # %0 and %0#0 both name the first result of "%0:2 = ...".
-    text = fn(f'  %0:2 = "stablehlo.optimization_barrier"(%a, %b) : ({F32}, {F32}) -> '
-              f"({F32}, {F32})\n"
-              f"  %1 = stablehlo.add %0, %0#1 : {F32}\n  %2 = stablehlo.add %1, %0#0 : {F32}\n"
-              f"  func.return %2 : {F32}")
+    text = fn(
+        f'  %0:2 = "stablehlo.optimization_barrier"(%a, %b) : ({F32}, {F32}) -> '
+        f"({F32}, {F32})\n"
+        f"  %1 = stablehlo.add %0, %0#1 : {F32}\n  %2 = stablehlo.add %1, %0#0 : {F32}\n"
+        f"  func.return %2 : {F32}"
+    )
     ok(text)
 
 
 def test_valid_call_and_declaration():
-    text = (fn(f"  %0 = func.call @g(%a) : ({F32}) -> {F32}\n  func.return %0 : {F32}")
-            + f"func.func private @g(%x: {F32}) -> {F32}\n")
+    text = (
+        fn(f"  %0 = func.call @g(%a) : ({F32}) -> {F32}\n  func.return %0 : {F32}")
+        + f"func.func private @g(%x: {F32}) -> {F32}\n"
+    )
     ok(text)
 
 
@@ -111,16 +121,22 @@ def test_use_of_undefined_value():
 
 
 def test_use_before_definition_does_not_dominate():
-    (e,) = errors(fn(f"  %0 = stablehlo.add %a, %1 : {F32}\n  %1 = stablehlo.add %a, %b : {F32}\n"
-                     f"  func.return %0 : {F32}"))
+    (e,) = errors(
+        fn(
+            f"  %0 = stablehlo.add %a, %1 : {F32}\n  %1 = stablehlo.add %a, %b : {F32}\n"
+            f"  func.return %0 : {F32}"
+        )
+    )
     assert e.label == "ssa_dominance" and e.pos.line == 2
     assert e.message == "operand #1 ('%1') does not dominate this use"
 
 
 def test_values_of_a_region_are_not_visible_outside():
     body = REDUCE.format(inner=SUM_RETURN, F32=F32)
-    text = fn(body + "\n  %t = stablehlo.add %s, %s : tensor<f32>\n  func.return %t : tensor<f32>",
-              results="tensor<f32>")
+    text = fn(
+        body + "\n  %t = stablehlo.add %s, %s : tensor<f32>\n  func.return %t : tensor<f32>",
+        results="tensor<f32>",
+    )
     assert labels(text) == ["ssa_dominance", "ssa_dominance"]
 
 
@@ -131,22 +147,31 @@ def test_block_arguments_of_a_region_are_not_visible_outside():
 
 
 def test_op_results_are_not_visible_in_its_own_region():
-    body = REDUCE.format(inner='%s = stablehlo.add %x, %r : tensor<f32>\n'
-                               '    "stablehlo.return"(%s) : (tensor<f32>) -> ()', F32=F32)
+    body = REDUCE.format(
+        inner="%s = stablehlo.add %x, %r : tensor<f32>\n"
+        '    "stablehlo.return"(%s) : (tensor<f32>) -> ()',
+        F32=F32,
+    )
     text = fn(body + "\n  func.return %r : tensor<f32>", results="tensor<f32>")
     assert labels(text) == ["ssa_dominance"]
 
 
 def test_functions_are_isolated():
-    text = (fn(f"  %0 = stablehlo.add %a, %b : {F32}\n  func.return %0 : {F32}")
-            + f"func.func @other() -> {F32} {{\n  func.return %0 : {F32}\n}}\n")
+    text = (
+        fn(f"  %0 = stablehlo.add %a, %b : {F32}\n  func.return %0 : {F32}")
+        + f"func.func @other() -> {F32} {{\n  func.return %0 : {F32}\n}}\n"
+    )
     (e,) = errors(text)
     assert e.label == "ssa_undefined" and e.op == "func.return"
 
 
 def test_redefinition_in_one_block():
-    (e,) = errors(fn(f"  %0 = stablehlo.add %a, %b : {F32}\n  %0 = stablehlo.add %a, %a : {F32}\n"
-                     f"  func.return %0 : {F32}"))
+    (e,) = errors(
+        fn(
+            f"  %0 = stablehlo.add %a, %b : {F32}\n  %0 = stablehlo.add %a, %a : {F32}\n"
+            f"  func.return %0 : {F32}"
+        )
+    )
     assert e.label == "ssa_redefinition" and e.pos.line == 3
     assert e.message == "redefinition of SSA value '%0'"
 
@@ -164,56 +189,72 @@ def test_region_may_not_shadow_an_enclosing_value():
 
 
 def test_redefinition_of_a_multi_result_name():
-    text = fn(f"  %0 = stablehlo.add %a, %b : {F32}\n"
-              f'  %0:2 = "stablehlo.optimization_barrier"(%a, %b) : ({F32}, {F32}) -> '
-              f"({F32}, {F32})\n  func.return %0 : {F32}")
+    text = fn(
+        f"  %0 = stablehlo.add %a, %b : {F32}\n"
+        f'  %0:2 = "stablehlo.optimization_barrier"(%a, %b) : ({F32}, {F32}) -> '
+        f"({F32}, {F32})\n  func.return %0 : {F32}"
+    )
     assert labels(text) == ["ssa_redefinition"]
 
 
 def test_use_with_another_type_than_the_definition():
-    text = fn("  %0 = stablehlo.add %a, %b : tensor<2xf32>\n"
-              '  %1 = "stablehlo.negate"(%0) : (tensor<2xi32>) -> tensor<2xi32>\n'
-              f"  func.return %0 : {F32}")
+    text = fn(
+        "  %0 = stablehlo.add %a, %b : tensor<2xf32>\n"
+        '  %1 = "stablehlo.negate"(%0) : (tensor<2xi32>) -> tensor<2xi32>\n'
+        f"  func.return %0 : {F32}"
+    )
     (e,) = errors(text)
     assert e.label == "ssa_type" and e.op == "stablehlo.negate"
-    assert e.message == ("use of value '%0' expects different type than prior uses: "
-                         "'tensor<2xi32>' vs 'tensor<2xf32>'")
+    assert e.message == (
+        "use of value '%0' expects different type than prior uses: "
+        "'tensor<2xi32>' vs 'tensor<2xf32>'"
+    )
 
 
 # ---- counts --------------------------------------------------------------------------
 
 
 def test_operand_count():
-    text = fn(f'  %0 = "stablehlo.add"(%a, %b, %a) : ({F32}, {F32}, {F32}) -> {F32}\n'
-              f"  func.return %0 : {F32}")
+    text = fn(
+        f'  %0 = "stablehlo.add"(%a, %b, %a) : ({F32}, {F32}, {F32}) -> {F32}\n'
+        f"  func.return %0 : {F32}"
+    )
     (e,) = errors(text)
     assert e.label == "operand_count" and e.message == "expected 2 operands, but found 3"
 
 
 def test_operand_count_of_a_unary_op():
-    text = fn(f'  %0 = "stablehlo.reverse"(%a, %b) {{dimensions = array<i64: 0>}} : '
-              f"({F32}, {F32}) -> {F32}\n  func.return %0 : {F32}")
+    text = fn(
+        f'  %0 = "stablehlo.reverse"(%a, %b) {{dimensions = array<i64: 0>}} : '
+        f"({F32}, {F32}) -> {F32}\n  func.return %0 : {F32}"
+    )
     (e,) = errors(text)
     assert e.label == "operand_count" and e.message == "expected 1 operands, but found 2"
 
 
 def test_result_count():
-    text = fn(f'  %0:2 = "stablehlo.add"(%a, %b) : ({F32}, {F32}) -> ({F32}, {F32})\n'
-              f"  func.return %0#0 : {F32}")
+    text = fn(
+        f'  %0:2 = "stablehlo.add"(%a, %b) : ({F32}, {F32}) -> ({F32}, {F32})\n'
+        f"  func.return %0#0 : {F32}"
+    )
     assert labels(text) == ["result_count"]
 
 
 def test_region_count():
     body = REDUCE.format(inner=SUM_RETURN, F32=F32).replace(
-        "  }) {dimensions", "  }, {\n  ^bb0(%p: tensor<f32>, %q: tensor<f32>):\n"
-        '    "stablehlo.return"(%p) : (tensor<f32>) -> ()\n  }) {dimensions')
+        "  }) {dimensions",
+        "  }, {\n  ^bb0(%p: tensor<f32>, %q: tensor<f32>):\n"
+        '    "stablehlo.return"(%p) : (tensor<f32>) -> ()\n  }) {dimensions',
+    )
     text = fn(body + "\n  func.return %r : tensor<f32>", results="tensor<f32>")
     assert labels(text) == ["region_count"]
 
 
 def test_regions_on_an_op_without_any():
-    text = fn(f'  %0 = "stablehlo.add"(%a, %b) ({{\n    "stablehlo.return"() : () -> ()\n  }}) : '
-              f"({F32}, {F32}) -> {F32}\n  func.return %0 : {F32}")
+    text = fn(
+        f'  %0 = "stablehlo.add"(%a, %b) ({{\n    "stablehlo.return"() : () -> ()\n  }}) : '
+        f"({F32}, {F32}) -> {F32}\n  func.return %0 : {F32}"
+    )
     assert labels(text) == ["region_count"]
 
 
@@ -225,15 +266,19 @@ def test_return_operand_count():
     (e,) = errors(text)
     assert e.label == "func_return" and e.op == "func.return"
     assert e.message == "has 1 operands, but enclosing function (@main) returns 2"
-    assert str(e) == ("t.mlir:2:3: error: 'func.return' op has 1 operands, but enclosing "
-                      "function (@main) returns 2 (func_return)")
+    assert str(e) == (
+        "t.mlir:2:3: error: 'func.return' op has 1 operands, but enclosing "
+        "function (@main) returns 2 (func_return)"
+    )
 
 
 def test_return_type():
     (e,) = errors(fn("  func.return %a : tensor<2xf32>", results="tensor<2xi32>"))
     assert e.label == "func_return"
-    assert e.message == ("type of return operand 0 ('tensor<2xf32>') doesn't match function "
-                         "result type ('tensor<2xi32>') in function @main")
+    assert e.message == (
+        "type of return operand 0 ('tensor<2xf32>') doesn't match function "
+        "result type ('tensor<2xi32>') in function @main"
+    )
 
 
 def test_missing_terminator():
@@ -242,8 +287,9 @@ def test_missing_terminator():
 
 
 def test_return_in_the_middle_of_a_block():
-    text = fn(f"  func.return %a : {F32}\n  %0 = stablehlo.add %a, %b : {F32}\n"
-              f"  func.return %0 : {F32}")
+    text = fn(
+        f"  func.return %a : {F32}\n  %0 = stablehlo.add %a, %b : {F32}\n  func.return %0 : {F32}"
+    )
     (e,) = errors(text)
     assert e.label == "terminator" and e.pos.line == 2
     assert e.message == "must be the last operation in the parent block"
@@ -257,17 +303,20 @@ def test_region_must_end_with_stablehlo_return():
 
 
 def test_func_return_inside_a_region():
-    body = REDUCE.format(inner="%s = stablehlo.add %x, %y : tensor<f32>\n"
-                               "    func.return %s : tensor<f32>", F32=F32)
+    body = REDUCE.format(
+        inner="%s = stablehlo.add %x, %y : tensor<f32>\n    func.return %s : tensor<f32>", F32=F32
+    )
     text = fn(body + "\n  func.return %r : tensor<f32>", results="tensor<f32>")
     (e,) = errors(text)
     assert e.label == "terminator" and e.message == "expects parent op 'func.func'"
 
 
 def test_empty_region_block():
-    text = fn(f'  %0 = "stablehlo.while"(%a) ({{\n  ^bb0(%x: {F32}):\n  }}, {{\n'
-              f'  ^bb0(%y: {F32}):\n    "stablehlo.return"(%y) : ({F32}) -> ()\n'
-              f"  }}) : ({F32}) -> {F32}\n  func.return %0 : {F32}")
+    text = fn(
+        f'  %0 = "stablehlo.while"(%a) ({{\n  ^bb0(%x: {F32}):\n  }}, {{\n'
+        f'  ^bb0(%y: {F32}):\n    "stablehlo.return"(%y) : ({F32}) -> ()\n'
+        f"  }}) : ({F32}) -> {F32}\n  func.return %0 : {F32}"
+    )
     assert labels(text) == ["terminator"]
 
 
@@ -280,27 +329,37 @@ def test_call_of_an_unknown_function():
 
 
 def test_call_operand_count():
-    text = (fn(f"  %0 = func.call @g(%a, %b) : ({F32}, {F32}) -> {F32}\n  func.return %0 : {F32}")
-            + f"func.func private @g(%x: {F32}) -> {F32}\n")
+    text = (
+        fn(f"  %0 = func.call @g(%a, %b) : ({F32}, {F32}) -> {F32}\n  func.return %0 : {F32}")
+        + f"func.func private @g(%x: {F32}) -> {F32}\n"
+    )
     (e,) = errors(text)
     assert e.label == "call_signature" and e.message == "incorrect number of operands for callee"
 
 
 def test_call_operand_type():
-    text = (fn(f"  %0 = func.call @g(%a) : ({F32}) -> {F32}\n  func.return %0 : {F32}")
-            + f"func.func private @g(%x: tensor<2xf64>) -> {F32}\n")
+    text = (
+        fn(f"  %0 = func.call @g(%a) : ({F32}) -> {F32}\n  func.return %0 : {F32}")
+        + f"func.func private @g(%x: tensor<2xf64>) -> {F32}\n"
+    )
     (e,) = errors(text)
     assert e.label == "call_signature"
-    assert e.message == ("operand type mismatch: expected operand type 'tensor<2xf64>', but "
-                         "provided 'tensor<2xf32>' for operand number 0")
+    assert e.message == (
+        "operand type mismatch: expected operand type 'tensor<2xf64>', but "
+        "provided 'tensor<2xf32>' for operand number 0"
+    )
 
 
 def test_call_result_count_and_type():
-    text = (fn(f"  %0 = func.call @g(%a) : ({F32}) -> {F32}\n  func.return %0 : {F32}")
-            + f"func.func private @g(%x: {F32}) -> ({F32}, {F32})\n")
+    text = (
+        fn(f"  %0 = func.call @g(%a) : ({F32}) -> {F32}\n  func.return %0 : {F32}")
+        + f"func.func private @g(%x: {F32}) -> ({F32}, {F32})\n"
+    )
     assert labels(text) == ["call_signature"]
-    text = (fn(f"  %0 = func.call @g(%a) : ({F32}) -> {F32}\n  func.return %0 : {F32}")
-            + f"func.func private @g(%x: {F32}) -> tensor<2xf64>\n")
+    text = (
+        fn(f"  %0 = func.call @g(%a) : ({F32}) -> {F32}\n  func.return %0 : {F32}")
+        + f"func.func private @g(%x: {F32}) -> tensor<2xf64>\n"
+    )
     (e,) = errors(text)
     assert e.label == "call_signature" and e.message.startswith("result type mismatch at index 0")
 
@@ -312,31 +371,40 @@ def test_duplicate_function():
 
 
 def test_composite_decomposition():
-    composite = (f'  %0 = stablehlo.composite "my.op" %a {{decomposition = @{{callee}}}} : '
-                 f"({F32}) -> {F32}\n  func.return %0 : {F32}")
+    composite = (
+        f'  %0 = stablehlo.composite "my.op" %a {{decomposition = @{{callee}}}} : '
+        f"({F32}) -> {F32}\n  func.return %0 : {F32}"
+    )
     good = fn(composite.replace("{callee}", "d"), args=f"%a: {F32}")
     ok(good + f"func.func private @d(%x: {F32}) -> {F32} {{\n  func.return %x : {F32}\n}}\n")
     assert labels(fn(composite.replace("{callee}", "nope"), args=f"%a: {F32}")) == ["composite_c2"]
-    wrong = good + (f"func.func private @d(%x: tensor<2xf64>) -> {F32} {{\n"
-                    f"  %0 = stablehlo.convert %x : (tensor<2xf64>) -> {F32}\n"
-                    f"  func.return %0 : {F32}\n}}\n")
+    wrong = good + (
+        f"func.func private @d(%x: tensor<2xf64>) -> {F32} {{\n"
+        f"  %0 = stablehlo.convert %x : (tensor<2xf64>) -> {F32}\n"
+        f"  func.return %0 : {F32}\n}}\n"
+    )
     (e,) = errors(wrong)
     assert e.label == "composite_c3"
-    assert e.message == ("operand at index 0 has type 'tensor<2xf32>', but decomposition has "
-                         "type 'tensor<2xf64>'")
+    assert e.message == (
+        "operand at index 0 has type 'tensor<2xf32>', but decomposition has type 'tensor<2xf64>'"
+    )
 
 
 # ---- unknown ops and types -----------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["stablehlo.frobnicate", "chlo.frobnicate", "check.frobnicate",
-                                  "interpreter.frobnicate"])
+@pytest.mark.parametrize(
+    "name",
+    ["stablehlo.frobnicate", "chlo.frobnicate", "check.frobnicate", "interpreter.frobnicate"],
+)
 def test_unknown_op_of_a_verified_dialect(name):
     (e,) = errors(fn(f'  %0 = "{name}"(%a) : ({F32}) -> {F32}\n  func.return %0 : {F32}'))
     assert e.label == "unknown_op" and e.op == name
     dialect = name.split(".")[0]
-    assert e.message == (f"unregistered operation '{name}' found in dialect ('{dialect}') that "
-                         "does not allow unknown operations")
+    assert e.message == (
+        f"unregistered operation '{name}' found in dialect ('{dialect}') that "
+        "does not allow unknown operations"
+    )
 
 
 def test_unknown_stablehlo_type():
@@ -350,8 +418,12 @@ def test_unknown_stablehlo_type():
 
 
 def test_shape_function_errors_carry_op_position_and_label():
-    (e,) = errors(fn(f'  %0 = "stablehlo.add"(%a, %b) : ({F32}, {F32}) -> tensor<3xf32>\n'
-                     f"  func.return %a : {F32}"))
+    (e,) = errors(
+        fn(
+            f'  %0 = "stablehlo.add"(%a, %b) : ({F32}, {F32}) -> tensor<3xf32>\n'
+            f"  func.return %a : {F32}"
+        )
+    )
     assert e.op == "stablehlo.add" and e.pos.line == 2 and e.label
 
 
@@ -364,17 +436,25 @@ def test_a_crashing_shape_function_is_reported(monkeypatch):
     assert e.label == "shape_function" and "IndexError: boom" in e.message
 
 
-BAD = (fn(f"  %0 = stablehlo.add %a, %nope : {F32}\n"
-          f'  %1 = "stablehlo.frobnicate"(%0) : ({F32}) -> {F32}\n'
-          f"  func.return %1, %1 : {F32}, {F32}")
-       + f"func.func @f() -> {F32} {{\n  %0 = func.call @nope() : () -> {F32}\n"
-         f"  func.return %0 : {F32}\n}}\n")
+BAD = (
+    fn(
+        f"  %0 = stablehlo.add %a, %nope : {F32}\n"
+        f'  %1 = "stablehlo.frobnicate"(%0) : ({F32}) -> {F32}\n'
+        f"  func.return %1, %1 : {F32}, {F32}"
+    )
+    + f"func.func @f() -> {F32} {{\n  %0 = func.call @nope() : () -> {F32}\n"
+    f"  func.return %0 : {F32}\n}}\n"
+)
 
 
 def test_collect_errors_goes_on_after_an_error():
     got = errors(BAD)
     assert [(e.label, e.pos.line) for e in got] == [
-        ("ssa_undefined", 2), ("unknown_op", 3), ("func_return", 4), ("call_callee", 7)]
+        ("ssa_undefined", 2),
+        ("unknown_op", 3),
+        ("func_return", 4),
+        ("call_callee", 7),
+    ]
 
 
 def test_verify_module_raises_the_first_error():

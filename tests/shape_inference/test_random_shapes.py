@@ -43,8 +43,9 @@ def fails(label, op, *operands, **kw):
 def test_rng_shape_from_constant_operand():
     # spec rng example: %shape = [3, 3] -> tensor<3x3xi32> (C3: shape(result) = shape)
     s = T((), I32)
-    got = infer("rng", s, s, T((2,), I64), values=(None, None, np.array([3, 3])),
-                rng_distribution="UNIFORM")
+    got = infer(
+        "rng", s, s, T((2,), I64), values=(None, None, np.array([3, 3])), rng_distribution="UNIFORM"
+    )
     assert got == T((3, 3), I32)
     # without a known value only the rank is inferred
     assert infer("rng", s, s, T((2,), I64), rng_distribution="UNIFORM") == T((None, None), I32)
@@ -52,8 +53,15 @@ def test_rng_shape_from_constant_operand():
 
 def test_rng_negative_constant_size_rejected():
     s = T(())
-    fails("rng_c3", "rng", s, s, T((2,), I64), values=(None, None, np.array([2, -1])),
-          rng_distribution="NORMAL")
+    fails(
+        "rng_c3",
+        "rng",
+        s,
+        s,
+        T((2,), I64),
+        values=(None, None, np.array([2, -1])),
+        rng_distribution="NORMAL",
+    )
 
 
 _RNG_MODULE = """
@@ -80,28 +88,62 @@ def test_rng_declared_result_checked_against_constant_shape():
 def test_rng_bit_generator_accepts_any_int_or_float_state_of_matching_shape():
     # print_stablehlo.mlir: (tensor<1x2xf32>) -> (tensor<1x2xf32>, tensor<2x2xui32>), PHILOX
     st = T((1, 2), F32)
-    assert infer("rng_bit_generator", st, result_types=(st, T((2, 2), UI32)),
-                 rng_algorithm="PHILOX") is None
+    assert (
+        infer("rng_bit_generator", st, result_types=(st, T((2, 2), UI32)), rng_algorithm="PHILOX")
+        is None
+    )
     # the spec's own example: a 1-D ui64 state
-    assert infer("rng_bit_generator", T((2,), UI64), result_types=(T((2,), UI64), T((2, 2), UI64)),
-                 rng_algorithm="THREE_FRY") is None
+    assert (
+        infer(
+            "rng_bit_generator",
+            T((2,), UI64),
+            result_types=(T((2,), UI64), T((2, 2), UI64)),
+            rng_algorithm="THREE_FRY",
+        )
+        is None
+    )
 
 
 def test_rng_bit_generator_state_constraints():
     out = T((2, 2), UI32)
     # C1: output_state has the initial state's shape and type
-    fails("rng_bit_generator_c1", "rng_bit_generator", T((1, 2)),
-          result_types=(T((2,)), out), rng_algorithm="PHILOX")
-    fails("rng_bit_generator_c1", "rng_bit_generator", T((2,), UI64),
-          result_types=(T((2,), I64), out), rng_algorithm="PHILOX")
+    fails(
+        "rng_bit_generator_c1",
+        "rng_bit_generator",
+        T((1, 2)),
+        result_types=(T((2,)), out),
+        rng_algorithm="PHILOX",
+    )
+    fails(
+        "rng_bit_generator_c1",
+        "rng_bit_generator",
+        T((2,), UI64),
+        result_types=(T((2,), I64), out),
+        rng_algorithm="PHILOX",
+    )
     # (I2) a complex or boolean state is no integer / floating-point tensor
     c = T((2,), ComplexType(F32))
-    fails("rng_bit_generator_i2", "rng_bit_generator", c, result_types=(c, out),
-          rng_algorithm="PHILOX")
+    fails(
+        "rng_bit_generator_i2",
+        "rng_bit_generator",
+        c,
+        result_types=(c, out),
+        rng_algorithm="PHILOX",
+    )
     b = T((2,), IntegerType(1))
-    fails("rng_bit_generator_i2", "rng_bit_generator", b, result_types=(b, out),
-          rng_algorithm="PHILOX")
+    fails(
+        "rng_bit_generator_i2",
+        "rng_bit_generator",
+        b,
+        result_types=(b, out),
+        rng_algorithm="PHILOX",
+    )
     # C2: size(initial_state) is 2 for THREE_FRY (counted in elements, any rank)
     st = T((1, 3), UI64)
-    fails("rng_bit_generator_c2", "rng_bit_generator", st, result_types=(st, out),
-          rng_algorithm="THREE_FRY")
+    fails(
+        "rng_bit_generator_c2",
+        "rng_bit_generator",
+        st,
+        result_types=(st, out),
+        rng_algorithm="THREE_FRY",
+    )

@@ -70,8 +70,15 @@ def test_reduce_spec_example():
 
 def test_reduce_variadic_promoted_and_dynamic():
     b = body([S(F32), S(I64), S(F32), S(I64)], [S(F32), S(I64)])
-    got = infer("stablehlo.reduce", T([None, 3, 4], F32), T([None, 3, 4], I32), S(F32), S(I32),
-                dimensions=(2,), regions=[b])
+    got = infer(
+        "stablehlo.reduce",
+        T([None, 3, 4], F32),
+        T([None, 3, 4], I32),
+        S(F32),
+        S(I32),
+        dimensions=(2,),
+        regions=[b],
+    )
     assert got == (T([None, 3], F32), T([None, 3], I64))
 
 
@@ -104,19 +111,29 @@ def test_reduce_errors(types, kw, label):
 
 # ---- reduce_window --------------------------------------------------------------------
 
-RW = dict(window_strides=(4, 1), base_dilations=(2, 1), window_dilations=(3, 1),
-          padding=np.array([[2, 1], [0, 0]]))
+RW = dict(
+    window_strides=(4, 1),
+    base_dilations=(2, 1),
+    window_dilations=(3, 1),
+    padding=np.array([[2, 1], [0, 0]]),
+)
 
 
 def test_reduce_window_spec_examples():
-    got = infer("stablehlo.reduce_window", T([3, 2]), S(), window_dimensions=(2, 1), regions=[ADD], **RW)
+    got = infer(
+        "stablehlo.reduce_window", T([3, 2]), S(), window_dimensions=(2, 1), regions=[ADD], **RW
+    )
     assert got == (T([2, 2]),)
-    got = infer("stablehlo.reduce_window", T([3, 2]), S(), window_dimensions=(3, 1), regions=[ADD], **RW)
+    got = infer(
+        "stablehlo.reduce_window", T([3, 2]), S(), window_dimensions=(3, 1), regions=[ADD], **RW
+    )
     assert got == (T([1, 2]),)
 
 
 def test_reduce_window_defaults_and_dynamic():
-    got = infer("stablehlo.reduce_window", T([None, 5]), S(), window_dimensions=(1, 2), regions=[ADD])
+    got = infer(
+        "stablehlo.reduce_window", T([None, 5]), S(), window_dimensions=(1, 2), regions=[ADD]
+    )
     assert got == (T([None, 4]),)
     got = infer("stablehlo.reduce_window", T([1, 5]), S(), window_dimensions=(1, 9), regions=[ADD])
     assert got == (T([1, 0]),)
@@ -131,14 +148,26 @@ def test_reduce_window_bounds_of_dynamic_dimensions():
         return TensorType(tuple(shape), F32, TypeExtensions(tuple(bounds)))
 
     add = body([S(F32), S(F32)], [S(F32)])
-    got = infer("stablehlo.reduce_window", B([4, None, None, None], [None, None, 4, 2]), S(F32),
-                window_dimensions=(1, 1, 5, 1), window_strides=(1, 1, 3, 1),
-                padding=np.array([[0, 0], [0, 0], [2, 2], [0, 0]]), regions=[add])
+    got = infer(
+        "stablehlo.reduce_window",
+        B([4, None, None, None], [None, None, 4, 2]),
+        S(F32),
+        window_dimensions=(1, 1, 5, 1),
+        window_strides=(1, 1, 3, 1),
+        padding=np.array([[0, 0], [0, 0], [2, 2], [0, 0]]),
+        regions=[add],
+    )
     # dimension 2: padded size 2 + 4 + 2 = 8, (8 - 5) // 3 + 1 = 2 windows
     assert got == (B([4, None, None, None], [None, None, 2, 2]),)
     # a base dilation of 2 turns bound 3 into 5; windows of 2 with stride 1: 4
-    got = infer("stablehlo.reduce_window", B([None], [3]), S(F32), window_dimensions=(2,),
-                base_dilations=(2,), regions=[add])
+    got = infer(
+        "stablehlo.reduce_window",
+        B([None], [3]),
+        S(F32),
+        window_dimensions=(2,),
+        base_dilations=(2,),
+        regions=[add],
+    )
     assert got == (B([None], [4]),)
 
 
@@ -166,8 +195,18 @@ def test_reduce_window_errors(kw, label):
 def test_reduce_window_operand_errors():
     kw = dict(window_dimensions=(1,), regions=[ADD])
     assert label_of("stablehlo.reduce_window", T([3]), **kw) == "reduce_window_c1"
-    assert label_of("stablehlo.reduce_window", T([3]), T([4]), S(), S(),
-                    window_dimensions=(1,), regions=[body([S()] * 4, [S(), S()])]) == "reduce_window_c2"
+    assert (
+        label_of(
+            "stablehlo.reduce_window",
+            T([3]),
+            T([4]),
+            S(),
+            S(),
+            window_dimensions=(1,),
+            regions=[body([S()] * 4, [S(), S()])],
+        )
+        == "reduce_window_c2"
+    )
     assert label_of("stablehlo.reduce_window", T([3]), S(I32), **kw) == "reduce_window_c3"
 
 
@@ -178,7 +217,9 @@ SS = dict(window_dimensions=(3, 1), window_strides=(2, 1), padding=np.array([[0,
 
 
 def test_select_and_scatter_spec_example():
-    got = infer("stablehlo.select_and_scatter", T([4, 2]), T([2, 2]), S(), regions=[SELECT, ADD], **SS)
+    got = infer(
+        "stablehlo.select_and_scatter", T([4, 2]), T([2, 2]), S(), regions=[SELECT, ADD], **SS
+    )
     assert got == T([4, 2])
 
 
@@ -192,7 +233,11 @@ def test_select_and_scatter_spec_example():
         ((T([4, 2]), T([2, 2]), S()), dict(window_dimensions=(0, 1)), "select_and_scatter_c5"),
         ((T([4, 2]), T([2, 2]), S()), dict(window_strides=(2,)), "select_and_scatter_c6"),
         ((T([4, 2]), T([2, 2]), S()), dict(window_strides=(0, 1)), "select_and_scatter_c7"),
-        ((T([4, 2]), T([2, 2]), S()), dict(padding=np.zeros((1, 2), np.int64)), "select_and_scatter_c8"),
+        (
+            (T([4, 2]), T([2, 2]), S()),
+            dict(padding=np.zeros((1, 2), np.int64)),
+            "select_and_scatter_c8",
+        ),
         ((T([4, 2]), T([2, 2]), S()), dict(regions=[ADD, ADD]), "select_and_scatter_c9"),
         ((T([4, 2]), T([2, 2]), S()), dict(regions=[SELECT, SELECT]), "select_and_scatter_c10"),
     ],
@@ -211,7 +256,10 @@ CMP2 = body([S(), S(), S(), S()], [S(I1)])
 def test_sort_spec_example():
     got = infer("stablehlo.sort", T([2, 3]), T([2, 3]), dimension=0, is_stable=True, regions=[CMP2])
     assert got == (T([2, 3]), T([2, 3]))
-    assert infer("stablehlo.sort", T([2, 3]), T([2, 3]), dimension=-2, regions=[CMP2]) == (T([2, 3]), T([2, 3]))
+    assert infer("stablehlo.sort", T([2, 3]), T([2, 3]), dimension=-2, regions=[CMP2]) == (
+        T([2, 3]),
+        T([2, 3]),
+    )
 
 
 @pytest.mark.parametrize(
@@ -239,8 +287,13 @@ MUL = body([S(), S()], [S()])
 def test_map_spec_example():
     got = infer("stablehlo.map", T([2, 2]), T([2, 2]), dimensions=(0, 1), regions=[MUL])
     assert got == T([2, 2])
-    got = infer("stablehlo.map", T([2, 2]), T([2, 2]), dimensions=(0, 1),
-                regions=[body([S(), S()], [S(F32)])])
+    got = infer(
+        "stablehlo.map",
+        T([2, 2]),
+        T([2, 2]),
+        dimensions=(0, 1),
+        regions=[body([S(), S()], [S(F32)])],
+    )
     assert got == T([2, 2], F32)
 
 

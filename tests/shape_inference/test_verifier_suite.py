@@ -36,8 +36,7 @@ from tests.conftest import SHARED, shared_dir
 
 # `// expected-error@+1 {{msg}}`, `@-1`, `@above`, `@below`, or no `@` (this line);
 # `expected-error-re` takes a regex, which we only report.
-ANNOTATION = re.compile(
-    r"//\s*expected-error(?:-re)?\s*(?:@(above|below|[+-]\d+))?\s*\{\{(.*)\}\}")
+ANNOTATION = re.compile(r"//\s*expected-error(?:-re)?\s*(?:@(above|below|[+-]\d+))?\s*\{\{(.*)\}\}")
 TYPES = re.compile(r"types(\d+) = (.*?)(?=,\s*types\d+ = |$)")
 CHECK_TYPES = re.compile(r"//\s*CHECK(-SAME)?:\s*(types\d+ = .*)$")
 
@@ -247,8 +246,12 @@ def infer_cases(path: Path) -> list[InferCase]:
         if not groups:
             continue
         module = parse_module(split.text, str(path), line_offset=split.offset)
-        probes = [(op, fn) for fn in module.functions.values() for op in walk(Module((fn,)))
-                  if op.name.startswith("hlo_test_infer.get_return_type")]
+        probes = [
+            (op, fn)
+            for fn in module.functions.values()
+            for op in walk(Module((fn,)))
+            if op.name.startswith("hlo_test_infer.get_return_type")
+        ]
         for line, texts in groups:
             after = [(op, fn) for op, fn in probes if op.pos.line >= line]
             probe, fn = after[0] if after else probes[-1]
@@ -264,16 +267,24 @@ def _infer_case(module: Module, probe: Operation, texts: list[str]) -> InferCase
     row = OP_TABLE.get(op.name) if op is not None else None
     if op is None or row is None or row.shape is None:
         name = op.name if op is not None else "?"
-        return InferCase(line, components, tuple(texts), "unsupported", f"no shape function for {name}")
+        return InferCase(
+            line, components, tuple(texts), "unsupported", f"no shape function for {name}"
+        )
     try:
         got = infer_op(op, row, constants=_constants(module))
     except HloError as e:
-        return InferCase(line, components, tuple(texts), "mismatch", f"{op.name}: rejected: {e.message}")
+        return InferCase(
+            line, components, tuple(texts), "mismatch", f"{op.name}: rejected: {e.message}"
+        )
     if got is None:
-        return InferCase(line, components, tuple(texts), "mismatch",
-                         f"{op.name}: the shape function infers no type")
-    ok = len(got) >= len(texts) and all(
-        _matches(g, t, components) for g, t in zip(got, texts))
+        return InferCase(
+            line,
+            components,
+            tuple(texts),
+            "mismatch",
+            f"{op.name}: the shape function infers no type",
+        )
+    ok = len(got) >= len(texts) and all(_matches(g, t, components) for g, t in zip(got, texts))
     detail = f"{op.name}: inferred {', '.join(print_type(t) for t in got)}"
     return InferCase(line, components, tuple(texts), "match" if ok else "mismatch", detail)
 
@@ -319,8 +330,10 @@ def _strict(found: dict[int, str], known: dict[int, str], what: str) -> None:
     fixed = sorted(k for k in known if k not in found)
     problems = []
     if new:
-        problems.append(f"{what}: regressions (not in the known list):\n" + "\n".join(
-            f"  line {k}: {v}" for k, v in sorted(new.items())))
+        problems.append(
+            f"{what}: regressions (not in the known list):\n"
+            + "\n".join(f"  line {k}: {v}" for k, v in sorted(new.items()))
+        )
     if fixed:
         problems.append(f"{what}: these now pass -- take them off the known list: {fixed}")
     assert not problems, "\n".join(problems)
@@ -333,13 +346,15 @@ def test_ops_stablehlo(pytestconfig):
     right = sum(v.right for v in verdicts)
     at_line = sum(v.right_line for v in verdicts)
     neg = [v for v in verdicts if v.negative]
-    _figures(pytestconfig).extend([
-        f"ops_stablehlo.mlir: {n} splits ({len(neg)} with expected-error)",
-        f"  rejected / accepted as expected: {_percent(right, n)}",
-        f"  ... and rejected at the annotated line: {_percent(at_line, n)}",
-        f"  (expected-error splits rejected: {_percent(sum(v.right for v in neg), len(neg))}, "
-        f"at the annotated line: {_percent(sum(v.right_line for v in neg), len(neg))})",
-    ])
+    _figures(pytestconfig).extend(
+        [
+            f"ops_stablehlo.mlir: {n} splits ({len(neg)} with expected-error)",
+            f"  rejected / accepted as expected: {_percent(right, n)}",
+            f"  ... and rejected at the annotated line: {_percent(at_line, n)}",
+            f"  (expected-error splits rejected: {_percent(sum(v.right for v in neg), len(neg))}, "
+            f"at the annotated line: {_percent(sum(v.right_line for v in neg), len(neg))})",
+        ]
+    )
     wrong = {v.split.line: v.describe() for v in verdicts if not v.right}
     wrong_line = {v.split.line: v.describe() for v in verdicts if v.right and not v.right_line}
     _strict(wrong, OPS_KNOWN_WRONG, "ops_stablehlo.mlir (rejected / accepted)")
@@ -351,12 +366,17 @@ def test_infer_stablehlo_types(pytestconfig):
     cases = infer_cases(path)
     supported = [c for c in cases if c.result != "unsupported"]
     match = sum(c.result == "match" for c in supported)
-    _figures(pytestconfig).extend([
-        f"infer_stablehlo.mlir: {len(cases)} type checks, {len(supported)} on ops we support",
-        f"  inferred exactly the expected types: {_percent(match, len(supported))}",
-    ])
-    wrong = {c.line: f"want {', '.join(c.expected)} -- {c.result}: {c.detail}"
-             for c in supported if c.result != "match"}
+    _figures(pytestconfig).extend(
+        [
+            f"infer_stablehlo.mlir: {len(cases)} type checks, {len(supported)} on ops we support",
+            f"  inferred exactly the expected types: {_percent(match, len(supported))}",
+        ]
+    )
+    wrong = {
+        c.line: f"want {', '.join(c.expected)} -- {c.result}: {c.detail}"
+        for c in supported
+        if c.result != "match"
+    }
     _strict(wrong, INFER_KNOWN_WRONG_TYPES, "infer_stablehlo.mlir (inferred types)")
 
 
@@ -366,7 +386,8 @@ def test_infer_stablehlo_errors(pytestconfig):
     neg = [v for v in verdicts if v.negative]
     _figures(pytestconfig).append(
         f"  expected-error splits rejected: {_percent(sum(v.right for v in neg), len(neg))}, "
-        f"all splits right: {_percent(sum(v.right for v in verdicts), len(verdicts))}")
+        f"all splits right: {_percent(sum(v.right for v in verdicts), len(verdicts))}"
+    )
     wrong = {v.split.line: v.describe() for v in verdicts if not v.right}
     _strict(wrong, INFER_KNOWN_WRONG, "infer_stablehlo.mlir (rejected / accepted)")
 
@@ -387,8 +408,10 @@ if __name__ == "__main__":  # pragma: no cover - a report for people
     for name in ("ops_stablehlo.mlir", "infer_stablehlo.mlir"):
         verdicts = judge_file(root / name)
         n = len(verdicts)
-        print(f"{name}: {_percent(sum(v.right for v in verdicts), n)} right, "
-              f"{_percent(sum(v.right_line for v in verdicts), n)} at the annotated line")
+        print(
+            f"{name}: {_percent(sum(v.right for v in verdicts), n)} right, "
+            f"{_percent(sum(v.right_line for v in verdicts), n)} at the annotated line"
+        )
         for v in verdicts:
             if not v.right_line:
                 print(f"  {v.split.line} [{family_of(v.split, root / name)}] {v.describe()}")

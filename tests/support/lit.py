@@ -117,9 +117,12 @@ def translate(words: list[str]) -> list[str] | str:
             return ["deserialize", *(files or ["-"])]
         legalize = [f for f in flags if f.startswith("--stablehlo-legalize-to-vhlo")]
         to_version = [f for f in flags if f.lstrip("-").startswith("vhlo-to-version")]
-        common = {"--mlir-print-op-generic": "--generic", "--split-input-file": "--split-input-file",
-                  "-verify-diagnostics": "--verify-diagnostics",
-                  "--verify-diagnostics": "--verify-diagnostics"}
+        common = {
+            "--mlir-print-op-generic": "--generic",
+            "--split-input-file": "--split-input-file",
+            "-verify-diagnostics": "--verify-diagnostics",
+            "--verify-diagnostics": "--verify-diagnostics",
+        }
         if legalize or to_version:
             argv = ["vhlo"]
             if any("allow-other-dialects" in f for f in legalize):
@@ -141,8 +144,9 @@ def _diff(name_a: str, name_b: str, a: bytes, b: bytes) -> str:
     import difflib
 
     try:
-        lines = difflib.unified_diff(a.decode().splitlines(), b.decode().splitlines(),
-                                     name_a, name_b, lineterm="", n=1)
+        lines = difflib.unified_diff(
+            a.decode().splitlines(), b.decode().splitlines(), name_a, name_b, lineterm="", n=1
+        )
         return "\n".join(list(lines)[:60])
     except UnicodeDecodeError:
         at = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
@@ -190,8 +194,11 @@ def run_line(line: str, path: Path, tmp: Path) -> Outcome:
             if code == 0:
                 return Outcome(False, detail=f"expected a failure: hlorun {' '.join(argv)}")
         elif code != 0:
-            return Outcome(False, detail=f"hlorun {' '.join(argv)} exit {code}: "
-                           + err.decode(errors="replace")[-3000:])
+            return Outcome(
+                False,
+                detail=f"hlorun {' '.join(argv)} exit {code}: "
+                + err.decode(errors="replace")[-3000:],
+            )
         data = out + (err if merge else b"")
     if out_file is not None:
         Path(out_file).write_bytes(data)
