@@ -81,10 +81,13 @@ def _quant(t: VhloType) -> QuantizedType:
     p = t.params
     flags, storage, expressed = p[0], to_builtin(p[1]), to_builtin(p[2])
     signed = bool(flags & 1)
-    if isinstance(storage, IntegerType) and not signed:
+    if not isinstance(storage, IntegerType):
+        raise ValueError(f"!vhlo.{t.name} needs an integer storage type, got {storage}")
+    if not signed:
         storage = IntegerType(storage.width, "unsigned")
     from .text import f64_from_bits
 
+    scales: tuple[float, ...]
     if t.name == "quant_v1":
         scales, zps, axis, lo, hi = (f64_from_bits(p[3]),), (p[4],), None, p[5], p[6]
     else:
@@ -188,7 +191,7 @@ def element_nbytes(t: Type) -> int | None:
     return None
 
 
-def num_elements(shape: tuple[int, ...]) -> int | None:
+def num_elements(shape: tuple[int | None, ...]) -> int | None:
     """Element count of a static shape (None when a dimension is dynamic)."""
     n = 1
     for d in shape:
@@ -238,7 +241,8 @@ def dense_from_data(t: VhloType, data: bytes) -> DenseElementsAttr:
 def _tf32_array(data: bytes, bt: TensorType) -> np.ndarray:
     """tf32 raw data: 3 little-endian bytes per element holding the 19-bit pattern
     (hlorun keeps tf32 values in float32 storage: the pattern shifted left by 13)."""
-    n = num_elements(bt.shape or ())
+    shape = bt.shape
+    n = num_elements(shape or ())
     if n is None or len(data) % 3 or len(data) // 3 not in (n, 1):
         raise ValueError(f"{len(data)} bytes of tf32 data do not fit {n} elements")
     b = np.frombuffer(data, dtype=np.uint8).reshape(-1, 3).astype(np.uint32)
@@ -246,7 +250,10 @@ def _tf32_array(data: bytes, bt: TensorType) -> np.ndarray:
     arr = bits.view(np.float32)
     if arr.size != n:
         arr = np.broadcast_to(arr, (n,))
-    return np.ascontiguousarray(arr).reshape(bt.shape)
+    out = np.ascontiguousarray(arr)
+    if shape is None:  # unranked: the flat elements
+        return out
+    return out.reshape([d for d in shape if d is not None])  # n is not None: all static
 
 
 def data_from_dense(d: DenseElementsAttr) -> bytes:

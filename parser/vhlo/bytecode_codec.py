@@ -148,6 +148,12 @@ def _write_tensor_blob(w: DialectWriter, vals: tuple, data: bytes) -> None:
     w.write_blob(np.packbits(bits, bitorder="little").tobytes())
 
 
+def _write_pair(w: DialectWriter, kv: tuple[Attribute, Attribute]) -> None:
+    """One ``(key, value)`` entry of DictionaryV1Attr (VhloBytecode.cpp)."""
+    w.write_attribute(kv[0])
+    w.write_attribute(kv[1])
+
+
 def _write_field(w: DialectWriter, kind: str, name: str, vals: tuple, v: Any) -> None:
     if kind in ("attr", "type"):
         (w.write_attribute if kind == "attr" else w.write_type)(v)

@@ -166,6 +166,8 @@ def from_vhlo_attr(a: Attribute) -> Attribute:
         return DictionaryAttr(tuple(sorted(entries, key=lambda kv: kv[0])))
     if n == "float_v1":
         t = from_vhlo_type(p[0])
+        if not isinstance(t, FloatType):
+            raise _Fail
         return FloatAttr(bits_float(p[1], t.name), t)
     if n == "integer_v1":
         t = from_vhlo_type(p[0])
@@ -181,9 +183,10 @@ def from_vhlo_attr(a: Attribute) -> Attribute:
     if n == "type_v1":
         return TypeAttr(from_vhlo_type(p[0]))
     if n == "result_accuracy_v1":
-        return ResultAccuracy(
-            bits_float(p[0], "f64"), bits_float(p[1], "f64"), p[2], from_vhlo_attr(p[3])
-        )
+        mode = from_vhlo_attr(p[3])
+        if not isinstance(mode, EnumAttr):
+            raise _Fail
+        return ResultAccuracy(bits_float(p[0], "f64"), bits_float(p[1], "f64"), p[2], mode)
     if n == "sub_axis_info_v1":
         return DialectAttr(
             "stablehlo",

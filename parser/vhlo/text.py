@@ -294,6 +294,7 @@ def _shape_prefix(p: Parser) -> tuple[int, ...]:
     c = p.c
     c.skip()
     m = _DIM_LIST.match(c.text, c.pos)
+    assert m is not None  # the pattern matches the empty string
     c.pos = m.end()
     return tuple(DYNAMIC if d == "?" else int(d) for d in m.group(1).split("x")[:-1])
 

@@ -374,6 +374,8 @@ def _dialect_attr(a: DialectAttr, allow_other: bool) -> VhloAttr:
         )
     if a.name == "replica_group_mesh_axes":
         mesh = p.get("mesh")
+        if mesh is None:
+            raise _Fail
         mesh_v = (
             vstring(mesh.root)
             if isinstance(mesh, SymbolRefAttr)
@@ -388,7 +390,7 @@ def _dialect_attr(a: DialectAttr, allow_other: bool) -> VhloAttr:
     raise _Fail
 
 
-def _sub_axis(a: Attribute, allow_other: bool) -> VhloAttr:
+def _sub_axis(a: Attribute, allow_other: bool) -> Attribute:
     if isinstance(a, OpaqueAttr):
         m = _SUB_AXIS.match(a.text.replace(" ", ""))
         if m:
