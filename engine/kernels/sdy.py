@@ -19,7 +19,6 @@ out_shardings.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 from typing import Any
 
@@ -99,8 +98,11 @@ class MeshGrid:
         self.mesh = mesh
         self.names = tuple(a.name for a in mesh.axes)
         self.sizes = {a.name: a.size for a in mesh.axes}
-        self.coords = list(itertools.product(*(range(a.size) for a in mesh.axes)))
-        n = len(self.coords)
+        # device -> its coordinate on each mesh axis, row-major (one row per device)
+        sizes = tuple(a.size for a in mesh.axes)
+        n = int(np.prod(sizes, dtype=np.int64))
+        grid = np.indices(sizes).reshape(len(sizes), n).T  # (n, axes); one row for ()
+        self.coords = [tuple(int(c) for c in row) for row in grid]
         ids = mesh.device_ids or tuple(range(n))
         if len(ids) != n:
             raise InterpreterError(f"mesh device_ids has {len(ids)} ids for {n} devices")
