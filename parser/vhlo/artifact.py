@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Callable
 
 from .. import parse_module
 from ..bytecode.reader import read_bytecode
 from ..bytecode.sections import read_header
 from ..bytecode.writer import write_bytecode
 from ..errors import ParseError
-from ..ir import Block, Function, Module, Operation
+from ..ir import Block, Function, LocationAttr, Module, Operation
 from .common import unwrap_generic_module
 from .convert import vhlo_to_version
 from .from_vhlo import legalize_to_stablehlo
@@ -91,8 +92,7 @@ def serialize_portable_artifact(
     form at the target raises a VerificationError naming it."""
     module = unwrap_generic_module(parse_module(module) if isinstance(module, str) else module)
     target = validate_target(resolve_target(target_version), module.pos)
-    if strip_debuginfo:
-        module = _strip(module)
+    module = strip_debuginfo(module) if strip_debuginfo else resolve_location_aliases(module)
     if not is_vhlo_module(module) or _has_unversioned(module):
         module = legalize_to_vhlo(module, allow_other_dialects=allow_other_dialects)
     late: list[Operation] = []
@@ -115,27 +115,73 @@ def _has_unversioned(module: Module) -> bool:
 
 def strip_debuginfo(module: Module) -> Module:
     """``--strip-debuginfo``: every location becomes unknown (None)."""
-    return _strip(module)
+    return map_locations(module, lambda loc: None)
 
 
-def _strip(module: Module) -> Module:
-    return map_body(module, _strip_item, location=None)
+LocMap = Callable[[LocationAttr | None], LocationAttr | None]
 
 
-def _strip_item(item: Function | Operation) -> Function | Operation:
-    if isinstance(item, Function):
-        body = map_blocks(item.body, _strip_block) if item.body is not None else None
-        return dataclasses.replace(item, body=body, location=None)
-    return _strip_op(item)
+def map_locations(module: Module, fn: LocMap) -> Module:
+    """``module`` with every location (module, functions, ops, block arguments) through
+    ``fn``."""
+
+    def block(b: Block) -> Block:
+        args = tuple(fn(x) for x in b.arg_locations)
+        return Block(
+            b.arguments,
+            tuple(op(o) for o in b.operations),
+            b.label,
+            () if all(x is None for x in args) else args,
+        )
+
+    def op(o: Operation) -> Operation:
+        return rebuild_blocks(o, block, location=fn(o.location))
+
+    def item(x: Function | Operation) -> Function | Operation:
+        if isinstance(x, Function):
+            body = map_blocks(x.body, block) if x.body is not None else None
+            return dataclasses.replace(x, body=body, location=fn(x.location))
+        return op(x)
+
+    return map_body(module, item, location=fn(module.location))
 
 
-def _strip_op(op: Operation) -> Operation:
-    return rebuild_blocks(op, _strip_block, location=None)
+_LOC_ALIAS = re.compile(r"#loc[\w$.-]*")
 
 
-def _strip_block(block: Block) -> Block:
-    """Its ops stripped, and no argument locations."""
-    return Block(block.arguments, tuple(_strip_op(o) for o in block.operations), block.label)
+def resolve_location_aliases(module: Module) -> Module:
+    """Locations written as ``loc(#loc3)`` (the text's ``#loc3 = loc(...)`` aliases, as
+    jax.export prints them) replaced by what they stand for, so that the bytecode
+    writer encodes the location itself, as MLIR holds it in memory."""
+    table = {name: a.text for name, a in module.aliases if isinstance(a, LocationAttr)}
+    if not table:
+        return module
+    done: dict[str, str] = {}
+
+    def expand(text: str, depth: int = 0) -> str:
+        if depth > 64:
+            raise ParseError(f"location aliases nest too deeply at {text[:40]!r}")
+
+        def one(m: re.Match[str]) -> str:
+            name = m.group(0)
+            if name not in table:
+                return name
+            if name not in done:
+                done[name] = expand(table[name], depth + 1)
+            return done[name]
+
+        body = _LOC_ALIAS.sub(one, text)
+        return body
+
+    def fn(loc: LocationAttr | None) -> LocationAttr | None:
+        if loc is None or "#loc" not in loc.text:
+            return loc
+        text = expand(loc.text)
+        return LocationAttr(text)
+
+    # a bare alias reference stands for the whole location; inside a location (callsite,
+    # fused) it stands for a nested location, which MLIR writes as loc(...) there
+    return map_locations(module, fn)
 
 
 def version_of(text: str) -> Version:
