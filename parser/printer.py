@@ -215,12 +215,18 @@ def _with_properties(op: Operation) -> Operation:
     return op if props == op.property_names else dataclasses.replace(op, property_names=props)
 
 
+# AttrSizedOperandSegments / AttrSizedResultSegments: always properties in MLIR.
+_SEGMENT_SIZES = frozenset({"operandSegmentSizes", "resultSegmentSizes"})
+
+
 def _inherent(op: Operation, name: str) -> bool:
     """Whether ``name`` is an inherent attribute of ``op`` (a property): one opdecl
     declares (save the discardable ones it lists for an op's readers, which MLIR names
     with their dialect: ``mhlo.*``), else an attribute of the op's VHLO counterpart
     (VhloOps.td lists every StableHLO op's attributes, the obsolete ops' too), or of
     the VHLO op itself."""
+    if name in op.property_names or name in _SEGMENT_SIZES:
+        return True  # read as a property (bytecode), or the segment sizes ODS stores so
     decl = OP_DECLS.get(op.name)
     if decl is not None and decl.attr(name) is not None:
         return "." not in name

@@ -92,7 +92,10 @@ def serialize_portable_artifact(
     form at the target raises a VerificationError naming it."""
     module = unwrap_generic_module(parse_module(module) if isinstance(module, str) else module)
     target = validate_target(resolve_target(target_version), module.pos)
-    module = strip_debuginfo(module) if strip_debuginfo else resolve_location_aliases(module)
+    if strip_debuginfo:  # (the flag shadows the function of that name here)
+        module = map_locations(module, _no_location)
+    else:
+        module = resolve_location_aliases(module)
     if not is_vhlo_module(module) or _has_unversioned(module):
         module = legalize_to_vhlo(module, allow_other_dialects=allow_other_dialects)
     late: list[Operation] = []
@@ -115,7 +118,11 @@ def _has_unversioned(module: Module) -> bool:
 
 def strip_debuginfo(module: Module) -> Module:
     """``--strip-debuginfo``: every location becomes unknown (None)."""
-    return map_locations(module, lambda loc: None)
+    return map_locations(module, _no_location)
+
+
+def _no_location(loc: LocationAttr | None) -> None:
+    return None
 
 
 LocMap = Callable[[LocationAttr | None], LocationAttr | None]

@@ -62,27 +62,13 @@ def _round_trip(case, target: str, probe_dir) -> None:
             engine.run(back, [], function=fn.name, probe_dir=probe_dir)  # a failed check raises
 
 
-# Known gap: the custom form of chlo.scan parses without the operandSegmentSizes /
-# resultSegmentSizes that MLIR's parser stores (and bytecode carries), so the canonical
-# (generic) text differs by those two properties.
-SEGMENTS_GAP = "chlo.scan's custom form does not record operand/result segment sizes"
-
-
-def _params(cases):
-    return [
-        pytest.param(c, marks=pytest.mark.xfail(reason=SEGMENTS_GAP, strict=True))
-        if "chlo.scan" in c.text else c
-        for c in cases
-    ]
-
-
-@pytest.mark.parametrize("case", _params(CASES), ids=[c.id for c in CASES])
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_round_trip_at_current(case, tmp_path):
     _round_trip(case, "current", tmp_path)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("case", _params(CASES), ids=[c.id for c in CASES])
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_round_trip_at_every_target(case, tmp_path):
     for v in VERSIONS:
         _round_trip(case, v, tmp_path)
