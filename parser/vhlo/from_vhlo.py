@@ -13,6 +13,7 @@ and ``stablehlo.return`` elsewhere.  The module must be at the current version
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
 
 from ..ir import (
@@ -29,6 +30,7 @@ from ..ir import (
     DotDimensionNumbers,
     EnumAttr,
     FloatAttr,
+    FloatType,
     Function,
     FunctionType,
     GatherDimensionNumbers,
@@ -366,6 +368,14 @@ def _ints(a) -> tuple[int, ...]:
     return tuple(int(x) for x in dense_from_data(a.params[0], a.params[1]).array.reshape(-1))
 
 
+def _type_attr(a: Attribute) -> Type:
+    """The type a ``#vhlo.type_v1`` names (as its StableHLO type)."""
+    t = from_vhlo_attr(a)
+    if not isinstance(t, TypeAttr):
+        raise _Fail
+    return t.type
+
+
 def _take(attrs: dict, *names: str) -> list:
     try:
         return [attrs.pop(n) for n in names]
@@ -419,16 +429,14 @@ def _implode(base: str, attrs: dict[str, Attribute], out: dict[str, Attribute]) 
             if not all(nones[2:]):
                 raise _Fail
         else:
-            types = [from_vhlo_attr(x) for x in alg[:3]]
-            if not all(isinstance(t, TypeAttr) for t in types):
-                raise _Fail
+            lhs, rhs, acc = (_type_attr(x) for x in alg[:3])
             b = alg[6]
             if not (isinstance(b, VhloAttr) and b.name == "bool_v1"):
                 raise _Fail
             out["algorithm"] = DotAlgorithm(
-                types[0].type,
-                types[1].type,
-                types[2].type,
+                lhs,
+                rhs,
+                acc,
                 _int(alg[3]),
                 _int(alg[4]),
                 _int(alg[5]),
@@ -629,12 +637,12 @@ class _Converter:
 _CAST = "builtin.unrealized_conversion_cast"
 
 
-def _reconcile(item):
+def _reconcile(item: Function | Operation) -> Function | Operation:
     """reconcileUnrealizedCasts: a cast between equal types (what remains of the
     VHLO <-> other-dialect bridges once both sides are builtin) is its operand."""
     alias: dict[str, Value] = {}
 
-    def collect(ops) -> None:
+    def collect(ops: Iterable[Operation]) -> None:
         for o in iter_ops(ops):
             if (
                 o.name == _CAST

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 import struct
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -48,10 +48,22 @@ from .ir import VhloAttr, VhloType
 from .table_data import ENUMS
 
 if TYPE_CHECKING:
-    # The parser layers (parser/type_syntax.py < attr_syntax.py): VHLO types parse with
-    # the type layer's methods, attributes (and types inside them) with the attribute
-    # layer's; the object at run time is the whole grammar.Parser.
-    from ..attr_syntax import AttrParser as Parser
+    from ..lexer import Cursor
+
+
+class Parser(Protocol):
+    """What the VHLO syntax needs of the text parser: ``type_syntax.TypeParser`` and the
+    layers above it (``attr_syntax.AttrParser``, ..., ``grammar.Parser``, the object at
+    run time). A type's encoding (``!vhlo.tensor_v1<..., #enc>``) is an attribute, so
+    both directions recurse through the whole grammar."""
+
+    c: Cursor
+
+    def enter(self) -> None: ...
+    def leave(self) -> None: ...
+    def parse_type(self) -> Type: ...
+    def parse_attribute(self) -> Attribute: ...
+
 
 AttrFn = Callable[[Attribute], str]
 TypeFn = Callable[[Type], str]
