@@ -9,6 +9,7 @@ out here independently of the codec's table.
 from __future__ import annotations
 
 import pytest
+
 from hlorun.parser.bytecode.dialect_api import DialectReader, DialectWriter, get_codec
 from hlorun.parser.bytecode.encoding import Cursor, Emitter
 from hlorun.parser.errors import ParseError
@@ -21,7 +22,6 @@ from hlorun.parser.ir import (
     StringAttr,
     TokenType,
 )
-
 from tests.bytecode.codec_fakes import Tables, decode, encode, first_varint, roundtrip
 
 SHLO = get_codec("stablehlo")

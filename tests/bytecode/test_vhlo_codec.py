@@ -9,13 +9,13 @@ table; sample values are spelled as MLIR prints them (the CHECK lines of
 from __future__ import annotations
 
 import pytest
+
 from hlorun.parser.bytecode.dialect_api import get_codec
 from hlorun.parser.errors import ParseError
 from hlorun.parser.ir import OpaqueAttr, StringAttr
 from hlorun.parser.vhlo.bytecode_codes import ATTR_CODES, TYPE_CODES
 from hlorun.parser.vhlo.ir import VhloAttr, VhloType
 from hlorun.parser.vhlo.text import parse_vhlo_attr_text, parse_vhlo_type_text
-
 from tests.bytecode.codec_fakes import Tables, decode, encode, first_varint, roundtrip
 
 CODEC = get_codec("vhlo")

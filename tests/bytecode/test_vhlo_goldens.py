@@ -12,12 +12,12 @@ from __future__ import annotations
 import re
 
 import pytest
+
 from hlorun.parser.bytecode.dialect_api import DialectWriter, get_codec
 from hlorun.parser.bytecode.encoding import Cursor, Emitter
 from hlorun.parser.printer import print_attribute, print_type
 from hlorun.parser.vhlo.ir import VhloAttr, VhloType
 from hlorun.parser.vhlo.text import parse_vhlo_attr_text, parse_vhlo_type_text
-
 from tests.conftest import SHARED, shared_dir
 
 reader = pytest.importorskip("hlorun.parser.bytecode.reader")

@@ -8,6 +8,7 @@ Spellings are those of the CHECK lines of stablehlo ``stablehlo/tests/vhlo`` (wh
 from __future__ import annotations
 
 import pytest
+
 from hlorun.parser.errors import ParseError
 from hlorun.parser.grammar import parse_module
 from hlorun.parser.ir import FloatType, IntegerType, TensorType
@@ -20,7 +21,6 @@ from hlorun.parser.vhlo.text import (
     print_vhlo_attr,
     print_vhlo_type,
 )
-
 from tests.bytecode.test_vhlo_codec import ATTRS, TYPES
 
 F32 = VhloType("f32_v1")

@@ -76,16 +76,43 @@ def dense(body: str, type_text: str) -> np.ndarray:
 
 # ---- types ---------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", ["f4E2M1FN", "f6E2M3FN", "f6E3M2FN", "f8E3M4", "f8E4M3",
-                                  "f8E4M3FN", "f8E4M3FNUZ", "f8E4M3B11FNUZ", "f8E5M2",
-                                  "f8E5M2FNUZ", "f8E8M0FNU", "bf16", "f16", "f32", "f64", "tf32"])
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "f4E2M1FN",
+        "f6E2M3FN",
+        "f6E3M2FN",
+        "f8E3M4",
+        "f8E4M3",
+        "f8E4M3FN",
+        "f8E4M3FNUZ",
+        "f8E4M3B11FNUZ",
+        "f8E5M2",
+        "f8E5M2FNUZ",
+        "f8E8M0FNU",
+        "bf16",
+        "f16",
+        "f32",
+        "f64",
+        "tf32",
+    ],
+)
 def test_float_element_types(name):
     assert arg_type(f"tensor<2x{name}>") == TensorType((2,), FloatType(name))
 
 
-@pytest.mark.parametrize("text,width,sign", [("i1", 1, "signless"), ("i2", 2, "signless"),
-                                             ("i4", 4, "signless"), ("si8", 8, "signed"),
-                                             ("ui16", 16, "unsigned"), ("i64", 64, "signless")])
+@pytest.mark.parametrize(
+    "text,width,sign",
+    [
+        ("i1", 1, "signless"),
+        ("i2", 2, "signless"),
+        ("i4", 4, "signless"),
+        ("si8", 8, "signed"),
+        ("ui16", 16, "unsigned"),
+        ("i64", 64, "signless"),
+    ],
+)
 def test_integer_element_types(text, width, sign):
     assert arg_type(f"tensor<{text}>") == TensorType((), IntegerType(width, sign))
 
@@ -108,11 +135,13 @@ def test_bounds_encoding():
 def test_complex_tuple_token_function_types():
     assert arg_type("tensor<2xcomplex<f64>>").element_type == ComplexType(FloatType("f64"))
     assert arg_type("tuple<tensor<i32>, tuple<>>") == TupleType(
-        (TensorType((), IntegerType(32)), TupleType(())))
+        (TensorType((), IntegerType(32)), TupleType(()))
+    )
     assert arg_type("!stablehlo.token") == TokenType()
     m = parse_module('"test.op"() {t = (tensor<f32>, i32) -> (f64)} : () -> ()')
-    assert m.body[0].attr("t") == TypeAttr(FunctionType(
-        (TensorType((), F32), IntegerType(32)), (FloatType("f64"),)))
+    assert m.body[0].attr("t") == TypeAttr(
+        FunctionType((TensorType((), F32), IntegerType(32)), (FloatType("f64"),))
+    )
 
 
 def test_quantized_per_tensor_and_per_axis():
@@ -145,6 +174,7 @@ def test_type_alias():
 
 
 # ---- dense<...> ----------------------------------------------------------------------------
+
 
 def test_dense_nested_list():
     a = dense("[[1, 2], [3, 4]]", "tensor<2x2xi32>")
@@ -249,15 +279,18 @@ def test_dense_quantized_uses_storage_type():
 
 
 def test_dense_resource_and_resources_section():
-    text = ('"test.op"() {a = dense_resource<blob1> : tensor<2xi32>} : () -> ()\n'
-            '{-#\n  dialect_resources: {\n    builtin: {\n      blob1: "0x040000000100000002000000"\n'
-            "    }\n  }\n#-}\n")
+    text = (
+        '"test.op"() {a = dense_resource<blob1> : tensor<2xi32>} : () -> ()\n'
+        '{-#\n  dialect_resources: {\n    builtin: {\n      blob1: "0x040000000100000002000000"\n'
+        "    }\n  }\n#-}\n"
+    )
     m = parse_module(text)
     assert m.body[0].attr("a") == DenseResourceAttr(TensorType((2,), IntegerType(32)), "blob1")
     assert m.resources == (("builtin", "blob1", "0x040000000100000002000000"),)
 
 
 # ---- other attributes ----------------------------------------------------------------------
+
 
 def test_scalar_attributes():
     assert attr("1 : i64") == IntegerAttr(1, I64)
@@ -292,47 +325,63 @@ def test_arrays_dicts_dense_arrays():
 
 def test_stablehlo_enums_short_and_long():
     assert attr("#stablehlo<comparison_direction LT>") == EnumAttr(
-        "stablehlo", "comparison_direction", "LT", True)
+        "stablehlo", "comparison_direction", "LT", True
+    )
     assert attr("#stablehlo.result_accuracy_mode<DEFAULT>") == EnumAttr(
-        "stablehlo", "result_accuracy_mode", "DEFAULT", False)
+        "stablehlo", "result_accuracy_mode", "DEFAULT", False
+    )
     assert attr("#chlo<comparison_direction GT>") == EnumAttr("chlo", "comparison_direction", "GT")
 
 
 def test_stablehlo_structs():
-    g = attr("#stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0],"
-             " start_index_map = [0], index_vector_dim = 1>")
-    assert g == GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,),
-                                       start_index_map=(0,), index_vector_dim=1)
-    s = attr("#stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0],"
-             " input_batching_dims = [2], scatter_indices_batching_dims = [0],"
-             " scatter_dims_to_operand_dims = [0], index_vector_dim = 1>")
+    g = attr(
+        "#stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0],"
+        " start_index_map = [0], index_vector_dim = 1>"
+    )
+    assert g == GatherDimensionNumbers(
+        offset_dims=(1,), collapsed_slice_dims=(0,), start_index_map=(0,), index_vector_dim=1
+    )
+    s = attr(
+        "#stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0],"
+        " input_batching_dims = [2], scatter_indices_batching_dims = [0],"
+        " scatter_dims_to_operand_dims = [0], index_vector_dim = 1>"
+    )
     assert s == ScatterDimensionNumbers((1,), (0,), (2,), (0,), (0,), 1)
     d = attr("#stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>")
     assert d == DotDimensionNumbers((), (), (1,), (0,))
     assert attr("#stablehlo.channel_handle<handle = 1, type = 2>") == ChannelHandle(1, 2)
-    assert attr("#stablehlo.output_operand_alias<output_tuple_indices = [0], operand_index = 1,"
-                " operand_tuple_indices = []>") == OutputOperandAlias((0,), 1, ())
-    ra = attr("#stablehlo.result_accuracy<atol = 1.0e-05, ulps = 2,"
-              " mode = #stablehlo.result_accuracy_mode<TOLERANCE>>")
-    assert ra == ResultAccuracy(1.0e-05, 0.0, 2, EnumAttr("stablehlo", "result_accuracy_mode",
-                                                         "TOLERANCE", False))
-    da = attr("#stablehlo.dot_algorithm<lhs_precision_type = bf16, rhs_precision_type = bf16,"
-              " accumulation_type = f32, lhs_component_count = 1, rhs_component_count = 1,"
-              " num_primitive_operations = 1, allow_imprecise_accumulation = false>")
+    assert attr(
+        "#stablehlo.output_operand_alias<output_tuple_indices = [0], operand_index = 1,"
+        " operand_tuple_indices = []>"
+    ) == OutputOperandAlias((0,), 1, ())
+    ra = attr(
+        "#stablehlo.result_accuracy<atol = 1.0e-05, ulps = 2,"
+        " mode = #stablehlo.result_accuracy_mode<TOLERANCE>>"
+    )
+    assert ra == ResultAccuracy(
+        1.0e-05, 0.0, 2, EnumAttr("stablehlo", "result_accuracy_mode", "TOLERANCE", False)
+    )
+    da = attr(
+        "#stablehlo.dot_algorithm<lhs_precision_type = bf16, rhs_precision_type = bf16,"
+        " accumulation_type = f32, lhs_component_count = 1, rhs_component_count = 1,"
+        " num_primitive_operations = 1, allow_imprecise_accumulation = false>"
+    )
     assert da == DotAlgorithm(FloatType("bf16"), FloatType("bf16"), F32, 1, 1, 1, False)
 
 
 def test_other_dialect_attributes_are_kept_verbatim():
     assert attr("#mydialect<comparison_direction_v1 EQ>") == OpaqueAttr(
-        "#mydialect<comparison_direction_v1 EQ>")
+        "#mydialect<comparison_direction_v1 EQ>"
+    )
     text = "#sparse_tensor.encoding<{ map = (d0, d1) -> (d0 : dense, d1 : compressed) }>"
     assert attr(text) == OpaqueAttr(text)
 
 
 def test_unknown_stablehlo_attribute_with_params_is_dialect_attr():
     a = attr("#stablehlo.some_thing<a = 1, [2]>")
-    assert a == DialectAttr("stablehlo", "some_thing",
-                            (("a", IntegerAttr(1)), ("", ArrayAttr((IntegerAttr(2),)))))
+    assert a == DialectAttr(
+        "stablehlo", "some_thing", (("a", IntegerAttr(1)), ("", ArrayAttr((IntegerAttr(2),))))
+    )
 
 
 def test_attribute_alias_resolved_and_kept():
@@ -342,6 +391,7 @@ def test_attribute_alias_resolved_and_kept():
 
 
 # ---- operations, functions, modules ----------------------------------------------------------
+
 
 def test_multi_results_and_uses():
     m = parse_module("""func.func @f(%x: tensor<f32>) -> tensor<f32> {
@@ -416,6 +466,7 @@ def test_multiple_blocks_with_successors():
 
 # ---- errors --------------------------------------------------------------------------------
 
+
 def _err(text: str) -> str:
     with pytest.raises(ParseError) as info:
         parse_module(text, "t.mlir")
@@ -446,7 +497,9 @@ def test_error_wrong_attribute():
 
 def test_error_undefined_alias_and_arity():
     assert "alias" in _err('"test.op"() {a = #nope} : () -> ()')
-    assert "operands" in _err('func.func @f(%x: tensor<f32>) {\n  "t.op"(%x, %x) : (tensor<f32>) -> ()\n}')
+    assert "operands" in _err(
+        'func.func @f(%x: tensor<f32>) {\n  "t.op"(%x, %x) : (tensor<f32>) -> ()\n}'
+    )
 
 
 def test_line_offset():
@@ -457,14 +510,21 @@ def test_line_offset():
 
 # ---- robustness ----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("text", [
-    '"t.op"() {a = dense<' + "[" * 10000 + "1" + "]" * 10000 + "> : tensor<1xi32>} : () -> ()",
-    '"t.op"() {a = ' + "[" * 10000 + "]" * 10000 + "} : () -> ()",
-    "func.func @f(%x: " + "tuple<" * 10000 + ">" * 10000 + ") {\n  func.return\n}",
-    "func.func @f() {\n" + '"t.op"() ({\n' * 10000 + "}) : () -> ()\n" * 10000 + "func.return\n}",
-    '"t.op"() {a = ' + "{b = " * 10000 + "1" + "}" * 10000 + "} : () -> ()",
-    '"t.op"() {a = #foo.bar<' + "<" * 10000 + ">" * 10000 + ">} : () -> ()",
-])
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '"t.op"() {a = dense<' + "[" * 10000 + "1" + "]" * 10000 + "> : tensor<1xi32>} : () -> ()",
+        '"t.op"() {a = ' + "[" * 10000 + "]" * 10000 + "} : () -> ()",
+        "func.func @f(%x: " + "tuple<" * 10000 + ">" * 10000 + ") {\n  func.return\n}",
+        "func.func @f() {\n"
+        + '"t.op"() ({\n' * 10000
+        + "}) : () -> ()\n" * 10000
+        + "func.return\n}",
+        '"t.op"() {a = ' + "{b = " * 10000 + "1" + "}" * 10000 + "} : () -> ()",
+        '"t.op"() {a = #foo.bar<' + "<" * 10000 + ">" * 10000 + ">} : () -> ()",
+    ],
+)
 def test_deep_nesting_gives_parse_error_not_crash(text):
     with pytest.raises(ParseError):
         parse_module(text)
@@ -476,14 +536,14 @@ def test_moderate_nesting_parses():
 
 
 def test_generic_func_func_is_a_function():
-    generic = parse_module('''"func.func"() <{function_type = (tensor<f32>) -> tensor<f32>, sym_name = "f",
+    generic = parse_module(""""func.func"() <{function_type = (tensor<f32>) -> tensor<f32>, sym_name = "f",
       sym_visibility = "private", arg_attrs = [{a = 1}]}> ({
     ^bb0(%x: tensor<f32>):
       "func.return"(%x) : (tensor<f32>) -> ()
-    }) : () -> ()''')
-    pretty = parse_module('''func.func private @f(%x: tensor<f32> {a = 1}) -> tensor<f32> {
+    }) : () -> ()""")
+    pretty = parse_module("""func.func private @f(%x: tensor<f32> {a = 1}) -> tensor<f32> {
       "func.return"(%x) : (tensor<f32>) -> ()
-    }''')
+    }""")
     assert generic.body[0] == pretty.body[0]
 
 

@@ -55,6 +55,7 @@ def f16_from_bits(b: int) -> float:
 
 # ---- 1. array<f32: 0x...>: a hex literal is the element's bit pattern ---------------------
 
+
 def test_dense_array_f32_hex_is_bit_pattern():
     a = attr("array<f32: 0x3F800000, 0x40490FDB, 0xFF800000>")
     assert isinstance(a, DenseArrayAttr) and a.element_type == FloatType("f32")
@@ -70,8 +71,10 @@ def test_dense_array_f32_hex_nan_keeps_its_bits():
 def test_dense_array_narrow_and_wide_float_hex():
     assert attr("array<f16: 0x3C00, 0x7BFF>").values == (1.0, f16_from_bits(0x7BFF))
     # bf16 is the top half of an f32
-    assert attr("array<bf16: 0x3FC0, 0xC040>").values == (f32_from_bits(0x3FC00000),
-                                                           f32_from_bits(0xC0400000))
+    assert attr("array<bf16: 0x3FC0, 0xC040>").values == (
+        f32_from_bits(0x3FC00000),
+        f32_from_bits(0xC0400000),
+    )
     assert attr("array<f64: 0x400921FB54442D18>").values == (math.pi,)
 
 
@@ -79,8 +82,10 @@ def test_tf32_hex_literals_are_19_bit_patterns():
     # tf32: 1 sign, 8 exponent, 10 mantissa bits (MLIR's APFloat FloatTF32 semantics)
     assert attr("array<tf32: 0x3FC00, 0x1FE00>").values == (math.inf, 1.5)
     assert attr("0x1FE00 : tf32").value == 1.5
-    np.testing.assert_array_equal(attr("dense<[0x3FC00, 0x20000]> : tensor<2xtf32>").array,
-                                  np.array([math.inf, 2.0], dtype=np.float32))
+    np.testing.assert_array_equal(
+        attr("dense<[0x3FC00, 0x20000]> : tensor<2xtf32>").array,
+        np.array([math.inf, 2.0], dtype=np.float32),
+    )
     with pytest.raises(ParseError):
         attr("0x7F800000 : tf32")  # an f32 pattern does not fit in 19 bits
 
@@ -90,11 +95,14 @@ def test_dense_array_float_decimals_unchanged():
     assert attr("array<f32: 0.1>").values == (f32_from_bits(f32_bits(0.1)),)
 
 
-@pytest.mark.parametrize("text", [
-    "array<f32: -0x3F800000>",  # a hex float literal takes no sign
-    "array<f16: 0x10000>",  # wider than the element type
-    "array<f32: 0x1FFFFFFFF>",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "array<f32: -0x3F800000>",  # a hex float literal takes no sign
+        "array<f16: 0x10000>",  # wider than the element type
+        "array<f32: 0x1FFFFFFFF>",
+    ],
+)
 def test_dense_array_bad_hex_float_literals(text):
     with pytest.raises(ParseError):
         attr(text)
@@ -156,8 +164,12 @@ func.func @main(%x: tensor<4xf32>, %i: tensor<4xi32>, %y: tensor<f32>, %j: tenso
     block = _reduce_op(text).regions[0].blocks[0]
     # region arguments: the first of each pair, then the second of each pair
     assert [v.name for v in block.arguments] == ["%a0", "%a1", "%b0", "%b1"]
-    assert block.arg_locations == (LocationAttr('"a0"'), None, LocationAttr('"b0"'),
-                                   LocationAttr('"b1"'))
+    assert block.arg_locations == (
+        LocationAttr('"a0"'),
+        None,
+        LocationAttr('"b0"'),
+        LocationAttr('"b1"'),
+    )
 
 
 def test_reduce_reducer_without_locations_has_none():
@@ -221,13 +233,16 @@ def test_printer_writes_attr_dict_first_for_optimization_barrier():
     assert parse_module(text) == m
 
 
-@pytest.mark.parametrize("line", [
-    "%0 = stablehlo.create_token {a = 1 : i32} : !stablehlo.token",
-    "%0 = stablehlo.replica_id {a = 1 : i32} : tensor<ui32>",
-    "%0 = stablehlo.partition_id {a = 1 : i32} : tensor<ui32>",
-    "%0 = stablehlo.constant {a = 1 : i32} dense<[-2, 4]> : tensor<2xi64>",
-    "%0 = stablehlo.after_all {a = 1 : i32} : !stablehlo.token",
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "%0 = stablehlo.create_token {a = 1 : i32} : !stablehlo.token",
+        "%0 = stablehlo.replica_id {a = 1 : i32} : tensor<ui32>",
+        "%0 = stablehlo.partition_id {a = 1 : i32} : tensor<ui32>",
+        "%0 = stablehlo.constant {a = 1 : i32} dense<[-2, 4]> : tensor<2xi64>",
+        "%0 = stablehlo.after_all {a = 1 : i32} : !stablehlo.token",
+    ],
+)
 def test_other_attr_dict_first_forms_parse_and_print_back(line):
     src = f"func.func @f() {{\n  {line}\n  func.return\n}}"
     m = parse_module(src)
@@ -240,26 +255,36 @@ def test_other_attr_dict_first_forms_parse_and_print_back(line):
 
 # ---- 4. errors MLIR's attribute / type parsers raise ------------------------------------------
 
+
 def _module_attr(text: str):
     return parse_module(f"module attributes {{x = {text}}} {{}}")
 
 
-@pytest.mark.parametrize("text, key", [
-    ("#stablehlo.scatter<index_vector_dim = 1, index_vector_dim = 1>", "index_vector_dim"),
-    ("#stablehlo.gather<collapsed_slice_dims = [0], collapsed_slice_dims = [0]>",
-     "collapsed_slice_dims"),
-    ("#stablehlo.dot<rhs_batching_dimensions = [1], rhs_batching_dimensions = [3]>",
-     "rhs_batching_dimensions"),
-    ("#stablehlo.channel_handle<handle = 1, handle = 2, type = 0>", "handle"),
-])
+@pytest.mark.parametrize(
+    "text, key",
+    [
+        ("#stablehlo.scatter<index_vector_dim = 1, index_vector_dim = 1>", "index_vector_dim"),
+        (
+            "#stablehlo.gather<collapsed_slice_dims = [0], collapsed_slice_dims = [0]>",
+            "collapsed_slice_dims",
+        ),
+        (
+            "#stablehlo.dot<rhs_batching_dimensions = [1], rhs_batching_dimensions = [3]>",
+            "rhs_batching_dimensions",
+        ),
+        ("#stablehlo.channel_handle<handle = 1, handle = 2, type = 0>", "handle"),
+    ],
+)
 def test_duplicated_struct_entry(text, key):
     with pytest.raises(ParseError, match=re.escape(f"duplicated `{key}` entry")):
         _module_attr(text)
 
 
 def test_duplicated_entry_reported_at_the_repeated_key():
-    text = ("module attributes {\n x = #stablehlo.dot<\n  lhs_batching_dimensions = [0],\n"
-            "  lhs_batching_dimensions = [0]\n >} {}")
+    text = (
+        "module attributes {\n x = #stablehlo.dot<\n  lhs_batching_dimensions = [0],\n"
+        "  lhs_batching_dimensions = [0]\n >} {}"
+    )
     with pytest.raises(ParseError) as info:
         parse_module(text, "t.mlir")
     assert str(info.value).startswith("t.mlir:4:3: error: duplicated")
@@ -270,14 +295,18 @@ def test_unknown_dot_key_lists_the_expected_ones_at_the_key():
     with pytest.raises(ParseError) as info:
         parse_module(text, "t.mlir")
     msg = str(info.value)
-    assert msg.startswith("t.mlir:4:3: error: expected one of: `lhs_batching_dimensions`, "
-                          "`rhs_batching_dimensions`, `lhs_contracting_dimensions`, "
-                          "`rhs_contracting_dimensions`")
+    assert msg.startswith(
+        "t.mlir:4:3: error: expected one of: `lhs_batching_dimensions`, "
+        "`rhs_batching_dimensions`, `lhs_contracting_dimensions`, "
+        "`rhs_contracting_dimensions`"
+    )
 
 
 def test_struct_attributes_in_any_order_with_trailing_comma_still_parse():
-    m = _module_attr("#stablehlo.dot<rhs_batching_dimensions = [1], rhs_contracting_dimensions "
-                     "= [3], lhs_contracting_dimensions = [2], lhs_batching_dimensions = [0],>")
+    m = _module_attr(
+        "#stablehlo.dot<rhs_batching_dimensions = [1], rhs_contracting_dimensions "
+        "= [3], lhs_contracting_dimensions = [2], lhs_batching_dimensions = [0],>"
+    )
     assert dict(m.attributes)["x"] == DotDimensionNumbers((0,), (1,), (2,), (3,))
     m = _module_attr("#stablehlo.gather<>")
     assert dict(m.attributes)["x"] == GatherDimensionNumbers()
@@ -289,41 +318,50 @@ def test_unknown_stablehlo_type():
 
 
 def test_known_stablehlo_types_still_parse():
-    m = parse_module("func.func private @f(%a: !stablehlo.token) -> "
-                     "!stablehlo.future<tensor<f32>>")
+    m = parse_module("func.func private @f(%a: !stablehlo.token) -> !stablehlo.future<tensor<f32>>")
     res = m.body[0].type.results[0]
     assert isinstance(res, OpaqueType) and res.text == "!stablehlo.future<tensor<f32>>"
     # other dialects' types stay opaque
-    assert isinstance(parse_module("func.func private @g() -> !foo.bar").body[0].type.results[0],
-                      OpaqueType)
+    assert isinstance(
+        parse_module("func.func private @g() -> !foo.bar").body[0].type.results[0], OpaqueType
+    )
 
 
-_ALGO = ("#stablehlo.dot_algorithm<lhs_precision_type = {l}, rhs_precision_type = {r}, "
-         "accumulation_type = {acc}, lhs_component_count = {lc}, rhs_component_count = {rc}, "
-         "num_primitive_operations = {n}, allow_imprecise_accumulation = false>")
+_ALGO = (
+    "#stablehlo.dot_algorithm<lhs_precision_type = {l}, rhs_precision_type = {r}, "
+    "accumulation_type = {acc}, lhs_component_count = {lc}, rhs_component_count = {rc}, "
+    "num_primitive_operations = {n}, allow_imprecise_accumulation = false>"
+)
 
 
 def _algo(l="tf32", r="tf32", acc="f32", lc=1, rc=1, n=1) -> str:
     return _ALGO.format(l=l, r=r, acc=acc, lc=lc, rc=rc, n=n)
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"lc": -1}, "lhs component count must be positive"),
-    ({"rc": 0}, "rhs component count must be positive"),
-    ({"n": 0}, "num primitive operations must be positive"),
-    ({"l": "i8", "r": "f32"}, "dot algorithm not known to be supported on any hardware"),
-    ({"l": "f32", "r": "i8"}, "dot algorithm not known to be supported on any hardware"),
-    ({"l": "f32", "r": "f32", "acc": "i8"},
-     "dot algorithm not known to be supported on any hardware"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"lc": -1}, "lhs component count must be positive"),
+        ({"rc": 0}, "rhs component count must be positive"),
+        ({"n": 0}, "num primitive operations must be positive"),
+        ({"l": "i8", "r": "f32"}, "dot algorithm not known to be supported on any hardware"),
+        ({"l": "f32", "r": "i8"}, "dot algorithm not known to be supported on any hardware"),
+        (
+            {"l": "f32", "r": "f32", "acc": "i8"},
+            "dot algorithm not known to be supported on any hardware",
+        ),
+    ],
+)
 def test_dot_algorithm_verified_when_parsed(kwargs, message):
-    text = ("func.func @f(%a: tensor<2x2xf32>, %b: tensor<2x2xf32>) -> tensor<2x2xf32> {\n"
-            '  %0 = "stablehlo.dot_general"(%a, %b) <{\n'
-            "    dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], "
-            "rhs_contracting_dimensions = [0]>,\n"
-            f"    algorithm = {_algo(**kwargs)}\n"
-            "  }> : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>\n"
-            "  func.return %0 : tensor<2x2xf32>\n}")
+    text = (
+        "func.func @f(%a: tensor<2x2xf32>, %b: tensor<2x2xf32>) -> tensor<2x2xf32> {\n"
+        '  %0 = "stablehlo.dot_general"(%a, %b) <{\n'
+        "    dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], "
+        "rhs_contracting_dimensions = [0]>,\n"
+        f"    algorithm = {_algo(**kwargs)}\n"
+        "  }> : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>\n"
+        "  func.return %0 : tensor<2x2xf32>\n}"
+    )
     with pytest.raises(ParseError) as info:
         parse_module(text, "t.mlir")
     # reported where the attribute stands (line 4), as MLIR does
@@ -336,20 +374,27 @@ def test_valid_dot_algorithms_still_parse():
 
 
 def test_result_accuracy_highest_needs_zero_tolerances():
-    bad = ("#stablehlo.result_accuracy<atol = 1.0, rtol = 0.0, ulps = 4, "
-           "mode = #stablehlo.result_accuracy_mode<HIGHEST>>")
-    with pytest.raises(ParseError, match="Invalid tolerances for ResultAccuracyAttr with mode "
-                                         "HIGHEST, must be all zero."):
+    bad = (
+        "#stablehlo.result_accuracy<atol = 1.0, rtol = 0.0, ulps = 4, "
+        "mode = #stablehlo.result_accuracy_mode<HIGHEST>>"
+    )
+    with pytest.raises(
+        ParseError,
+        match="Invalid tolerances for ResultAccuracyAttr with mode HIGHEST, must be all zero.",
+    ):
         attr(bad)
-    for ok in ("#stablehlo.result_accuracy<atol = 0.0, rtol = 0.0, ulps = 0, "
-               "mode = #stablehlo.result_accuracy_mode<HIGHEST>>",
-               "#stablehlo.result_accuracy<mode = #stablehlo.result_accuracy_mode<HIGHEST>>",
-               "#stablehlo.result_accuracy<atol = 1.0e-5, rtol = 1.0e-4, ulps = 2, "
-               "mode = #stablehlo.result_accuracy_mode<TOLERANCE>>"):
+    for ok in (
+        "#stablehlo.result_accuracy<atol = 0.0, rtol = 0.0, ulps = 0, "
+        "mode = #stablehlo.result_accuracy_mode<HIGHEST>>",
+        "#stablehlo.result_accuracy<mode = #stablehlo.result_accuracy_mode<HIGHEST>>",
+        "#stablehlo.result_accuracy<atol = 1.0e-5, rtol = 1.0e-4, ulps = 2, "
+        "mode = #stablehlo.result_accuracy_mode<TOLERANCE>>",
+    ):
         attr(ok)
 
 
 # ---- 5. the hex-blob fast path gives what the slow path gave ----------------------------------
+
 
 def test_hex_blob_fast_path_values():
     a = attr('dense<"0x0000803F000000C0"> : tensor<2xf32>')
@@ -359,14 +404,17 @@ def test_hex_blob_fast_path_values():
     np.testing.assert_array_equal(splat, np.ones(3, dtype=np.float32))
 
 
-@pytest.mark.parametrize("text", [
-    'dense<"0x0000 803F"> : tensor<f32>',  # bytes.fromhex would skip the blank: MLIR does not
-    'dense<"0x0000803G"> : tensor<f32>',
-    'dense<"0x0000803"> : tensor<f32>',
-    'dense<"0x0000803F"> : tensor<?xf32>',  # a dense literal needs a static shape
-    'dense<"0x0000803F0000803F"> : tensor<3xf32>',
-    'dense<"0x0000803F">',  # no type
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        'dense<"0x0000 803F"> : tensor<f32>',  # bytes.fromhex would skip the blank: MLIR does not
+        'dense<"0x0000803G"> : tensor<f32>',
+        'dense<"0x0000803"> : tensor<f32>',
+        'dense<"0x0000803F"> : tensor<?xf32>',  # a dense literal needs a static shape
+        'dense<"0x0000803F0000803F"> : tensor<3xf32>',
+        'dense<"0x0000803F">',  # no type
+    ],
+)
 def test_hex_blob_errors(text):
     with pytest.raises(ParseError):
         attr(text)
@@ -374,8 +422,10 @@ def test_hex_blob_errors(text):
 
 def test_error_position_after_a_long_hex_line():
     blob = "00" * 4000
-    text = (f'"test.op"() {{a = dense<"0x{blob}"> : tensor<1000xf32>}} : () -> ()\n'
-            '"test.op"() {a = dense<"0x00"> : tensor<3xf32>} : () -> ()\n')
+    text = (
+        f'"test.op"() {{a = dense<"0x{blob}"> : tensor<1000xf32>}} : () -> ()\n'
+        '"test.op"() {a = dense<"0x00"> : tensor<3xf32>} : () -> ()\n'
+    )
     with pytest.raises(ParseError) as info:
         parse_module(text, "t.mlir")
     assert str(info.value).startswith("t.mlir:2:")
@@ -383,11 +433,13 @@ def test_error_position_after_a_long_hex_line():
 
 # ---- 6. parser.print_module passes options to the printer -------------------------------------
 
+
 def test_print_module_passes_hex_above():
-    m = parse_module("func.func @f() {\n"
-                     "  %0 = stablehlo.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>\n"
-                     "  func.return\n}")
+    m = parse_module(
+        "func.func @f() {\n"
+        "  %0 = stablehlo.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>\n"
+        "  func.return\n}"
+    )
     blob = struct.pack("<3f", 1.0, 2.0, 3.0).hex().upper()
     assert f'dense<"0x{blob}"> : tensor<3xf32>' in hlo_parser.print_module(m, hex_above=2)
     assert "dense<[1.000000e+00, 2.000000e+00, 3.000000e+00]>" in hlo_parser.print_module(m)
-

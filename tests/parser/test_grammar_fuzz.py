@@ -45,7 +45,9 @@ func.func @f(%x: tensor<i64>, %t: tuple<tensor<i1>, !stablehlo.token>) {
 """,
 ]
 
-_CHARS = st.sampled_from(list('{}()[]<>%@#!^":,=-x?0123456789 \n.aifxz') + ["->", "//", "0x", "tensor<", "dense<"])
+_CHARS = st.sampled_from(
+    list('{}()[]<>%@#!^":,=-x?0123456789 \n.aifxz') + ["->", "//", "0x", "tensor<", "dense<"]
+)
 
 
 @st.composite

@@ -9,6 +9,7 @@ not from our output.
 from __future__ import annotations
 
 import pytest
+
 from hlorun.parser.errors import ParseError
 from hlorun.parser.grammar import parse_module
 from hlorun.parser.ir import (
@@ -73,8 +74,12 @@ def test_scf_for_custom_equals_generic():
     b = first_op(FOR_GENERIC, FOR_ARGS)
     assert a == b
     assert a.name == "scf.for"
-    assert a.operands == (Value("%lb", INDEX), Value("%ub", INDEX), Value("%st", INDEX),
-                          Value("%x", T2))
+    assert a.operands == (
+        Value("%lb", INDEX),
+        Value("%ub", INDEX),
+        Value("%st", INDEX),
+        Value("%x", T2),
+    )
     assert a.results == (Value("%r", T2),)
     entry = a.regions[0].entry
     assert entry.arguments == (Value("%i", INDEX), Value("%acc", T2))
@@ -82,22 +87,28 @@ def test_scf_for_custom_equals_generic():
 
 
 def test_scf_for_prints_its_custom_form():
-    printed = roundtrips(f"func.func @f({FOR_ARGS}) -> tensor<2xf32> {{\n{FOR_GENERIC}\n"
-                         "  func.return %r : tensor<2xf32>\n}\n")
+    printed = roundtrips(
+        f"func.func @f({FOR_ARGS}) -> tensor<2xf32> {{\n{FOR_GENERIC}\n"
+        "  func.return %r : tensor<2xf32>\n}\n"
+    )
     # ForOp::print: the result types always in parentheses, terminators kept
-    assert ("%r = scf.for %i = %lb to %ub step %st iter_args(%acc = %x) -> (tensor<2xf32>) {\n"
-            "    %y = tensor.insert %c into %acc[%i] : tensor<2xf32>\n"
-            "    scf.yield %y : tensor<2xf32>\n  }\n") in printed
+    assert (
+        "%r = scf.for %i = %lb to %ub step %st iter_args(%acc = %x) -> (tensor<2xf32>) {\n"
+        "    %y = tensor.insert %c into %acc[%i] : tensor<2xf32>\n"
+        "    scf.yield %y : tensor<2xf32>\n  }\n"
+    ) in printed
 
 
 def test_scf_for_typed_bounds_and_implicit_yield():
     """`: i32` after the step types the bounds and the induction variable; without
     iter_args the body's `scf.yield` may be left out (ensureTerminator adds it)."""
     args = "%a: i32, %b: i32, %s: i32"
-    custom = "  scf.for %i = %a to %b step %s : i32 {\n    %z = \"test.use\"(%i) : (i32) -> i32\n  }"
-    generic = ('  "scf.for"(%a, %b, %s) ({\n  ^bb0(%i: i32):\n'
-               '    %z = "test.use"(%i) : (i32) -> i32\n'
-               '    "scf.yield"() : () -> ()\n  }) : (i32, i32, i32) -> ()')
+    custom = '  scf.for %i = %a to %b step %s : i32 {\n    %z = "test.use"(%i) : (i32) -> i32\n  }'
+    generic = (
+        '  "scf.for"(%a, %b, %s) ({\n  ^bb0(%i: i32):\n'
+        '    %z = "test.use"(%i) : (i32) -> i32\n'
+        '    "scf.yield"() : () -> ()\n  }) : (i32, i32, i32) -> ()'
+    )
     a = first_op(custom, args)
     assert a == first_op(generic, args)
     i32 = IntegerType(32)
@@ -119,8 +130,10 @@ def test_scf_for_empty_body():
 
 def test_scf_for_unsigned_and_attributes():
     custom = "  scf.for unsigned %i = %lb to %ub step %st {\n  } {foo = 1 : i32}"
-    generic = ('  "scf.for"(%lb, %ub, %st) <{unsignedCmp}> ({\n  ^bb0(%i: index):\n'
-               '    "scf.yield"() : () -> ()\n  }) {foo = 1 : i32} : (index, index, index) -> ()')
+    generic = (
+        '  "scf.for"(%lb, %ub, %st) <{unsignedCmp}> ({\n  ^bb0(%i: index):\n'
+        '    "scf.yield"() : () -> ()\n  }) {foo = 1 : i32} : (index, index, index) -> ()'
+    )
     a = first_op(custom, BOUNDS)
     assert a == first_op(generic, BOUNDS)
     assert a.attr("unsignedCmp") == UnitAttr()
@@ -131,12 +144,16 @@ def test_scf_for_unsigned_and_attributes():
 
 def test_scf_for_several_iteration_arguments():
     args = BOUNDS + ", %x: tensor<2xf32>, %n: i64"
-    custom = ("  %r:2 = scf.for %i = %lb to %ub step %st iter_args(%p = %x, %q = %n)"
-              " -> (tensor<2xf32>, i64) {\n    scf.yield %p, %q : tensor<2xf32>, i64\n  }")
-    generic = ('  %r:2 = "scf.for"(%lb, %ub, %st, %x, %n) ({\n'
-               "  ^bb0(%i: index, %p: tensor<2xf32>, %q: i64):\n"
-               '    "scf.yield"(%p, %q) : (tensor<2xf32>, i64) -> ()\n'
-               "  }) : (index, index, index, tensor<2xf32>, i64) -> (tensor<2xf32>, i64)")
+    custom = (
+        "  %r:2 = scf.for %i = %lb to %ub step %st iter_args(%p = %x, %q = %n)"
+        " -> (tensor<2xf32>, i64) {\n    scf.yield %p, %q : tensor<2xf32>, i64\n  }"
+    )
+    generic = (
+        '  %r:2 = "scf.for"(%lb, %ub, %st, %x, %n) ({\n'
+        "  ^bb0(%i: index, %p: tensor<2xf32>, %q: i64):\n"
+        '    "scf.yield"(%p, %q) : (tensor<2xf32>, i64) -> ()\n'
+        "  }) : (index, index, index, tensor<2xf32>, i64) -> (tensor<2xf32>, i64)"
+    )
     a = first_op(custom, args)
     assert a == first_op(generic, args)
     assert a.results == (Value("%r#0", T2), Value("%r#1", IntegerType(64)))
@@ -146,15 +163,19 @@ def test_scf_for_several_iteration_arguments():
 
 def test_scf_for_iteration_count_mismatch_is_an_error():
     with pytest.raises(ParseError, match="loop-carried"):
-        body_ops("  %r = scf.for %i = %lb to %ub step %st iter_args(%a = %x) -> (f32, f32) {\n"
-                 "  }", BOUNDS + ", %x: f32")
+        body_ops(
+            "  %r = scf.for %i = %lb to %ub step %st iter_args(%a = %x) -> (f32, f32) {\n  }",
+            BOUNDS + ", %x: f32",
+        )
 
 
 def test_scf_for_without_a_yield_prints_generic():
     """A generic body without its terminator cannot take the custom form (the parser
     would add one): it stays generic and still round-trips."""
-    generic = ('  "scf.for"(%lb, %ub, %st) ({\n  ^bb0(%i: index):\n'
-               '    %z = "test.use"(%i) : (index) -> index\n  }) : (index, index, index) -> ()')
+    generic = (
+        '  "scf.for"(%lb, %ub, %st) ({\n  ^bb0(%i: index):\n'
+        '    %z = "test.use"(%i) : (index) -> index\n  }) : (index, index, index) -> ()'
+    )
     printed = roundtrips(f"func.func @f({BOUNDS}) {{\n{generic}\n  func.return\n}}\n")
     assert '"scf.for"(%lb, %ub, %st)' in printed
 
@@ -162,12 +183,18 @@ def test_scf_for_without_a_yield_prints_generic():
 # ---- scf.yield, tensor.insert, arith.constant -----------------------------------------------
 
 
-@pytest.mark.parametrize("custom, generic", [
-    ("scf.yield", '"scf.yield"() : () -> ()'),
-    ("scf.yield %a : f32", '"scf.yield"(%a) : (f32) -> ()'),
-    ("scf.yield %a, %t : f32, tensor<2xf32>", '"scf.yield"(%a, %t) : (f32, tensor<2xf32>) -> ()'),
-    ("scf.yield {k = 2 : i32} %a : f32", '"scf.yield"(%a) {k = 2 : i32} : (f32) -> ()'),
-])
+@pytest.mark.parametrize(
+    "custom, generic",
+    [
+        ("scf.yield", '"scf.yield"() : () -> ()'),
+        ("scf.yield %a : f32", '"scf.yield"(%a) : (f32) -> ()'),
+        (
+            "scf.yield %a, %t : f32, tensor<2xf32>",
+            '"scf.yield"(%a, %t) : (f32, tensor<2xf32>) -> ()',
+        ),
+        ("scf.yield {k = 2 : i32} %a : f32", '"scf.yield"(%a) {k = 2 : i32} : (f32) -> ()'),
+    ],
+)
 def test_scf_yield(custom: str, generic: str):
     args = "%a: f32, %t: tensor<2xf32>"
     a = first_op("  " + custom, args)
@@ -176,17 +203,26 @@ def test_scf_yield(custom: str, generic: str):
     assert f"  {custom}\n" in printed
 
 
-@pytest.mark.parametrize("custom, generic, args", [
-    ("%y = tensor.insert %c into %t[%i] : tensor<2xf32>",
-     '%y = "tensor.insert"(%c, %t, %i) : (f32, tensor<2xf32>, index) -> tensor<2xf32>',
-     "%c: f32, %t: tensor<2xf32>, %i: index"),
-    ("%y = tensor.insert %c into %t[%i, %j] : tensor<2x?xi8>",
-     '%y = "tensor.insert"(%c, %t, %i, %j) : (i8, tensor<2x?xi8>, index, index) -> tensor<2x?xi8>',
-     "%c: i8, %t: tensor<2x?xi8>, %i: index, %j: index"),
-    ("%y = tensor.insert %c into %t[] {k} : tensor<f32>",
-     '%y = "tensor.insert"(%c, %t) {k} : (f32, tensor<f32>) -> tensor<f32>',
-     "%c: f32, %t: tensor<f32>"),
-])
+@pytest.mark.parametrize(
+    "custom, generic, args",
+    [
+        (
+            "%y = tensor.insert %c into %t[%i] : tensor<2xf32>",
+            '%y = "tensor.insert"(%c, %t, %i) : (f32, tensor<2xf32>, index) -> tensor<2xf32>',
+            "%c: f32, %t: tensor<2xf32>, %i: index",
+        ),
+        (
+            "%y = tensor.insert %c into %t[%i, %j] : tensor<2x?xi8>",
+            '%y = "tensor.insert"(%c, %t, %i, %j) : (i8, tensor<2x?xi8>, index, index) -> tensor<2x?xi8>',
+            "%c: i8, %t: tensor<2x?xi8>, %i: index, %j: index",
+        ),
+        (
+            "%y = tensor.insert %c into %t[] {k} : tensor<f32>",
+            '%y = "tensor.insert"(%c, %t) {k} : (f32, tensor<f32>) -> tensor<f32>',
+            "%c: f32, %t: tensor<f32>",
+        ),
+    ],
+)
 def test_tensor_insert(custom: str, generic: str, args: str):
     a = first_op("  " + custom, args)
     assert a == first_op("  " + generic, args)
@@ -199,16 +235,31 @@ def test_tensor_insert_needs_a_tensor_type():
         body_ops("  %y = tensor.insert %c into %t[] : f32", "%c: f32, %t: f32")
 
 
-@pytest.mark.parametrize("custom, generic, value", [
-    ("%c = arith.constant 0 : index", '%c = "arith.constant"() <{value = 0 : index}> : () -> index',
-     IntegerAttr(0, IndexType())),
-    ("%c = arith.constant -3 : i32", '%c = "arith.constant"() <{value = -3 : i32}> : () -> i32',
-     IntegerAttr(-3, IntegerType(32))),
-    ("%c = arith.constant 1.500000e+00 : f32",
-     '%c = "arith.constant"() <{value = 1.500000e+00 : f32}> : () -> f32', FloatAttr(1.5, F32)),
-    ("%c = arith.constant true", '%c = "arith.constant"() <{value = true}> : () -> i1',
-     BoolAttr(True)),
-])
+@pytest.mark.parametrize(
+    "custom, generic, value",
+    [
+        (
+            "%c = arith.constant 0 : index",
+            '%c = "arith.constant"() <{value = 0 : index}> : () -> index',
+            IntegerAttr(0, IndexType()),
+        ),
+        (
+            "%c = arith.constant -3 : i32",
+            '%c = "arith.constant"() <{value = -3 : i32}> : () -> i32',
+            IntegerAttr(-3, IntegerType(32)),
+        ),
+        (
+            "%c = arith.constant 1.500000e+00 : f32",
+            '%c = "arith.constant"() <{value = 1.500000e+00 : f32}> : () -> f32',
+            FloatAttr(1.5, F32),
+        ),
+        (
+            "%c = arith.constant true",
+            '%c = "arith.constant"() <{value = true}> : () -> i1',
+            BoolAttr(True),
+        ),
+    ],
+)
 def test_arith_constant_scalars(custom: str, generic: str, value):
     a = first_op("  " + custom, "")
     assert a == first_op("  " + generic, "")
@@ -240,8 +291,13 @@ def test_vhlo_func_parses_into_its_attributes_and_body():
     assert op.attr("function_type") == VhloAttr("type_v1", (VhloType("func_v1", ((vt,), (vt,))),))
     assert op.attr("sym_visibility") == VhloAttr("string_v1", ("public",))
     assert op.attr("arg_attrs") == VhloAttr("array_v1", ((),))
-    assert [k for k, _ in op.attributes] == ["arg_attrs", "function_type", "res_attrs",
-                                             "sym_name", "sym_visibility"]
+    assert [k for k, _ in op.attributes] == [
+        "arg_attrs",
+        "function_type",
+        "res_attrs",
+        "sym_name",
+        "sym_visibility",
+    ]
     assert op.operands == () and op.results == ()
     (region,) = op.regions
     assert region.entry.arguments == (Value("%arg0", vt),)
@@ -251,11 +307,13 @@ def test_vhlo_func_parses_into_its_attributes_and_body():
 def test_vhlo_func_custom_equals_generic():
     """The generic form MLIR prints for the custom form (VhloOps.cpp parseFunctionBody:
     `#vhlo.string_v1<"main">` and `#vhlo.type_v1<!vhlo.func_v1<...>>`)."""
-    generic = (f'"vhlo.func_v1"() <{{arg_attrs = #vhlo.array_v1<[]>, '
-               f'function_type = #vhlo.type_v1<!vhlo.func_v1<({VT}) -> {VT}>>, '
-               'res_attrs = #vhlo.array_v1<[]>, sym_name = #vhlo.string_v1<"main">, '
-               f'sym_visibility = #vhlo.string_v1<"public">}}> ({{\n^bb0(%arg0: {VT}):\n'
-               f'  "vhlo.return_v1"(%arg0) : ({VT}) -> ()\n}}) : () -> ()\n')
+    generic = (
+        f'"vhlo.func_v1"() <{{arg_attrs = #vhlo.array_v1<[]>, '
+        f"function_type = #vhlo.type_v1<!vhlo.func_v1<({VT}) -> {VT}>>, "
+        'res_attrs = #vhlo.array_v1<[]>, sym_name = #vhlo.string_v1<"main">, '
+        f'sym_visibility = #vhlo.string_v1<"public">}}> ({{\n^bb0(%arg0: {VT}):\n'
+        f'  "vhlo.return_v1"(%arg0) : ({VT}) -> ()\n}}) : () -> ()\n'
+    )
     assert parse_module(generic) == parse_module(VFUNC)
 
 
@@ -263,18 +321,21 @@ def test_vhlo_func_prints_its_custom_form():
     assert roundtrips(VFUNC) == VFUNC
 
 
-@pytest.mark.parametrize("text", [
-    # no arguments, no results, an empty entry block (printEmptyBlock: `^bb0:` is printed)
-    "vhlo.func_v1 @e() -> () {\n^bb0:\n}\n",
-    # no body at all
-    "vhlo.func_v1 @e() -> () {\n}\n",
-    # several results, an argument location, a quoted name, an op location
-    f'vhlo.func_v1 @"a b"(%x: {VT} loc("f.py":1:2), %y: {VT}) -> ({VT}, {VT}) {{\n'
-    f'  "vhlo.return_v1"(%x, %y) : ({VT}, {VT}) -> ()\n}} loc(unknown)\n',
-    # an argument-less body inside a module
-    f'module {{\n  vhlo.func_v1 @m() -> ({VT}) {{\n    %0 = "vhlo.c"() : () -> {VT}\n'
-    f'    "vhlo.return_v1"(%0) : ({VT}) -> ()\n  }}\n}}\n',
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        # no arguments, no results, an empty entry block (printEmptyBlock: `^bb0:` is printed)
+        "vhlo.func_v1 @e() -> () {\n^bb0:\n}\n",
+        # no body at all
+        "vhlo.func_v1 @e() -> () {\n}\n",
+        # several results, an argument location, a quoted name, an op location
+        f'vhlo.func_v1 @"a b"(%x: {VT} loc("f.py":1:2), %y: {VT}) -> ({VT}, {VT}) {{\n'
+        f'  "vhlo.return_v1"(%x, %y) : ({VT}, {VT}) -> ()\n}} loc(unknown)\n',
+        # an argument-less body inside a module
+        f'module {{\n  vhlo.func_v1 @m() -> ({VT}) {{\n    %0 = "vhlo.c"() : () -> {VT}\n'
+        f'    "vhlo.return_v1"(%0) : ({VT}) -> ()\n  }}\n}}\n',
+    ],
+)
 def test_vhlo_func_forms_roundtrip(text: str):
     assert roundtrips(text) == text
 
@@ -293,8 +354,10 @@ def test_vhlo_func_argument_location_is_kept():
 
 def test_vhlo_func_with_mismatched_body_prints_generic():
     """A body whose arguments disagree with function_type cannot take the custom form."""
-    generic = (f'"vhlo.func_v1"() <{{function_type = () -> (), sym_name = "g"}}> ({{\n'
-               f'^bb0(%a: {VT}):\n  "vhlo.return_v1"() : () -> ()\n}}) : () -> ()\n')
+    generic = (
+        f'"vhlo.func_v1"() <{{function_type = () -> (), sym_name = "g"}}> ({{\n'
+        f'^bb0(%a: {VT}):\n  "vhlo.return_v1"() : () -> ()\n}}) : () -> ()\n'
+    )
     printed = roundtrips(generic)
     assert printed.startswith('"vhlo.func_v1"()')
 

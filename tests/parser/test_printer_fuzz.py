@@ -56,12 +56,29 @@ from hlorun.parser.ir import (
 from hlorun.parser.printer import print_module
 
 INT_TYPES = [IntegerType(w, s) for w in (1, 2, 4, 8, 16, 32, 64) for s in ("signless",)] + [
-    IntegerType(w, s) for w in (2, 4, 8, 32, 64) for s in ("signed", "unsigned")]
-FLOAT_NAMES = ["f4E2M1FN", "f6E2M3FN", "f6E3M2FN", "f8E3M4", "f8E4M3", "f8E4M3FN",
-               "f8E4M3FNUZ", "f8E4M3B11FNUZ", "f8E5M2", "f8E5M2FNUZ", "f8E8M0FNU", "bf16",
-               "f16", "f32", "f64"]
+    IntegerType(w, s) for w in (2, 4, 8, 32, 64) for s in ("signed", "unsigned")
+]
+FLOAT_NAMES = [
+    "f4E2M1FN",
+    "f6E2M3FN",
+    "f6E3M2FN",
+    "f8E3M4",
+    "f8E4M3",
+    "f8E4M3FN",
+    "f8E4M3FNUZ",
+    "f8E4M3B11FNUZ",
+    "f8E5M2",
+    "f8E5M2FNUZ",
+    "f8E8M0FNU",
+    "bf16",
+    "f16",
+    "f32",
+    "f64",
+]
 FLOAT_TYPES = [FloatType(n) for n in FLOAT_NAMES]
-ELEMENT_TYPES = INT_TYPES + FLOAT_TYPES + [ComplexType(FloatType("f32")), ComplexType(FloatType("f64"))]
+ELEMENT_TYPES = (
+    INT_TYPES + FLOAT_TYPES + [ComplexType(FloatType("f32")), ComplexType(FloatType("f64"))]
+)
 
 names = st.from_regex(r"[a-z_][a-z0-9_]{0,6}", fullmatch=True)
 keys = st.one_of(names, st.from_regex(r"[a-z][a-z0-9]{0,3}[.-][a-z]{1,3}", fullmatch=True))
@@ -121,17 +138,28 @@ def quantized_tensor(draw) -> TensorType:
     per_axis = len(scales) > 1 or draw(st.booleans())
     lo, hi = int_range(storage)
     mm = draw(st.one_of(st.none(), st.just((lo + 1, hi))))
-    q = QuantizedType(storage, FloatType("f32"), tuple(scales), tuple(zps),
-                      0 if per_axis else None, *(mm or (None, None)))
+    q = QuantizedType(
+        storage,
+        FloatType("f32"),
+        tuple(scales),
+        tuple(zps),
+        0 if per_axis else None,
+        *(mm or (None, None)),
+    )
     return TensorType((len(scales),), q)
 
 
-types = st.deferred(lambda: st.one_of(
-    tensor_types(), quantized_tensor(), st.just(TokenType()),
-    st.lists(st.one_of(tensor_types(), st.just(TokenType())), max_size=2).map(
-        lambda ts: TupleType(tuple(ts))),
-    st.sampled_from(ELEMENT_TYPES[:8] + FLOAT_TYPES[-3:]),
-))
+types = st.deferred(
+    lambda: st.one_of(
+        tensor_types(),
+        quantized_tensor(),
+        st.just(TokenType()),
+        st.lists(st.one_of(tensor_types(), st.just(TokenType())), max_size=2).map(
+            lambda ts: TupleType(tuple(ts))
+        ),
+        st.sampled_from(ELEMENT_TYPES[:8] + FLOAT_TYPES[-3:]),
+    )
+)
 
 
 @st.composite
@@ -168,11 +196,14 @@ def int_attrs(draw) -> IntegerAttr:
 
 
 ints = st.lists(st.integers(0, 5), max_size=3).map(tuple)
-enums = st.sampled_from([
-    EnumAttr("stablehlo", "precision", "HIGH"), EnumAttr("stablehlo", "comparison_direction", "LT"),
-    EnumAttr("chlo", "comparison_direction", "GE"),
-    EnumAttr("stablehlo", "result_accuracy_mode", "DEFAULT", False),
-])
+enums = st.sampled_from(
+    [
+        EnumAttr("stablehlo", "precision", "HIGH"),
+        EnumAttr("stablehlo", "comparison_direction", "LT"),
+        EnumAttr("chlo", "comparison_direction", "GE"),
+        EnumAttr("stablehlo", "result_accuracy_mode", "DEFAULT", False),
+    ]
+)
 structs = st.one_of(
     st.builds(GatherDimensionNumbers, ints, ints, ints, ints, ints, st.integers(0, 3)),
     st.builds(ScatterDimensionNumbers, ints, ints, ints, ints, ints, st.integers(0, 3)),
@@ -182,18 +213,36 @@ structs = st.one_of(
     st.just(ConvDimensionNumbers(0, 3, (1, 2), 2, 3, (0, 1), 0, 3, (1, 2))),
     st.just(ConvDimensionNumbers(0, 1, (2,), 1, 0, (2,), 0, 1, (2,), raw=True)),
     st.just(DotAlgorithm(FloatType("tf32"), FloatType("bf16"), FloatType("f32"), 1, 2, 3, True)),
-    st.builds(ResultAccuracy, st.sampled_from([0.0, 1e-5, 0.5]), st.sampled_from([0.0, 2.0]),
-              st.integers(0, 3), st.one_of(st.none(), st.just(EnumAttr(
-                  "stablehlo", "result_accuracy_mode", "TOLERANCE", False)))),
+    st.builds(
+        ResultAccuracy,
+        st.sampled_from([0.0, 1e-5, 0.5]),
+        st.sampled_from([0.0, 2.0]),
+        st.integers(0, 3),
+        st.one_of(
+            st.none(), st.just(EnumAttr("stablehlo", "result_accuracy_mode", "TOLERANCE", False))
+        ),
+    ),
 )
 leaf_attrs = st.one_of(
-    int_attrs(), float_attrs(), st.builds(BoolAttr, st.booleans()), st.builds(StringAttr, byte_text),
+    int_attrs(),
+    float_attrs(),
+    st.builds(BoolAttr, st.booleans()),
+    st.builds(StringAttr, byte_text),
     st.builds(DenseArrayAttr, st.just(IntegerType(64)), ints),
-    st.builds(DenseArrayAttr, st.just(IntegerType(1)), st.lists(st.booleans(), max_size=3).map(tuple)),
-    st.builds(DenseArrayAttr, st.just(FloatType("f32")),
-              st.lists(st.sampled_from([0.5, -2.0, 1.25, float(np.float32(0.1))]), max_size=3).map(tuple)),
-    dense_attrs(), enums, structs,
-    st.builds(SymbolRefAttr, st.one_of(names, st.just("a-b")), st.lists(names, max_size=1).map(tuple)),
+    st.builds(
+        DenseArrayAttr, st.just(IntegerType(1)), st.lists(st.booleans(), max_size=3).map(tuple)
+    ),
+    st.builds(
+        DenseArrayAttr,
+        st.just(FloatType("f32")),
+        st.lists(st.sampled_from([0.5, -2.0, 1.25, float(np.float32(0.1))]), max_size=3).map(tuple),
+    ),
+    dense_attrs(),
+    enums,
+    structs,
+    st.builds(
+        SymbolRefAttr, st.one_of(names, st.just("a-b")), st.lists(names, max_size=1).map(tuple)
+    ),
     types.map(TypeAttr),
     st.just(OpaqueAttr("#foo.bar<1, [2]>")),
 )
@@ -201,8 +250,11 @@ attrs = st.recursive(
     leaf_attrs,
     lambda inner: st.one_of(
         st.lists(inner, max_size=3).map(lambda xs: ArrayAttr(tuple(xs))),
-        st.lists(st.tuples(keys, st.one_of(inner, st.just(UnitAttr()))), max_size=3, unique_by=lambda kv: kv[0])
-        .map(lambda kvs: DictionaryAttr(tuple(kvs))),
+        st.lists(
+            st.tuples(keys, st.one_of(inner, st.just(UnitAttr()))),
+            max_size=3,
+            unique_by=lambda kv: kv[0],
+        ).map(lambda kvs: DictionaryAttr(tuple(kvs))),
     ),
     max_leaves=6,
 )
@@ -232,8 +284,13 @@ def generic_ops(draw, scope: Scope, depth: int) -> Operation:
         results = tuple(Value(f"{base}#{i}", t) for i, t in enumerate(rtypes))
     else:
         results = tuple(Value(scope.fresh(), t) for t in rtypes)
-    entries = draw(st.lists(st.tuples(keys, st.one_of(attrs, st.just(UnitAttr()))), max_size=3,
-                            unique_by=lambda kv: kv[0]))
+    entries = draw(
+        st.lists(
+            st.tuples(keys, st.one_of(attrs, st.just(UnitAttr()))),
+            max_size=3,
+            unique_by=lambda kv: kv[0],
+        )
+    )
     entries.sort(key=lambda kv: kv[0])
     props = frozenset(k for k, _ in entries if draw(st.booleans()))
     regions = ()
@@ -273,10 +330,22 @@ def pretty_ops(draw, scope: Scope) -> list[Operation]:
     arr = dense_values(draw, t.element_type, size).reshape(t.shape)
     arr.setflags(write=False)
     c = Value(scope.fresh("%c"), t)
-    ops = [Operation("stablehlo.constant", (), (c,), (("value", DenseElementsAttr(t, arr)),),
-                     (), (), frozenset({"value"}))]
-    kind = draw(st.sampled_from(["add", "compare", "transpose", "slice", "reduce", "while",
-                                 "abs", "custom_call"]))
+    ops = [
+        Operation(
+            "stablehlo.constant",
+            (),
+            (c,),
+            (("value", DenseElementsAttr(t, arr)),),
+            (),
+            (),
+            frozenset({"value"}),
+        )
+    ]
+    kind = draw(
+        st.sampled_from(
+            ["add", "compare", "transpose", "slice", "reduce", "while", "abs", "custom_call"]
+        )
+    )
     rank = len(t.shape)
     if kind in ("add", "abs"):
         extra = (("foo", UnitAttr()),) if draw(st.booleans()) else ()
@@ -288,57 +357,146 @@ def pretty_ops(draw, scope: Scope) -> list[Operation]:
             attrs_.append(("compare_type", EnumAttr("stablehlo", "comparison_type", "TOTALORDER")))
         attrs_.sort()
         rt = TensorType(t.shape, IntegerType(1))
-        ops.append(Operation("stablehlo.compare", (c, c), (Value(scope.fresh(), rt),),
-                             tuple(attrs_), (), (), frozenset(k for k, _ in attrs_)))
+        ops.append(
+            Operation(
+                "stablehlo.compare",
+                (c, c),
+                (Value(scope.fresh(), rt),),
+                tuple(attrs_),
+                (),
+                (),
+                frozenset(k for k, _ in attrs_),
+            )
+        )
     elif kind == "transpose":
         perm = tuple(draw(st.permutations(range(rank))))
         rt = TensorType(tuple(t.shape[i] for i in perm), t.element_type)
-        ops.append(Operation("stablehlo.transpose", (c,), (Value(scope.fresh(), rt),),
-                             (("permutation", DenseArrayAttr(IntegerType(64), perm)),), (), (),
-                             frozenset({"permutation"})))
+        ops.append(
+            Operation(
+                "stablehlo.transpose",
+                (c,),
+                (Value(scope.fresh(), rt),),
+                (("permutation", DenseArrayAttr(IntegerType(64), perm)),),
+                (),
+                (),
+                frozenset({"permutation"}),
+            )
+        )
     elif kind == "slice":
         strides = tuple(draw(st.integers(1, 2)) for _ in t.shape)
-        a = (("limit_indices", DenseArrayAttr(IntegerType(64), t.shape)),
-             ("start_indices", DenseArrayAttr(IntegerType(64), (0,) * rank)),
-             ("strides", DenseArrayAttr(IntegerType(64), strides)))
-        ops.append(Operation("stablehlo.slice", (c,), (Value(scope.fresh(), t),), a, (), (),
-                             frozenset(k for k, _ in a)))
+        a = (
+            ("limit_indices", DenseArrayAttr(IntegerType(64), t.shape)),
+            ("start_indices", DenseArrayAttr(IntegerType(64), (0,) * rank)),
+            ("strides", DenseArrayAttr(IntegerType(64), strides)),
+        )
+        ops.append(
+            Operation(
+                "stablehlo.slice",
+                (c,),
+                (Value(scope.fresh(), t),),
+                a,
+                (),
+                (),
+                frozenset(k for k, _ in a),
+            )
+        )
     elif kind == "custom_call":
-        a = (("backend_config", StringAttr(draw(byte_text))),
-             ("call_target_name", StringAttr(draw(st.sampled_from(["foo", "a-b", "x.y"])))))
-        ops.append(Operation("stablehlo.custom_call", (c,), (Value(scope.fresh(), t),), a, (), (),
-                             frozenset({"call_target_name"})))
+        a = (
+            ("backend_config", StringAttr(draw(byte_text))),
+            ("call_target_name", StringAttr(draw(st.sampled_from(["foo", "a-b", "x.y"])))),
+        )
+        ops.append(
+            Operation(
+                "stablehlo.custom_call",
+                (c,),
+                (Value(scope.fresh(), t),),
+                a,
+                (),
+                (),
+                frozenset({"call_target_name"}),
+            )
+        )
     elif kind == "reduce":
         st_ = TensorType((), t.element_type)
         init = Value(scope.fresh("%c"), st_)
         z = np.zeros((), dtype=numpy_dtype(t.element_type))
         z.setflags(write=False)
-        ops.append(Operation("stablehlo.constant", (), (init,),
-                             (("value", DenseElementsAttr(st_, z)),), (), (), frozenset({"value"})))
+        ops.append(
+            Operation(
+                "stablehlo.constant",
+                (),
+                (init,),
+                (("value", DenseElementsAttr(st_, z)),),
+                (),
+                (),
+                frozenset({"value"}),
+            )
+        )
         if draw(st.booleans()):
-            a0, a1, r = Value("%reduce.lhs", st_), Value("%reduce.rhs", st_), Value("%reduce.result", st_)
+            a0, a1, r = (
+                Value("%reduce.lhs", st_),
+                Value("%reduce.rhs", st_),
+                Value("%reduce.result", st_),
+            )
         else:
-            a0, a1, r = Value(scope.fresh("%a"), st_), Value(scope.fresh("%a"), st_), Value(scope.fresh(), st_)
-        body = Region((Block((a0, a1), (Operation("stablehlo.maximum", (a0, a1), (r,)),
-                                        Operation("stablehlo.return", (r,)))),))
+            a0, a1, r = (
+                Value(scope.fresh("%a"), st_),
+                Value(scope.fresh("%a"), st_),
+                Value(scope.fresh(), st_),
+            )
+        body = Region(
+            (
+                Block(
+                    (a0, a1),
+                    (
+                        Operation("stablehlo.maximum", (a0, a1), (r,)),
+                        Operation("stablehlo.return", (r,)),
+                    ),
+                ),
+            )
+        )
         rt = TensorType(t.shape[1:], t.element_type)
         dims = (0,) if rank else ()
-        ops.append(Operation("stablehlo.reduce", (c, init), (Value(scope.fresh(), rt),),
-                             (("dimensions", DenseArrayAttr(IntegerType(64), dims)),), (body,), (),
-                             frozenset({"dimensions"})))
+        ops.append(
+            Operation(
+                "stablehlo.reduce",
+                (c, init),
+                (Value(scope.fresh(), rt),),
+                (("dimensions", DenseArrayAttr(IntegerType(64), dims)),),
+                (body,),
+                (),
+                frozenset({"dimensions"}),
+            )
+        )
     else:
         it = Value(scope.fresh("%iterArg"), t)
         flag = Value(scope.fresh(), TensorType((), IntegerType(1)))
         ft = np.array(False)
         ft.setflags(write=False)
-        cond = Region((Block((it,), (
-            Operation("stablehlo.constant", (), (flag,),
-                      (("value", DenseElementsAttr(TensorType((), IntegerType(1)), ft)),), (), (),
-                      frozenset({"value"})),
-            Operation("stablehlo.return", (flag,)))),))
+        cond = Region(
+            (
+                Block(
+                    (it,),
+                    (
+                        Operation(
+                            "stablehlo.constant",
+                            (),
+                            (flag,),
+                            (("value", DenseElementsAttr(TensorType((), IntegerType(1)), ft)),),
+                            (),
+                            (),
+                            frozenset({"value"}),
+                        ),
+                        Operation("stablehlo.return", (flag,)),
+                    ),
+                ),
+            )
+        )
         body = Region((Block((it,), (Operation("stablehlo.return", (it,)),)),))
         extra = (("x", UnitAttr()),) if draw(st.booleans()) else ()
-        ops.append(Operation("stablehlo.while", (c,), (Value(scope.fresh(), t),), extra, (cond, body)))
+        ops.append(
+            Operation("stablehlo.while", (c,), (Value(scope.fresh(), t),), extra, (cond, body))
+        )
     scope.values.extend(v for o in ops for v in o.results)
     return ops
 
@@ -359,24 +517,37 @@ def modules(draw) -> Module:
     arg_attrs = ()
     if args and draw(st.booleans()):
         arg_attrs = tuple(DictionaryAttr((("jax.arg", UnitAttr()),)) for _ in args)
-    fn = Function(draw(st.sampled_from(["main", "f-1", "g"])),
-                  FunctionType(tuple(a.type for a in args), tuple(v.type for v in ret)),
-                  Region((Block(args, tuple(ops)),)),
-                  draw(st.sampled_from([None, "private", "public"])), arg_attrs,
-                  location=draw(st.one_of(st.none(), locations.map(LocationAttr))))
+    fn = Function(
+        draw(st.sampled_from(["main", "f-1", "g"])),
+        FunctionType(tuple(a.type for a in args), tuple(v.type for v in ret)),
+        Region((Block(args, tuple(ops)),)),
+        draw(st.sampled_from([None, "private", "public"])),
+        arg_attrs,
+        location=draw(st.one_of(st.none(), locations.map(LocationAttr))),
+    )
     implicit = draw(st.booleans())
-    mod_attrs = () if implicit else tuple(sorted(draw(st.lists(
-        st.tuples(keys, leaf_attrs), max_size=2, unique_by=lambda kv: kv[0]))))
-    return Module((fn,), None if implicit else draw(st.one_of(st.none(), names)), mod_attrs,
-                  implicit=implicit)
+    mod_attrs = (
+        ()
+        if implicit
+        else tuple(
+            sorted(
+                draw(st.lists(st.tuples(keys, leaf_attrs), max_size=2, unique_by=lambda kv: kv[0]))
+            )
+        )
+    )
+    return Module(
+        (fn,), None if implicit else draw(st.one_of(st.none(), names)), mod_attrs, implicit=implicit
+    )
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                  HealthCheck.data_too_large])
+@settings(
+    max_examples=100,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 @given(modules())
 def test_random_modules_roundtrip(m):
     text = print_module(m)
     again = parse_module(text)
     assert again == m, text
     assert print_module(again) == text
-

@@ -42,8 +42,12 @@ def test_interpret_suite_present():
     assert len(list(root.rglob("*.mlir"))) > 50
 
 
-_VERIFIER = ["ops_stablehlo_roundtrip.mlir", "print_stablehlo.mlir", "infer_stablehlo.mlir",
-             "ops_stablehlo.mlir"]
+_VERIFIER = [
+    "ops_stablehlo_roundtrip.mlir",
+    "print_stablehlo.mlir",
+    "infer_stablehlo.mlir",
+    "ops_stablehlo.mlir",
+]
 
 
 @pytest.mark.conformance
