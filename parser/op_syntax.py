@@ -326,22 +326,31 @@ class OpParser(AttrParser):
     def _block_header(self):
         c = self.c
         label = c.expect_match(lx.CARET_ID_RE, "a block label").group(0)
+        args: tuple[Value, ...] = ()
+        locs: tuple = ()
+        if c.accept("("):
+            args, locs = self.typed_arguments("a block argument", "block arguments")
+        c.expect(":", "after block label")
+        return label, args, locs
+
+    def typed_arguments(self, what: str, where: str) -> tuple[tuple[Value, ...], tuple]:
+        """``%a: t loc(...), ...)`` after an opening ``(``: the arguments (defined for the
+        ops that follow) and their locations (``()`` when none is written)."""
+        c = self.c
         args: list[Value] = []
         locs: list = []
-        if c.accept("("):
-            if not c.accept(")"):
-                while True:
-                    name = c.expect_match(lx.VALUE_DEF_RE, "a block argument").group(0)
-                    c.expect(":", "after block argument name")
-                    t = self.parse_type()
-                    args.append(Value(name, t))
-                    self.value_types[name] = t
-                    locs.append(self.trailing_location())
-                    if c.accept(")"):
-                        break
-                    c.expect(",", "or ')' in block arguments")
-        c.expect(":", "after block label")
-        return label, tuple(args), (tuple(locs) if any(x is not None for x in locs) else ())
+        if not c.accept(")"):
+            while True:
+                name = c.expect_match(lx.VALUE_DEF_RE, what).group(0)
+                c.expect(":", "after the argument's name")
+                t = self.parse_type()
+                args.append(Value(name, t))
+                self.value_types[name] = t
+                locs.append(self.trailing_location())
+                if c.accept(")"):
+                    break
+                c.expect(",", f"or ')' in {where}")
+        return tuple(args), (tuple(locs) if any(x is not None for x in locs) else ())
 
     # ---- functions ---------------------------------------------------------------------
     def _generic_function(self, op: Operation, start: int) -> Function:

@@ -289,23 +289,10 @@ def parse_vhlo_func(p: OpParser, name: str, defs, start: int) -> Operation:
     sym = c.expect_match(lx.SYMBOL_RE, "the function's @name").group(0)
     fname = _symbol_name(sym, c)
     c.expect("(", "and the function's arguments")
-    args: list[Value] = []
-    locs: list = []
-    if not c.accept(")"):
-        while True:
-            an = c.expect_match(lx.VALUE_DEF_RE, "a function argument").group(0)
-            c.expect(":", "after the argument's name")
-            v = Value(an, p.parse_type())
-            args.append(v)
-            p.value_types[an] = v.type
-            locs.append(p.trailing_location())
-            if c.accept(")"):
-                break
-            c.expect(",", "or ')' in function arguments")
+    args, arg_locs = p.typed_arguments("a function argument", "function arguments")
     c.expect("->", "and the result types")
     outs = p._type_list_parens() if c.peek() == "(" else (p.parse_type(),)
-    arg_locs = tuple(locs) if any(x is not None for x in locs) else ()
-    region = p.parse_region(tuple(args) if args else None, arg_locs)
+    region = p.parse_region(args if args else None, arg_locs)
     dict_attrs = _opt_attr_dict(p)
     ftype = VhloType("func_v1", (tuple(v.type for v in args), tuple(outs)))
     custom = [

@@ -148,23 +148,9 @@ def parse_return(p: OpParser, name: str, defs, start: int) -> Operation:
 
 def _region_no_block_id(p: OpParser) -> Region:
     """custom<SingleBlockRegionNoBlockId>: ``(%arg: t loc(...), ...) { ops }``."""
-    c = p.c
-    c.expect("(", "and the body's arguments")
-    args: list[Value] = []
-    locs: list = []
-    if not c.accept(")"):
-        while True:
-            an = c.expect_match(lx.VALUE_DEF_RE, "a body argument").group(0)
-            c.expect(":", "after the argument's name")
-            v = Value(an, p.parse_type())
-            args.append(v)
-            p.value_types[an] = v.type
-            locs.append(p.trailing_location())
-            if c.accept(")"):
-                break
-            c.expect(",", "or ')' in the body's arguments")
-    arg_locs = tuple(locs) if any(x is not None for x in locs) else ()
-    return p.parse_region(tuple(args), arg_locs)
+    p.c.expect("(", "and the body's arguments")
+    args, arg_locs = p.typed_arguments("a body argument", "the body's arguments")
+    return p.parse_region(args, arg_locs)
 
 
 def _functional_tail(p: OpParser, name: str, defs, opnames, start: int):

@@ -172,6 +172,9 @@ class WOp:
     parent: WOp | None = None
 
 
+OpaqueKind = type[OpaqueAttr] | type[OpaqueType]  # kept as text: no dialect encoding
+
+
 class Numbering:
     """IRNumberingState."""
 
@@ -210,34 +213,29 @@ class Numbering:
 
     def attribute(self, a: Attribute) -> None:
         a = canonical_attr(a)
-        e = self.attrs.get(a)
-        if e is not None:
-            e.refs += 1
-            return
-        e = self.attrs[a] = Entry(a, -1)
-        self.ordered_attrs.append(e)
-        dname = attribute_dialect(a)
-        e.dialect = self.dialect(dname)
-        codec = get_codec(dname)
-        if codec is not None and not isinstance(a, OpaqueAttr):
-            rec = RecordingWriter(self.version)
-            if codec.write_attribute(rec, a):
-                e.custom = True
-                self._replay(rec)
+        self._number(a, self.attrs, self.ordered_attrs, attribute_dialect(a), OpaqueAttr, True)
 
     def type(self, t: Type) -> None:
-        e = self.types.get(t)
+        self._number(t, self.types, self.ordered_types, type_dialect(t), OpaqueType, False)
+
+    def _number(
+        self, x: Any, table: dict, ordered: list, dname: str, opaque: OpaqueKind, is_attr: bool
+    ) -> None:
+        """Count a use of attribute / type ``x``; on its first use give it an entry
+        and number what its dialect encoding refers to (IRNumbering's numbering of
+        nested attributes and types through the dialect writer)."""
+        e = table.get(x)
         if e is not None:
             e.refs += 1
             return
-        e = self.types[t] = Entry(t, -1)
-        self.ordered_types.append(e)
-        dname = type_dialect(t)
+        e = table[x] = Entry(x, -1)
+        ordered.append(e)
         e.dialect = self.dialect(dname)
         codec = get_codec(dname)
-        if codec is not None and not isinstance(t, OpaqueType):
+        if codec is not None and not isinstance(x, opaque):
             rec = RecordingWriter(self.version)
-            if codec.write_type(rec, t):
+            written = codec.write_attribute(rec, x) if is_attr else codec.write_type(rec, x)
+            if written:
                 e.custom = True
                 self._replay(rec)
 
