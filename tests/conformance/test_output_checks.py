@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from hlorun.engine.cli import main
-from tests.conformance.filecheck import filecheck
 from tests.conftest import shared_dir
+from tests.support.lit import filecheck
 
 
 def _interpret(capsys, *argv: str) -> tuple[int, str, str]:

@@ -95,6 +95,19 @@ def _filecheck(args: list[str], stdin: bytes) -> tuple[int, bytes, bytes]:
     return code, b"", err_b.getvalue()
 
 
+def filecheck(check_source: str, output: str, prefix: str = "CHECK") -> None:
+    """LLVM FileCheck (the ``filecheck`` package) of ``output`` against the ``prefix``
+    lines of ``check_source``; AssertionError with FileCheck's report when it fails."""
+    with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
+        f.write(check_source)
+    try:
+        code, _, err = _filecheck([f.name, "--check-prefix", prefix], output.encode())
+    finally:
+        Path(f.name).unlink()
+    if code != 0:
+        raise AssertionError(err.decode(errors="replace")[-3000:])
+
+
 def translate(words: list[str]) -> list[str] | str:
     """The hlorun argv of one upstream command, or a reason it is skipped."""
     tool, args = words[0], words[1:]
