@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -38,14 +39,34 @@ _modules: OrderedDict[tuple, tuple[Module, bool]] = OrderedDict()  # key -> (mod
 _SLOT = "_hlorun_cache"  # a Module's own cache: it lives and dies with the Module
 
 
+def _dead() -> None:
+    return None
+
+
+# The previous run's (source, options, weak reference to its Program): a run of the
+# same object with the same options skips the lookups.  A Module is held by a weak
+# reference too, so that this never keeps a Module (or its Program) alive.
+_last: tuple[Any, tuple, Callable[[], Program | None]] = (None, (), _dead)
+
+
+def _remember_last(module: Any, run_key: tuple, prog: Program) -> None:
+    global _last
+    if isinstance(module, Module):
+        _last = (weakref.ref(module), run_key, weakref.ref(prog))
+    elif isinstance(module, bytes) or (isinstance(module, str) and not looks_like_path(module)):
+        _last = (module, run_key, weakref.ref(prog))  # content, never a path (mtime matters)
+
+
 def clear_cache() -> None:
     """Forget every cached module and program (those cached on Module objects too, as
     they are next used)."""
     global _generation
+    global _last
     with _lock:
         _programs.clear()
         _modules.clear()
         _generation += 1
+        _last = (None, (), _dead)
 
 
 _generation = 0
@@ -206,7 +227,7 @@ def run(
     key: tuple | None = None
     prog = None
     if not profile and host_channels is None:  # no per-run state to collect
-        # the options that shape the plan, as one flat tuple (cheap to hash)
+        # the options that shape the plan, as one flat tuple
         run_key = (
             function,
             verify,
@@ -220,18 +241,29 @@ def run(
             num_partitions,
             deadlock_timeout,
         )
-        if isinstance(module, Module):
-            table, key = _module_cache(module)["programs"], run_key
+        src, last_key, last_prog = _last
+        if (
+            (src is module or (src.__class__ is weakref.ref and src() is module))
+            and last_key == run_key
+            and (prog := last_prog()) is not None
+            and prog.claim()
+        ):
+            pass  # the same source and options as the previous run
         else:
-            source = _source_key(module)
-            if source is not None:
-                table, key = _programs, (source, run_key)
-        if table is not None and key is not None:
-            prog = table.get(key)
-            if prog is not None and prog.claim():  # one thread per Program
-                table.move_to_end(key)  # least recently used goes first
+            prog = None
+            if isinstance(module, Module):
+                table, key = _module_cache(module)["programs"], run_key
             else:
-                prog = None
+                source = _source_key(module)
+                if source is not None:
+                    table, key = _programs, (source, run_key)
+            if table is not None and key is not None:
+                prog = table.get(key)
+                if prog is not None and prog.claim():  # one thread per Program
+                    table.move_to_end(key)  # least recently used goes first
+                    _remember_last(module, run_key, prog)
+                else:
+                    prog = None
     fresh = prog is None
     if prog is None:
         prog = Program(
@@ -259,6 +291,7 @@ def run(
         prog.release()
         if fresh and table is not None and key is not None:
             _remember(table, key, prog)
+            _remember_last(module, run_key, prog)
     if profile is True:
         prog.print_profile()
     return results
