@@ -26,6 +26,10 @@ text = '''func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
 }'''
 (r,) = hlorun.run(text, [np.array([1.0, 2.5], np.float32)])
 assert r.tolist() == [2.0, 5.0], r
+from hlorun.parser.vhlo.artifact import serialize_portable_artifact
+data = serialize_portable_artifact(parser.parse_module(text), "1.0.0")
+(r,) = hlorun.run(data, [np.array([1.0, 2.5], np.float32)])  # the artifact runs too
+assert r.tolist() == [2.0, 5.0], r
 print("ok", hlorun.__version__)
 """
 
