@@ -286,7 +286,10 @@ def run(
     try:
         if prog.takes_platform_index:
             inputs = with_platform_index(prog.function, inputs, platform, platforms)
-        results = prog(*inputs, infeed=infeed, outfeed=outfeed)
+        if infeed is None and outfeed is None:
+            results = prog(*inputs)
+        else:
+            results = prog(*inputs, infeed=infeed, outfeed=outfeed)
     finally:
         prog.release()
         if fresh and table is not None and key is not None:

@@ -65,6 +65,7 @@ class Program:
         self._busy = threading.Lock()
         self.num_replicas = grid_size(mod, "mhlo.num_replicas", num_replicas)
         self.num_partitions = grid_size(mod, "mhlo.num_partitions", num_partitions)
+        self._grid = self.num_replicas * self.num_partitions > 1
         self.limits = {"memory_cap": memory_cap, "max_steps": max_steps, "timeout": timeout}
         self.timeout = timeout
         self.deadlock_timeout = deadlock_timeout
@@ -111,7 +112,7 @@ class Program:
         """Run the entry function on ``inputs`` (NumPy arrays or Python scalars of its
         argument types); ``infeed`` / ``outfeed`` as in ``engine.run``.  With a process
         grid, see ``engine.run`` for the per-process forms of inputs and results."""
-        if self.num_processes > 1:
+        if self._grid:
             return self._execute_grid(inputs, infeed, outfeed)
         sig = self._fast_inputs
         args: list[Any] | None = None
