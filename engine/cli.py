@@ -41,7 +41,7 @@ def report(err: HloError, lines: list[str], out=None) -> None:
 
 def _read_program(path: str) -> tuple[str | None, bytes | None]:
     """(text, None) for MLIR text, (None, data) for MLIR bytecode."""
-    from .cli_artifacts import is_bytecode
+    from ..parser.bytecode.encoding import is_bytecode
 
     data = read_input(path)
     if is_bytecode(data):

@@ -15,14 +15,9 @@ import sys
 from pathlib import Path
 
 from ..parser import parse_module, print_module
+from ..parser.bytecode.encoding import is_bytecode
 from ..parser.errors import HloError
 from ..parser.source import read_input
-
-BYTECODE_MAGIC = b"ML\xefR"
-
-
-def is_bytecode(data: bytes) -> bool:
-    return data.startswith(BYTECODE_MAGIC)
 
 
 def cmd_deserialize(args: argparse.Namespace) -> int:

@@ -19,7 +19,6 @@ from ..parser.errors import InterpreterError, ParseError
 from ..parser.ir import Function, IntegerAttr, Module, TensorType, TokenType, Type, numpy_dtype
 from .values import TOKEN, Token
 
-BYTECODE_MAGIC = b"ML\xefR"
 _PROGRAM_SUFFIXES = (".mlir", ".mlirbc", ".bc")
 
 
@@ -57,17 +56,8 @@ def load_path(path: Path) -> Module:
 
 
 def load_bytes(data: bytes, filename: str) -> Module:
-    """MLIR bytecode (by its magic) or UTF-8 MLIR text."""
-    if data.startswith(BYTECODE_MAGIC):
-        return parser.parse_bytecode(data, filename)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise ParseError(
-            f"{filename}: neither MLIR bytecode (no 'ML\\xefR' magic) nor UTF-8 text "
-            f"(byte offset {e.start})"
-        ) from e
-    return parser.parse_module(text, filename)
+    """MLIR bytecode (by its magic) or UTF-8 MLIR text (``parser.parse_module``)."""
+    return parser.parse_module(data, filename)
 
 
 def entry_function(module: Module, name: str | None = None) -> Function:

@@ -31,11 +31,12 @@ def parse_module(text: str | bytes, filename: str = "<string>", *, line_offset: 
     (for a chunk of a larger file).  Bytes are MLIR bytecode when they start with its
     magic (``ML\\xefR``: a portable artifact or unversioned StableHLO bytecode, read by
     ``parse_bytecode``), else UTF-8 text."""
+    from .bytecode.encoding import is_bytecode
     from .grammar import parse_module as _parse  # pyparsing loads only when text is parsed
 
     if isinstance(text, bytes | bytearray | memoryview):
         data = bytes(text)
-        if data.startswith(b"ML\xefR"):
+        if is_bytecode(data):
             return parse_bytecode(data, filename)
         try:
             text = data.decode("utf-8")

@@ -16,6 +16,12 @@ MAGIC = b"ML\xefR"
 ALIGNMENT_BYTE = 0xCB
 MAX_SUPPORTED_VERSION = 6
 
+
+def is_bytecode(data: object) -> bool:
+    """Whether ``data`` is MLIR bytecode: bytes starting with the magic ``ML\\xefR``."""
+    return isinstance(data, bytes | bytearray | memoryview) and bytes(data[:4]) == MAGIC
+
+
 # Encoding.h `Section::ID`; kProperties (8) arrived with bytecode version 5.
 SECTION_NAMES = {
     0: "String",

@@ -26,6 +26,7 @@ from .encoding import (
     S_STRING,
     Cursor,
     byte_error,
+    is_bytecode,
 )
 from .sections import (
     DialectInfo,
@@ -255,10 +256,6 @@ def _fallback(fr, filename: str, msg: str) -> ParseError:
 def read_bytecode(data, filename: str = "<bytecode>") -> Module:
     """The Module of MLIR bytecode ``data``."""
     return read_bytecode_file(data, filename).module
-
-
-def is_bytecode(data) -> bool:
-    return isinstance(data, (bytes, bytearray, memoryview)) and bytes(data[:4]) == b"ML\xefR"
 
 
 __all__ = [
