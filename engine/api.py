@@ -18,7 +18,6 @@ its cached Program is busy gets a Program of its own.  ``clear_cache()`` empties
 from __future__ import annotations
 
 import os
-import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
@@ -33,7 +32,6 @@ from .program import Program
 CACHE_SIZE = 64
 """How many prepared programs ``run`` keeps per cache (least recently used dropped first)."""
 
-_lock = threading.Lock()
 _programs: OrderedDict[tuple, Program] = OrderedDict()  # (source key, run key) -> Program
 _modules: OrderedDict[tuple, tuple[Module, bool]] = OrderedDict()  # key -> (module, verified)
 _SLOT = "_hlorun_cache"  # a Module's own cache: it lives and dies with the Module
@@ -62,11 +60,10 @@ def clear_cache() -> None:
     they are next used)."""
     global _generation
     global _last
-    with _lock:
-        _programs.clear()
-        _modules.clear()
-        _generation += 1
-        _last = (None, (), _dead)
+    _programs.clear()
+    _modules.clear()
+    _generation += 1
+    _last = (None, (), _dead)
 
 
 _generation = 0
@@ -124,8 +121,7 @@ def prepare(module: str | bytes | os.PathLike | Module, *, verify: bool = True) 
         return module
     key = _source_key(module)
     if key is not None:
-        with _lock:
-            hit = _modules.get(key)
+        hit = _modules.get(key)
         if hit is not None and (hit[1] or not verify):
             return hit[0]
     mod = load_module(module)

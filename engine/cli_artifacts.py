@@ -11,6 +11,7 @@ hlorun compat FILE --target=V                             can FILE be served at 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -117,8 +118,6 @@ def format_text(text: str, name: str, *, generic: bool, strip: bool) -> str:
 
 def _explicit(module):
     """Print with the ``module { }`` wrapper, as MLIR's tools do."""
-    import dataclasses
-
     return dataclasses.replace(module, implicit=False) if module.implicit else module
 
 
