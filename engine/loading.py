@@ -17,6 +17,7 @@ import numpy as np
 from .. import parser
 from ..parser.errors import InterpreterError, ParseError
 from ..parser.ir import Function, IntegerAttr, Module, TensorType, TokenType, Type, numpy_dtype
+from .gspmd import is_gspmd_global
 from .values import TOKEN, Token
 
 _PROGRAM_SUFFIXES = (".mlir", ".mlirbc", ".bc")
@@ -88,9 +89,11 @@ def grid_size(mod: Module, attr: str, given: int | None) -> int:
 
     A module declaring a Shardy mesh (``sdy.mesh``) is a global program, not yet
     partitioned: its ``mhlo.num_partitions`` names the devices it will be split over,
-    and it runs as one process (its ``sdy.manual_computation`` bodies run per device)."""
-    if given is None and attr == "mhlo.num_partitions" and _has_sdy_mesh(mod):
-        given = 1
+    and it runs as one process (its ``sdy.manual_computation`` bodies run per device).
+    So does a GSPMD global program (engine/gspmd.py), its manual regions per device."""
+    if given is None and attr == "mhlo.num_partitions":
+        if _has_sdy_mesh(mod) or is_gspmd_global(mod):
+            given = 1
     if given is None:
         a = mod.attr(attr)
         given = a.value if isinstance(a, IntegerAttr) else 1

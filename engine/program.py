@@ -25,6 +25,7 @@ import numpy as np
 
 from ..parser.errors import InterpreterError
 from ..parser.ir import Function, Module, TensorType, TupleType, numpy_dtype
+from .gspmd import is_gspmd_global, outline_manual_regions
 from .grid import GridRunOptions, ProcessGrid, ProcessHandle, run_grid
 from .interpreter import DEFAULT_MEMORY_CAP, Interpreter, Limits, Profile
 from .loading import check_input, check_inputs, entry_function, grid_size, load_module
@@ -84,6 +85,8 @@ class Program:
             self._fast_inputs = None
             self._plain = False
             return
+        if self.num_partitions == 1 and is_gspmd_global(mod):
+            mod = outline_manual_regions(mod)  # its manual regions run per device
         self.interpreter = Interpreter(
             mod,
             limits=Limits(memory_cap=memory_cap, max_steps=max_steps, timeout=timeout),

@@ -27,5 +27,6 @@ from . import (  # noqa: F401  (imported for their registrations)
     solver_lapack,
     solver_tpu,
     sort,
+    spmd_manual,
     window,
 )

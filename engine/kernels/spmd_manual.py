@@ -1,0 +1,88 @@
+"""``custom_call @hlorun.gspmd_manual``: a manual region of a GSPMD global program.
+
+engine/gspmd.py outlines each region between SPMDFullToShardShape and
+SPMDShardToFullShape into a private function; this target runs it once per device (a
+1 x N process grid, partition p being device p, N the module's
+``mhlo.num_replicas * mhlo.num_partitions``), each device getting its piece of every
+input by the input's ``mhlo.sharding`` (engine/hlo_sharding.py), and puts the
+per-device results back together by the output shardings.  A piece that the last tile
+of an uneven cut pads is padded with zeros; padding is dropped when putting back.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...parser.ir import IntegerAttr, TensorType
+from ..dtypes import dtype_of, static_shape
+from ..grid import GridRunOptions, run_grid
+from ..hlo_sharding import HloSharding, parse_hlo_sharding, shard_slices
+from .custom_targets import Call, target
+
+
+def _sharding(text: Any, call: Call) -> HloSharding:
+    s = parse_hlo_sharding(str(text))
+    if isinstance(s, tuple):
+        raise call.fail(f"a tuple sharding {text!r} for one array")
+    return s
+
+
+def _devices(call: Call) -> int:
+    module = call.context.interpreter.module
+    n = 1
+    for key in ("mhlo.num_replicas", "mhlo.num_partitions"):
+        a = module.attr(key)
+        if isinstance(a, IntegerAttr):
+            n *= a.value
+    return n
+
+
+def _piece(x: np.ndarray, s: HloSharding, device: int, t: Any, call: Call) -> np.ndarray:
+    """Device ``device``'s piece of ``x`` (zeros when it holds none)."""
+    want = static_shape(t) if isinstance(t, TensorType) else x.shape
+    where = shard_slices(s, x.shape, device)
+    if where is None:
+        return np.zeros(want, x.dtype)
+    sl, padded = where
+    piece = x[sl]
+    if piece.shape != padded:
+        piece = np.pad(piece, [(0, p - n) for p, n in zip(padded, piece.shape)])
+    if tuple(piece.shape) != tuple(want):
+        raise call.fail(
+            f"a piece of shape {piece.shape} of a {x.shape} input for a per-device "
+            f"argument of shape {tuple(want)}"
+        )
+    return piece
+
+
+@target("hlorun.gspmd_manual")
+def gspmd_manual(call: Call, *operands: Any) -> tuple[np.ndarray, ...]:
+    interp = call.context.interpreter
+    module = interp.module
+    (name,) = [str(c).lstrip("@") for c in call.attrs["called_computations"]]
+    fn = module.functions[name]
+    ins = [_sharding(s, call) for s in call.config["in_shardings"]]
+    outs = [_sharding(s, call) for s in call.config["out_shardings"]]
+    cut, extras = operands[: len(ins)], list(operands[len(ins) :])
+    n = _devices(call)
+    per_device = [
+        [_piece(np.asarray(x), s, d, t, call) for x, s, t in zip(cut, ins, fn.type.inputs)] + extras
+        for d in range(n)
+    ]
+    opts = GridRunOptions(context={"float_eq": call.context.float_eq})
+    ran = run_grid(module, [[name] * n], per_device, interpreter=type(interp), options=opts)
+    results = []
+    for j, (s, t) in enumerate(zip(outs, call.result_types)):
+        shape = static_shape(t)
+        full = np.zeros(shape, dtype_of(t))
+        for d in range(n):
+            where = shard_slices(s, shape, d)
+            if where is None:
+                continue
+            sl, _ = where
+            piece = np.asarray(ran[d][j])
+            full[sl] = piece[tuple(slice(0, x.stop - x.start) for x in sl)]
+        results.append(full)
+    return tuple(results)
