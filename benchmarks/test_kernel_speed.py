@@ -14,6 +14,13 @@ interpreter), against its NumPy floor timed in the same test (``versus``, confte
   (target 1.5x).
 * convolution NCHW 1x64x56x56 * 64x64x3x3, stride 1, pad 1, f32, floor ONE
   ``np.matmul`` of the im2col shape (3136x576 @ 576x64) (target 1.5x).
+* reduce_window as ``jnp.cumsum`` / ``cumprod`` / ``cummax`` export it (window N,
+  padding [[N-1, 0]]) over 1e5 elements, floor ``np.cumsum`` /
+  ``np.maximum.accumulate`` (target 2x): one ``ufunc.accumulate`` (window_scan.py),
+  the float sum still the in-order left fold of every window.  Along axis 0 of
+  1000x1000 likewise.  A 512-wide sliding max (stride 1) over 1e6 f32 by doubling,
+  floor: ``np.maximum.accumulate`` over the same data (one pass; the doubling makes
+  log2(512) = 9 passes, target 12x).
 """
 
 from __future__ import annotations
@@ -138,3 +145,49 @@ def test_kernel_conv_1x64x56x56_64x64x3x3(versus):
     win = np.lib.stride_tricks.sliding_window_view(xp, (3, 3), axis=(1, 2))
     want = np.einsum("chwij,ocij->ohw", win, w, dtype=np.float64)
     np.testing.assert_allclose(r[0], want, rtol=1e-4, atol=1e-4)
+
+
+def _reduce_window(x: np.ndarray, init, op: str, fn, window, padding, out_shape):
+    kernel = OP_TABLE["stablehlo.reduce_window"].kernel
+    etype = F32 if x.dtype == np.float32 else I32
+    rtypes = (TensorType(out_shape, etype),)
+    pad = np.array(padding, dtype=np.int64)
+    body = _body(op, fn)
+    v = np.asarray(init, dtype=x.dtype)
+    return lambda: kernel(
+        x, v, result_types=rtypes, window_dimensions=window, padding=pad, body=body
+    )[0]
+
+
+N_SCAN = 100_000
+
+
+@pytest.mark.parametrize("op", ["add", "multiply", "maximum", "add_i32"])
+def test_kernel_reduce_window_cumulative_1e5(versus, op):
+    x = rand(N_SCAN, 21)
+    if op == "multiply":
+        x = (1 + x / 1e3).astype(np.float32)
+    if op == "add_i32":
+        x = np.random.default_rng(22).integers(-1000, 1000, N_SCAN).astype(np.int32)
+    name = op.removesuffix("_i32")
+    uf = {"add": np.add, "multiply": np.multiply, "maximum": np.maximum}[name]
+    init = {"add": 0, "multiply": 1, "maximum": -np.inf}[name]
+    run = _reduce_window(x, init, name, uf, (N_SCAN,), [[N_SCAN - 1, 0]], (N_SCAN,))
+    r = versus(run, lambda: uf.accumulate(x), ratio=2.0, note="one ufunc.accumulate")
+    assert np.array_equal(r, uf.accumulate(x))  # NumPy's accumulate is the left fold
+
+
+def test_kernel_reduce_window_cumsum_axis0_1000x1000(versus):
+    x = rand((1000, 1000), 23)
+    run = _reduce_window(x, 0.0, "add", np.add, (1000, 1), [[999, 0], [0, 0]], (1000, 1000))
+    r = versus(run, lambda: np.cumsum(x, axis=0), ratio=2.0)
+    assert np.array_equal(r, np.cumsum(x, axis=0))
+
+
+def test_kernel_reduce_window_sliding_max_512_1e6(versus):
+    x = rand(1_000_000, 24)
+    n_out = 1_000_000 - 511
+    run = _reduce_window(x, -np.inf, "maximum", np.maximum, (512,), [[0, 0]], (n_out,))
+    r = versus(run, lambda: np.maximum.accumulate(x), ratio=12.0, note="doubling: 9 passes")
+    want = np.lib.stride_tricks.sliding_window_view(x[:20_000], 512).max(axis=1)
+    np.testing.assert_array_equal(r[: want.size], want)

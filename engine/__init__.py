@@ -3,31 +3,46 @@
 Public API: ``engine.run(module, inputs)``, ``engine.compile(module)(*inputs)`` (prepare
 once, run many times), ``engine.Profile``, ``engine.register_custom_call(name, fn)``,
 ``engine.load_exported(data)`` (run a ``jax.export`` container).
+
+The names load lazily (PEP 562), so that ``from hlorun import run`` stays cheap: the
+op table's shape functions and kernels load when the first program is planned
+(``engine.interpreter``), a family's heavy dependencies (scipy...) when it first runs.
 """
 
-from .. import shape_inference  # noqa: F401  (fills the static side of the op table)
-from . import kernels  # noqa: F401  (fills the kernel column)
-from .api import CACHE_SIZE, clear_cache, compile, prepare, run
-from .exported import ExportedProgram, load_exported
-from .interpreter import Profile
-from .kernels.control_flow import register_custom_call
-from .loading import load_module
-from .program import Program
-from .values import TOKEN, RegionFn, Token
+from __future__ import annotations
 
-__all__ = [
-    "run",
-    "compile",
-    "prepare",
-    "clear_cache",
-    "CACHE_SIZE",
-    "Program",
-    "Profile",
-    "load_module",
-    "register_custom_call",
-    "load_exported",
-    "ExportedProgram",
-    "TOKEN",
-    "Token",
-    "RegionFn",
-]
+from importlib import import_module
+from typing import Any
+
+_LAZY = {
+    "run": "api",
+    "compile": "api",
+    "prepare": "api",
+    "clear_cache": "api",
+    "CACHE_SIZE": "api",
+    "Program": "program",
+    "Profile": "plan",
+    "OpProfile": "profile",
+    "load_module": "loading",
+    "register_custom_call": "kernels.control_flow",
+    "load_exported": "exported",
+    "ExportedProgram": "exported",
+    "TOKEN": "values",
+    "Token": "values",
+    "RegionFn": "values",
+}
+
+__all__ = list(_LAZY)
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

@@ -21,13 +21,17 @@ import os
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ..parser.errors import HloError
 from ..parser.ir import Module
-from .interpreter import DEFAULT_MEMORY_CAP, Profile
-from .loading import load_module, looks_like_path
+from .loading import load_module, looks_like_path, with_origin
+from .memory import MemoryBudget
+from .plan import DEFAULT_MEMORY_CAP, Profile
 from .platform_index import with_platform_index
-from .program import Program
+
+if TYPE_CHECKING:
+    from .program import Program
 
 CACHE_SIZE = 64
 """How many prepared programs ``run`` keeps per cache (least recently used dropped first)."""
@@ -35,6 +39,23 @@ CACHE_SIZE = 64
 _programs: OrderedDict[tuple, Program] = OrderedDict()  # (source key, run key) -> Program
 _modules: OrderedDict[tuple, tuple[Module, bool]] = OrderedDict()  # key -> (module, verified)
 _SLOT = "_hlorun_cache"  # a Module's own cache: it lives and dies with the Module
+
+
+def __getattr__(name: str) -> Any:
+    """``Program`` loads on first use (PEP 562), to keep ``from hlorun import run``
+    cheap: planning loads the op table's shape functions and kernels."""
+    if name == "Program":
+        from .program import Program  # on first use, to keep startup cheap
+
+        globals()["Program"] = Program
+        return Program
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _program() -> type[Program]:
+    """The Program class (this module's ``Program``, loaded on first use)."""
+    cls = globals().get("Program")
+    return cls if cls is not None else __getattr__("Program")
 
 
 def _dead() -> None:
@@ -135,7 +156,11 @@ def prepare(module: str | bytes | os.PathLike | Module, *, verify: bool = True) 
 def _verify(mod: Module) -> None:
     from ..shape_inference import verify_module
 
-    verify_module(mod)
+    try:
+        verify_module(mod)
+    except HloError as e:  # name the user's source line of the op, when known
+        with_origin(e, mod)
+        raise
 
 
 def compile(  # noqa: A001  (the public name, like re.compile)
@@ -149,7 +174,7 @@ def compile(  # noqa: A001  (the public name, like re.compile)
     one) once; ``options`` are those of ``run`` except the per-call ones (inputs,
     ``infeed``, ``outfeed``).  Returns a new ``Program``; loading and verifying go
     through ``run``'s cache."""
-    return Program(prepare(module, verify=verify), function, verify=False, **options)
+    return _program()(prepare(module, verify=verify), function, verify=False, **options)
 
 
 def run(
@@ -157,7 +182,7 @@ def run(
     inputs: Sequence[Any] = (),
     *,
     function: str | None = None,
-    memory_cap: int = DEFAULT_MEMORY_CAP,
+    memory_cap: int | MemoryBudget = DEFAULT_MEMORY_CAP,
     max_steps: int | None = None,
     timeout: float | None = None,
     float_eq: str = "bitwise",
@@ -173,13 +198,15 @@ def run(
     profile: bool | Profile | None = None,
     platform: str | int | None = None,
     platforms: Sequence[str] | None = None,
+    grid: str = "threads",
 ) -> list[Any]:
     """Run a StableHLO program and return its results as NumPy arrays.
 
     ``module`` is MLIR text, bytes (MLIR bytecode or a portable artifact), a path to
     either, or a parsed ``Module``; ``inputs`` are NumPy arrays (or Python scalars) of
     the entry function's argument types; the entry is ``function``, else ``main``, else
-    the only function.  ``memory_cap`` bounds the bytes of any one tensor;
+    the only function.  ``memory_cap`` bounds the bytes of any one tensor (or is an
+    ``engine.memory.MemoryBudget``: per tensor and live total; engine/memory.py);
     ``max_steps`` / ``timeout`` (seconds) stop runaway programs with an
     ``InterpreterError``.  ``callback(op_name, pos, results)`` sees every op's results.
 
@@ -216,6 +243,11 @@ def run(
     keeps it in the ``Exported`` container, see ``engine.load_exported``); by default
     "cpu" when ``platforms`` lists it, else the first platform (index 0).  An entry that
     takes no platform index ignores both.
+
+    ``grid="mpi"`` (call ``run`` on every rank of an MPI job; engine/grid_mpi.py): a
+    process grid puts process i on rank i (ranks beyond it sit out) and each rank's
+    result list holds its own process's results, ``None`` for the others; a
+    one-process entry runs on every rank, its ``run_parallel`` grids on the ranks.
     """
     if probe_dir is not None:
         probe_dir = os.fspath(probe_dir)
@@ -236,6 +268,7 @@ def run(
             num_replicas,
             num_partitions,
             deadlock_timeout,
+            grid,
         )
         src, last_key, last_prog = _last
         if (
@@ -262,7 +295,7 @@ def run(
                     prog = None
     fresh = prog is None
     if prog is None:
-        prog = Program(
+        prog = _program()(
             prepare(module, verify=verify),
             function,
             verify=False,
@@ -277,6 +310,7 @@ def run(
             num_replicas=num_replicas,
             num_partitions=num_partitions,
             deadlock_timeout=deadlock_timeout,
+            grid=grid,
         )
         prog.claim()
     try:

@@ -2,9 +2,12 @@
 
     hlorun format [--split-input-file] [--generic] [--strip-debuginfo] FILE|-
     hlorun verify [--split-input-file] FILE
+    hlorun fold [--split-input-file] [--max-elements N] [--stats] FILE
+    hlorun test PATH... [-k PATTERN] [-j N] [--junit-xml FILE]
     hlorun interpret [--split-input-file] [--args "[dense<..> : tensor<..>, ...]"]
                      [--interpreter-print-dense] [--probe-output-dir DIR]
                      [--float-eq bitwise|ieee] [--entry NAME] [--profile]
+                     [--profile-trace FILE] [--profile-top N] [--print-precision=full]
                      [--inputs in.npz | a.npy ...] [--outputs out.npz] [--platform P]
                      FILE | --exported FILE
 
@@ -43,7 +46,10 @@ def _read_program(path: str) -> tuple[str | None, bytes | None]:
     """(text, None) for MLIR text, (None, data) for MLIR bytecode."""
     from ..parser.bytecode.encoding import is_bytecode
 
-    data = read_input(path)
+    try:
+        data = read_input(path)
+    except FileNotFoundError as e:
+        raise ParseError(f"no such file: {path}") from e
     if is_bytecode(data):
         return None, data
     try:
@@ -147,7 +153,7 @@ def entry_points(module, name: str | None = None) -> list:
     return runnable or [entry_function(module, name)]
 
 
-def _print_results(results, types, dense: bool) -> None:
+def _print_results(results, types, dense: bool, precision: str = "default") -> None:
     from ..parser.ir import DenseElementsAttr, TensorType
     from .format import format_value
 
@@ -157,7 +163,7 @@ def _print_results(results, types, dense: bool) -> None:
 
             print(format_attribute(DenseElementsAttr(t, value)))
         else:
-            print(format_value(value, t))
+            print(format_value(value, t, precision))
 
 
 def cmd_interpret(args: argparse.Namespace) -> int:
@@ -171,6 +177,10 @@ def cmd_interpret(args: argparse.Namespace) -> int:
     )
 
     take_file_from_inputs(args)
+    if args.grid == "mpi":  # imports mpi4py (initializes MPI) only when asked
+        from .grid_mpi import quiet_unless_root
+
+        quiet_unless_root()
     if args.exported is not None:
         return cmd_interpret_exported(args)
     if args.file is None:
@@ -186,11 +196,9 @@ def cmd_interpret(args: argparse.Namespace) -> int:
             print(f"error: {e.message}", file=sys.stderr)
             return 1
     failed = 0
-    profile = None
-    if args.profile:
-        from .interpreter import Profile
-
-        profile = Profile()
+    ran = 0
+    profile = _make_profile(args)
+    module = None
     chunks = split_input(text, args.split_input_file) if text is not None else [None]
     for chunk in chunks:
         try:
@@ -202,6 +210,7 @@ def cmd_interpret(args: argparse.Namespace) -> int:
             if not module.functions:
                 continue
             for fn in entry_points(module, args.entry):
+                ran += 1
                 results = run(
                     module,
                     inputs,
@@ -212,28 +221,63 @@ def cmd_interpret(args: argparse.Namespace) -> int:
                     timeout=args.timeout,
                     profile=profile,
                     platform=platform_arg(args.platform),
+                    grid=args.grid,
                 )
+                if args.grid == "mpi":
+                    from .grid_mpi import gather_for_printing
+
+                    results = gather_for_printing(results)
                 save_outputs(args, results)
                 types = fn.type.results
+                show = (args.interpreter_print_dense, args.print_precision)
                 if results and all(isinstance(r, list) for r in results) and types:
                     for per_process in results:  # a process grid: one list per process
-                        _print_results(per_process, types, args.interpreter_print_dense)
+                        _print_results(per_process, types, *show)
                 else:
-                    _print_results(results, types, args.interpreter_print_dense)
+                    _print_results(results, types, *show)
         except HloError as e:
             report(e, lines)
             failed += 1
         sys.stdout.flush()
+    if not ran and not failed:
+        print(f"{args.file}:1:1: error: no function to run (the input is empty)", file=sys.stderr)
+        return 1
     if profile is not None:
-        print(profile.table(), file=sys.stderr)
+        _report_profile(args, profile, module)
     return 1 if failed else 0
+
+
+def _make_profile(args: argparse.Namespace):
+    """The Profile ``--profile`` / ``--profile-trace`` / ``--profile-top`` fill, or None."""
+    if args.profile_trace is not None or args.profile_top is not None:
+        from .profile import OpProfile
+
+        return OpProfile(trace=args.profile_trace is not None)
+    if args.profile:
+        from .plan import Profile
+
+        return Profile()
+    return None
+
+
+def _report_profile(args: argparse.Namespace, profile, module) -> None:
+    """The table (``--profile``), the top ops (``--profile-top N``) on stderr, and the
+    trace file (``--profile-trace FILE``)."""
+    if args.profile:
+        print(profile.table(), file=sys.stderr)
+    if args.profile_top is not None:
+        print(profile.top(args.profile_top, module), file=sys.stderr)
+    if args.profile_trace is not None:
+        profile.write_trace(args.profile_trace, module)
 
 
 def build_parser() -> argparse.ArgumentParser:
     from .. import __version__
     from .cli_artifacts import add_commands
     from .cli_exported import add_flags as add_exported_flags
+    from .cli_fold import add_command as add_fold_command
     from .cli_ops import add_command as add_ops_command
+    from .cli_test import add_command as add_test_command
 
     p = argparse.ArgumentParser(prog="hlorun", description="A fast StableHLO interpreter.")
     p.add_argument("--version", action="version", version=f"hlorun {__version__}")
@@ -283,13 +327,40 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--max-steps", type=int, default=None, help="stop after this many ops")
     i.add_argument("--timeout", type=float, default=None, help="stop after this many seconds")
     i.add_argument(
+        "--grid",
+        choices=("threads", "mpi"),
+        default="threads",
+        help="run process grids on threads, or on the ranks of an MPI job (mpiexec -n N)",
+    )
+    i.add_argument(
         "--profile",
         action="store_true",
         help="print time and bytes per op kind to stderr at the end",
     )
+    i.add_argument(
+        "--profile-trace",
+        metavar="FILE",
+        default=None,
+        help="write each op's wall time as Chrome trace events (open in Perfetto)",
+    )
+    i.add_argument(
+        "--profile-top",
+        metavar="N",
+        type=int,
+        default=None,
+        help="print the N ops with the most self time to stderr at the end",
+    )
+    i.add_argument(
+        "--print-precision",
+        choices=("default", "full"),
+        default="default",
+        help="floats as %%e (default) or the shortest decimal that reads back bit for bit",
+    )
     i.set_defaults(func=cmd_interpret)
     add_commands(sub)
     add_ops_command(sub)
+    add_fold_command(sub)
+    add_test_command(sub)
     sub.add_parser("vhlo", help="legalize to VHLO / convert to a target (hlorun vhlo --help)")
     sub.add_parser("compat", help="can a program be served at a version (hlorun compat --help)")
     return p

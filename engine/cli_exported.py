@@ -119,7 +119,9 @@ def cmd_interpret_exported(args: argparse.Namespace) -> int:
             timeout=args.timeout,
             probe_dir=args.probe_output_dir,
         )
-        _print_results(results, program.result_types, args.interpreter_print_dense)
+        _print_results(
+            results, program.result_types, args.interpreter_print_dense, args.print_precision
+        )
         save_outputs(args, results)
     except HloError as e:
         print(e.render(), file=sys.stderr)

@@ -27,6 +27,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,6 +38,14 @@ from .plan import Limits
 DEFAULT_DEADLOCK_TIMEOUT = 60.0  # seconds a process may wait for its peers
 
 ProcessId = tuple[int, int]
+
+
+# The seam for other grid backends (engine/grid_mpi.py): while a backend is set in the
+# calling context, ``run_grid`` hands the whole grid run to it (same arguments, same
+# result).  Threads started by a grid begin with no backend.
+GRID_BACKEND: ContextVar[Callable[..., list] | None] = ContextVar(
+    "hlorun_grid_backend", default=None
+)
 
 
 class GridAborted(InterpreterError):
@@ -335,6 +344,17 @@ def run_grid(
     interpreter's kernels use this module: the grid sits below the interpreter).
     """
     options = options or GridRunOptions()
+    backend = GRID_BACKEND.get()
+    if backend is not None:
+        return backend(
+            module,
+            programs,
+            inputs,
+            interpreter=interpreter,
+            options=options,
+            infeed=infeed,
+            outfeed=outfeed,
+        )
     num_replicas = len(programs)
     num_partitions = len(programs[0]) if programs else 0
     if (

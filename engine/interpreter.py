@@ -50,9 +50,11 @@ from ..parser.errors import HloError, InterpreterError, UnsupportedError, Verifi
 from ..parser.ir import Block, Module, Operation, Region, TensorType
 from ..shape_inference.decode import decode_op_attributes
 from ..shape_inference.optable import OP_TABLE, OpDef
+from .codegen import straight_line
 from .dtypes import dtype_of
 from .fastpath import fast_op, relu_op
 from .kernels.quantization import quantized_kernel
+from .memory import MemoryBudget, live_cap_error, reset_current, set_current, tensor_cap_error
 from .plan import (
     CALL_OPS,
     DEFAULT_MEMORY_CAP,
@@ -109,6 +111,7 @@ class Interpreter(StepCompiler):
         self._plans: dict[str, FunctionPlan] = {}
         self._depth = 0
         self._fast = True  # no limit, callback or profile to check per step
+        self._budget_memo = MemoryBudget(self.limits.memory_cap, self.limits.live_cap)
 
     # ---------------------------------------------------------------- preparing
     def plan(self, name: str) -> FunctionPlan:
@@ -132,6 +135,11 @@ class Interpreter(StepCompiler):
             plan.template = template
             assert plan.block.args == tuple(range(len(plan.block.args)))
             plan.returns_consts = any(s in plan.consts for s in plan.block.returns)
+            plan.scalar_args = tuple(
+                k
+                for k, t in enumerate(fn.type.inputs)
+                if isinstance(t, TensorType) and t.shape == () and plain_dtype(t) is not None
+            )
         return plan
 
     def _prepare_block(
@@ -164,8 +172,28 @@ class Interpreter(StepCompiler):
             if st.kind != "constant":
                 runs.append(run)
         bp.runs = tuple(runs)
+        bp.runs = straight_line(bp)  # small elementwise steps written out inline
         bp.max_nbytes = max((st.nbytes for st in steps), default=0)
+        bp.max_live = self._live_bytes(bp, block)
         return bp
+
+    @staticmethod
+    def _live_bytes(bp: BlockPlan, block: Block) -> int:
+        """Each step's ``live``: the static bytes of the block's tensors live once it
+        ran (arguments, results not yet released; engine/memory.py's live cap); returns
+        the largest.  Constants (held by the module already) do not count."""
+        size = {s: static_nbytes(v.type) or 0 for s, v in zip(bp.args, block.arguments)}
+        live = peak = sum(size.values())
+        for st in bp.steps:
+            if st.kind == "constant":
+                continue
+            for s, t in zip(st.results, st.check_types):
+                size[s] = static_nbytes(t) or 0
+            live += st.nbytes
+            st.live = live
+            peak = max(peak, live)
+            live -= sum(size.get(s, 0) for s in st.kills)
+        return peak
 
     def _liveness(self, bp: BlockPlan, plan: FunctionPlan, top: bool) -> None:
         """Last uses: each step's ``kills``; the block's ``bind``, ``clear`` and ``free``."""
@@ -423,6 +451,10 @@ class Interpreter(StepCompiler):
             raise InterpreterError(f"call depth limit exceeded in @{name}", plan.function.pos)
         frame = plan.template.copy()
         frame[:nargs] = args  # a function's arguments take its first slots
+        for k in plan.scalar_args:
+            a = frame[k]
+            if a.__class__ is _ndarray:
+                frame[k] = a[()]
         frames.append(frame)
         top = self._depth == 0
         self._depth += 1
@@ -430,9 +462,17 @@ class Interpreter(StepCompiler):
             if top:
                 self._update_mode()
                 token = quiet_errors()  # NumPy float warnings: the spec defines these results
+                budget = set_current(self._budget())
                 try:
                     self._run_block(block, frame)
+                except HloError:
+                    raise
+                except Exception as e:  # the outermost safety net: a bug, said as one
+                    raise InterpreterError(
+                        f"internal error: {type(e).__name__}: {e}", plan.function.pos
+                    ) from e
                 finally:
+                    reset_current(budget)
                     restore_errors(token)
             else:
                 self._run_block(block, frame)
@@ -460,24 +500,44 @@ class Interpreter(StepCompiler):
         to check (``engine.compile``'s common case): the steps and nothing else."""
         block = plan.block
         assert block is not None  # a planned function
-        if self._depth or not self._fast or block.max_nbytes > self.limits.memory_cap:
+        limits = self.limits
+        if (
+            self._depth
+            or not self._fast
+            or block.max_nbytes > limits.memory_cap
+            or block.max_live > limits.live_cap
+        ):
             return list(self.call(plan.function.name, args))
         frame = plan.template.copy()
         frame[: len(args)] = args
+        for k in plan.scalar_args:
+            a = frame[k]
+            if a.__class__ is _ndarray:
+                frame[k] = a[()]
         frames = plan.frames
         frames.append(frame)
         self._depth = 1
         token = quiet_errors()
+        budget = set_current(self._budget())
         try:
             for run in block.runs:
                 run(frame)
             out = [frame[s] for s in block.returns]
         finally:
+            reset_current(budget)
             restore_errors(token)
             self._depth = 0
             frames.pop()
         del frame
         return self._outputs(plan, out, True)
+
+    def _budget(self) -> MemoryBudget:
+        """The memory budget kernels check (``engine.memory.reserve``) during a run."""
+        limits = self.limits
+        budget = self._budget_memo
+        if budget.per_tensor != limits.memory_cap or budget.live != limits.live_cap:
+            budget = self._budget_memo = MemoryBudget(limits.memory_cap, limits.live_cap)
+        return budget
 
     @staticmethod
     def _result_copy(v: Any) -> Any:
@@ -488,7 +548,11 @@ class Interpreter(StepCompiler):
 
     def _run_block(self, block: BlockPlan, frame: list[Any]) -> None:
         limits = self.limits
-        if self._fast and block.max_nbytes <= limits.memory_cap:
+        if (
+            self._fast
+            and block.max_nbytes <= limits.memory_cap
+            and block.max_live <= limits.live_cap
+        ):
             for run in block.runs:
                 run(frame)
             limits.steps += len(block.steps)
@@ -504,10 +568,11 @@ class Interpreter(StepCompiler):
         for step in block.steps:
             if step.nbytes > cap:
                 raise InterpreterError(
-                    f"result would take {step.nbytes} bytes, more than the memory cap "
-                    f"of {cap} bytes",
-                    step.op.pos,
-                    op=step.op.name,
+                    tensor_cap_error(step.nbytes, cap), step.op.pos, op=step.op.name
+                )
+            if step.live > limits.live_cap:
+                raise InterpreterError(
+                    live_cap_error(step.live, limits.live_cap), step.op.pos, op=step.op.name
                 )
             limits.steps += 1
             if limits.max_steps is not None and limits.steps > limits.max_steps:
@@ -533,7 +598,7 @@ class Interpreter(StepCompiler):
                 name = step.op.name
                 if step.kind == "constant" and name != "stablehlo.constant":
                     name += " (folded)"
-                prof.record(name, dt - inner, dt, nbytes)
+                prof.record(name, dt - inner, dt, nbytes, step.op, t0)
             else:
                 step.run(frame)
             if cb is not None and step.results:

@@ -8,6 +8,7 @@ text), a path to either, or a parsed ``Module``.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -15,8 +16,17 @@ from typing import Any
 import numpy as np
 
 from .. import parser
-from ..parser.errors import InterpreterError, ParseError
-from ..parser.ir import Function, IntegerAttr, Module, TensorType, TokenType, Type, numpy_dtype
+from ..parser.errors import HloError, HloTypeError, InterpreterError, ParseError, SourcePos
+from ..parser.ir import (
+    Function,
+    IntegerAttr,
+    LocationAttr,
+    Module,
+    TensorType,
+    TokenType,
+    Type,
+    numpy_dtype,
+)
 from .gspmd import is_gspmd_global
 from .values import TOKEN, Token
 
@@ -38,7 +48,7 @@ def load_module(module: str | bytes | os.PathLike | Module) -> Module:
         return parser.parse_module(module)
     if isinstance(module, bytes | bytearray | memoryview):
         return load_bytes(bytes(module), "<bytes>")
-    raise TypeError(
+    raise HloTypeError(
         f"module must be MLIR text, bytes, a path or a parsed Module, not {type(module).__name__}"
     )
 
@@ -51,6 +61,8 @@ def looks_like_path(text: str) -> bool:
 def load_path(path: Path) -> Module:
     try:
         data = path.read_bytes()
+    except FileNotFoundError as e:
+        raise ParseError(f"no such file: {path}") from e
     except OSError as e:
         raise ParseError(f"{path}: cannot read: {e.strerror or e}") from e
     return load_bytes(data, str(path))
@@ -102,6 +114,56 @@ def grid_size(mod: Module, attr: str, given: int | None) -> int:
     return given
 
 
+def as_array(i: int, value: Any, t: TensorType, fn: Function) -> np.ndarray:
+    """The door every input passes (issue 21 item 4): a base-class ``np.ndarray``.
+
+    ndarray subclasses (``np.matrix``, ...) become their base-class view; masked arrays
+    are refused (a mask has no meaning to a program); NumPy scalars and Python scalars
+    become 0-d arrays (Python scalars of the parameter's dtype); anything with
+    ``__array__`` (jax.Array, torch CPU tensors) or ``__dlpack__`` is converted."""
+    if isinstance(value, np.ma.MaskedArray):
+        raise HloTypeError(
+            f"argument #{i} of @{fn.name} is a masked array: pass plain data "
+            "(a.filled(value) or a.data)",
+            fn.pos,
+        )
+    if isinstance(value, np.ndarray):
+        return value if value.__class__ is np.ndarray else value.view(np.ndarray)
+    if isinstance(value, np.generic):
+        return np.asarray(value)
+    if isinstance(value, bool | int | float | complex):
+        try:
+            return np.asarray(value, dtype=numpy_dtype(t))
+        except (OverflowError, ValueError) as e:
+            raise InterpreterError(
+                f"argument #{i} of @{fn.name}: {value!r} does not fit {t.element_type}", fn.pos
+            ) from e
+    try:
+        converted = _from_protocol(value)
+    except (TypeError, ValueError, BufferError, RuntimeError) as e:  # device, dtype...
+        raise HloTypeError(
+            f"argument #{i} of @{fn.name}: a {type(value).__name__} that cannot be read "
+            f"as a NumPy array ({type(e).__name__}: {e})",
+            fn.pos,
+        ) from e
+    if converted is None:
+        raise HloTypeError(
+            f"argument #{i} of @{fn.name} must be a NumPy array (or have __array__ or "
+            f"__dlpack__), not {type(value).__name__}",
+            fn.pos,
+        )
+    return as_array(i, converted, t, fn)
+
+
+def _from_protocol(value: Any) -> np.ndarray | None:
+    """``value.__array__()`` or ``np.from_dlpack(value)``; None when it has neither."""
+    if hasattr(value, "__array__"):
+        return np.asarray(value)
+    if hasattr(value, "__dlpack__"):
+        return np.from_dlpack(value)
+    return None
+
+
 def check_input(i: int, value: Any, t: Type, fn: Function) -> Any:
     """``value`` as the array (or token) argument #i of ``fn`` takes, or an error naming
     what is wrong with it."""
@@ -112,21 +174,7 @@ def check_input(i: int, value: Any, t: Type, fn: Function) -> Any:
     if not isinstance(t, TensorType):
         return value
     want = numpy_dtype(t)
-    if not isinstance(value, np.ndarray):
-        if isinstance(value, np.generic):
-            value = np.asarray(value)
-        elif isinstance(value, bool | int | float | complex):
-            try:
-                value = np.asarray(value, dtype=want)
-            except (OverflowError, ValueError) as e:
-                raise InterpreterError(
-                    f"argument #{i} of @{fn.name}: {value!r} does not fit {t.element_type}", fn.pos
-                ) from e
-        else:
-            raise InterpreterError(
-                f"argument #{i} of @{fn.name} must be a NumPy array, not {type(value).__name__}",
-                fn.pos,
-            )
+    value = as_array(i, value, t, fn)
     if value.dtype != want:
         raise InterpreterError(
             f"argument #{i} of @{fn.name} has dtype {value.dtype}, expected {want} "
@@ -146,6 +194,66 @@ def check_input(i: int, value: Any, t: Type, fn: Function) -> Any:
     return value
 
 
+_NDARRAY = np.ndarray
+
+
+def owned_results(results: list[Any], inputs: Sequence[Any]) -> list[Any]:
+    """``results`` with every array that shares memory with an input (or with an earlier
+    result) copied, so the caller owns each one (issue 21 item 4).  Only such results
+    are copied.  The usual case is checked first, with plain loops (this runs on every
+    call): arrays that own their memory (``base is None``), none of them an input, no
+    two the same, can alias nothing."""
+    n = len(results)
+    for k in range(n):
+        r = results[k]
+        if r.__class__ is not _NDARRAY or r.base is not None:
+            return _owned(results, inputs)
+        for x in inputs:
+            if r is x:
+                return _owned(results, inputs)
+        for q in range(k):
+            if results[q] is r:
+                return _owned(results, inputs)
+    return results
+
+
+def owned_grid_results(results: list[list[Any]], inputs: Sequence[Any]) -> list[list[Any]]:
+    """``owned_results`` of a process grid's run: one result list per process, ``inputs``
+    shared or one list per process; no result aliases an input or another process's
+    result."""
+    seen: list[Any] = []
+    for x in inputs:
+        if isinstance(x, list | tuple):
+            seen.extend(x)  # one list of arguments per process
+        else:
+            seen.append(x)
+    out = []
+    for per_process in results:
+        if per_process is None:  # grid="mpi": a process on another rank
+            out.append(per_process)
+            continue
+        mine = _owned(list(per_process), seen)
+        seen.extend(mine)
+        out.append(mine)
+    return out
+
+
+def _owned(results: list[Any], inputs: Sequence[Any]) -> list[Any]:
+    """owned_results' general case: ``np.may_share_memory`` against every input and
+    earlier result (tuples recursively)."""
+    seen: list[Any] = [x for x in inputs if isinstance(x, np.ndarray)]
+    out = []
+    for r in results:
+        if isinstance(r, np.ndarray):
+            if any(r is x or np.may_share_memory(r, x) for x in seen):
+                r = r.copy()
+            seen.append(r)
+        elif isinstance(r, tuple):
+            r = tuple(_owned(list(r), seen))
+        out.append(r)
+    return out
+
+
 def check_inputs(fn: Function, inputs: Sequence[Any]) -> list[Any]:
     """``inputs`` as the arrays ``fn`` takes (Python scalars converted), or an error
     naming the argument whose count, dtype or shape is wrong."""
@@ -155,3 +263,83 @@ def check_inputs(fn: Function, inputs: Sequence[Any]) -> list[Any]:
             f"@{fn.name} takes {len(arg_types)} arguments, got {len(inputs)}", fn.pos
         )
     return [check_input(i, v, t, fn) for i, (v, t) in enumerate(zip(inputs, arg_types))]
+
+
+# ------------------------------------------------------------------ user source lines
+
+_FILE_LOC = re.compile(r'"((?:[^"\\]|\\.)*)":(\d+)(?::(\d+))?')
+_LOC_ALIAS = re.compile(r"#loc[A-Za-z0-9_$.]*")
+
+
+class Origins:
+    """``origins(op)``: the innermost user source line of an op's ``loc(...)``
+    (``"model.py:12"``), or None.  A jax.export location nests the Python frames as
+    ``callsite(callee at caller)`` under name locations; the first file location in its
+    text is the innermost frame.  ``#locN`` aliases of the module's text are expanded."""
+
+    def __init__(self, module: Module | None) -> None:
+        self.aliases: dict[str, str] = {}
+        if module is not None:
+            self.aliases = {n: a.text for n, a in module.aliases if isinstance(a, LocationAttr)}
+        self._memo: dict[str, tuple[str, int, int] | None] = {}
+
+    def __call__(self, op: Any) -> str | None:
+        loc = getattr(op, "location", None)
+        if not isinstance(loc, LocationAttr):
+            return None
+        found = self.file_location(loc)
+        return None if found is None else f"{found[0]}:{found[1]}"
+
+    def file_location(self, loc: LocationAttr) -> tuple[str, int, int] | None:
+        """(file, line, column) of the innermost file location in ``loc``, or None."""
+        if loc.text not in self._memo:
+            self._memo[loc.text] = self._resolve(loc.text)
+        return self._memo[loc.text]
+
+    def _resolve(self, text: str) -> tuple[str, int, int] | None:
+        for _ in range(64):  # aliases refer to earlier ones: a bounded expansion
+            m = _FILE_LOC.search(text)
+            first_alias = _LOC_ALIAS.search(text)
+            if m is not None and (first_alias is None or m.start() < first_alias.start()):
+                return m.group(1), int(m.group(2)), int(m.group(3) or 0)
+            if first_alias is None:
+                return None
+            name = first_alias.group(0)
+            text = text.replace(name, self.aliases.get(name, "unknown"), 1)
+        return None
+
+
+def with_origin(err: HloError, module: Module) -> HloError:
+    """``err`` naming the user source line of the op it is about (``HloError.
+    set_origin``): the op whose ``loc(...)`` the error carries (engine.plan.reraise),
+    else the op at the error's position in ``module``'s text.  An error with no position
+    (an op read from bytecode) takes the user's file location as its position, as
+    MLIR reports a diagnostic at the op's location.  Runs only on the error path."""
+    if getattr(err, "origin", None):
+        return err
+    pos = err.pos
+    known = pos is not None and pos.line > 0
+    loc = getattr(err, "location", None)
+    if loc is None and known:
+        assert pos is not None
+        op = _ops_by_pos(module).get((pos.filename, pos.line, pos.col))
+        loc = getattr(op, "location", None)
+    if not isinstance(loc, LocationAttr):
+        return err
+    found = Origins(module).file_location(loc)
+    if found is not None:
+        file, line, col = found
+        err.set_origin(f"{file}:{line}", None if known else SourcePos(file, line, col))
+    return err
+
+
+def _ops_by_pos(module: Module) -> dict[tuple[str, int, int], Any]:
+    found: dict[tuple[str, int, int], Any] = {}
+    stack: list[Any] = [f.body for f in module.functions.values() if f.body is not None]
+    while stack:
+        region = stack.pop()
+        for block in region.blocks:
+            for op in block.operations:
+                found.setdefault((op.pos.filename, op.pos.line, op.pos.col), op)
+                stack.extend(op.regions)
+    return found

@@ -29,19 +29,20 @@ from ..parser.ir import (
     TupleType,
     Type,
 )
-from ..shape_inference.optable import OpDef
 from .dtypes import dtype_of, static_shape
+from .memory import DEFAULT_CAP
 from .parallel import PARALLEL_MIN_ELEMENTS as _PARALLEL_MIN
 from .parallel import workers
 from .values import Token
 
 if TYPE_CHECKING:
+    from ..shape_inference.optable import OpDef
     from .interpreter import Interpreter
 
 RETURN_OPS = frozenset({"func.return", "stablehlo.return", "return", "chlo.return", "sdy.return"})
 CALL_OPS = frozenset({"func.call", "call"})
 
-DEFAULT_MEMORY_CAP = 4 << 30  # bytes one tensor may take
+DEFAULT_MEMORY_CAP = DEFAULT_CAP  # bytes one tensor may take (engine/memory.py)
 
 # Buffer reuse: results of at least this many elements may be written into a dying
 # operand's buffer (smaller ones are cheaper to allocate than to check).
@@ -87,6 +88,7 @@ class Limits:
     or exhausts memory."""
 
     memory_cap: int = DEFAULT_MEMORY_CAP
+    live_cap: int = DEFAULT_CAP  # bytes the live tensors of a block may take together
     max_steps: int | None = None
     timeout: float | None = None
     deadline: float | None = None  # set from timeout when a run starts
@@ -130,7 +132,17 @@ class Profile:
         self.runs = 0
         self._child = 0.0  # inclusive time of the steps nested in the current step
 
-    def record(self, name: str, self_seconds: float, total: float, nbytes: int) -> None:
+    def record(
+        self,
+        name: str,
+        self_seconds: float,
+        total: float,
+        nbytes: int,
+        op: Any = None,
+        start: float = 0.0,
+    ) -> None:
+        """One op ran: ``op`` (the Operation) and ``start`` (perf_counter seconds) are
+        for per-op profiles (engine/profile.py)."""
         s = self.ops.get(name)
         if s is None:
             s = self.ops[name] = OpStats()
@@ -276,6 +288,7 @@ class Step:
     multi: bool
     check_types: tuple[Type, ...]
     nbytes: int  # static size of the results, checked against the memory cap
+    live: int = 0  # static size of the block's live tensors once this step ran
     in_region: bool = False
     kind: str = "kernel"  # kernel | call | constant | fast | select | while | if | case
     blocks: tuple[BlockPlan, ...] = ()  # plans of the op's regions (while/if/case)
@@ -284,6 +297,9 @@ class Step:
     const: Any = None  # constant steps: the value
     fast: Any = None  # fast steps: (callable, _Fast row | None, dtype)
     run: Callable[[list[Any]], None] = _not_compiled  # set by StepCompiler
+    # (callable, dtype, scalar type, fixer) of a small elementwise step that
+    # engine.codegen may write out inline; None otherwise (set by StepCompiler)
+    inline: tuple[Any, ...] | None = None
 
     @property
     def name(self) -> str:
@@ -300,6 +316,7 @@ class BlockPlan:
     clear: tuple[int, ...] = ()  # its own slots still set after a run (region results)
     free: frozenset[int] = frozenset()  # slots of enclosing blocks it reads
     max_nbytes: int = 0
+    max_live: int = 0  # the largest ``Step.live`` (engine/memory.py: the live cap)
 
 
 @dataclass(eq=False)
@@ -311,6 +328,9 @@ class FunctionPlan:
     consts: dict[int, Any] = field(default_factory=dict)  # slot -> constant value
     template: list[Any] = field(default_factory=list)  # a fresh frame: constants filled
     returns_consts: bool = False  # some result is a constant (the caller gets a copy)
+    # 0-d arguments of plain dtypes: held in the frame as NumPy scalars, on which the
+    # fast path's ops are scalar arithmetic (as for folded constants)
+    scalar_args: tuple[int, ...] = ()
 
 
 class Scope:
@@ -385,13 +405,25 @@ def reraise(step: Step, e: BaseException) -> None:
     op = step.op
     if isinstance(e, HloError):
         if e.pos is None:
-            raise type(e)(e.message, op.pos, op=e.op or op.name, label=e.label) from None
-        raise e
+            raise _at(type(e)(e.message, op.pos, op=e.op or op.name, label=e.label), op) from None
+        raise _at(e, op)
     if isinstance(e, RecursionError):
-        raise InterpreterError("nesting too deep", op.pos, op=op.name) from None
+        raise _at(InterpreterError("nesting too deep", op.pos, op=op.name), op) from None
     if isinstance(e, ValueError | TypeError | IndexError | ArithmeticError | MemoryError):
-        raise InterpreterError(f"kernel failed: {type(e).__name__}: {e}", op.pos, op=op.name) from e
-    raise e
+        message = f"kernel failed: {type(e).__name__}: {e}"
+        raise _at(InterpreterError(message, op.pos, op=op.name), op) from e
+    # the safety net: any other stray Python exception is a bug, reported as this op's
+    # InterpreterError (chained to the original), never as a bare AttributeError
+    message = f"internal error: {type(e).__name__}: {e}"
+    raise _at(InterpreterError(message, op.pos, op=op.name), op) from e
+
+
+def _at(err: HloError, op: Any) -> HloError:
+    """``err`` remembering the ``loc(...)`` of the innermost op it came from (the
+    user's source line, engine.loading.with_origin)."""
+    if getattr(err, "location", None) is None:
+        err.location = op.location
+    return err
 
 
 def bad_result(step: Step, value: Any, t: Type) -> None:

@@ -23,12 +23,22 @@ from typing import Any
 
 import numpy as np
 
-from ..parser.errors import InterpreterError
+from ..parser.errors import HloError, InterpreterError
 from ..parser.ir import Function, Module, TensorType, TupleType, numpy_dtype
-from .gspmd import is_gspmd_global, outline_manual_regions
 from .grid import GridRunOptions, ProcessGrid, ProcessHandle, run_grid
+from .gspmd import is_gspmd_global, outline_manual_regions
 from .interpreter import DEFAULT_MEMORY_CAP, Interpreter, Limits, Profile
-from .loading import check_input, check_inputs, entry_function, grid_size, load_module
+from .loading import (
+    check_input,
+    check_inputs,
+    entry_function,
+    grid_size,
+    load_module,
+    owned_grid_results,
+    owned_results,
+    with_origin,
+)
+from .memory import MemoryBudget, budget_of
 from .platform_index import takes_platform_index
 
 _ndarray = np.ndarray
@@ -43,7 +53,7 @@ class Program:
         function: str | None = None,
         *,
         verify: bool = True,
-        memory_cap: int = DEFAULT_MEMORY_CAP,
+        memory_cap: int | MemoryBudget = DEFAULT_MEMORY_CAP,
         max_steps: int | None = None,
         timeout: float | None = None,
         float_eq: str = "bitwise",
@@ -54,7 +64,11 @@ class Program:
         host_channels: dict[int, list[Any]] | None = None,
         num_replicas: int | None = None,
         num_partitions: int | None = None,
+        grid: str = "threads",
     ):
+        if grid not in ("threads", "mpi"):
+            raise InterpreterError(f"unknown grid {grid!r}: 'threads' or 'mpi'")
+        self.grid = grid
         mod = load_module(module)
         if verify:
             from ..shape_inference import verify_module
@@ -67,7 +81,13 @@ class Program:
         self.num_replicas = grid_size(mod, "mhlo.num_replicas", num_replicas)
         self.num_partitions = grid_size(mod, "mhlo.num_partitions", num_partitions)
         self._grid = self.num_replicas * self.num_partitions > 1
-        self.limits = {"memory_cap": memory_cap, "max_steps": max_steps, "timeout": timeout}
+        budget = budget_of(memory_cap)  # engine/memory.py: per tensor and live total
+        self.limits = {
+            "memory_cap": budget.per_tensor,
+            "live_cap": budget.live,
+            "max_steps": max_steps,
+            "timeout": timeout,
+        }
         self.timeout = timeout
         self.deadlock_timeout = deadlock_timeout
         self.host_channels = host_channels
@@ -89,7 +109,7 @@ class Program:
             mod = outline_manual_regions(mod)  # its manual regions run per device
         self.interpreter = Interpreter(
             mod,
-            limits=Limits(memory_cap=memory_cap, max_steps=max_steps, timeout=timeout),
+            limits=Limits(**self.limits),
             context=self.context,
             profile=self.profile,
         )
@@ -115,8 +135,17 @@ class Program:
         """Run the entry function on ``inputs`` (NumPy arrays or Python scalars of its
         argument types); ``infeed`` / ``outfeed`` as in ``engine.run``.  With a process
         grid, see ``engine.run`` for the per-process forms of inputs and results."""
+        if self.grid == "mpi":
+            # imported here: it imports mpi4py, which initializes MPI
+            from .grid_mpi import mpi_session
+
+            with mpi_session(self.module, self.function.name, self.num_processes):
+                return self._call(inputs, infeed, outfeed)
+        return self._call(inputs, infeed, outfeed)
+
+    def _call(self, inputs: Sequence[Any], infeed: Any, outfeed: list[Any] | None) -> list[Any]:
         if self._grid:
-            return self._execute_grid(inputs, infeed, outfeed)
+            return owned_grid_results(self._execute_grid(inputs, infeed, outfeed), inputs)
         sig = self._fast_inputs
         args: list[Any] | None = None
         if sig is not None and len(inputs) == len(sig):
@@ -126,12 +155,16 @@ class Program:
                 if x.__class__ is not _ndarray or x.dtype != dt or x.shape != shape:
                     args = None
                     break
-        if args is None:
-            args = check_inputs(self.function, inputs)
-        if self._plain and infeed is None and outfeed is None:
-            self._reset_context(None, None)
-            return self.interpreter.call_plain(self._plan, args)
-        return self.execute(args, infeed=infeed, outfeed=outfeed)
+        try:
+            if args is None:
+                args = check_inputs(self.function, inputs)
+            if self._plain and infeed is None and outfeed is None:
+                self._reset_context(None, None)
+                return owned_results(self.interpreter.call_plain(self._plan, args), args)
+            return owned_results(self.execute(args, infeed=infeed, outfeed=outfeed), args)
+        except HloError as e:  # the error path only: name the user's source line
+            with_origin(e, self.module)
+            raise
 
     def claim(self) -> bool:
         """Take the program for one call (engine.api's cache): False when another thread
@@ -240,7 +273,7 @@ class Program:
             infeed=feeds,
             outfeed=outs,
         )
-        return [list(r) for r in results]
+        return [list(r) if r is not None else None for r in results]  # None: on another rank
 
     def print_profile(self) -> None:
         """The profile table on stderr (``profile=True``)."""

@@ -22,6 +22,7 @@ import numpy as np
 from ..parser.errors import InterpreterError
 from ..parser.ir import TensorType, Type
 from . import plan as _plan
+from .codegen import while_loop
 from .dtypes import dtype_of, static_shape
 from .fastpath import parallel, select
 from .plan import (
@@ -227,6 +228,8 @@ class StepCompiler:
         )
         if shape is not None and (cands or par):  # (both need a static size)
             return self._compile_fast_big(st, row, dt, cands, shape, par, fix)
+        if len(ops) <= 3:
+            st.inline = (fn, dt, sct, fix)  # engine.codegen may write this step out
         if len(ops) == 2:
             i0, i1 = ops
 
@@ -338,6 +341,7 @@ class StepCompiler:
         sct = dt.type
         fix = self._fixer(st, st.check_types[0])
         step = st
+        st.inline = (select, dt, sct, fix)  # engine.codegen may write this step out
 
         def run(frame: list[Any]) -> None:
             p = frame[i0]
@@ -389,6 +393,7 @@ class StepCompiler:
         early = tuple(s for s in kills if s in ops and s not in cond.free | body.free)
         kills = tuple(s for s in kills if s not in early)
         cap_bytes = max(cond.max_nbytes, body.max_nbytes)
+        live_bytes = max(cond.max_live, body.max_live)
         limits = self.limits
         run_block = self._run_block
         step = st
@@ -397,7 +402,7 @@ class StepCompiler:
             vals: Sequence[Any] = [frame[i] for i in ops]
             for s in early:
                 frame[s] = None
-            fast = self._fast and cap_bytes <= limits.memory_cap
+            fast = self._fast and cap_bytes <= limits.memory_cap and live_bytes <= limits.live_cap
             max_steps = limits.max_steps
             n = 0
             try:
@@ -448,7 +453,8 @@ class StepCompiler:
             for s in kills:
                 frame[s] = None
 
-        return run
+        # the same loop generated as one function, for runs without limits to check
+        return while_loop(st, run, self, limits, early, kills, clear_each)
 
     def _compile_branch(self, st: Step) -> Callable[[list[Any]], None]:
         """spec "if" / "case": the chosen branch's plan runs inline."""

@@ -22,6 +22,7 @@ _LAZY = {
     "VerificationError": "parser.errors",
     "InterpreterError": "parser.errors",
     "UnsupportedError": "parser.errors",
+    "HloTypeError": "parser.errors",
 }
 
 __all__ = ["__version__", *_LAZY]

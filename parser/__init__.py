@@ -32,7 +32,6 @@ def parse_module(text: str | bytes, filename: str = "<string>", *, line_offset: 
     magic (``ML\\xefR``: a portable artifact or unversioned StableHLO bytecode, read by
     ``parse_bytecode``), else UTF-8 text."""
     from .bytecode.encoding import is_bytecode
-    from .grammar import parse_module as _parse  # pyparsing loads only when text is parsed
 
     if isinstance(text, bytes | bytearray | memoryview):
         data = bytes(text)
@@ -44,6 +43,8 @@ def parse_module(text: str | bytes, filename: str = "<string>", *, line_offset: 
             raise ParseError(
                 f"{filename}: neither MLIR bytecode nor UTF-8 text (byte offset {e.start})"
             ) from e
+    from .grammar import parse_module as _parse  # pyparsing loads only when text is parsed
+
     return _parse(text, filename, line_offset=line_offset)
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import pyparsing as pp
 
+from . import dense_text
 from . import lexer as lx
 from .attributes import (
     LiteralError,
@@ -119,7 +120,6 @@ _NUMBER = re.compile(
     r"[-+]?(?:0x[0-9A-Fa-f]+(?![0-9A-Za-z_.])|[0-9]+\.[0-9]*(?:[eE][-+]?[0-9]+)?|[0-9]+[eE][-+]?[0-9]+"
     r"|[0-9]+(?![0-9A-Za-z_.]))"
 )
-_DENSE_END = re.compile(r"[^<>]*>")
 _STABLEHLO_DIALECTS = ("stablehlo", "chlo")
 
 
@@ -299,6 +299,8 @@ class AttrParser(TypeParser):
                 value = wrap_int(value, t)
             elif t is not None and not isinstance(t, IndexType):
                 raise LiteralError(f"integer literal for type {t}")
+            else:  # untyped (MLIR's default, i64) or index: 64 bits, as printed back
+                value = wrap_int(value, _I64)
             return IntegerAttr(value, t)
         except (LiteralError, ValueError, OverflowError) as e:
             raise c.error(str(e), start) from None
@@ -319,12 +321,15 @@ class AttrParser(TypeParser):
                     return DenseElementsAttr(t, decode_hex_blob(text[q + 3 : end], t), True)
                 except (LiteralError, ValueError, OverflowError, TypeError) as e:
                     raise c.error(f"invalid dense literal: {e}", start) from None
-        m = _DENSE_END.match(text, q)
-        if m is None:
+        end = text.find(">", q)  # memchr, then the same check as ``[^<>]*>``
+        if end < 0 or text.find("<", q, end) >= 0:
             raise c.error("unterminated dense<...> literal", start)
-        body = text[q : m.end() - 1]
-        c.pos = m.end()
+        body = text[q:end]
+        c.pos = end + 1
         t = self._dense_type(start)
+        fast = dense_text.decode(body, t)
+        if fast is not None:
+            return DenseElementsAttr(t, fast, False)
         try:
             array, is_hex = decode_dense(body, t)
         except (LiteralError, ValueError, OverflowError, TypeError) as e:
@@ -662,6 +667,22 @@ def _conv(p: AttrParser, start: int) -> Attribute:
     return cd
 
 
+_HEX_FLOAT = re.compile(r"0x[0-9A-Fa-f]+\b(?!\s*:)")
+_F64 = FloatType("f64")
+_I64 = IntegerType(64)
+
+
+def _tolerance(a: Attribute, c: lx.Cursor) -> float:
+    """A result_accuracy tolerance: an APFloat of f64 (StablehloAttrs.td), where a
+    hexadecimal literal is the f64 bit pattern (MLIR's parseFloat), as printed for NaN
+    and infinities."""
+    if isinstance(a, FloatAttr):
+        return float(a.value)
+    if isinstance(a, IntegerAttr) and a.type is None:
+        return float(a.value)
+    raise c.error("a result_accuracy tolerance must be a float")
+
+
 def _result_accuracy(p: AttrParser, start: int) -> Attribute:
     c = p.c
     vals: dict[str, Any] = {}
@@ -671,6 +692,16 @@ def _result_accuracy(p: AttrParser, start: int) -> Attribute:
             if key not in ("atol", "rtol", "ulps", "mode"):
                 raise c.error(f"unknown result_accuracy parameter '{key}'")
             c.expect("=")
+            c.skip()
+            hexm = _HEX_FLOAT.match(c.text, c.pos) if key in ("atol", "rtol") else None
+            if hexm is not None:  # the f64 bit pattern (NaN, infinities)
+                c.pos = hexm.end()
+                vals[key] = float_attr_value(hexm.group(0), _F64)
+                continue_ = c.accept(">")
+                if continue_:
+                    break
+                c.expect(",", "or '>'")
+                continue
             a = p.parse_attribute()
             if key == "mode":
                 if not isinstance(a, EnumAttr):
@@ -681,9 +712,7 @@ def _result_accuracy(p: AttrParser, start: int) -> Attribute:
                     raise c.error("ulps must be an integer")
                 vals[key] = a.value
             else:
-                if not isinstance(a, (FloatAttr, IntegerAttr)):
-                    raise c.error(f"{key} must be a number")
-                vals[key] = float(a.value)
+                vals[key] = _tolerance(a, c)
             if c.accept(">"):
                 break
             c.expect(",", "or '>'")

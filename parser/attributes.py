@@ -232,6 +232,15 @@ def static_shape(ttype: TensorType) -> tuple[int, ...]:
     return tuple(d for d in shape if d is not None)
 
 
+def splat_array(element: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """A splat as a read-only zero-stride view of its one element: ``dense<0> :
+    tensor<1000000000xi64>`` costs one element, not 8 GB (the memory budget,
+    engine/memory.py, applies when an op materializes it)."""
+    arr = np.broadcast_to(np.asarray(element).reshape(()), shape)
+    arr.flags.writeable = False  # broadcast_to views are read-only already; be explicit
+    return arr
+
+
 def decode_hex_blob(hexdigits: str, ttype: TensorType) -> np.ndarray:
     """``dense<"0x...">``: raw little-endian storage (or one element, splatted)."""
     if len(hexdigits) % 2:
@@ -257,7 +266,7 @@ def decode_raw_data(raw: bytes, ttype: TensorType) -> np.ndarray:
         if len(raw) == n:
             arr = np.frombuffer(raw, dtype=np.uint8) != 0
         elif len(raw) == 1:
-            arr = np.full(n, raw[0] != 0)
+            return splat_array(np.array(raw[0] != 0), shape)
         elif len(raw) == (n + 7) // 8:
             arr = np.unpackbits(np.frombuffer(raw, dtype=np.uint8), bitorder="little")[:n] != 0
         else:
@@ -286,7 +295,7 @@ def decode_raw_data(raw: bytes, ttype: TensorType) -> np.ndarray:
     else:
         arr = np.frombuffer(raw, dtype=dtype.newbyteorder("<")).astype(dtype, copy=False)
     if count == 1 and n != 1:
-        arr = np.broadcast_to(arr, (n,))
+        return splat_array(arr.reshape(()), shape)
     return np.ascontiguousarray(arr).reshape(shape)
 
 
@@ -545,9 +554,8 @@ def decode_dense(body: str, ttype: TensorType) -> tuple[np.ndarray, bool]:
     lit_shape, leaves = _tree_shape(tree)
     splat = _check_shape(lit_shape, shape, len(leaves))
     arr = _leaves_to_array(leaves, ttype.element_type)
-    n = _num_elements(shape)
-    if splat:
-        arr = np.broadcast_to(arr, (n,)).copy()
+    if splat and _num_elements(shape) != 1:
+        return splat_array(arr.reshape(()), shape), False
     arr = arr.reshape(shape)
     arr.setflags(write=False)
     return arr, False

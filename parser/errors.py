@@ -43,13 +43,26 @@ class HloError(Exception):
         self.op = op
         self.label = label
         self.source_line = source_line
+        self.origin: str | None = None  # the user's source line (``model.py:12``)
+        self.location: object = None  # the failing op's ``loc(...)`` (a LocationAttr)
         super().__init__(self.render())
+
+    def set_origin(self, origin: str, pos: SourcePos | None = None) -> None:
+        """Name the user source line the failing op came from (a ``loc(...)`` of an
+        exported model), rendered as ``(from: model.py:12)``; or, for an error with no
+        position in the program (bytecode), make ``pos`` its position."""
+        if pos is not None:
+            self.pos = pos
+        else:
+            self.origin = origin
+        self.args = (self.render(),)
 
     def render(self, *, with_source: bool = False) -> str:
         where = f"{self.pos}: " if self.pos is not None else ""
         what = f"'{self.op}' op " if self.op else ""
         tag = f" ({self.label})" if self.label else ""
-        text = f"{where}error: {what}{self.message}{tag}"
+        origin = f" (from: {self.origin})" if getattr(self, "origin", None) else ""
+        text = f"{where}error: {what}{self.message}{tag}{origin}"
         if with_source and self.source_line is not None and self.pos is not None:
             caret = " " * max(self.pos.col - 1, 0) + "^"
             text += f"\n{self.source_line}\n{caret}"
@@ -70,3 +83,8 @@ class InterpreterError(HloError):
 
 class UnsupportedError(HloError):
     """A well-formed, valid construct that hlorun does not implement (yet)."""
+
+
+class HloTypeError(HloError, TypeError):
+    """A value of the wrong Python type handed to the API (``run(42)``, a masked array as
+    an input): an ``HloError`` that is also a ``TypeError``."""

@@ -24,6 +24,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from . import dense_text
 from . import lexer as lx
 from .attr_syntax import _symbol_name
 from .attributes import (
@@ -32,16 +33,19 @@ from .attributes import (
 from .errors import HloError, ParseError
 from .ir import (
     Attribute,
+    DenseElementsAttr,
+    Function,
     Module,
     Operation,
     Type,
 )
-from .op_syntax import OpParser
+from .op_syntax import OpParser, _with_location, sort_attrs
 from .pretty_ops import FORMS as _SIMPLE_FORMS
 from .pretty_ops import parse_default
 from .pretty_regions import FORMS as _REGION_FORMS
 from .pretty_sdy import FORMS as _SDY_FORMS
-from .source import split_input_file  # re-exported: parser/source.py is its home
+from .source import split_input_file
+from .type_syntax import _simple_tensor  # re-exported: parser/source.py is its home
 
 __all__ = ["Parser", "parse_module", "split_input_file"]
 
@@ -52,11 +56,138 @@ CUSTOM_FORMS: dict[str, Callable[..., Operation]] = {
 }
 
 
+# Fast path of the generic op form as MLIR prints it, on one line: ``%r = "d.op"(%a, %b)
+# <{props}> {attrs} : (tensor<...>, ...) -> tensor<...>`` (no regions, no successors;
+# simple tensor types; an optional trailing ``loc(...)``).  The head ends at the
+# operand list; the properties / attributes parse as usual; the function type ends it.
+_V = r"%(?:[0-9]+|[A-Za-z_$.\-][A-Za-z0-9_$.\-]*)"
+_T = r"tensor<(?:(?:[0-9]+|\?)x)*[a-z][A-Za-z0-9]*>"
+_GENERIC_HEAD = re.compile(
+    rf'(?:({_V})(?::([0-9]+))? = )?"([A-Za-z_][A-Za-z0-9_$.\-]*)"'
+    rf"\(((?:{_V}(?:#[0-9]+)?(?:, {_V}(?:#[0-9]+)?)*)?)\)"
+)
+_GENERIC_TYPE = re.compile(
+    rf" ?: \(((?:{_T}(?:, {_T})*)?)\) -> ({_T}|\((?:{_T}(?:, {_T})*)?\))"
+    r"(?=[ \t]*(?:\n|\r|//|$|loc\())"
+)
+# ``%cst = stablehlo.constant dense<[...]> : tensor<...>`` with a decimal body
+_CONSTANT_HEAD = re.compile(rf"({_V}) = (stablehlo\.constant) dense<(?=\[)")
+_CONSTANT_TAIL = re.compile(rf"> : ({_T})(?=[ \t]*(?:\n|\r|//|$|loc\())")
+_VALUE_PROP = frozenset({"value"})
+_SIMPLE_TENSOR = re.compile(r"tensor<((?:(?:[0-9]+|\?)x)*)([a-z][A-Za-z0-9]*)>")
+
+
 class Parser(OpParser):
     """Recursive-descent parser over one text; ``parse_module`` is the entry point."""
 
     custom_forms = CUSTOM_FORMS
     default_form = staticmethod(parse_default)
+
+    def __init__(self, text: str, filename: str = "<string>", line_offset: int = 0):
+        super().__init__(text, filename, line_offset)
+        self._tensor_cache: dict[str, Type] = {}
+
+    def parse_operation(self) -> Operation | Function:
+        """An operation; the generic form of a one-line op without regions takes
+        ``_generic_fast`` (the same Operation as ``generic_body``), a decimal
+        ``stablehlo.constant`` ``_constant_fast`` (the same as ``parse_constant``), else
+        ``OpParser``."""
+        c = self.c
+        start = c.skip()
+        m = _CONSTANT_HEAD.match(c.text, start)
+        op = self._constant_fast(m, start) if m is not None else self._generic_fast()
+        return op if op is not None else super().parse_operation()
+
+    def _constant_fast(self, m: re.Match, start: int) -> Operation | None:
+        c = self.c
+        text = c.text
+        end = text.find(">", m.end())
+        t = _CONSTANT_TAIL.match(text, end) if end > 0 else None
+        if t is None or text.find("<", m.end(), end) >= 0:
+            return None
+        ttype = self._tensors(t.group(1))
+        value = dense_text.decode(text[m.end() : end], ttype[0]) if ttype else None
+        if value is None or not ttype:
+            return None
+        c.pos = t.end()
+        op = Operation(
+            m.group(2),
+            (),
+            self.make_results([(m.group(1), None)], ttype, start),
+            (("value", DenseElementsAttr(ttype[0], value, False)),),
+            (),
+            (),
+            _VALUE_PROP,
+            None,
+            c.location(start),
+        )
+        if c.peek() == "l":
+            loc = self.trailing_location()
+            if loc is not None:
+                op = _with_location(op, loc)
+        return op
+
+    def _generic_fast(self) -> Operation | None:
+        c = self.c
+        start = c.pos
+        text = c.text
+        m = _GENERIC_HEAD.match(text, start)
+        if m is None or m.group(3) == "func.func":
+            return None
+        c.pos = m.end()
+        props: tuple = ()
+        attrs: tuple = ()
+        if text.startswith(" <{", c.pos):
+            c.pos += 2
+            props = self.parse_attr_dict()
+            c.expect(">", "after properties")
+        if text.startswith(" {", c.pos):
+            c.pos += 1
+            attrs = self.parse_attr_dict()
+        t = _GENERIC_TYPE.match(text, c.pos)
+        ins = self._tensors(t.group(1)) if t is not None else None
+        outs = t.group(2) if t is not None else ""
+        results = self._tensors(outs[1:-1] if outs.startswith("(") else outs)
+        if t is None or ins is None or results is None:
+            c.pos = start
+            return None
+        c.pos = t.end()
+        names = m.group(4).split(", ") if m.group(4) else []
+        defs = [(m.group(1), int(m.group(2)) if m.group(2) else None)] if m.group(1) else []
+        op = Operation(
+            m.group(3),
+            self.make_operands(names, ins, start),
+            self.make_results(defs, results, start),
+            sort_attrs(props + attrs),
+            (),
+            (),
+            frozenset(k for k, _ in props),
+            None,
+            c.location(start),
+        )
+        if c.peek() == "l":
+            loc = self.trailing_location()
+            if loc is not None:
+                op = _with_location(op, loc)
+        return op
+
+    def _tensors(self, text: str) -> tuple[Type, ...] | None:
+        """``tensor<...>, tensor<...>`` as types (one TensorType per spelling in a
+        parse), or None when one is not a builtin element type."""
+        if not text:
+            return ()
+        cache = self._tensor_cache
+        out = []
+        for part in text.split(", "):
+            t = cache.get(part)
+            if t is None:
+                m = _SIMPLE_TENSOR.fullmatch(part)
+                t = _simple_tensor(m.group(1), m.group(2)) if m is not None else None
+                if t is None:
+                    return None
+                cache[part] = t
+            out.append(t)
+        return tuple(out)
 
     # ---- module ------------------------------------------------------------------------
     def parse_module(self) -> Module:

@@ -153,6 +153,26 @@ class QuantizedType(Type):
     storage_min: int | None = None
     storage_max: int | None = None
 
+    def _key(self) -> tuple:  # scales by bit pattern: NaN-safe, sign-of-zero-safe
+        scales = np.float64(self.scales).tobytes()
+        return (
+            self.storage_type,
+            self.expressed_type,
+            scales,
+            self.zero_points,
+            self.quantized_dimension,
+            self.storage_min,
+            self.storage_max,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, QuantizedType):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
     @property
     def is_per_axis(self) -> bool:
         return self.quantized_dimension is not None
@@ -455,12 +475,17 @@ class DenseElementsAttr(Attribute):
     @cached_property
     def _key(self) -> tuple:
         a = self.array
+        if a.size > 1 and self.is_splat:  # a lazy splat never materializes
+            return (self.type, a.dtype.str, a.shape, "splat", a.reshape(-1)[:1].tobytes())
         return (self.type, a.dtype.str, a.shape, a.tobytes())
 
     @property
     def is_splat(self) -> bool:
         """True when every element has the same bit pattern (and there is one at least)."""
-        flat = np.ascontiguousarray(self.array).reshape(-1)
+        a = self.array
+        if a.size and not any(a.strides):  # a zero-stride view of one element
+            return True
+        flat = np.ascontiguousarray(a).reshape(-1)
         if flat.size == 0:
             return False
         raw = flat.view(np.uint8).reshape(flat.size, flat.dtype.itemsize)
@@ -614,6 +639,18 @@ class ResultAccuracy(Attribute):
     rtol: float = 0.0
     ulps: int = 0
     mode: EnumAttr | None = None
+
+    def _key(self) -> tuple:  # tolerances by bit pattern: NaN-safe, sign-of-zero-safe
+        bits = np.float64([self.atol, self.rtol]).tobytes()
+        return (bits, self.ulps, self.mode)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ResultAccuracy):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
 
 
 @dataclass(frozen=True)

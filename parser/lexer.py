@@ -57,19 +57,28 @@ _SIMPLE_ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\"}
 
 def unescape_string(body: str) -> str:
     """The value of a string literal's body (between the quotes): ``\\"`` ``\\\\`` ``\\n``
-    ``\\t`` and ``\\XX`` (a hex byte, kept as a latin-1 character)."""
+    ``\\t`` and ``\\XX`` (a hex byte).  An MLIR string is a byte string: the text's
+    characters as UTF-8 plus the escaped bytes, held as ``bytes.decode("utf-8",
+    "surrogateescape")`` (a byte that is not valid UTF-8 is a lone surrogate), so that
+    ``"\\C3\\A9"`` and a literal e-acute are the same string and print the same way."""
     if "\\" not in body:
+        if not body.isascii():
+            body.encode("utf-8", "surrogateescape")  # a stray surrogate: ValueError
         return body
-
-    def repl(m: re.Match) -> str:
+    out = bytearray()
+    pos = 0
+    for m in _ESCAPE.finditer(body):
+        out += body[pos : m.start()].encode("utf-8", "surrogateescape")
         if m.group(1) is not None:
-            return chr(int(m.group(1), 16))
-        c = m.group(2)
-        if c in _SIMPLE_ESCAPES:
-            return _SIMPLE_ESCAPES[c]
-        raise ValueError(f"unknown escape sequence '\\{c}' in string")
-
-    return _ESCAPE.sub(repl, body)
+            out.append(int(m.group(1), 16))
+        else:
+            c = m.group(2)
+            if c not in _SIMPLE_ESCAPES:
+                raise ValueError(f"unknown escape sequence '\\{c}' in string")
+            out += _SIMPLE_ESCAPES[c].encode()
+        pos = m.end()
+    out += body[pos:].encode("utf-8", "surrogateescape")
+    return out.decode("utf-8", "surrogateescape")
 
 
 def _line_starts(text: str) -> list[int]:

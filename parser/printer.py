@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from .ir import (
     ArrayAttr,
@@ -45,7 +46,6 @@ from .number_text import format_float as format_float
 from .opdecl import OP_DECLS
 from .pretty_print import FORMS as _SIMPLE_FORMS
 from .pretty_print_regions import FORMS as _REGION_FORMS
-from .pretty_sdy import PRINT_FORMS as _SDY_FORMS
 from .printer_core import BasePrinter
 from .printer_core import _result_list as _result_list
 from .printer_core import escape_string as escape_string
@@ -60,8 +60,27 @@ __all__ = [
     "print_type",
 ]
 
-# Every family's pretty printers by op name.
-_PRETTY: dict[str, Callable[..., str | None]] = {**_SIMPLE_FORMS, **_REGION_FORMS, **_SDY_FORMS}
+
+class _PrettyForms(dict):
+    """Every family's pretty printers by op name; the Shardy (``sdy.``) forms are added
+    when the first ``sdy`` op is printed (parser/pretty_sdy.py loads the text grammar,
+    which printing anything else does not need)."""
+
+    def get(self, name: str, default: Any = None) -> Any:
+        if name.startswith("sdy.") and not self._sdy:
+            self._load_sdy()
+        return super().get(name, default)
+
+    _sdy = False
+
+    def _load_sdy(self) -> None:
+        from .pretty_sdy import PRINT_FORMS  # on first use, to keep startup cheap
+
+        self.update(PRINT_FORMS)
+        _PrettyForms._sdy = True
+
+
+_PRETTY: dict[str, Callable[..., str | None]] = _PrettyForms({**_SIMPLE_FORMS, **_REGION_FORMS})
 
 
 class _Printer(BasePrinter):

@@ -89,17 +89,16 @@ _PLAIN = re.compile(r"[ !#-\[\]-~]*\Z")
 
 
 def escape_string(s: str) -> str:
-    """``s`` as an MLIR string literal (with the quotes)."""
+    """``s`` as an MLIR string literal (with the quotes): its UTF-8 bytes (a lone
+    surrogate from ``surrogateescape`` is the byte it stands for), printable ASCII as
+    is, every other byte as ``\\XX`` (lexer.unescape_string reads it back)."""
     if _PLAIN.match(s):
         return f'"{s}"'
-    out = []
-    for ch in s:
-        o = ord(ch)
-        if o < 256:
-            out.append(_ESCAPE[o])
-        else:
-            out.extend(f"\\{b:02X}" for b in ch.encode("utf-8"))
-    return '"' + "".join(out) + '"'
+    try:
+        data = s.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a surrogate no parse produces (a hand-built IR)
+        data = s.encode("utf-8", "surrogatepass")
+    return '"' + "".join([_ESCAPE[b] for b in data]) + '"'
 
 
 def _keyword_or_string(name: str) -> str:

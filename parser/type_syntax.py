@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import re
+import struct
 
 import pyparsing as pp
 
@@ -46,6 +47,9 @@ _INT_TYPE = re.compile(r"(si|ui|i)([0-9]+)$")
 _FLOAT_NAMES = frozenset(FLOAT_TYPE_NAMES)
 
 
+_INT64_MAX = (1 << 63) - 1
+
+
 @functools.lru_cache(maxsize=512)
 def builtin_type(word: str) -> Type | None:
     """The builtin scalar type named ``word`` (``f32``, ``si8``, ``index``...), or None."""
@@ -71,6 +75,8 @@ def _simple_tensor(dims: str, elem: str) -> TensorType | None:
     if et is None:
         return None
     shape = tuple(None if d == "?" else int(d) for d in dims.split("x")[:-1])
+    if any(d is not None and d > _INT64_MAX for d in shape):
+        return None  # the slow path reports it
     return TensorType(shape, et)
 
 
@@ -79,7 +85,9 @@ def _simple_tensor(dims: str, elem: str) -> TensorType | None:
 
 def _build_quant_grammar() -> pp.ParserElement:
     integer = pp.Regex(r"[-+]?[0-9]+").set_parse_action(lambda t: int(t[0]))
-    real = pp.Regex(r"[-+]?(?:[0-9]+\.?[0-9]*(?:[eE][-+]?[0-9]+)?|inf|nan)").set_parse_action(
+    real = pp.Regex(r"0x[0-9A-Fa-f]{1,16}\b").set_parse_action(  # f64 bits (NaN, inf)
+        lambda t: struct.unpack("<d", struct.pack("<Q", int(t[0], 16)))[0]
+    ) | pp.Regex(r"[-+]?(?:[0-9]+\.?[0-9]*(?:[eE][-+]?[0-9]+)?|inf|nan)").set_parse_action(
         lambda t: float(t[0])
     )
     storage = pp.Regex(r"(?:si|ui|i|u)[0-9]+")("storage")
@@ -181,7 +189,10 @@ class TypeParser:
         m = c.match(lx.INTEGER_RE)
         if m is None:
             raise c.error(f"expected {what}, found {c.describe()}")
-        return int(m.group(0), 0) if "x" in m.group(0) else int(m.group(0))
+        value = int(m.group(0), 0) if "x" in m.group(0) else int(m.group(0))
+        if not -_INT64_MAX - 1 <= value <= _INT64_MAX:  # MLIR's parseInteger<int64_t>
+            raise c.error(f"integer value {value} does not fit in 64 bits", m.start())
+        return value
 
     def int_list(self, open_: str = "[", close: str = "]") -> tuple[int, ...]:
         c = self.c
@@ -264,6 +275,8 @@ class TypeParser:
             m = c.expect_match(_DIMS, "tensor dimensions")
             dims = m.group(1)
             shape = tuple(None if d == "?" else int(d) for d in dims.split("x")[:-1])
+            if any(d is not None and d > _INT64_MAX for d in shape):
+                raise c.error("tensor dimension does not fit in 64 bits", start)
         elem = self.parse_type()
         if isinstance(elem, (TensorType, FunctionType, TupleType)):
             raise c.error("invalid tensor element type", start)

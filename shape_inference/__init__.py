@@ -4,6 +4,7 @@ Importing this package registers every family's rows in the op table.
 """
 
 from . import (  # noqa: F401  (imported for their registrations)
+    async_ops,
     channels,
     check,
     chlo,

@@ -40,26 +40,29 @@ def _none(ctx: ShapeContext, *operands: Type, **_):
 # Checks and probes report or write outside their operands: never folded or dropped.
 _EFFECTS = {"side_effects"}
 
-define_op("check.expect_eq", _pair, traits=_EFFECTS)
-define_op("check.expect_eq_const", _const, attrs={"value": REQUIRED}, traits=_EFFECTS)
-define_op("check.expect_almost_eq", _pair, attrs={"tolerance": 1e-4}, traits=_EFFECTS)
+define_op("check.expect_eq", _pair, traits=_EFFECTS, results=0)
+define_op("check.expect_eq_const", _const, attrs={"value": REQUIRED}, traits=_EFFECTS, results=0)
+define_op("check.expect_almost_eq", _pair, attrs={"tolerance": 1e-4}, traits=_EFFECTS, results=0)
 define_op(
     "check.expect_almost_eq_const",
     _const,
     attrs={"value": REQUIRED, "tolerance": 1e-4},
     traits=_EFFECTS,
+    results=0,
 )
 define_op(
     "check.expect_close",
     _pair,
     attrs={"max_ulp_difference": 1, "min_ulp_difference": 0},
     traits=_EFFECTS,
+    results=0,
 )
 define_op(
     "check.expect_serialized_eq",
     _none,
     attrs={"probe_id": REQUIRED, "iter": 0, "iteration": None},
     traits=_EFFECTS,
+    results=0,
 )
 define_op("interpreter.probe", _probe, attrs={"probe_id": REQUIRED}, traits=_EFFECTS)
 define_op(
@@ -67,4 +70,5 @@ define_op(
     _none,
     decode=lambda op: {"operand_name": op.operands[0].name if op.operands else ""},
     traits=_EFFECTS,
+    results=0,
 )

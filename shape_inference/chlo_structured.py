@@ -15,6 +15,7 @@ from ..parser.ir import (
 from .chlo import check_elem, is_chlo_any, is_chlo_integer, merge_dim, tensor_operand
 from .decode import decode_attribute
 from .optable import REQUIRED, ShapeContext, define_op
+from .verifier import compatible
 
 I1 = IntegerType(1)
 I32 = IntegerType(32)
@@ -245,6 +246,29 @@ def scan_num_inputs(
     return n
 
 
+def _check_scan_body(
+    ctx: ShapeContext,
+    inputs: tuple[Type, ...],
+    inits: tuple[Type, ...],
+    block_types: tuple[Type, ...] | None,
+    dimension: int,
+) -> None:
+    """ScanOp::verify: body argument i is compatible with operand i, an input's
+    without its scanned dimension."""
+    if block_types is None:
+        return
+    for i, (t, arg) in enumerate(zip(inputs + inits, block_types)):
+        if not (isinstance(t, TensorType) and isinstance(arg, TensorType)):
+            continue
+        shape = t.shape
+        if i < len(inputs) and shape is not None:
+            shape = shape[:dimension] + shape[dimension + 1 :]
+        if not compatible(
+            TensorType(shape, t.element_type), TensorType(arg.shape, arg.element_type)
+        ):
+            raise ctx.error("chlo.scan.body", f"operand and body argument {i} are incompatible")
+
+
 def _scan_shape(
     ctx: ShapeContext,
     *operands: Type,
@@ -262,10 +286,17 @@ def _scan_shape(
         region = ctx.regions[0]
         if region.blocks:
             block_types = tuple(v.type for v in region.blocks[0].arguments)
+    if block_types is not None and len(block_types) != len(operands):  # ScanOp::verify
+        raise ctx.error(
+            "chlo.scan.body",
+            f"expects {len(operands)} arguments in the body, but got {len(block_types)}",
+        )
     n_in = scan_num_inputs(operands, block_types, operandSegmentSizes)
     if n_in is None:
         return None
     inputs, inits = operands[:n_in], operands[n_in:]
+    if not inputs and len(ctx.result_types) == len(inits):  # ScanOp::verify
+        raise ctx.error("chlo.scan.empty", "at least one of inputs or outputs must be present")
     if dimension < 0:
         raise ctx.error("chlo.scan.dimension", f"dimension must be non-negative, got {dimension}")
     size: int | None = scan_dim_size
@@ -281,6 +312,7 @@ def _scan_shape(
         if size is not None and d is not None and d != size:
             raise ctx.error("chlo.scan.inputs", "inputs must have one size along dimension")
         size = merge_dim(size, d)
+    _check_scan_body(ctx, inputs, inits, block_types, dimension)
     results = ctx.result_types
     if len(results) < len(inits):
         raise ctx.error("chlo.scan.results", "there must be one carry result per init")

@@ -6,7 +6,7 @@ outfeed) plus ``interpreter.run_parallel`` (docs/test-dialects.md).
 Messages follow the StableHLO verifier's wording where it has one.  The process-grid
 size is not known statically, so checks that depend on ``num_replicas`` /
 ``num_partitions`` (e.g. all_gather_c3, the exact all_gather_c6 size) run in the
-kernels.
+kernels: a row's ``grid_label`` names the constraint "process ids within the grid".
 
 Every row decodes its attributes with ``decode_with_op``, which adds ``op`` (the
 ``Operation``) so that kernels can name the op and its location in deadlock reports.
@@ -498,7 +498,19 @@ def collective_broadcast_shape(
     )
     for t in data:
         require_tensor(ctx, t, "collective_broadcast_i1", "operand")
-    return data  # collective_broadcast_c3, c4, c5
+    results = ctx.result_types
+    if results and len(results) != len(data):  # collective_broadcast_c5
+        raise ctx.error(
+            "collective_broadcast_c5",
+            f"expects {len(data)} results (one per data operand), got {len(results)}",
+        )
+    label = "collective_broadcast_c4" if has_dynamic_root else "collective_broadcast_c3"
+    for j, (r, t) in enumerate(zip(results, data)):
+        if not compatible(r, t):  # collective_broadcast_c3 / c4: type(results[j])
+            raise ctx.error(
+                label, f"result #{j} has type {type_text(r)}, operand #{j} {type_text(t)}"
+            )
+    return data
 
 
 def collective_reduce_shape(
@@ -587,6 +599,7 @@ define_op(
     multi_result=True,
     decode=decode_with_op,
     attrs={"all_gather_dim": REQUIRED, **_GROUPED, "use_global_device_ids": False},
+    grid_label="all_gather_c3",
 )
 define_op(
     "stablehlo.all_reduce",
@@ -596,6 +609,8 @@ define_op(
     decode=decode_with_op,
     regions=("computation",),
     attrs={**_GROUPED, "use_global_device_ids": False},
+    result_labels=("all_reduce_c6", "all_reduce_c7"),
+    grid_label="all_reduce_c2",
 )
 define_op(
     "stablehlo.reduce_scatter",
@@ -604,6 +619,7 @@ define_op(
     decode=decode_with_op,
     regions=("computation",),
     attrs={"scatter_dimension": REQUIRED, **_GROUPED, "use_global_device_ids": False},
+    grid_label="reduce_scatter_c4",
 )
 define_op(
     "stablehlo.all_to_all",
@@ -617,6 +633,7 @@ define_op(
         "split_count": REQUIRED,
         **_GROUPED,
     },
+    grid_label="all_to_all_c6",
 )
 define_op(
     "stablehlo.collective_broadcast",
@@ -625,6 +642,7 @@ define_op(
     multi_result=True,
     decode=decode_with_op,
     attrs={**_GROUPED, "has_dynamic_root": False},
+    grid_label="collective_broadcast_c2",
 )
 define_op(
     "stablehlo.collective_reduce",
@@ -634,6 +652,7 @@ define_op(
     decode=decode_with_op,
     regions=("computation",),
     attrs={**_GROUPED, "has_dynamic_root": False, "use_global_device_ids": False},
+    grid_label="collective_reduce_c2",
 )
 define_op(
     "stablehlo.collective_permute",
@@ -641,6 +660,7 @@ define_op(
     traits=_EFFECTS,
     decode=decode_with_op,
     attrs={"source_target_pairs": REQUIRED, "channel_handle": None},
+    grid_label="collective_permute_c4",
 )
 define_op("stablehlo.replica_id", process_id_shape, traits=_EFFECTS, decode=decode_with_op)
 define_op("stablehlo.partition_id", process_id_shape, traits=_EFFECTS, decode=decode_with_op)

@@ -316,11 +316,22 @@ define_op("stablehlo.if", if_shape, regions=("true_branch", "false_branch"), mul
 define_op(
     "stablehlo.case", case_shape, regions=("branches",), variadic_regions=True, multi_result=True
 )
-define_op("stablehlo.optimization_barrier", identity_shape, multi_result=True)
-define_op("stablehlo.tuple", tuple_shape)
-define_op("stablehlo.get_tuple_element", get_tuple_element_shape, attrs={"index": 0})
-define_op("stablehlo.after_all", token_shape)
-define_op("stablehlo.create_token", token_shape)
+define_op(
+    "stablehlo.optimization_barrier",
+    identity_shape,
+    multi_result=True,
+    traits={"no_fold"},
+    result_labels=("optimization_barrier_c1", "optimization_barrier_c1"),
+)
+define_op("stablehlo.tuple", tuple_shape, result_labels=("tuple_c1", "tuple_c1"))
+define_op(
+    "stablehlo.get_tuple_element",
+    get_tuple_element_shape,
+    attrs={"index": 0},
+    result_labels=("get_tuple_element_c2", "get_tuple_element_c2"),
+)
+define_op("stablehlo.after_all", token_shape, traits={"no_fold"})
+define_op("stablehlo.create_token", token_shape, traits={"no_fold"})
 define_op(
     "stablehlo.custom_call",
     custom_call_shape,
@@ -340,6 +351,7 @@ define_op(
         "rng_algorithm": None,
     },
     multi_result=True,
+    traits={"side_effects"},  # a target may read or write anything
 )
 define_op(
     "stablehlo.composite",

@@ -19,30 +19,16 @@ from .elementwise import (
     shapes_compatible,
 )
 from .optable import REQUIRED, ShapeContext, define_op
-from .typeutil import require_tensor, type_text
-
-_FLOAT_BITS = {
-    "f4E2M1FN": 4,
-    "f6E2M3FN": 6,
-    "f6E3M2FN": 6,
-    "bf16": 16,
-    "f16": 16,
-    "tf32": 19,
-    "f32": 32,
-    "f64": 64,
-}
+from .typeutil import bitwidth, require_tensor, type_text
 
 
 def num_bits(e: Type) -> int:
-    """spec ``num_bits`` of an element type (quantized: of its storage type)."""
-    if isinstance(e, QuantizedType):
-        return e.storage_type.width
-    if isinstance(e, IntegerType):
-        return e.width
-    if isinstance(e, FloatType):
-        return _FLOAT_BITS.get(e.name, 8)  # every f8* type has 8 bits
+    """spec ``num_bits`` of an element type: ``bitwidth`` (typeutil.py, the one home),
+    twice the part's for a complex type."""
     if isinstance(e, ComplexType):
-        return 2 * num_bits(e.element_type)
+        return 2 * bitwidth(e.element_type)
+    if isinstance(e, IntegerType | FloatType | QuantizedType):
+        return bitwidth(e)
     raise TypeError(f"no bit width for {e}")
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..parser import opdecl
 from ..parser.errors import VerificationError
 from ..parser.ir import (
     ArrayAttr,
@@ -19,6 +20,7 @@ from ..parser.ir import (
     ConvDimensionNumbers,
     DenseArrayAttr,
     DenseElementsAttr,
+    DenseResourceAttr,
     DialectAttr,
     DictionaryAttr,
     DotAlgorithm,
@@ -27,6 +29,7 @@ from ..parser.ir import (
     FloatAttr,
     GatherDimensionNumbers,
     IntegerAttr,
+    OpaqueAttr,
     Operation,
     OutputOperandAlias,
     ResultAccuracy,
@@ -36,6 +39,7 @@ from ..parser.ir import (
     TypeAttr,
     UnitAttr,
 )
+from ..parser.printer import print_attribute
 from .optable import REQUIRED, OpDef
 
 # Structured attributes whose fields become keyword arguments of their own.
@@ -80,6 +84,71 @@ def decode_attribute(attr: Attribute) -> Any:
     return attr
 
 
+# What each value kind of parser/opdecl.py must be in the IR, so that shape functions
+# and kernels may rely on it ("array", "any" and the kinds not listed: anything).
+KIND_CLASSES: dict[str, tuple[type, ...]] = {
+    "i64": (IntegerAttr,),
+    "i32": (IntegerAttr,),
+    "i64_array": (DenseArrayAttr,),
+    "bool_array": (DenseArrayAttr,),
+    "bool": (BoolAttr,),
+    "unit": (UnitAttr,),
+    "string": (StringAttr, OpaqueAttr),  # a typed string ``"foo" : tensor<3xf32>``
+    "f32": (FloatAttr,),
+    "dense": (DenseElementsAttr, DenseResourceAttr),
+    "i64_elements": (DenseElementsAttr, DialectAttr),  # or replica_group_mesh_axes
+    "precision_config": (ArrayAttr,),
+    "channel_handle": (ChannelHandle,),
+    "result_accuracy": (ResultAccuracy,),
+    "dot_algorithm": (DotAlgorithm,),
+    "dot_dimension_numbers": (DotDimensionNumbers,),
+    "gather_dimension_numbers": (GatherDimensionNumbers,),
+    "scatter_dimension_numbers": (ScatterDimensionNumbers,),
+    "conv_dimension_numbers": (ConvDimensionNumbers,),
+    "dict": (DictionaryAttr,),
+    "symbol": (SymbolRefAttr,),
+}
+
+
+def check_attribute_kinds(op: Operation) -> None:
+    """Each attribute ``op`` declares (parser/opdecl.py) is of its declared kind: a
+    ``channel_handle`` is a ``#stablehlo.channel_handle``, an ``i64`` an integer, an
+    enum a case of that enum...  Raises ``VerificationError`` naming the attribute."""
+    decl = opdecl.OP_DECLS.get(op.name)
+    if decl is None:
+        return
+    for name, attr in op.attributes:
+        a = decl.attr(name)
+        if a is None:
+            continue
+        kind = a.kind
+        if kind.startswith("enum:"):
+            ok = isinstance(attr, EnumAttr) and attr.kind == kind[5:]
+        else:
+            classes = KIND_CLASSES.get(kind)
+            ok = classes is None or isinstance(attr, classes)
+        if not ok:
+            raise VerificationError(
+                f"attribute '{name}' must be {_kind_text(kind)}, got {_attr_text(attr)}",
+                op.pos,
+                op=op.name,
+                label="attribute_kind",
+            )
+
+
+def _kind_text(kind: str) -> str:
+    if kind.startswith("enum:"):
+        return f"a #stablehlo<{kind[5:]} ...> case"
+    return {"channel_handle": "a #stablehlo.channel_handle"}.get(kind, f"of kind {kind}")
+
+
+def _attr_text(attr: Attribute) -> str:
+    try:
+        return print_attribute(attr)
+    except Exception:  # noqa: BLE001  (a hand-built attribute that does not print)
+        return type(attr).__name__
+
+
 def _fields(attr: Attribute) -> dict[str, Any]:
     return {k: v for k, v in vars(attr).items() if not k.startswith("_") and k != "raw"}
 
@@ -89,6 +158,7 @@ def decode_op_attributes(op: Operation, row: OpDef) -> dict[str, Any]:
     defaults filled in.  Attributes the row does not declare (discardable ones such as
     ``mhlo.sharding``) are dropped.  A missing required attribute is a
     ``VerificationError``."""
+    check_attribute_kinds(op)
     if row.decode is not None:
         return row.decode(op)
     declared = row.attrs

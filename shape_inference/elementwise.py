@@ -309,6 +309,7 @@ def unary(
         _elementwise_shape(short, 1, allowed, quant),
         attrs={"result_accuracy": None} if result_accuracy else None,
         traits=POINTWISE,
+        result_labels=(f"{short}_c1", f"{short}_c1"),
     )
     UNARY.append((short, allowed, quant))
 
@@ -327,7 +328,12 @@ def binary(
     traits = POINTWISE | {"commutative"} if commutative else POINTWISE
     if idempotent:
         traits |= {"idempotent"}
-    define_op(name, _elementwise_shape(short, 2, allowed, quant), traits=traits)
+    define_op(
+        name,
+        _elementwise_shape(short, 2, allowed, quant),
+        traits=traits,
+        result_labels=(f"{short}_c1", f"{short}_c1"),
+    )
     BINARY.append((short, allowed, quant))
 
 
@@ -386,7 +392,7 @@ def abs_shape(ctx: ShapeContext, operand: Type) -> TensorType | None:
     return TensorType(t.shape, result_e, t.encoding)  # (C1): the operand's shape and bounds
 
 
-define_op("stablehlo.abs", abs_shape, traits=POINTWISE)
+define_op("stablehlo.abs", abs_shape, traits=POINTWISE, result_labels=("abs_c1", "abs_c2"))
 
 
 def add_shape(ctx: ShapeContext, lhs: Type, rhs: Type) -> TensorType | None:
@@ -554,7 +560,9 @@ def complex_shape(ctx: ShapeContext, lhs: Type, rhs: Type) -> TensorType:
     return merge_tensor_types([a, b], ComplexType(a.element_type))  # (C2), (C3)
 
 
-define_op("stablehlo.complex", complex_shape, traits=POINTWISE)
+define_op(
+    "stablehlo.complex", complex_shape, traits=POINTWISE, result_labels=("complex_c2", "complex_c3")
+)
 
 
 def _part_shape(op: str):
@@ -570,8 +578,12 @@ def _part_shape(op: str):
     return shape_fn
 
 
-define_op("stablehlo.real", _part_shape("real"), traits=POINTWISE)
-define_op("stablehlo.imag", _part_shape("imag"), traits=POINTWISE)
+define_op(
+    "stablehlo.real", _part_shape("real"), traits=POINTWISE, result_labels=("real_c1", "real_c2")
+)
+define_op(
+    "stablehlo.imag", _part_shape("imag"), traits=POINTWISE, result_labels=("imag_c1", "imag_c2")
+)
 
 
 def is_finite_shape(ctx: ShapeContext, x: Type) -> TensorType:
@@ -581,7 +593,12 @@ def is_finite_shape(ctx: ShapeContext, x: Type) -> TensorType:
     return TensorType(t.shape, I1)  # (C1)
 
 
-define_op("stablehlo.is_finite", is_finite_shape, traits=POINTWISE)
+define_op(
+    "stablehlo.is_finite",
+    is_finite_shape,
+    traits=POINTWISE,
+    result_labels=("is_finite_c1", "is_finite_o1"),
+)
 
 __all__ = [
     "ANY",

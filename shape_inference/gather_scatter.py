@@ -11,9 +11,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..parser.ir import (
-    FloatType,
-    IntegerType,
-    QuantizedType,
     TensorType,
     Type,
 )
@@ -33,7 +30,7 @@ from .movement import (
     tensor_with_bounds,
 )
 from .optable import REQUIRED, ShapeContext, shape_function
-from .typeutil import ranked_shape
+from .typeutil import is_promotable, ranked_shape
 
 # --------------------------------------------------------------------------------------
 # gather, dynamic_gather
@@ -301,7 +298,11 @@ def _gather_result(
     return tensor_with_bounds([d for d, _ in dims], t.element_type, [b for _, b in dims])
 
 
-@shape_function("stablehlo.gather", attrs={**_GATHER_ATTRS, "slice_sizes": REQUIRED})
+@shape_function(
+    "stablehlo.gather",
+    result_labels=("gather_c22", "gather_c23"),
+    attrs={**_GATHER_ATTRS, "slice_sizes": REQUIRED},
+)
 def gather(ctx: ShapeContext, operand: Type, start_indices: Type, *, slice_sizes, **attrs: Any):
     """spec: gather: shape(result) = combine(batch_dim_sizes, offset_dim_sizes)."""
     t = tensor_operand(ctx, operand, "operand", "gather_i1")
@@ -314,7 +315,11 @@ def gather(ctx: ShapeContext, operand: Type, start_indices: Type, *, slice_sizes
     return _gather_result(t, idx, dn, sizes)  # gather_c22, gather_c23
 
 
-@shape_function("stablehlo.dynamic_gather", attrs=dict(_GATHER_ATTRS))
+@shape_function(
+    "stablehlo.dynamic_gather",
+    result_labels=("dynamic_gather_c13", "dynamic_gather_c14"),
+    attrs=dict(_GATHER_ATTRS),
+)
 def dynamic_gather(
     ctx: ShapeContext, operand: Type, start_indices: Type, slice_sizes: Type, **attrs: Any
 ):
@@ -382,37 +387,6 @@ def dynamic_gather(
 # --------------------------------------------------------------------------------------
 
 
-def _float_width(t: FloatType) -> int:
-    if t.name in ("f64",):
-        return 64
-    if t.name in ("f32", "tf32"):
-        return 32
-    if t.name in ("f16", "bf16"):
-        return 16
-    return 8
-
-
-def is_promotable(a: Type, b: Type) -> bool:
-    """spec: is_promotable(x, y): y can hold every value of x (same kind, no narrowing)."""
-    if a == b:
-        return True
-    if isinstance(a, IntegerType) and isinstance(b, IntegerType):
-        if a.is_bool or b.is_bool:
-            return False
-        return a.signedness == b.signedness and b.width >= a.width
-    if isinstance(a, FloatType) and isinstance(b, FloatType):
-        return _float_width(b) >= _float_width(a)
-    if isinstance(a, QuantizedType) and isinstance(b, QuantizedType):
-        return (
-            is_promotable(a.storage_type, b.storage_type)
-            and a.expressed_type == b.expressed_type
-            and a.scales == b.scales
-            and a.zero_points == b.zero_points
-            and a.quantized_dimension == b.quantized_dimension
-        )
-    return False
-
-
 def _check_scatter_region(ctx: ShapeContext, inputs: Sequence[TensorType]) -> list[Type]:
     """scatter_c23: update_computation has type (tensor<E0>, ..., tensor<E0>, ...) ->
     (tensor<E0>, ...) with is_promotable(element_type(inputs[i]), Ei).  Returns the Ei."""
@@ -470,6 +444,7 @@ def _check_scatter_region(ctx: ShapeContext, inputs: Sequence[TensorType]) -> li
 
 @shape_function(
     "stablehlo.scatter",
+    result_labels=("scatter_c24", "scatter_c25"),
     attrs={
         "scatter_dimension_numbers": REQUIRED,
         "update_window_dims": (),

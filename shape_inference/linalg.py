@@ -16,7 +16,9 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from ..parser.ir import ComplexType, FloatType, QuantizedType, TensorType, Type, TypeExtensions
+from .dot_algorithm import check_dot_algorithm
 from .optable import REQUIRED, ShapeContext, shape_function
+from .quantization import check_quantized_contraction
 from .typeutil import require_tensor, require_tensors
 
 # --------------------------------------------------------------------------------------
@@ -80,6 +82,12 @@ def _declared(ctx: ShapeContext, i: int = 0) -> Type | None:
     return ctx.result_types[i] if len(ctx.result_types) > i else None
 
 
+def _declared_elem(ctx: ShapeContext) -> Type | None:
+    """The element type of the declared (first) result; None when none is declared."""
+    d = _declared(ctx)
+    return _elem(d) if d is not None else None
+
+
 def _result_elem(ctx: ShapeContext, default: Type, i: int = 0) -> Type:
     d = _declared(ctx, i)
     return _elem(d) if isinstance(d, TensorType) else default
@@ -131,6 +139,7 @@ def _check_precision(ctx: ShapeContext, label: str, precision_config: Sequence[o
 
 @shape_function(
     "stablehlo.dot_general",
+    result_labels=("dot_general_c12", "dot_general_c12"),
     attrs={
         "lhs_batching_dimensions": (),
         "rhs_batching_dimensions": (),
@@ -175,25 +184,7 @@ def dot_general(
             "has duplicated dimension from rhs_batching_dimensions and rhs_contracting_dimensions",
         )
     _check_precision(ctx, "dot_general_c11", precision_config)
-    if algorithm is not None:
-        if any(p != "DEFAULT" for p in precision_config):  # dot_general_c21
-            raise ctx.error(
-                "dot_general_c21", "must specify DEFAULT precision config when algorithm is set"
-            )
-        for field in ("lhs_precision_type", "rhs_precision_type", "accumulation_type"):
-            t = getattr(algorithm, field, None)
-            if t is not None and not isinstance(t, FloatType):  # dot_general_c21 (I8-I10)
-                raise ctx.error(
-                    "dot_general_c21", "dot algorithm not known to be supported on any hardware"
-                )
-        for label, field in (
-            ("dot_general_c22", "lhs_component_count"),
-            ("dot_general_c23", "rhs_component_count"),
-            ("dot_general_c24", "num_primitive_operations"),
-        ):
-            v = getattr(algorithm, field, 1)
-            if v is not None and v <= 0:  # dot_general_c22..c24
-                raise ctx.error(label, f"{field} must be positive")
+    check_dot_algorithm(ctx, algorithm, precision_config)
     ls, rs = lt.shape, rt.shape
     if ls is None or rs is None:
         return None
@@ -220,6 +211,21 @@ def dot_general(
     # verifier does not check it (TypeInference.cpp verifyDotGeneralOp), and JAX emits
     # mixed ones (f32 x i32 in its TPU svd); the kernel computes in the result type.
     _check_quantized_combo(ctx, "dot_general_c14", le, re_)
+    if isinstance(re_, QuantizedType):
+        if any(z != 0 for z in re_.zero_points):  # dot_general_c15
+            raise ctx.error("dot_general_c15", "zero points of rhs must be 0")
+        if re_.quantized_dimension is not None and re_.quantized_dimension in rc:
+            raise ctx.error(  # dot_general_c16
+                "dot_general_c16",
+                "quantization dimension of rhs must not be a contracting dimension of rhs",
+            )
+    check_quantized_contraction(
+        ctx,
+        ("dot_general_c17", "dot_general_c18", "dot_general_c19", "dot_general_c20"),
+        le,
+        re_,
+        _declared_elem(ctx),
+    )
     # dot_general_c12: shape(result) = batch + lhs free + rhs free (with their bounds)
     lbd, rbd = _bounds(lt), _bounds(rt)
     dims = [_merge_dim(ls[a], lbd[a], rs[b], rbd[b]) for a, b in zip(lb, rb)]
@@ -319,7 +325,7 @@ def _conv_shape(
     batch_group_count,
     precision_config,
 ) -> Type | None:
-    """spec: convolution / dynamic_conv constraints C1-C27 (labels ``<op>_cN``)."""
+    """spec: convolution / dynamic_conv constraints C1-C34 (labels ``<op>_cN``)."""
     ls, rs = lhs.shape, rhs.shape
     if ls is None or rs is None:
         return None
@@ -403,6 +409,24 @@ def _conv_shape(
     if not isinstance(le, QuantizedType) and not isinstance(re_, QuantizedType) and le != re_:
         raise ctx.error(f"{op}_c27", f"lhs and rhs element types differ: {le} vs {re_}")  # C27
     _check_quantized_combo(ctx, f"{op}_c28", le, re_)
+    res = _declared_elem(ctx)
+    if isinstance(re_, QuantizedType) and re_.quantized_dimension not in (
+        None,
+        kernel_output_feature_dimension,
+    ):  # C29
+        raise ctx.error(
+            f"{op}_c29", "quantization dimension of rhs must be kernel_output_feature_dimension"
+        )
+    if isinstance(res, QuantizedType) and res.quantized_dimension not in (
+        None,
+        output_feature_dimension,
+    ):  # C30
+        raise ctx.error(
+            f"{op}_c30", "quantization dimension of result must be output_feature_dimension"
+        )
+    check_quantized_contraction(
+        ctx, (f"{op}_c31", f"{op}_c32", f"{op}_c33", f"{op}_c34"), le, re_, res
+    )
     # C25 / C26: the result shape
     out: list[int | None] = [None] * n
     out[output_batch_dimension] = None if batch is None else batch // batch_group_count
@@ -425,9 +449,13 @@ def _conv_shape(
     return TensorType(tuple(out), _result_elem(ctx, le))
 
 
-@shape_function("stablehlo.convolution", attrs={**_CONV_ATTRS, "padding": None})
+@shape_function(
+    "stablehlo.convolution",
+    result_labels=("convolution_c25", "convolution_c25", "convolution_c26"),
+    attrs={**_CONV_ATTRS, "padding": None},
+)
 def convolution(ctx: ShapeContext, lhs: Type, rhs: Type, *, padding=None, **attrs) -> Type | None:
-    """spec: convolution (C1-C27; quantized-only C28-C34 are not checked)."""
+    """spec: convolution (C1-C34)."""
     lt, rt = require_tensors(ctx, (lhs, "convolution_i1"), (rhs, "convolution_i2"))
     pad = None
     pad_shape = None
@@ -439,7 +467,11 @@ def convolution(ctx: ShapeContext, lhs: Type, rhs: Type, *, padding=None, **attr
     return _conv_shape(ctx, "convolution", lt, rt, pad, pad_shape, **attrs)
 
 
-@shape_function("stablehlo.dynamic_conv", attrs=dict(_CONV_ATTRS))
+@shape_function(
+    "stablehlo.dynamic_conv",
+    result_labels=("dynamic_conv_c25", "dynamic_conv_c25", "dynamic_conv_c26"),
+    attrs=dict(_CONV_ATTRS),
+)
 def dynamic_conv(ctx: ShapeContext, lhs: Type, rhs: Type, padding: Type, **attrs) -> Type | None:
     """spec: dynamic_conv: as convolution with ``padding`` an operand (spatial result
     dimensions are then dynamic unless the declared result gives them)."""
@@ -508,6 +540,7 @@ def fft(
 
 @shape_function(
     "stablehlo.triangular_solve",
+    result_labels=("triangular_solve_c4", "triangular_solve_c4"),
     attrs={
         "left_side": REQUIRED,
         "lower": REQUIRED,
@@ -549,7 +582,9 @@ def triangular_solve(
     return b  # triangular_solve_c4
 
 
-@shape_function("stablehlo.cholesky", attrs={"lower": False})
+@shape_function(
+    "stablehlo.cholesky", result_labels=("cholesky_c1", "cholesky_c1"), attrs={"lower": False}
+)
 def cholesky(ctx: ShapeContext, a: Type, *, lower: bool = False) -> Type | None:
     """spec: cholesky (C1-C3)."""
     shape = require_tensor(ctx, a, "cholesky_i1").shape
@@ -615,7 +650,11 @@ def _vec_of(vectors: Iterable[Type], elem: Type) -> TensorType:
     return TensorType((None,), elem)
 
 
-@shape_function("stablehlo.batch_norm_inference", attrs=_BN_ATTRS)
+@shape_function(
+    "stablehlo.batch_norm_inference",
+    result_labels=("batch_norm_inference_c7", "batch_norm_inference_c7"),
+    attrs=_BN_ATTRS,
+)
 def batch_norm_inference(
     ctx: ShapeContext,
     operand: Type,
@@ -652,7 +691,16 @@ def batch_norm_inference(
     return operand  # batch_norm_inference_c7
 
 
-@shape_function("stablehlo.batch_norm_training", attrs=_BN_ATTRS, multi_result=True)
+@shape_function(
+    "stablehlo.batch_norm_training",
+    attrs=_BN_ATTRS,
+    multi_result=True,
+    result_labels=(
+        ("batch_norm_training_c7", "batch_norm_training_c2"),
+        ("batch_norm_training_c5", "batch_norm_training_c2"),
+        ("batch_norm_training_c6", "batch_norm_training_c2"),
+    ),
+)
 def batch_norm_training(
     ctx: ShapeContext,
     operand: Type,
@@ -680,7 +728,16 @@ def batch_norm_training(
     return (operand, vec, vec)  # batch_norm_training_c5..c7
 
 
-@shape_function("stablehlo.batch_norm_grad", attrs=_BN_ATTRS, multi_result=True)
+@shape_function(
+    "stablehlo.batch_norm_grad",
+    attrs=_BN_ATTRS,
+    multi_result=True,
+    result_labels=(
+        ("batch_norm_grad_c3", "batch_norm_grad_c2"),
+        ("batch_norm_grad_c4", "batch_norm_grad_c2"),
+        ("batch_norm_grad_c4", "batch_norm_grad_c2"),
+    ),
+)
 def batch_norm_grad(
     ctx: ShapeContext,
     operand: Type,

@@ -188,7 +188,10 @@ def _decode_constant(op: Operation) -> dict[str, Any]:
 
 
 @shape_function(
-    "stablehlo.constant", attrs={"value": REQUIRED, "value_type": None}, decode=_decode_constant
+    "stablehlo.constant",
+    result_labels=("constant_c1", "constant_c1"),
+    attrs={"value": REQUIRED, "value_type": None},
+    decode=_decode_constant,
 )
 def constant(ctx: ShapeContext, *, value: Any, value_type: Type | None = None):
     """spec: constant.  constant_c1: type(value) = type(output); as in the StableHLO
@@ -509,7 +512,12 @@ def dynamic_reshape(ctx: ShapeContext, operand: Type, output_shape: Type):
     return None
 
 
-@shape_function("stablehlo.transpose", attrs={"permutation": REQUIRED}, traits={"foldable"})
+@shape_function(
+    "stablehlo.transpose",
+    result_labels=("transpose_c3", "transpose_c1"),
+    attrs={"permutation": REQUIRED},
+    traits={"foldable"},
+)
 def transpose(ctx: ShapeContext, operand: Type, *, permutation):
     """spec: transpose: shape(result) = dim(operand, permutation...)."""
     operand = tensor_operand(ctx, operand, "operand", "transpose_i1")
@@ -550,7 +558,12 @@ def transpose(ctx: ShapeContext, operand: Type, *, permutation):
     return tensor_with_bounds(shape, element, [bounds[p] for p in perm])
 
 
-@shape_function("stablehlo.reverse", attrs={"dimensions": REQUIRED}, traits={"foldable"})
+@shape_function(
+    "stablehlo.reverse",
+    result_labels=("reverse_c1", "reverse_c1"),
+    attrs={"dimensions": REQUIRED},
+    traits={"foldable"},
+)
 def reverse(ctx: ShapeContext, operand: Type, *, dimensions):
     """spec: reverse: type(result) = type(operand)."""
     t = tensor_operand(ctx, operand, "operand", "reverse_i1")

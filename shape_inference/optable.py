@@ -17,7 +17,11 @@ Traits (``OpDef.traits``, declared with the shape function; ``TRAITS`` lists the
 * ``foldable``: pure, cheap on constants: the interpreter may evaluate it at plan time
   when all its operands are constants;
 * ``side_effects``: reads or writes state outside its operands (I/O, collectives,
-  random state, checks): never folded, never dropped.
+  random state, checks, custom calls): never folded, never dropped;
+* ``no_fold``: pure, but never replaced by a constant (``engine.fold``): its result is
+  implementation-defined (rng_bit_generator), it is a barrier to optimization
+  (optimization_barrier), or it makes a token (after_all, create_token).  Dropped
+  when unused.
 
 Calling conventions
 -------------------
@@ -72,6 +76,10 @@ class OpDef:
     regions: tuple[str, ...] = ()
     variadic_regions: bool = False  # True: all regions arrive as one tuple (case branches)
     multi_result: bool = False
+    # how many results the op has: None = any (checked by its shape function); a row
+    # that is not multi_result has 1 unless it declares 0 (checks, prints): the verifier
+    # checks it, so a kernel never sees a missing result_type
+    results: int | None = 1
     decode: Callable[..., dict[str, Any]] | None = None  # custom decoder (op) -> kwargs
     traits: frozenset[str] = frozenset()
     shape: Callable[..., Any] | None = None
@@ -80,10 +88,20 @@ class OpDef:
     # engine columns, registered with the kernel:
     ufunc: Any = None  # engine.ufunc.Ufunc: the NumPy ufunc equal to the op, and where
     fast_plan: Callable[..., Any] | None = None  # engine.fastpath: (op, type, dtype, attrs)
+    # The spec labels stating the result type, named by the verifier when a declared
+    # result type differs from the inferred one: (shape label, element-type label[, rank
+    # label]), or one such tuple per result; () = the generic "inferred_type".
+    result_labels: tuple = ()
+    # The spec label of "the process ids it names are within the process grid"
+    # (size(replica_groups) = num_replicas..., all_gather_c3): checked by the kernel,
+    # when the grid is known.
+    grid_label: str | None = None
 
 
 # The traits a row may declare (module docstring).
-TRAITS = frozenset({"elementwise", "commutative", "idempotent", "foldable", "side_effects"})
+TRAITS = frozenset(
+    {"elementwise", "commutative", "idempotent", "foldable", "side_effects", "no_fold"}
+)
 
 
 OP_TABLE: dict[str, OpDef] = {}
@@ -110,6 +128,9 @@ def define_op(
     multi_result: bool = False,
     decode: Callable[..., dict[str, Any]] | None = None,
     traits: frozenset[str] | set[str] | tuple[str, ...] = (),
+    result_labels: tuple = (),
+    results: int | None = None,
+    grid_label: str | None = None,
 ) -> OpDef:
     """Create (or complete) the static side of a row: attributes, regions, traits,
     shape function."""
@@ -125,7 +146,10 @@ def define_op(
     row.regions = tuple(regions)
     row.variadic_regions = variadic_regions
     row.multi_result = multi_result
+    row.results = results if results is not None else (None if multi_result else 1)
     row.decode = decode
+    row.result_labels = tuple(result_labels)
+    row.grid_label = grid_label
     return row
 
 

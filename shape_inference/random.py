@@ -68,7 +68,12 @@ def _int_or_float(e: Type) -> bool:
     return (isinstance(e, IntegerType) and not e.is_bool) or isinstance(e, FloatType)
 
 
-@shape_function("stablehlo.rng_bit_generator", attrs={"rng_algorithm": REQUIRED}, multi_result=True)
+@shape_function(
+    "stablehlo.rng_bit_generator",
+    attrs={"rng_algorithm": REQUIRED},
+    multi_result=True,
+    traits={"no_fold"},  # implementation-defined bits
+)
 def rng_bit_generator(ctx: ShapeContext, initial_state: Type, *, rng_algorithm: str) -> None:
     """spec: rng_bit_generator (C1, C2).  DEFAULT is PHILOX here (as XLA on CPU), so
     its state has 2 or 3 elements.

@@ -138,7 +138,11 @@ def _num_windows(padded: int | None, window: int, stride: int) -> int | None:
 
 
 @shape_function(
-    "stablehlo.reduce", attrs={"dimensions": REQUIRED}, regions=("body",), multi_result=True
+    "stablehlo.reduce",
+    result_labels=("reduce_c7", "reduce_c8"),
+    attrs={"dimensions": REQUIRED},
+    regions=("body",),
+    multi_result=True,
 )
 def reduce_shape(ctx: ShapeContext, *operand_types: Type, dimensions: Sequence[int]):
     """spec "reduce" (C1)-(C8)."""
@@ -187,6 +191,11 @@ def reduce_shape(ctx: ShapeContext, *operand_types: Type, dimensions: Sequence[i
 
 @shape_function(
     "stablehlo.reduce_window",
+    # results[0]: (C15) num_windows; the others: (C14) same(shape(results...))
+    result_labels=(
+        ("reduce_window_c15", "reduce_window_c16"),
+        ("reduce_window_c14", "reduce_window_c16"),
+    ),
     attrs={
         "window_dimensions": REQUIRED,
         "window_strides": None,
@@ -277,6 +286,7 @@ def reduce_window_shape(
 
 @shape_function(
     "stablehlo.select_and_scatter",
+    result_labels=("select_and_scatter_c11", "select_and_scatter_c12"),
     attrs={"window_dimensions": None, "window_strides": None, "padding": None},
     regions=("select", "scatter"),
 )
@@ -364,6 +374,7 @@ def select_and_scatter_shape(
 
 @shape_function(
     "stablehlo.sort",
+    result_labels=("sort_c2", "sort_c2"),
     attrs={"dimension": -1, "is_stable": False},
     regions=("comparator",),
     multi_result=True,

@@ -99,7 +99,7 @@ for _name in (
     "sdy.func_data_flow_edge",
 ):
     define_op(_name, _same_type, decode=raw_attrs)
-define_op("sdy.sharding_group", _no_result, decode=raw_attrs, traits={"side_effects"})
+define_op("sdy.sharding_group", _no_result, decode=raw_attrs, traits={"side_effects"}, results=0)
 define_op("sdy.constant", _constant, decode=raw_attrs, traits={"foldable"})
 define_op(
     "sdy.manual_computation",

@@ -36,6 +36,7 @@ from .typeutil import ranked_shape, type_text
 
 @shape_function(
     "stablehlo.slice",
+    result_labels=("slice_c5", "slice_c1"),
     attrs={"start_indices": REQUIRED, "limit_indices": REQUIRED, "strides": REQUIRED},
     traits={"foldable"},
 )
@@ -100,7 +101,11 @@ def _check_start_indices(
         raise ctx.error(same_label, "start indices must all have the same type")
 
 
-@shape_function("stablehlo.dynamic_slice", attrs={"slice_sizes": REQUIRED})
+@shape_function(
+    "stablehlo.dynamic_slice",
+    result_labels=("dynamic_slice_c5", "dynamic_slice_c1"),
+    attrs={"slice_sizes": REQUIRED},
+)
 def dynamic_slice(ctx: ShapeContext, operand: Type, *start_indices: Type, slice_sizes):
     """spec: dynamic_slice: shape(result) = slice_sizes."""
     t = tensor_operand(ctx, operand, "operand", "dynamic_slice_i1")
@@ -125,7 +130,10 @@ def dynamic_slice(ctx: ShapeContext, operand: Type, *start_indices: Type, slice_
     return TensorType(sizes, t.element_type)  # dynamic_slice_c1, dynamic_slice_c5
 
 
-@shape_function("stablehlo.dynamic_update_slice")
+@shape_function(
+    "stablehlo.dynamic_update_slice",
+    result_labels=("dynamic_update_slice_c1", "dynamic_update_slice_c1"),
+)
 def dynamic_update_slice(ctx: ShapeContext, operand: Type, update: Type, *start_indices: Type):
     """spec: dynamic_update_slice: type(result) = type(operand)."""
     t = tensor_operand(ctx, operand, "operand", "dynamic_update_slice_i1")
@@ -192,7 +200,12 @@ def real_dynamic_slice(
 # --------------------------------------------------------------------------------------
 
 
-@shape_function("stablehlo.concatenate", attrs={"dimension": REQUIRED}, traits={"foldable"})
+@shape_function(
+    "stablehlo.concatenate",
+    result_labels=("concatenate_c6", "concatenate_c5"),
+    attrs={"dimension": REQUIRED},
+    traits={"foldable"},
+)
 def concatenate(ctx: ShapeContext, *inputs: Type, dimension: int):
     """spec: concatenate."""
     if not inputs:  # concatenate_c3

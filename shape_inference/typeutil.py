@@ -3,10 +3,20 @@
 from __future__ import annotations
 
 from ..parser.ir import ComplexType, FloatType, IntegerType, QuantizedType, TensorType, Type
-from ..parser.printer import print_type as type_text  # MLIR type text in messages
 from .optable import ShapeContext
 
-_FLOAT_BITS = {"bf16": 16, "f16": 16, "tf32": 32, "f32": 32, "f64": 64}
+
+def type_text(t: Type) -> str:
+    """MLIR type text, for messages (``parser.printer.print_type``)."""
+    # imported on first use, to keep startup cheap: the printer pulls in its grammars
+    from ..parser.printer import print_type
+
+    return print_type(t)
+
+
+# tf32 is a 19-bit type (1 sign, 8 exponent, 10 mantissa bits: MLIR FloatTF32Type), held
+# in float32 storage; bitwidth is the type's own width, not its storage's.
+_FLOAT_BITS = {"bf16": 16, "f16": 16, "tf32": 19, "f32": 32, "f64": 64}
 
 
 def element_type(t: Type) -> Type:
@@ -14,7 +24,8 @@ def element_type(t: Type) -> Type:
 
 
 def bitwidth(e: Type) -> int:
-    """spec "bitwidth": the bits of an element type (the storage type's, for quantized)."""
+    """spec "bitwidth": the bits of an element type (the storage type's, for quantized;
+    a complex type's part type's).  The one home of this fact: import it."""
     if isinstance(e, IntegerType):
         return e.width
     if isinstance(e, FloatType):

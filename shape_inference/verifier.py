@@ -45,6 +45,7 @@ from ..parser.ir import (
 )
 from .decode import decode_op_attributes
 from .optable import OP_TABLE, OpDef, ShapeContext
+from .quantization import quantized_type_violation
 from .typeutil import type_text
 
 # Dialects whose every op needs a row in the op table.
@@ -59,9 +60,7 @@ ROWLESS_OPS = frozenset(
         "stablehlo.unary_einsum",
         "stablehlo.torch_index_select",
         "stablehlo.cross-replica-sum",
-        "stablehlo.async_start",
         "stablehlo.async_update",
-        "stablehlo.async_done",
         "stablehlo.trace",
     }
 )
@@ -130,6 +129,38 @@ def compatible_element(a: Type, b: Type) -> bool:
         and isinstance(b, QuantizedType)
         and (a.storage_type == b.storage_type and a.expressed_type == b.expressed_type)
     )
+
+
+def type_violation(t: Type) -> tuple[str, str] | None:
+    """(label, message) when ``t`` (or a tensor type inside a tuple) has a quantized
+    element type breaking spec "Types" C3-C13, or ``#stablehlo.bounds`` that are not one
+    per dimension or bound a static dimension (the StableHLO verifier's rules of
+    bounded dynamism, docs/dynamism.md); None otherwise."""
+    if isinstance(t, TupleType):
+        for x in t.types:
+            found = type_violation(x)
+            if found is not None:
+                return found
+        return None
+    if not isinstance(t, TensorType):
+        return None
+    bounds = t.bounds
+    if bounds is not None and t.shape is not None:  # dynamism.md "Bounded dynamism"
+        if len(bounds) != len(t.shape):
+            return "type_bounds", (
+                f"Bounds length is {len(bounds)}, expected to be equal to rank({len(t.shape)}) "
+                f"of the tensor {type_text(t)}"
+            )
+        for d, (size, bound) in enumerate(zip(t.shape, bounds)):
+            if size is not None and bound is not None:
+                return "type_bounds", (
+                    f"Static dimension {d} cannot have a bound in tensor {type_text(t)}"
+                )
+    if isinstance(t.element_type, QuantizedType):
+        found = quantized_type_violation(t)
+        if found is not None:
+            return found[0], f"invalid quantized type '{type_text(t)}': {found[1]}"
+    return None
 
 
 def _fmt(types: tuple[Type, ...]) -> str:
@@ -253,8 +284,28 @@ def verify_op(
                 f"of operation {_fmt(declared)} (result #{i})",
                 op.pos,
                 op=op.name,
-                label="inferred_type",
+                label=result_label(row, got, want, i),
             )
+
+
+def result_label(row: OpDef, inferred: Type, declared: Type, index: int = 0) -> str:
+    """The spec label a declared result type breaks: the row's ``result_labels``
+    (shape, element type[, rank]; or one such tuple per result) by what differs;
+    "inferred_type" when it has none."""
+    labels: tuple = row.result_labels
+    if labels and isinstance(labels[0], tuple):
+        labels = labels[min(index, len(labels) - 1)]
+    if not labels:
+        return "inferred_type"
+    shape_label, element_label = labels[0], labels[1]
+    if not (isinstance(inferred, TensorType) and isinstance(declared, TensorType)):
+        return element_label
+    if not compatible_element(inferred.element_type, declared.element_type):
+        return element_label
+    a, b = inferred.shape, declared.shape
+    if len(labels) > 2 and a is not None and b is not None and len(a) != len(b):
+        return labels[2]
+    return shape_label
 
 
 # --------------------------------------------------------------------------------------
@@ -313,6 +364,16 @@ class _Verifier:
         if self.first_only:
             raise _Stop
 
+    def types(
+        self, types: tuple[Type, ...], where: Operation | Function, op_name: str | None = None
+    ) -> None:
+        """Spec "Types": a quantized element type of one of ``types`` is well-formed."""
+        for t in types:
+            found = type_violation(t)
+            if found is not None:
+                self.fail(found[1], where, found[0], op_name=op_name)
+                return
+
     # ---- module and functions
     def run(self) -> list[VerificationError]:
         try:
@@ -338,6 +399,7 @@ class _Verifier:
         return self.errors
 
     def function(self, fn: Function) -> None:
+        self.types((*fn.type.inputs, *fn.type.results), fn, "func.func")
         for t in (*fn.type.inputs, *fn.type.results):
             if isinstance(t, OpaqueType) and t.text.startswith("!stablehlo."):
                 name = t.text[len("!stablehlo.") :].split("<", 1)[0]
@@ -423,6 +485,8 @@ class _Verifier:
         if not predefined:
             for v in block.arguments:
                 self.define(v.name, v.type, None, mark)
+        if isinstance(owner, Operation):
+            self.types(tuple(v.type for v in block.arguments), owner)
         ops = block.operations
         in_function = isinstance(owner, Function)
         checks_terminator = isinstance(owner, Function) or owner.dialect in VERIFIED_DIALECTS
@@ -509,6 +573,8 @@ class _Verifier:
                     verify_op(op, row, constants=self.constants)
                 except VerificationError as e:
                     self.add(e)
+                else:  # (an op error already names a bad result type)
+                    self.types(op.result_types, op)
         elif name in CALL_OPS:
             self.call(op)
         elif (
@@ -577,8 +643,13 @@ class _Verifier:
             )
             self.fail(f"expected {want} operands, but found {n}", op, "operand_count")
             return False
-        if not row.multi_result and len(op.results) > 1:
-            self.fail(f"expected at most 1 result, but found {len(op.results)}", op, "result_count")
+        if row.results is not None and len(op.results) != row.results:
+            self.fail(
+                f"expected {row.results} result{'s' if row.results != 1 else ''}, but found "
+                f"{len(op.results)}",
+                op,
+                "result_count",
+            )
             return False
         if row.regions and not row.variadic_regions and len(op.regions) != len(row.regions):
             self.fail(

@@ -22,9 +22,19 @@ def shared_dir(*parts: str) -> Path:
     return path
 
 
-def pytest_terminal_summary(terminalreporter, exitstatus, config):
-    """Per-file pass counts of the conformance suite, when it ran."""
+def pytest_addoption(parser):
+    parser.addoption(
+        "--tallies",
+        action="store_true",
+        default=False,
+        help="print the conformance and verifier suites' per-file tallies at the end",
+    )
 
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """Per-file pass counts of the conformance suite, when it ran (``--tallies``)."""
+    if not config.getoption("tallies"):
+        return
     suite = sys.modules.get("tests.conformance.suite")
     if suite is None or not suite.TALLY:
         return

@@ -4,6 +4,7 @@ Importing this package fills the kernel column of the op table.
 """
 
 from . import (  # noqa: F401  (imported for their registrations)
+    async_ops,
     batch_norm,
     channels,
     check,

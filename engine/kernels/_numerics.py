@@ -226,16 +226,55 @@ def catan2(y: np.ndarray, x: np.ndarray) -> np.ndarray:
     return -i * np.log((xs + i * ys) / np.sqrt(xs * xs + ys * ys))
 
 
+def _log_hypot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """log(hypot(a, b)) with a and b scaled by a power of two into range first, so that
+    huge parts (|z| past the float maximum) give a finite logarithm."""
+    m = np.maximum(np.abs(a), np.abs(b))
+    ok = (m > 0) & np.isfinite(m)
+    k = np.where(ok, -np.frexp(np.where(ok, m, 1.0))[1], 0)
+    return np.log(np.hypot(np.ldexp(a, k), np.ldexp(b, k))) - k * np.log(2.0)
+
+
 def clog1p(z: np.ndarray) -> np.ndarray:
     """spec: complex(log(hypot(re + 1, im)), atan2(im, re + 1)), evaluated without the
-    cancellation of ``log(1 + z)`` for small z: there log|1 + z| = log1p(re*(re + 2) +
-    im**2) / 2.  Non-finite operands keep C's ``clog(z + 1)`` special values."""
+    cancellation of ``log(1 + z)`` near |1 + z| = 1: there log|1 + z| =
+    log1p(re*(re + 2) + im**2) / 2 (re + 2 exact where it matters); elsewhere the
+    hypot is scaled (no overflow for huge z).  Non-finite operands keep C's
+    ``clog(z + 1)`` special values, the sign of a zero imaginary part included."""
     x, y = z.real, z.imag
-    small = np.hypot(x, y) < 0.5
-    re = np.where(small, 0.5 * np.log1p(x * (x + 2.0) + y * y), np.log(np.hypot(x + 1.0, y)))
+    with np.errstate(over="ignore", invalid="ignore"):
+        # |1 + z|**2 - 1; its two terms cancel near the circle: float64 parts combine
+        # in x87 extended precision (64-bit significand) where there is one
+        wide = x.dtype == np.float64 and np.finfo(np.longdouble).nmant > 52
+        xw, yw = (x.astype(np.longdouble), y.astype(np.longdouble)) if wide else (x, y)
+        d = (xw * (xw + 2.0) + yw * yw).astype(x.dtype)
+        near = np.abs(d) < 0.75
+    re = np.where(near, 0.5 * np.log1p(np.where(near, d, 0.0)), _log_hypot(x + 1.0, y))
     out = make_complex(re, np.arctan2(y, x + 1.0))
     finite = np.isfinite(x) & np.isfinite(y)
-    return np.where(finite, out, np.log(z + 1.0))
+    return np.where(finite, out, np.log(make_complex(x + 1.0, y, z.dtype)))
+
+
+def clogistic(z: np.ndarray) -> np.ndarray:
+    """1 / (1 + exp(-z)).  For |re| < 1, where 1 + exp(-z) cancels near im = pi (mod
+    2 pi), the same value as (1 + tanh(z / 2)) / 2 (tanh stays accurate there; for
+    |re| >= 1 it is 1 + exp(-z) that has no cancellation).  complex128 computes in x87
+    extended precision where there is one (what cancellation remains then costs no
+    float64 bits).  Where exp(-z) is infinite the quotient is a (signed) zero, as C99
+    Annex G's complex division gives (NumPy's gives NaN)."""
+    wide = z.dtype == np.complex128 and np.finfo(np.longdouble).nmant > 52
+    zw = z.astype(np.clongdouble) if wide else z
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        w = 1.0 + np.exp(-zw)
+        r = 1.0 / w
+        inf = np.isinf(w.real) | np.isinf(w.imag)
+        zero = make_complex(
+            np.copysign(0.0, np.nan_to_num(w.real)), np.copysign(0.0, -np.nan_to_num(w.imag))
+        )
+        t = np.tanh(0.5 * zw)
+        mid = make_complex(0.5 + 0.5 * t.real, 0.5 * t.imag, zw.dtype)
+    r = np.where(np.abs(z.real) < 1.0, mid, r).astype(z.dtype)
+    return np.where(inf, zero.astype(z.dtype), r)
 
 
 def cexpm1(z: np.ndarray) -> np.ndarray:
@@ -243,8 +282,12 @@ def cexpm1(z: np.ndarray) -> np.ndarray:
     expm1(re) cos(im) - 2 sin(im/2)**2, the imaginary part exp(re) sin(im) (+-0 kept
     when im is +-0).  Non-finite operands keep C's ``cexp(z) - 1`` special values."""
     x, y = z.real, z.imag
-    half = np.sin(0.5 * y)
-    re = np.expm1(x) * np.cos(y) - 2.0 * half * half
+    # the two terms of the real part cancel where exp(re) cos(im) is near 1: float64
+    # parts combine in x87 extended precision (64-bit significand) where there is one
+    wide = x.dtype == np.float64 and np.finfo(np.longdouble).nmant > 52
+    xw, yw = (x.astype(np.longdouble), y.astype(np.longdouble)) if wide else (x, y)
+    half = np.sin(0.5 * yw)
+    re = (np.expm1(xw) * np.cos(yw) - 2.0 * half * half).astype(x.dtype)
     im = np.where(y == 0, y, np.exp(x) * np.sin(y))
     out = make_complex(re, im)
     finite = np.isfinite(x) & np.isfinite(y)

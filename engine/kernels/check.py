@@ -18,10 +18,12 @@ from typing import Any
 import numpy as np
 
 from ...parser.errors import InterpreterError
-from ...parser.printer import print_type
+from ...parser.ir import QuantizedType, TensorType, Type
 from ...shape_inference.optable import kernel
+from ..dtypes import static_shape
 from ..element import equal_mask, first_mismatch, format_element, ulp_distance
 from ..format import format_value
+from .quantization import dequantize
 
 
 def _fail(check: str, actual: np.ndarray, expected: np.ndarray, bad: np.ndarray, extra: str = ""):
@@ -115,25 +117,60 @@ def expect_close(actual, expected, *, max_ulp_difference, min_ulp_difference, re
 
 
 # ---- the side-effecting custom_call forms (docs/test-dialects.md) -------------------
+#
+# As StableHLO's interpreter fallback runs them (stablehlo/tools/StablehloTranslateMain.cpp):
+# ``@check.eq(%actual, %expected) -> tensor<i1>``: integers (and booleans) exact, other
+# types within 1e-4; the run fails when they differ (and the result is true when it goes
+# on); ``@check.expect_eq`` (exact), ``@check.expect_almost_eq`` (1e-3) and
+# ``@check.expect_close`` (0 to 3 ULP) take two operands and return nothing.  Quantized
+# operands compare by their dequantized values (spec ``dequantize``).
 
 
-def _cc_eq(actual, expected, *, context):
+def _dequantized(x: np.ndarray, t: Type | None) -> np.ndarray:
+    e = t.element_type if isinstance(t, TensorType) else t
+    return dequantize(x, t) if isinstance(e, QuantizedType) else x
+
+
+def _cc_operands(target: str, operands, operand_types) -> tuple[np.ndarray, np.ndarray]:
+    if len(operands) != 2:
+        raise InterpreterError(
+            f"custom_call @{target} takes 2 operands (actual, expected), got {len(operands)}",
+            op=f"custom_call @{target}",
+        )
+    types = tuple(operand_types or (None, None))
+    return (
+        _dequantized(np.asarray(operands[0]), types[0]),
+        _dequantized(np.asarray(operands[1]), types[1]),
+    )
+
+
+def _cc_eq(*operands, context, operand_types=None, result_types=()):
+    actual, expected = _cc_operands("check.expect_eq", operands, operand_types)
     _expect_eq(actual, expected, context=context, check="custom_call @check.expect_eq")
+    return ()
 
 
-def _cc_close(actual, expected, *, context):
+def _cc_close(*operands, context, operand_types=None, result_types=()):
+    actual, expected = _cc_operands("check.expect_close", operands, operand_types)
     _expect_close(actual, expected, max_ulp=3, min_ulp=0, check="custom_call @check.expect_close")
+    return ()
 
 
-def _cc_almost(actual, expected, *, context):
+def _cc_almost(*operands, context, operand_types=None, result_types=()):
+    actual, expected = _cc_operands("check.expect_almost_eq", operands, operand_types)
     _expect_almost_eq(actual, expected, tolerance=1e-3, check="custom_call @check.expect_almost_eq")
+    return ()
 
 
-def _cc_check_eq(actual, expected, *, context):
-    if actual.dtype.kind in "biu":
+def _cc_check_eq(*operands, context, operand_types=None, result_types=()):
+    """``@check.eq``: fails the run when the operands differ; else its (declared)
+    ``tensor<i1>`` result is true."""
+    actual, expected = _cc_operands("check.eq", operands, operand_types)
+    if expected.dtype.kind in "biu":
         _expect_eq(actual, expected, context=context, check="custom_call @check.eq")
     else:
         _expect_almost_eq(actual, expected, tolerance=1e-4, check="custom_call @check.eq")
+    return tuple(np.ones(static_shape(t), dtype=np.bool_) for t in result_types)
 
 
 CUSTOM_CALL_CHECKS = {
@@ -166,6 +203,8 @@ def probe(operand, *, probe_id: str, result_type, context):
     name = _probe_file(probe_id, n)
     np.save(os.path.join(directory, name), operand, allow_pickle=False)
     with open(os.path.join(directory, "index.csv"), "a", newline="") as f:
+        from ...parser.printer import print_type  # on first use, to keep startup cheap
+
         csv.writer(f).writerow([probe_id, print_type(result_type), name])
     return operand
 

@@ -27,11 +27,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 import ml_dtypes
 import numpy as np
-from scipy import special
 
 from ...parser.errors import InterpreterError, UnsupportedError
 from ...parser.ir import QuantizedType, TensorType, Type
@@ -104,17 +104,36 @@ def _complex(fn: Callable[[np.ndarray], np.ndarray], x: np.ndarray, dt: np.dtype
 # --------------------------------------------------------------------------------------
 
 
+class _LazySpecial:
+    """``scipy.special``, imported on first use: it costs ~0.1 s, which a program
+    without these ops should not pay at startup."""
+
+    def __getattr__(self, name: str) -> Any:
+        from scipy import special as module  # on first use, to keep startup cheap
+
+        return getattr(module, name)
+
+
+special: Any = _LazySpecial()
+
+
 # Taylor coefficients of lgamma(1 + e) = -euler_gamma e + sum_k (-1)^k zeta(k) / k e^k and
 # lgamma(2 + e) = (1 - euler_gamma) e + sum_k (-1)^k (zeta(k) - 1) / k e^k, k >= 2.
 _LGAMMA_TERMS = 60
-_LGAMMA1 = np.array(
-    [0.0, -np.euler_gamma]
-    + [(-1) ** k * float(special.zeta(k)) / k for k in range(2, _LGAMMA_TERMS)]
-)
-_LGAMMA2 = np.array(
-    [0.0, 1 - np.euler_gamma]
-    + [(-1) ** k * float(special.zetac(k)) / k for k in range(2, _LGAMMA_TERMS)]
-)
+
+
+@cache
+def _lgamma_coeffs() -> tuple[np.ndarray, np.ndarray]:
+    """The Taylor coefficients of lgamma about 1 and about 2 (computed once)."""
+    near1 = np.array(
+        [0.0, -np.euler_gamma]
+        + [(-1) ** k * float(special.zeta(k)) / k for k in range(2, _LGAMMA_TERMS)]
+    )
+    near2 = np.array(
+        [0.0, 1 - np.euler_gamma]
+        + [(-1) ** k * float(special.zetac(k)) / k for k in range(2, _LGAMMA_TERMS)]
+    )
+    return near1, near2
 
 
 def _horner(coeffs: np.ndarray, e: np.ndarray) -> np.ndarray:
@@ -131,9 +150,9 @@ def _lgamma(x: np.ndarray) -> np.ndarray:
     near1 = (x >= 0.5) & (x < 1.5)
     near2 = (x >= 1.5) & (x < 2.5)
     if near1.any():
-        y = np.where(near1, _horner(_LGAMMA1, np.where(near1, x - 1, 0.0)), y)
+        y = np.where(near1, _horner(_lgamma_coeffs()[0], np.where(near1, x - 1, 0.0)), y)
     if near2.any():
-        y = np.where(near2, _horner(_LGAMMA2, np.where(near2, x - 2, 0.0)), y)
+        y = np.where(near2, _horner(_lgamma_coeffs()[1], np.where(near2, x - 2, 0.0)), y)
     return np.where(np.isinf(x), np.inf, y)
 
 
@@ -177,7 +196,11 @@ def _zeta(x: np.ndarray, q: np.ndarray) -> np.ndarray:
 
 
 # B_2j / (2j)! for the Euler-Maclaurin tail of the scaled Hurwitz zeta.
-_EM_COEFFS = [float(special.bernoulli(2 * j)[2 * j]) / math.factorial(2 * j) for j in range(1, 10)]
+@cache
+def _em_coeffs() -> list[float]:
+    return [float(special.bernoulli(2 * j)[2 * j]) / math.factorial(2 * j) for j in range(1, 10)]
+
+
 _EM_MAX_TERMS = 20000
 
 
@@ -201,7 +224,7 @@ def _log_scaled_zeta(s: np.ndarray, q: np.ndarray) -> np.ndarray:
     tail = a / (s - 1) + 0.5
     rising = s.copy()  # s (s+1) ... (s+2j-2)
     power = 1 / a  # a^-(2j-1)
-    for j, c in enumerate(_EM_COEFFS):
+    for j, c in enumerate(_em_coeffs()):
         tail = tail + c * rising * power
         rising = rising * (s + 2 * j + 1) * (s + 2 * j + 2)
         power = power / (a * a)
@@ -281,7 +304,7 @@ unary("chlo.square", np.square, _complex_square)
 unary("chlo.conj", _identity, np.conj)
 unary("chlo.bessel_i1e", _i1e, None)
 unary("chlo.digamma", _digamma, None)
-unary("chlo.erf", special.erf, None)
+unary("chlo.erf", lambda x: special.erf(x), None)
 unary("chlo.erfc", _erfc, None)
 unary("chlo.erf_inv", _erf_inv, None)
 unary("chlo.lgamma", _lgamma, None)

@@ -59,11 +59,19 @@ def _group_ids(replica_groups: Any, op: Operation | None) -> list[list[int]]:
     return [[int(x) for x in row if x != -1] for row in arr.tolist()]
 
 
+def grid_label(op: Operation | None) -> str | None:
+    """The spec label of ``op``'s "ids within the process grid" constraint (its row's
+    ``grid_label``: all_gather_c3, collective_permute_c4...)."""
+    row = OP_TABLE.get(op.name) if op is not None else None
+    return row.grid_label if row is not None else None
+
+
 def process_groups(
-    strategy: str, groups: list[list[int]], grid: ProcessGrid
+    strategy: str, groups: list[list[int]], grid: ProcessGrid, label: str | None = None
 ) -> list[tuple[ProcessId, ...]]:
     """spec "Collective ops": cross_replica, cross_partition,
-    cross_replica_and_partition, flattened_ids."""
+    cross_replica_and_partition, flattened_ids.  An id outside the grid breaks the op's
+    ``label`` constraint (all_gather_c3...): known only now, with the grid."""
     nr, np_ = grid.num_replicas, grid.num_partitions
     bound = {
         "cross_replica": nr,
@@ -82,7 +90,8 @@ def process_groups(
                 )
                 raise InterpreterError(
                     f"{what} id {i} in the process groups is out of range for a grid of "
-                    f"{nr} replicas x {np_} partitions ({strategy})"
+                    f"{nr} replicas x {np_} partitions ({strategy})",
+                    label=label,
                 )
     if strategy == "cross_replica":
         return [tuple((r, p) for r in g) for g in groups for p in range(np_)]
@@ -122,7 +131,7 @@ def _my_group_or_none(
     handle: ProcessHandle, strategy: str, replica_groups: Any, op: Operation | None
 ) -> tuple[ProcessId, ...] | None:
     """This process's group, or None when it is in none."""
-    groups = process_groups(strategy, _group_ids(replica_groups, op), handle.grid)
+    groups = process_groups(strategy, _group_ids(replica_groups, op), handle.grid, grid_label(op))
     return _find_group(groups, handle.pid)
 
 
@@ -459,10 +468,13 @@ def collective_reduce(
     return tuple(out)
 
 
-def pair_groups(pairs: Any, strategy: str, grid: ProcessGrid) -> list[tuple[ProcessId, ProcessId]]:
+def pair_groups(
+    pairs: Any, strategy: str, grid: ProcessGrid, op: Operation | None = None
+) -> list[tuple[ProcessId, ProcessId]]:
     """source_target_pairs -> (source, target) process pairs (spec collective_permute)."""
     arr = np.asarray(pairs).reshape(-1, 2)
-    groups = process_groups(strategy, [[int(s), int(t)] for s, t in arr.tolist()], grid)
+    ids = [[int(s), int(t)] for s, t in arr.tolist()]
+    groups = process_groups(strategy, ids, grid, grid_label(op))
     return [(g[0], g[1]) for g in groups]
 
 
@@ -478,7 +490,7 @@ def collective_permute(
     strategy = strategy_split(cid)
     if not np.asarray(source_target_pairs).size:
         return zeros_of(result_type, operand)
-    pairs = pair_groups(source_target_pairs, strategy, h.grid)
+    pairs = pair_groups(source_target_pairs, strategy, h.grid, op)
     same_slice = (
         (lambda q: q[1] == h.pid[1])
         if strategy == "cross_replica"
@@ -503,7 +515,12 @@ def grid_options(context: Any) -> GridRunOptions:
     lim = interp.limits
     parent = context.process
     return GridRunOptions(
-        limits={"memory_cap": lim.memory_cap, "max_steps": lim.max_steps, "timeout": lim.timeout},
+        limits={
+            "memory_cap": lim.memory_cap,
+            "live_cap": lim.live_cap,
+            "max_steps": lim.max_steps,
+            "timeout": lim.timeout,
+        },
         deadline=lim.deadline,
         context={
             "float_eq": context.float_eq,

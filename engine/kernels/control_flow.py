@@ -3,27 +3,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import numpy as np
 
 from ...parser.errors import InterpreterError, UnsupportedError
 from ...shape_inference.optable import kernel
 from ..values import TOKEN, RegionFn
 from .check import CUSTOM_CALL_CHECKS
-from .custom_targets import builtin_target
+from .custom_targets import USER_TARGETS as CUSTOM_CALLS  # noqa: F401  (tests pop from it)
+from .custom_targets import builtin_target, register_custom_call, user_target
 
-# User-registered custom_call targets: name -> fn(*operands, result_types=...) -> tuple.
-CUSTOM_CALLS: dict[str, Callable[..., Any]] = {}
-
-
-def register_custom_call(name: str, fn: Callable[..., Any], *, replace: bool = False) -> None:
-    """Plug in a ``stablehlo.custom_call`` target.  ``fn(*operands, result_types=...)``
-    returns one value per result (a tuple, or a single array for one result)."""
-    if name in CUSTOM_CALLS and not replace:
-        raise ValueError(f"custom_call target {name!r} is already registered")
-    CUSTOM_CALLS[name] = fn
+__all__ = ["register_custom_call"]  # the registry lives in custom_targets.py
 
 
 @kernel("stablehlo.while", context=True, quantized="native")
@@ -80,17 +69,18 @@ def create_token(*inputs, result_type):
     return TOKEN
 
 
-@kernel("stablehlo.custom_call", context=True, quantized="native")
-def custom_call(*operands, call_target_name: str, result_types, context, **attrs):
+@kernel("stablehlo.custom_call", context=True, operand_types=True, quantized="native")
+def custom_call(*operands, call_target_name: str, result_types, context, operand_types, **attrs):
     """spec "custom_call": ``check.*`` targets, then user-registered targets, then the
     built-in targets of jax.export (engine/kernels/custom_targets.py)."""
     check = CUSTOM_CALL_CHECKS.get(call_target_name)
     if check is not None:
-        check(*operands, context=context)
-        return ()
-    fn = CUSTOM_CALLS.get(call_target_name)
+        return check(
+            *operands, context=context, operand_types=operand_types, result_types=result_types
+        )
+    fn = user_target(call_target_name)
     if fn is not None:
-        out = fn(*operands, result_types=result_types)
+        out = fn(*operands, result_types=result_types, context=context, **attrs)
     else:
         builtin = builtin_target(call_target_name)
         if builtin is None:

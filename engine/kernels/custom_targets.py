@@ -13,11 +13,24 @@ only on its own platform.  hlorun runs them all on CPU as the same math:
 * dynamic_targets.py: stablehlo.dynamic_{top_k,approx_top_k,reduce_window,
   rng_bit_generator} (shape polymorphism).
 
-User-registered targets (engine.register_custom_call) take precedence over these.
+User-registered targets (``engine.register_custom_call``, defined here) take precedence
+over these.  A user target is called as ``fn(*operands, **keywords)`` with the keywords
+its signature names (all of them when it takes ``**kwargs``):
+
+* ``result_types``: the op's result types (``parser.ir`` types);
+* ``backend_config``: a dict (``api_version = 4``, typed FFI; also jax's
+  ``mhlo.backend_config``) or the string, None when the op has none;
+* ``api_version`` (int), ``has_side_effect`` (bool);
+* ``called_computations``: one callable per ``called_computations`` function,
+  ``f(*arrays) -> tuple of arrays`` (runs that function of the module);
+* ``attributes``: every attribute of the op, decoded (a dict by name).
+
+It returns one value per result (a tuple, or a single array for one result).
 """
 
 from __future__ import annotations
 
+import inspect
 import math
 import re
 from collections.abc import Callable, Sequence
@@ -68,6 +81,105 @@ def builtin_target(name: str) -> Callable[..., tuple[Any, ...]] | None:
         return call.cast(fn(call, *operands))
 
     return run
+
+
+# ----------------------------------------------------------------------------- user targets
+
+# name -> (fn, the keywords it takes, or None for all of them)
+USER_TARGETS: dict[str, tuple[Callable[..., Any], frozenset[str] | None]] = {}
+_USER_KEYWORDS = frozenset(
+    {
+        "result_types",
+        "backend_config",
+        "api_version",
+        "has_side_effect",
+        "called_computations",
+        "attributes",
+    }
+)
+
+
+def register_custom_call(name: str, fn: Callable[..., Any], *, replace: bool = False) -> None:
+    """Plug in a ``stablehlo.custom_call`` target: ``fn(*operands, **keywords)``, the
+    keywords of this module's docstring that ``fn`` names (``result_types``,
+    ``backend_config``, ``api_version``, ``has_side_effect``, ``called_computations``,
+    ``attributes``), returns one value per result.  ``replace=True`` replaces a target
+    registered before (else that is a ValueError)."""
+    if name in USER_TARGETS and not replace:
+        raise ValueError(f"custom_call target {name!r} is already registered")
+    USER_TARGETS[name] = (fn, _keywords_of(fn))
+
+
+def _keywords_of(fn: Callable[..., Any]) -> frozenset[str] | None:
+    """The keywords of _USER_KEYWORDS that ``fn`` takes; None when it takes **kwargs."""
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return frozenset({"result_types"})
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return None
+    return frozenset(p.name for p in params if p.name in _USER_KEYWORDS)
+
+
+def user_target(name: str) -> Callable[..., Any] | None:
+    """The kernel of user target ``name`` (taking the custom_call kernel's arguments),
+    or None."""
+    entry = USER_TARGETS.get(name)
+    if entry is None:
+        return None
+    fn, wanted = entry
+
+    def run(*operands: Any, result_types: Sequence[Type], context: Any, **attrs: Any) -> Any:
+        keywords = {
+            "result_types": result_types,
+            "backend_config": _backend_config(attrs),
+            "api_version": _api_version(attrs.get("api_version", 1)),
+            "has_side_effect": bool(attrs.get("has_side_effect", False)),
+            "called_computations": tuple(
+                _callee(context, c) for c in attrs.get("called_computations") or ()
+            ),
+            "attributes": dict(attrs),
+        }
+        if wanted is not None:
+            keywords = {k: v for k, v in keywords.items() if k in wanted}
+        return fn(*operands, **keywords)
+
+    return run
+
+
+def _backend_config(attrs: dict[str, Any]) -> dict[str, Any] | str | None:
+    for key in ("backend_config", "mhlo.backend_config"):
+        value = attrs.get(key)
+        if value is not None:
+            return value
+    return None
+
+
+_API_VERSION_NAMES = {
+    "API_VERSION_UNSPECIFIED": 0,
+    "API_VERSION_ORIGINAL": 1,
+    "API_VERSION_STATUS_RETURNING": 2,
+    "API_VERSION_STATUS_RETURNING_UNIFIED": 3,
+    "API_VERSION_TYPED_FFI": 4,
+}
+
+
+def _api_version(value: Any) -> int:
+    """The api_version as its number (the enum's names as StableHLO spells them)."""
+    if isinstance(value, str):
+        return _API_VERSION_NAMES.get(value, 1)
+    return int(value)
+
+
+def _callee(context: Any, name: Any) -> Callable[..., tuple[Any, ...]]:
+    """A called computation as a callable running that function of the module."""
+    fname = str(getattr(name, "root", name)).lstrip("@")
+
+    def call(*args: Any) -> tuple[Any, ...]:
+        return tuple(context.interpreter.call(fname, args))
+
+    call.__name__ = fname
+    return call
 
 
 # ----------------------------------------------------------------------------- the call

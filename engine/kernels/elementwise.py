@@ -53,6 +53,7 @@ from ._numerics import (
     ccbrt,
     cexpm1,
     clog1p,
+    clogistic,
     clz,
     cmax,
     cmin,
@@ -357,7 +358,7 @@ elementwise(
     quantized="dequantize",
 )
 elementwise(
-    "stablehlo.logistic", None, None, logistic, logistic, never_zero=True, quantized="dequantize"
+    "stablehlo.logistic", None, None, logistic, clogistic, never_zero=True, quantized="dequantize"
 )
 MAXIMUM = elementwise(
     "stablehlo.maximum",

@@ -28,6 +28,7 @@ from ...parser.ir import (
 )
 from ...shape_inference.optable import kernel
 from ..dtypes import dtype_of, static_shape
+from ..memory import reserve
 from ..plan import INPLACE_MIN_ELEMENTS, plain_dtype, static_size
 
 _I64_MAX = np.iinfo(np.int64).max
@@ -87,6 +88,8 @@ def runtime_shape(values: np.ndarray, result_type: Type | None, op: str) -> tupl
                 f"'stablehlo.{op}': runtime shape {list(shape)} does not match the result "
                 f"type's shape {['?' if d is None else d for d in declared]}"
             )
+    if isinstance(result_type, TensorType):
+        reserve(shape, dtype_of(result_type))  # the memory budget, before allocating
     return shape
 
 

@@ -17,6 +17,7 @@ import numpy as np
 from ...parser.errors import InterpreterError, UnsupportedError
 from ...shape_inference.optable import kernel
 from ..dtypes import dtype_of
+from ..memory import reserve
 
 _U32 = np.uint32
 _U64 = np.uint64
@@ -286,6 +287,7 @@ def rng(
             f"shape {list(dims)} does not match the result type's shape (rng_c3)",
             op="stablehlo.rng",
         )
+    reserve(dims, out)  # the memory budget, before allocating
     gen = _rng_state["gen"]
     if out == np.bool_ or out.kind in "iu":
         lo, hi = int(np.asarray(a).item()), int(np.asarray(b).item())

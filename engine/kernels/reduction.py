@@ -55,6 +55,8 @@ from .. import parallel
 from ..dtypes import dtype_of, static_shape
 from ..ufunc import Ufunc, ieee_max, ieee_min
 from ..values import RegionFn
+from .conversion import convert
+from .elementwise import is_tf32
 from .patterns import reduction_combiners
 from .quantization import reduce_targets
 
@@ -86,7 +88,9 @@ def promote(op: str, xs: Sequence[np.ndarray], types: Sequence[Type]) -> list[np
                 f"promoting quantized storage {x.dtype} to the body's {element_type_of(t)} is not supported",
                 op=op,
             )
-        out.append(as_dtype(x, dt))
+        # spec to_destination_type is convert: is_promotable allows e.g. f6E3M2FN ->
+        # f8E8M0FNU, which NumPy's astype between two ml_dtypes types cannot do
+        out.append(x if x.dtype == dt and not is_tf32(t) else convert(x, result_type=t))
     return out
 
 

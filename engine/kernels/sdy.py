@@ -20,7 +20,7 @@ out_shardings.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -35,10 +35,12 @@ from ...parser.ir import (
     Region,
     SymbolRefAttr,
 )
-from ...parser.sdy import Mesh, TensorSharding
 from ...shape_inference.optable import kernel
 from ..grid import GridRunOptions, run_grid
 from ..values import RegionFn
+
+if TYPE_CHECKING:
+    from ...parser.sdy import Mesh, TensorSharding
 
 
 def _identity(x: Any, **_: Any) -> Any:
@@ -79,6 +81,9 @@ def named_computation(*operands: Any, body: RegionFn, **_: Any) -> tuple:
 
 def find_mesh(module: Module, sharding: TensorSharding) -> Mesh:
     """The mesh a sharding names (an ``sdy.mesh`` symbol of the module) or holds."""
+    # imported on first use, to keep startup cheap: parser.sdy loads its grammars
+    from ...parser.sdy import Mesh
+
     ref = sharding.mesh_or_ref
     if isinstance(ref, Mesh):
         return ref

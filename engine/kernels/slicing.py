@@ -14,6 +14,7 @@ from ...parser.ir import (
     TensorType,
 )
 from ...shape_inference.optable import kernel
+from ..memory import reserve
 from .movement import as_i64, int_tuple, runtime_shape, scalar_index
 
 _I64_MAX = np.iinfo(np.int64).max
@@ -113,6 +114,7 @@ def _pad(operand: np.ndarray, padding_value: np.ndarray, low, high, interior) ->
         tmp_shape.append(size)
         place.append(slice(lo_pos, lo_pos + inner, it + 1))
         crop.append(slice(max(-lo, 0), size - max(-hi, 0)))
+    reserve(tmp_shape, operand.dtype)  # the memory budget, before allocating
     out = np.full(tmp_shape, np.asarray(padding_value).reshape(()), dtype=operand.dtype)
     out[tuple(place)] = operand
     return out[tuple(crop)]

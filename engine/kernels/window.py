@@ -24,6 +24,7 @@ from ...parser.ir import QuantizedType, Type
 from ...shape_inference.optable import OP_TABLE, kernel
 from ..dtypes import dtype_of
 from ..values import RegionFn
+from . import window_scan
 from .quantization import reduce_targets, select_and_scatter_targets
 from .reduction import (
     Arrays,
@@ -36,6 +37,13 @@ from .reduction import (
     promote,
     reduce_ufunc,
     tree_region,
+)
+from .window_scan import (
+    exact_scan,
+    ordered_scan,
+    select_direction,
+    select_positions,
+    worth_scanning,
 )
 
 # --------------------------------------------------------------------------------------
@@ -78,13 +86,19 @@ def _windows(
     if 0 in nw or padded.size == 0:
         return np.empty(tuple(nw) + tuple(window_dimensions), dtype=padded.dtype)
     st = padded.strides
-    return np.lib.stride_tricks.as_strided(
-        padded,
+    # as_strided rebuilds the array from its __array_interface__, whose type string
+    # ('<f1') names no dtype for ml_dtypes' types (f8, f4, int4, bf16...): stride their
+    # bytes as same-width unsigned integers and view the result back.
+    odd = padded.dtype.isbuiltin != 1  # 2: a user-defined (ml_dtypes) type
+    base = padded.view(np.dtype(f"u{padded.dtype.itemsize}")) if odd else padded
+    view = np.lib.stride_tricks.as_strided(
+        base,
         shape=tuple(nw) + tuple(window_dimensions),
         strides=tuple(a * s for a, s in zip(st, strides))
         + tuple(a * d for a, d in zip(st, dilations)),
         writeable=False,
     )
+    return view.view(padded.dtype) if odd else view
 
 
 def _window_positions(window_dimensions: Sequence[int]) -> list[tuple[int, ...]]:
@@ -137,6 +151,9 @@ def reduce_window(
     wdil = _norm(window_dilations, rank)
     low, high = _padding(padding, rank)
     geo = _WindowGeometry(tuple(xs[0].shape), wd, ws, bd, wdil, low, high)
+    scanned = _scan(body, n, result_types, geo, xs, inits)
+    if scanned is not None:
+        return scanned
     fast = _inplace_fold_plan(body, n, result_types, geo)
     if fast is not None:
         return tuple(_fold_inplace(x, v, geo, uf, op) for x, v, (uf, op) in zip(xs, inits, fast))
@@ -196,6 +213,10 @@ class _WindowGeometry:
             span = (w - 1) * d + 1
             out.append(0 if size == 0 or span > size else (size - span) // s + 1)
         return tuple(out)
+
+    def axis(self, d: int) -> tuple[int, int, int, int, int]:
+        """Output size, window size, stride, window dilation, low padding of ``d``."""
+        return self.out_shape[d], self.wd[d], self.ws[d], self.wdil[d], self.low[d]
 
     @cached_property
     def lattice(self) -> tuple[tuple[tuple[int, int, int, int, int] | None, ...], ...]:
@@ -317,6 +338,50 @@ def _inplace_fold_plan(
     return plan
 
 
+def _scan(
+    body: RegionFn,
+    n: int,
+    result_types: Sequence[Type],
+    geo: _WindowGeometry,
+    xs: Sequence[np.ndarray],
+    inits: Sequence[np.ndarray],
+) -> Arrays | None:
+    """reduce_window by scans (``window_scan``) for large windows of known combiners
+    on native dtypes, or None: exact combiners (integer / boolean ops, float max / min)
+    in any geometry without base dilation; float add / multiply (complex add) only
+    where the fold runs in order (not the pair tree) and the windows are prefixes."""
+    if not worth_scanning(geo) or any(
+        isinstance(element_type_of(t), QuantizedType) for t in result_types
+    ):
+        return None
+    ops = combiners(body, n)
+    if not ops or len(ops) != n:
+        return None
+    k, size = math.prod(geo.wd), math.prod(geo.out_shape)
+    tree = k >= _WINDOW_TREE_MIN and size * k <= _WINDOW_TREE_MAX_ELEMS
+    out = []
+    for x, v, op, t in zip(xs, inits, ops, result_types):
+        dt = dtype_of(t)
+        if exact_binary(op, t) is None:
+            return None
+        r: np.ndarray | None = None
+        if dt == np.bool_ or is_native_int(dt):
+            uf = reduce_ufunc(op, "b" if dt == np.bool_ else "i")
+            r = None if uf is None else exact_scan(x, v, geo, uf, _idempotent(op, dt))
+        elif dt in _NATIVE_FLOATS and op in ("stablehlo.maximum", "stablehlo.minimum"):
+            uf = np.maximum if op == "stablehlo.maximum" else np.minimum
+            r = exact_scan(x, v, geo, uf, True)
+            if r is not None:
+                _fix_zero_signs(r, x, v, geo, uf, scan=True)
+        elif not tree and (dt in _NATIVE_FLOATS or (dt.kind == "c" and op == "stablehlo.add")):
+            uf = reduce_ufunc(op, "f")
+            r = None if uf is None else ordered_scan(x, v, geo, uf)
+        if r is None:
+            return None
+        out.append(r)
+    return tuple(out)
+
+
 def _idempotent(op: str, dtype: np.dtype) -> bool:
     """``f(f(a, b), b) == f(a, b)``: folding ``init`` again changes nothing."""
     row = OP_TABLE.get(op)
@@ -408,7 +473,12 @@ def _index(slices: Iterable[slice]) -> tuple[Any, ...]:
 
 
 def _fix_zero_signs(
-    acc: np.ndarray, x: np.ndarray, init: np.ndarray, geo: _WindowGeometry, uf: np.ufunc
+    acc: np.ndarray,
+    x: np.ndarray,
+    init: np.ndarray,
+    geo: _WindowGeometry,
+    uf: np.ufunc,
+    scan: bool = False,
 ) -> None:
     """IEEE maximum / minimum order -0 < +0, ``np.maximum`` / ``np.minimum`` do not.  A
     window whose result is zero holds no NaN and no value of the other sign, so the
@@ -418,8 +488,12 @@ def _fix_zero_signs(
     if not zero.any():
         return
     it = _SIGN_INT[x.dtype.itemsize]
-    bits = np.full(geo.out_shape, init.view(it), dtype=it)
-    _fold_boxes(bits, x.view(it), init.view(it), geo, uf, None)
+    scanned = exact_scan(x.view(it), init.view(it), geo, uf, True) if scan else None
+    if scanned is not None:
+        bits = scanned
+    else:
+        bits = np.full(geo.out_shape, init.view(it), dtype=it)
+        _fold_boxes(bits, x.view(it), init.view(it), geo, uf, None)
     np.bitwise_and(bits, np.iinfo(it).min, out=bits)  # the sign bit: -0 or +0
     np.copyto(acc.view(it), bits, where=zero)
 
@@ -484,16 +558,7 @@ def select_and_scatter(
         return np.array(as_dtype(new, dtype)).reshape(())
     if int(np.prod(nw)) == 0 or operand.size == 0:
         return result
-    lead = (slice(None),) * rank
-    positions = _window_positions(wd)
-    cur_val = wins[lead + positions[0]]
-    cur_pos = np.zeros(nw, dtype=np.int64)
-    for j, pos in enumerate(positions[1:], start=1):
-        cand = wins[lead + pos]
-        (keep,) = call_region(select, cur_val, cand)[:1]
-        keep = np.broadcast_to(np.asarray(keep, dtype=bool), nw)
-        cur_val = np.where(keep, cur_val, cand)
-        cur_pos = np.where(keep, cur_pos, j)
+    cur_pos = _selected(padded, wins, wd, ws, select)
     offs = np.unravel_index(cur_pos, wd)
     starts = np.indices(nw, dtype=np.int64) if rank else np.zeros((0,), np.int64)
     target = []
@@ -513,8 +578,53 @@ def select_and_scatter(
         else np.zeros(int(valid.sum()), np.int64)
     )
     vals = src[valid]  # row-major = ascending source index
+    if _adds_natively(scatter, result_type, dtype):
+        out = result.reshape(-1)
+        np.add.at(out, flat_t, vals)  # one target after another, in source order
+        return out.reshape(operand.shape)
     step = _fold_step(scatter, 1, (result_type,))
     return _scatter_rounds(result.reshape(-1), flat_t, vals, step, dtype).reshape(operand.shape)
+
+
+def _selected(
+    padded: np.ndarray,
+    wins: np.ndarray,
+    wd: tuple[int, ...],
+    ws: tuple[int, ...],
+    select: RegionFn,
+) -> np.ndarray:
+    """Per window the flat position that select_and_scatter's in-order scan keeps:
+    a running (value, position) pair from the first position, replaced by each later
+    position ``p`` where ``select(current, w_p)`` is false.  Windows of 16+ positions
+    along a dimension with a plain ``compare`` select take ``select_positions`` (the
+    same choice, by doubling); else one region call per position."""
+    rank = padded.ndim
+    nw = wins.shape[:rank]
+    direction = select_direction(select.region, padded.dtype)
+    if direction is not None and max(wd) >= window_scan.SCAN_MIN_WINDOW:
+        pos = select_positions(padded, wd, ws, direction)
+        if pos is not None:
+            return pos
+    lead = (slice(None),) * rank
+    positions = _window_positions(wd)
+    cur_val = wins[lead + positions[0]]
+    cur_pos = np.zeros(nw, dtype=np.int64)
+    for j, p in enumerate(positions[1:], start=1):
+        cand = wins[lead + p]
+        (keep,) = call_region(select, cur_val, cand)[:1]
+        keep = np.broadcast_to(np.asarray(keep, dtype=bool), nw)
+        cur_val = np.where(keep, cur_val, cand)
+        cur_pos = np.where(keep, cur_pos, j)
+    return cur_pos
+
+
+def _adds_natively(scatter: RegionFn, result_type: Type, dtype: np.dtype) -> bool:
+    """The scatter body is ``add`` on a native float / integer type: ``np.add.at``
+    applies the values one by one in order, the rounds' fold exactly."""
+    if isinstance(element_type_of(result_type), QuantizedType):
+        return False
+    ops = combiners(scatter, 1)
+    return ops == ("stablehlo.add",) and (dtype in _NATIVE_FLOATS or is_native_int(dtype))
 
 
 def _scatter_rounds(

@@ -308,11 +308,16 @@ def register_codec(codec: DialectCodec) -> None:
 def get_codec(dialect: str) -> DialectCodec | None:
     """The codec of ``dialect`` (loading the known ones on first use), or None."""
     _load_known_codecs()
+    heavy = _HEAVY_CODECS.pop(dialect, None)
+    if heavy is not None:
+        _import_codec(heavy)
     return _REGISTRY.get(dialect)
 
 
 def all_codecs() -> dict[str, DialectCodec]:
     _load_known_codecs()
+    while _HEAVY_CODECS:
+        _import_codec(_HEAVY_CODECS.popitem()[1])
     return dict(_REGISTRY)
 
 
@@ -327,17 +332,29 @@ _KNOWN_CODEC_MODULES = (
 )
 
 
+# Codecs whose modules are costly to import (sdy loads the text grammar): imported when
+# their dialect is first asked for, not with the others (dialect -> module, until then).
+_HEAVY_CODECS = {"sdy": ".bytecode.sdy_codec"}
+
+
 def _load_known_codecs() -> None:
+    """Import the known codec modules but the heavy ones (``get_codec`` imports those
+    when their dialect is asked for)."""
     global _LOADED
     if _LOADED:
         return
     _LOADED = True
+    for mod in _KNOWN_CODEC_MODULES:
+        if mod not in _HEAVY_CODECS.values():
+            _import_codec(mod)
+
+
+def _import_codec(mod: str) -> None:
     import importlib
 
     pkg = __name__.rsplit(".", 2)[0]  # the ``parser`` package (``hlorun.parser``)
-    for mod in _KNOWN_CODEC_MODULES:
-        try:
-            importlib.import_module(mod, pkg)
-        except ModuleNotFoundError as e:
-            if not (e.name or "").endswith(mod.rsplit(".", 1)[1]):
-                raise
+    try:
+        importlib.import_module(mod, pkg)
+    except ModuleNotFoundError as e:
+        if not (e.name or "").endswith(mod.rsplit(".", 1)[1]):
+            raise

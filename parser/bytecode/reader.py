@@ -194,7 +194,7 @@ class FileReader:
         raw = bytes(ec.data[ec.pos : ec.end])
         if not raw or raw[-1] != 0:
             raise ec.error(f"textual {what} is not NUL-terminated")
-        text = raw[:-1].decode("latin-1")
+        text = raw[:-1].decode("utf-8", "surrogateescape")
         return parse_text_entry(what, text, ec)
 
 

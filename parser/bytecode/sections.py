@@ -92,7 +92,7 @@ def read_strings(c: Cursor) -> list[str]:
         raw = data[end - size : end]
         if raw[-1] != 0:
             raise c.error(f"string {j} is not NUL-terminated", end - 1)
-        out[j] = bytes(raw[:-1]).decode("latin-1")
+        out[j] = bytes(raw[:-1]).decode("utf-8", "surrogateescape")  # lexer.unescape_string
         end -= size
     return out
 

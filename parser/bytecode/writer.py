@@ -263,10 +263,11 @@ class _Strings:
 
 
 def _str_bytes(s: str) -> bytes:
+    """An MLIR string's bytes (held as UTF-8 with ``surrogateescape``: lexer.unescape_string)."""
     try:
-        return s.encode("latin-1")
-    except UnicodeEncodeError:
         return s.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return s.encode("utf-8", "surrogatepass")
 
 
 class _Ctx:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    if not config.getoption("tallies"):  # the figures print with --tallies
+        return
     lines = getattr(config, "hlorun_verifier_figures", None)
     if not lines:
         return

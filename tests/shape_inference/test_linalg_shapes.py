@@ -148,8 +148,8 @@ def test_dot_general_c13_and_algorithm_constraints():
     bad = DotAlgorithm(FloatType("tf32"), FloatType("tf32"), F32, 0, 1, 1, False)
     fails("dot_general_c22", "dot_general", T((2, 3, 4)), T((2, 4, 5)), algorithm=bad, **DG)
     assert infer("dot_general", T((2, 3, 4)), T((2, 4, 5)), algorithm=alg, **DG) == T((2, 3, 5))
-    int_alg = DotAlgorithm(I8, F32, F32, 1, 1, 1, False)
-    fails("dot_general_c21", "dot_general", T((2, 3, 4)), T((2, 4, 5)), algorithm=int_alg, **DG)
+    int_alg = DotAlgorithm(I8, F32, F32, 1, 1, 1, False)  # I8: a floating-point type
+    fails("dot_general_i8", "dot_general", T((2, 3, 4)), T((2, 4, 5)), algorithm=int_alg, **DG)
 
 
 def test_dot_general_c14_quantized_combination():

@@ -370,6 +370,51 @@ NEGATIVE = {
         (T((3,)),),
         (),
     ),
+    "dynamic_broadcast_in_dim_c1": (
+        "dynamic_broadcast_in_dim",
+        (T((1,)), T((1,), I64)),
+        dict(broadcast_dimensions=(0,)),
+        (T((3,), F32),),
+        (),
+    ),
+    "dynamic_broadcast_in_dim_c2": (
+        "dynamic_broadcast_in_dim",
+        (T((1, 3)), T((2,), I64)),
+        dict(broadcast_dimensions=(0,)),
+        (T((2, 3)),),
+        (),
+    ),
+    "dynamic_broadcast_in_dim_c3": (
+        "dynamic_broadcast_in_dim",
+        (T((1, 3)), T((2,), I64)),
+        dict(broadcast_dimensions=(0, 2)),
+        (T((2, 3)),),
+        (),
+    ),
+    "dynamic_broadcast_in_dim_c4": (
+        "dynamic_broadcast_in_dim",
+        (T((3, 3)), T((2,), I64)),
+        dict(broadcast_dimensions=(1, 1)),
+        (T((3, 3)),),
+        (),
+    ),
+    # per-axis on operand dimension 0, broadcast to result dimension 1: the result's
+    # quantization_dimension must be 1
+    "dynamic_broadcast_in_dim_c6": (
+        "dynamic_broadcast_in_dim",
+        (T((2,), PER_AXIS), T((2,), I64)),
+        dict(broadcast_dimensions=(1,)),
+        (T((3, 2), PER_AXIS),),
+        (),
+    ),
+    "dynamic_reshape_c1": ("dynamic_reshape", (T((2, 3)), T((1,), I64)), {}, (T((6,), F32),), ()),
+    "dynamic_reshape_c3": (
+        "dynamic_reshape",
+        (T((2, 3), PER_AXIS), T((1,), I64)),
+        {},
+        (T((6,), QuantizedType(I8, F32, (1.0, 2.0), (0, 0), quantized_dimension=0)),),
+        (),
+    ),
     "reshape_c1": ("reshape", (T((2, 3)),), {}, (T((6,), F32),), ()),
     "reshape_c2": ("reshape", (T((2, 3)),), {}, (T((7,)),), ()),
     "reshape_c3": (

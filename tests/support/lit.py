@@ -11,6 +11,7 @@ The tools and their hlorun counterparts (issue 16's table):
 | stablehlo-opt --stablehlo-legalize-to-vhlo[...] [--vhlo-to-version=target=V] ... | hlorun vhlo ... |
 | stablehlo-opt --vhlo-to-version=target=V X | hlorun vhlo --target=V X |
 | stablehlo-opt --pass-pipeline='builtin.module(stablehlo-deserialize)' | hlorun deserialize - |
+| stablehlo-opt --stablehlo-aggressive-folder[=fold-op-element-limit=N] X | hlorun fold [--max-elements N] X |
 | FileCheck ... | the ``filecheck`` package |
 
 A RUN line is a pipeline of commands with an optional leading ``not``, ``2>&1`` and a
@@ -28,7 +29,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-SKIP_PASSES = {"--stablehlo-aggressive-folder": "constant folding (issue 22)"}
+SKIP_PASSES: dict[str, str] = {}
 
 
 @dataclass
@@ -126,6 +127,9 @@ def translate(words: list[str]) -> list[str] | str:
             return ["serialize", *keep, *(files or ["-"])]
         raise ValueError(f"unknown stablehlo-translate mode: {words}")
     if tool == "stablehlo-opt":
+        folder = [f for f in flags if f.startswith("--stablehlo-aggressive-folder")]
+        if folder:
+            return _fold_argv(folder[0], flags, files)
         if any(f.startswith("--pass-pipeline") and "stablehlo-deserialize" in f for f in flags):
             return ["deserialize", *(files or ["-"])]
         legalize = [f for f in flags if f.startswith("--stablehlo-legalize-to-vhlo")]
@@ -151,6 +155,17 @@ def translate(words: list[str]) -> list[str] | str:
             argv.append("--strip-debuginfo")
         return [*argv, *(files or ["-"])]
     raise ValueError(f"unknown tool {tool!r}")
+
+
+def _fold_argv(folder: str, flags: list[str], files: list[str]) -> list[str]:
+    """``hlorun fold`` for ``stablehlo-opt --stablehlo-aggressive-folder[=options]``."""
+    argv = ["fold"]
+    m = re.search(r"fold-op-element-limit=(\d+)", folder)
+    if m:
+        argv += ["--max-elements", m.group(1)]
+    if "--split-input-file" in flags or "-split-input-file" in flags:
+        argv.append("--split-input-file")
+    return [*argv, *(files or ["-"])]
 
 
 def _diff(name_a: str, name_b: str, a: bytes, b: bytes) -> str:

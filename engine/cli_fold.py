@@ -1,0 +1,80 @@
+"""``hlorun fold [--split-input-file] [--max-elements N] [--max-loop-steps N] [--stats] FILE``:
+constant folding with the interpreter (``engine.fold``), in place of ``stablehlo-opt
+--stablehlo-aggressive-folder``.  Prints the folded program as ``stablehlo-opt`` prints
+(MLIR's canonical text); ``--stats`` prints the report on standard error."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+
+from ..parser import parse_module, print_module
+from ..parser.errors import HloError
+from ..parser.ir import Module
+from ..parser.source import split_input
+from .cli import _bytecode_module, _read_program, report
+
+
+def _fold_and_print(module: Module, args: argparse.Namespace) -> str:
+    from .fold import fold  # the engine loads on first use: ``hlorun --help`` stays cheap
+
+    result = fold(module, max_elements=args.max_elements, max_loop_steps=args.max_loop_steps)
+    if args.stats:
+        print(result.report.text(), file=sys.stderr)
+    folded = result.module
+    if folded.implicit:
+        folded = dataclasses.replace(folded, implicit=False)
+    return print_module(folded, canonical=True)
+
+
+def cmd_fold(args: argparse.Namespace) -> int:
+    text, data = _read_program(args.file)
+    if data is not None:
+        sys.stdout.write(_fold_and_print(_bytecode_module(data, args.file), args))
+        return 0
+    assert text is not None
+    lines = text.splitlines()
+    failed = 0
+    outputs = []
+    for chunk in split_input(text, args.split_input_file):
+        try:
+            outputs.append(_fold_and_print(parse_module(chunk.text, args.file), args))
+        except HloError as e:
+            report(e, lines)
+            failed += 1
+    sys.stdout.write("\n// -----\n\n".join(o.rstrip("\n") + "\n" for o in outputs))
+    return 1 if failed else 0
+
+
+def add_command(sub: argparse._SubParsersAction) -> None:
+    f = sub.add_parser(
+        "fold",
+        help="fold constants with the interpreter (like stablehlo-opt --stablehlo-aggressive-folder)",
+    )
+    f.add_argument("file", help="an .mlir file (text or bytecode), or - for standard input")
+    f.add_argument(
+        "--split-input-file",
+        "-split-input-file",
+        action="store_true",
+        help="treat each chunk between lines '// -----' as its own program",
+    )
+    f.add_argument(
+        "--max-elements",
+        type=int,
+        default=65536,
+        help="fold no result of more elements than this (default 65536)",
+    )
+    f.add_argument(
+        "--max-loop-steps",
+        type=int,
+        default=100_000,
+        help="interpreted steps a folded loop or call may take (default 100000)",
+    )
+    f.add_argument("--stats", action="store_true", help="print what folded and why not (stderr)")
+    f.add_argument(
+        "--verify-diagnostics",
+        action="store_true",
+        help="accepted for stablehlo-opt compatibility (errors go to stderr)",
+    )
+    f.set_defaults(func=cmd_fold)

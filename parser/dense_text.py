@@ -1,0 +1,141 @@
+"""Decimal ``dense<[...]>`` bodies decoded in a few passes over their text (no token
+per element in the grammar): the bracket skeleton of the text (every number, blank
+and sign deleted with one ``str.translate``) must equal the skeleton of the tensor's
+shape, the numbers are the text split on brackets and commas, and each converts with
+``float`` / ``int``.  Values are the slow path's (``attributes.decode_dense``) bit for
+bit: floats go through the same ``round_floats`` with the literal texts (exact
+rounding of values that may have been rounded twice), integers through the same
+range check.  Anything else (splats, hex blobs and hex elements with signs, ``inf`` /
+``nan`` words, sub-byte integers, an irregular or malformed body) returns None and the
+slow path decides, errors included.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .attributes import _storage_type, int_range, round_floats, static_shape
+from .ir import ComplexType, FloatType, IndexType, IntegerType, TensorType, Type, numpy_dtype
+
+_BLANKS = " \t\r\n"
+# what the skeleton keeps: brackets, parentheses and commas
+_DROP_NUMBERS = str.maketrans("", "", "0123456789.eE+-xXabcdfABCDF" + _BLANKS)
+_DROP_BOOLS = str.maketrans("", "", "truefals" + _BLANKS)
+_SPLIT = str.maketrans("[](),", "     ")
+# a number may not start with '.' (MLIR's lexer; Python's float accepts ".5"): with
+# every digit spelled 0, each '.' must follow a 0
+_ZERO_DIGITS = str.maketrans("123456789", "000000000")
+
+
+def _skeleton(shape: tuple[int, ...], leaf: str) -> str:
+    """``[[l,l],[l,l]]`` for shape (2, 2), built from the innermost dimension out."""
+    text = leaf
+    for d in reversed(shape):
+        text = "[" + ",".join([text] * d) + "]"
+    return text
+
+
+def decode(body: str, ttype: TensorType) -> np.ndarray | None:
+    """The read-only array of ``dense<body> : ttype`` for a nested list of decimal
+    numbers (or ``true`` / ``false``), or None for the slow path."""
+    body = body.strip()
+    if not body.startswith("["):
+        return None
+    try:
+        shape = static_shape(ttype)
+    except ValueError:
+        return None
+    if 0 in shape or not shape:
+        return None
+    elem = _storage_type(ttype.element_type)
+    try:
+        arr = _decode(body, shape, elem)
+    except (ValueError, OverflowError, TypeError):
+        return None
+    if arr is None:
+        return None
+    arr = arr.reshape(shape)
+    arr.setflags(write=False)
+    return arr
+
+
+def _decode(body: str, shape: tuple[int, ...], elem: Type) -> np.ndarray | None:
+    n = 1
+    for d in shape:
+        n *= d
+    if n > len(body):  # every element takes a character at least: the text cannot match
+        return None  # (and the skeleton of a huge shape must never be built)
+    if isinstance(elem, IntegerType) and elem.is_bool:
+        if body.translate(_DROP_BOOLS) != _skeleton(shape, ""):
+            return None
+        words = np.array(body.translate(_SPLIT).split())
+        true = words == "true"
+        if words.size != n or not (true | (words == "false")).all():
+            return None
+        return true
+    leaf = "(,)" if isinstance(elem, ComplexType) else ""
+    if body.translate(_DROP_NUMBERS) != _skeleton(shape, leaf):
+        return None
+    dots = body.count(".")
+    if dots and body.translate(_ZERO_DIGITS).count("0.") != dots:
+        return None
+    texts = body.translate(_SPLIT).split()
+    if len(texts) != n * (2 if leaf else 1):
+        return None
+    if isinstance(elem, (IntegerType, IndexType)):
+        return _integers(texts, elem)
+    if isinstance(elem, FloatType):
+        return _floats(texts, elem, "0x" in body or "0X" in body)
+    if isinstance(elem, ComplexType) and isinstance(elem.element_type, FloatType):
+        parts = _floats(texts, elem.element_type, "0x" in body or "0X" in body)
+        if parts is None:
+            return None
+        out = np.empty(n, dtype=numpy_dtype(elem))
+        out.real = parts[0::2]
+        out.imag = parts[1::2]
+        return out
+    return None
+
+
+def _integers(texts: list[str], elem: IntegerType | IndexType) -> np.ndarray | None:
+    """Decimal integers that fit the type (else None: the slow path reports it)."""
+    t = elem if isinstance(elem, IntegerType) else IntegerType(64)
+    if t.width < 8 or t.width > 64:
+        return None
+    vals = np.array(list(map(int, texts)), dtype=np.int64)  # OverflowError: slow path
+    lo, hi = int_range(t)
+    if int(vals.min()) < lo or int(vals.max()) > hi:
+        return None
+    return vals.astype(numpy_dtype(t))
+
+
+def _floats(texts: list[str], t: FloatType, has_hex: bool) -> np.ndarray | None:
+    """Decimal (or unsigned hexadecimal bit pattern) floats, rounded as the slow path
+    rounds them (``round_floats`` with the texts)."""
+    hexes: list[tuple[int, int]] = []
+    if has_hex:
+        for i, s in enumerate(texts):
+            if s[:2] in ("0x", "0X"):
+                hexes.append((i, int(s, 16)))
+                texts[i] = "0"
+    x64 = np.fromiter(map(float, texts), dtype=np.float64, count=len(texts))  # ValueError
+    out = round_floats(x64, t, texts)
+    if hexes:
+        return _place_bits(out, hexes, t)
+    return out
+
+
+def _place_bits(out: np.ndarray, hexes: list[tuple[int, int]], t: FloatType) -> np.ndarray | None:
+    """Hexadecimal elements are bit patterns of ``t`` (tf32 and sub-byte formats: the
+    slow path)."""
+    if t.name == "tf32" or out.dtype.itemsize * 8 not in (8, 16, 32, 64):
+        return None
+    nbits = out.dtype.itemsize * 8
+    if t.name.startswith(("f4", "f6")):
+        return None
+    u = out.view(np.dtype(f"u{out.dtype.itemsize}"))
+    for i, bits in hexes:
+        if bits >= 1 << nbits:
+            return None
+        u[i] = bits
+    return out

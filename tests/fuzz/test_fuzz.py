@@ -1,0 +1,115 @@
+"""Fuzzing (issue 21): every mutant of the shared suites' programs and artifacts ends in
+a result or an HloError, within the memory cap, and prints to text that parses back to
+the same module (tests/fuzz/harness.py).
+
+- ``test_fixed_seed_campaign``: CI's share, a fixed seed (about half a minute);
+- ``test_regression``: every program saved under tests/fuzz/regressions/;
+- ``test_random_campaign`` (slow): ``HLORUN_FUZZ_N`` mutants (default 20000) of seed
+  ``HLORUN_FUZZ_SEED`` (default: a fresh one, printed so a failure can be replayed).
+  ``tests/fuzz/campaign.py`` runs long campaigns in worker processes.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from collections import Counter
+
+import pytest
+
+from tests.conftest import shared_dir
+from tests.fuzz import harness
+
+CI_SEED = 20260521
+CI_INPUTS = 2500
+
+# The outcomes a test fails on.  "slow" (over TIME_LIMIT) is a campaign statistic, not a
+# test failure: tests make no timing assertions, and CI machines vary.
+FAILING = ("crash", "hang", "memory", "roundtrip")
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    shared_dir("tests")
+    seeds = harness.seed_corpus()
+    assert len(seeds) > 500  # the interpret, verifier and vhlo suites
+    harness.warm_up()
+    return seeds
+
+
+def _campaign(seed: int, n: int, corpus: list) -> tuple[Counter, list[str]]:
+    counts: Counter = Counter()
+    failures: list[str] = []
+    stream = harness.mutants(seed, corpus)
+    for i in range(n):
+        prog = next(stream)
+        out = harness.check(prog)
+        counts[out.kind] += 1
+        if out.kind in FAILING:
+            small = harness.shrink(prog, out.signature, budget=150)
+            failures.append(f"#{i} {out.kind}: {out.detail[:300]}\n--- shrunk:\n{small!r}")
+    return counts, failures
+
+
+def test_fixed_seed_campaign(corpus):
+    counts, failures = _campaign(CI_SEED, CI_INPUTS, corpus)
+    assert not failures, f"{counts}\n" + "\n\n".join(failures[:5])
+    # the mutants reach every stage: some fail to parse or verify, some run
+    assert counts["hlo_error"] > 0 and counts["result"] > 0
+
+
+@pytest.mark.slow
+def test_random_campaign(corpus):
+    n = int(os.environ.get("HLORUN_FUZZ_N", "20000"))
+    seed = int(os.environ.get("HLORUN_FUZZ_SEED", str(random.randrange(1 << 30))))
+    print(f"fuzz campaign: HLORUN_FUZZ_SEED={seed} HLORUN_FUZZ_N={n}")
+    counts, failures = _campaign(seed, n, corpus)
+    print(dict(counts), f"peak RSS {harness.peak_rss() >> 20} MiB")
+    assert not failures, f"seed {seed}: {counts}\n" + "\n\n".join(failures[:5])
+
+
+REGRESSION_FILES = sorted(harness.REGRESSIONS.glob("*.mlir*"))
+
+
+@pytest.mark.parametrize("path", REGRESSION_FILES, ids=[p.name for p in REGRESSION_FILES])
+def test_regression(path):
+    """A program a campaign once shrank to: now a result or an HloError, round trip
+    exact."""
+    out = harness.check(harness.load_regression(path))
+    assert out.kind not in FAILING, out.detail
+
+
+def test_mutators_are_deterministic(corpus):
+    """The same seed gives the same mutants (a campaign can be replayed)."""
+    a = harness.mutants(7, corpus)
+    b = harness.mutants(7, corpus)
+    assert [next(a) for _ in range(50)] == [next(b) for _ in range(50)]
+
+
+def test_shrink_keeps_the_failure():
+    """The shrinker removes what the failure does not need."""
+
+    def checker(prog):
+        bad = "BAD" in prog
+        return harness.Outcome("crash" if bad else "hlo_error", "ValueError: x" if bad else "")
+
+    prog = "line one\nline BAD two\nline three\n" * 5
+    small = harness.shrink(prog, "crash:ValueError", checker=checker)
+    assert "BAD" in small and len(small) < 12
+
+
+def test_a_crash_is_classified_as_one(monkeypatch):
+    """The harness can fail: a stray exception is a "crash", a hang is a "hang"."""
+
+    def boom(prog, memory_cap):
+        raise KeyError("stray")
+
+    monkeypatch.setattr(harness, "run_pipeline", boom)
+    assert harness.check("anything").kind == "crash"
+
+    def spin(prog, memory_cap):
+        while True:
+            pass
+
+    monkeypatch.setattr(harness, "run_pipeline", spin)
+    assert harness.check("anything", hard_stop=0.2).kind == "hang"

@@ -1,0 +1,212 @@
+"""Decimal dense literals decoded in a few vectorized passes (parser/dense_text.py):
+bit for bit the slow path's arrays (parser/attributes.decode_dense, one token per
+element) on random literals of every element type, including decimals exactly
+half-way between two f16 / bf16 / f8 values (the slow path's exact re-rounding) and
+hexadecimal bit patterns; malformed bodies go to the slow path, which reports them.
+Independent anchors: values from Fraction arithmetic for the half-way cases."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from hlorun.parser import attr_syntax, dense_text
+from hlorun.parser.attributes import decode_dense
+from hlorun.parser.errors import ParseError
+from hlorun.parser.grammar import parse_module
+from hlorun.parser.ir import ComplexType, FloatType, IndexType, IntegerType, TensorType
+
+FLOATS = ["f16", "bf16", "f32", "f64", "f8E4M3FN", "f8E5M2", "f8E4M3FNUZ", "tf32"]
+INTS = [(8, "signless"), (16, "signless"), (32, "signless"), (64, "signless"), (8, "unsigned")]
+INTS += [(32, "unsigned"), (64, "unsigned"), (16, "signed")]
+
+
+def _bits(a: np.ndarray) -> bytes:
+    return np.ascontiguousarray(a).tobytes()
+
+
+def _nest(texts: list[str], shape: tuple[int, ...], rng) -> str:
+    items = texts
+    for d in reversed(shape):
+        sep = [", ", ",", " , ", ",\n  "][rng.integers(4)]
+        items = ["[" + sep.join(items[k : k + d]) + "]" for k in range(0, len(items), d)]
+    return items[0]
+
+
+def _decimal(rng, name: str) -> str:
+    """A random decimal literal: plain, exponent, many digits, signed zero, or a value
+    half-way between two neighbours of a narrow format (written out exactly)."""
+    kind = rng.integers(6)
+    if kind == 0:
+        return f"{rng.standard_normal() * 10.0 ** rng.integers(-3, 4):.9g}".replace("e", ".0e")
+    if kind == 1:
+        return repr(float(rng.standard_normal() * 10.0 ** rng.integers(-30, 30)))
+    if kind == 2:
+        digits = "".join(str(d) for d in rng.integers(0, 10, size=rng.integers(15, 40)))
+        return f"{'-' if rng.integers(2) else ''}{digits[0]}.{digits[1:]}e{rng.integers(-8, 8)}"
+    if kind == 3:
+        return ["0.0", "-0.0", "1.000000e+00", "+2.5", "7", "-3", "1e5", "4."][rng.integers(8)]
+    if kind == 4 and name in ("f16", "bf16", "f8E4M3FN", "f8E5M2", "f8E4M3FNUZ"):
+        dt = FloatType(name)
+        from hlorun.parser.ir import numpy_dtype
+
+        d = numpy_dtype(dt)
+        info = ml_dtypes.finfo(d)
+        a = np.array([rng.uniform(-float(info.max) / 2, float(info.max) / 2)]).astype(d)
+        bits = a.view(np.uint8 if d.itemsize == 1 else np.uint16)
+        b = (bits + 1).view(d)
+        lo, hi = Fraction(float(a[0])), Fraction(float(b[0]))
+        mid = (lo + hi) / 2  # exactly half-way: the tie goes to the even neighbour
+        if mid.denominator & (mid.denominator - 1):
+            return repr(float(a[0]))
+        k = mid.denominator.bit_length() - 1
+        text = str(mid.numerator * 5**k)
+        sign = "-" if text.startswith("-") else ""
+        text = text.lstrip("-")
+        return f"{sign}{text}e-{k}" if k else f"{sign}{text}.0"
+    return f"{rng.standard_normal():.17e}"
+
+
+def _float_text(rng, name: str) -> str:
+    if rng.random() < 0.05 and name not in ("tf32",):
+        width = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}.get(name, 8)
+        return f"0x{int(rng.integers(0, 2 ** min(width, 62))):X}"
+    return _decimal(rng, name)
+
+
+def _shape(rng) -> tuple[int, ...]:
+    return tuple(int(d) for d in rng.integers(1, 5, size=rng.integers(1, 4)))
+
+
+def _check(body: str, t: TensorType, must_be_fast: bool = True) -> None:
+    fast = dense_text.decode(body, t)
+    try:
+        slow, _ = decode_dense(body, t)
+    except ValueError:
+        assert fast is None, body
+        return
+    if fast is None:
+        assert not must_be_fast, body
+        return
+    assert fast.shape == slow.shape and fast.dtype == slow.dtype
+    assert _bits(fast) == _bits(slow), (body, fast, slow)
+    assert not fast.flags.writeable
+
+
+@pytest.mark.parametrize("name", FLOATS)
+def test_floats_match_slow_path(name):
+    rng = np.random.default_rng(sum(map(ord, name)))
+    for _ in range(60):
+        shape = _shape(rng)
+        n = int(np.prod(shape))
+        texts = [_float_text(rng, name) for _ in range(n)]
+        has_hex = any(s.startswith("0x") for s in texts)
+        t = TensorType(shape, FloatType(name))
+        _check(_nest(texts, shape, rng), t, must_be_fast=not has_hex or name == "f32")
+
+
+@pytest.mark.parametrize("width,signedness", INTS)
+def test_integers_match_slow_path(width, signedness):
+    rng = np.random.default_rng(width)
+    t_elem = IntegerType(width, signedness)
+    lo = 0 if signedness == "unsigned" else -(2 ** (width - 1))
+    hi = 2**width - 1 if signedness != "signed" else 2 ** (width - 1) - 1
+    for _ in range(40):
+        shape = _shape(rng)
+        n = int(np.prod(shape))
+        vals = [int(v) for v in rng.integers(max(lo, -(2**62)), min(hi, 2**62), size=n)]
+        vals[0] = [lo, hi, 0, vals[0]][rng.integers(4)]
+        texts = [str(v) if rng.random() > 0.1 else f"+{v}" if v >= 0 else str(v) for v in vals]
+        t = TensorType(shape, t_elem)
+        _check(_nest(texts, shape, rng), t, must_be_fast=hi < 2**63 and lo >= -(2**63))
+
+
+def test_index_bool_complex():
+    rng = np.random.default_rng(3)
+    for _ in range(30):
+        shape = _shape(rng)
+        n = int(np.prod(shape))
+        ints = [str(int(v)) for v in rng.integers(-(2**40), 2**40, size=n)]
+        _check(_nest(ints, shape, rng), TensorType(shape, IndexType()))
+        bools = [["true", "false"][int(b)] for b in rng.integers(0, 2, size=n)]
+        _check(_nest(bools, shape, rng), TensorType(shape, IntegerType(1)))
+        for part in ("f32", "f64"):
+            cs = [f"({_decimal(rng, part)}, {_decimal(rng, part)})" for _ in range(n)]
+            _check(_nest(cs, shape, rng), TensorType(shape, ComplexType(FloatType(part))))
+
+
+def test_half_way_decimals_round_to_even():
+    """1 + 2**-11 lies half-way between two f16 values: ties to even gives 1.0; one
+    digit more (above the tie) gives the next value.  Written with 60 digits, so its
+    nearest f64 is the tie itself (a double rounding would go up)."""
+    t = TensorType((2,), FloatType("f16"))
+    tie = str(Fraction(1) + Fraction(1, 2**11))
+    exact = format(1 + 2**-11, ".60f")
+    above = exact.rstrip("0") + "1"
+    r = dense_text.decode(f"[{exact}, {above}]", t)
+    assert r is not None and tie == "2049/2048"
+    np.testing.assert_array_equal(r.view(np.uint16), [0x3C00, 0x3C01])
+
+
+@pytest.mark.parametrize(
+    "body,shape",
+    [
+        ("[1.0, 2.0", (2,)),
+        ("[1.0, .5]", (2,)),
+        ("[1.0, -.5]", (2,)),
+        ("[[1.0, 2.0], [3.0]]", (2, 2)),
+        ("[[1.0, 2.0, 3.0], [4.0]]", (2, 2)),
+        ("[1.0 2.0]", (1,)),
+        ("[1.0,, 2.0]", (2,)),
+        ("[1.0, inf]", (2,)),
+        ("[1.0, 1_0]", (2,)),
+        ("[1.0, 1.2.3]", (2,)),
+        ("[1.0, e5]", (2,)),
+        ("[1.0, -0x3C00]", (2,)),
+        ("[1.0, 0x10000]", (2,)),
+        ("[(1.0, 2.0), 3.0]", (2,)),
+    ],
+)
+def test_malformed_bodies_take_the_slow_path(body, shape):
+    """Each of these is an error (or needs the slow path's care): the fast decoder
+    declines, and a whole module reports the slow path's error."""
+    t = TensorType(shape, FloatType("f16"))
+    assert dense_text.decode(body, t) is None
+    text = f"%c = stablehlo.constant dense<{body}> : tensor<{'x'.join(map(str, shape))}xf16>"
+    try:
+        slow = decode_dense(body, t)[0]
+    except ValueError:
+        with pytest.raises(ParseError):
+            parse_module(text)
+        return
+    m = parse_module(text)
+    got = m.body[0].attributes[0][1].array
+    assert _bits(got) == _bits(slow)
+
+
+def test_whole_module_same_with_and_without_fast_path(monkeypatch):
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from corpus_gen import corpus
+
+    for text in corpus(12, seed=7):
+        fast = parse_module(text)
+        with monkeypatch.context() as m:
+            m.setattr(attr_syntax.dense_text, "decode", lambda body, t: None)
+            slow = parse_module(text)
+        assert _consts(fast) == _consts(slow)
+
+
+def _consts(module) -> list[bytes]:
+    out = []
+    for f in module.body:
+        for op in f.body.entry.operations:
+            for _, a in op.attributes:
+                if isinstance(getattr(a, "array", None), np.ndarray):
+                    out.append(_bits(a.array))
+    return out

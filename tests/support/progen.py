@@ -1,0 +1,230 @@
+"""A generator of VALID StableHLO programs, one op each, for hypothesis.
+
+Each recipe draws an op's operand types, attributes and regions so that they satisfy
+the op's constraints in the spec (docs/spec.md, "Constraints"), and computes the result
+type from the spec's formulas (never from our shape functions: the verifier is what
+the programs test).  Attribute names and kinds follow parser/opdecl.py; element types
+cover every type the op admits (i1, i2/i4 and unsigned, every f4/f6/f8 format, bf16,
+f16, tf32, f32, f64, complex<f32>/complex<f64>).
+
+API (for tests/property/test_valid_programs.py and the reliability / folding work):
+
+- ``OPS``: the op names there is a recipe for.
+- ``cases(ops=None)``: hypothesis strategy of ``OpCase`` (one op: operands, attributes,
+  regions, result types); ``ops`` restricts the op names (default: all of ``OPS``).
+- ``programs(ops=None)``: strategy of ``GenProgram`` whose ``.text`` is a module with the
+  op's operands as parameters of ``@main`` (operands whose value the op's constraints
+  fix, like ``dynamic_reshape``'s ``output_shape``, are constants inside it);
+  ``program.random_inputs(rng)`` (or ``random_inputs(program, rng)``) draws arrays for
+  the parameters; ``program.result_types`` are the declared result types (IR types).
+- ``constant_programs(ops=None)``: strategy of ``GenProgram`` in the form of JAX's
+  conformance programs: ``@main()`` takes nothing, every operand is a
+  ``stablehlo.constant`` (values drawn with a seed), the op's results are returned.
+  ``program.checked_text(expected, check="check.expect_eq")`` returns the same program
+  checking its results against ``expected`` arrays with ``stablehlo.custom_call
+  @check.expect_eq / expect_almost_eq / expect_close`` (no results) or ``@check.eq``
+  (``-> tensor<i1>``, returned).
+- ``dense_text(array, et)`` / ``tensor_type_text(shape, et)``: MLIR text of a value / type.
+
+Op cases whose kernels legitimately refuse (UnsupportedError) are not generated: the
+tests demand a result of the declared type.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from hypothesis import strategies as st
+
+from hlorun.parser import parse_module
+from hlorun.parser.ir import Type
+
+from . import progen_movement, progen_structured  # noqa: F401  (register the recipes)
+from .progen_core import (
+    I32,
+    RECIPES,
+    TT,
+    Arg,
+    OpCase,
+    dense_text,
+    random_array,
+    result_refs,
+    tensor_type_text,
+)
+
+__all__ = [
+    "I32",
+    "OPS",
+    "TT",
+    "Arg",
+    "GenProgram",
+    "OpCase",
+    "cases",
+    "constant_programs",
+    "constant_text",
+    "dense_text",
+    "program_text",
+    "programs",
+    "random_inputs",
+    "tensor_type_text",
+]
+
+# ---------------------------------------------------------------------------------------
+# Programs
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GenProgram:
+    """A generated module (see the module docstring)."""
+
+    case: OpCase
+    text: str
+    constant: bool = False
+    seed: int = 0
+
+    @property
+    def op(self) -> str:
+        return self.case.op
+
+    @property
+    def params(self) -> tuple[Arg, ...]:
+        if self.constant:
+            return ()
+        return tuple(a for a in self.case.args if a.value is None or a.param)
+
+    @property
+    def result_types(self) -> tuple[Type, ...]:
+        """The declared result types, as IR types (parsed from the text)."""
+        fn = parse_module(self.text).functions["main"]
+        return tuple(fn.type.results)
+
+    def random_inputs(self, rng: np.random.Generator | int | None = None) -> list[np.ndarray]:
+        return random_inputs(self, rng)
+
+    def checked_text(self, expected: Sequence[np.ndarray], check: str = "check.expect_eq") -> str:
+        """This (constant) program checking its results against ``expected``."""
+        assert self.constant, "checked_text needs a constant_programs() program"
+        case = self.case
+        body = _constant_body(case, self.seed)
+        refs = result_refs(case)
+        lines = [*body]
+        flags = []
+        for k, (ref, want, tt) in enumerate(zip(refs, expected, case.results)):
+            lines.append(f"  %e{k} = stablehlo.constant {dense_text(np.asarray(want), tt.et)}")
+            if check == "check.eq":
+                lines.append(
+                    f"  %ok{k} = stablehlo.custom_call @check.eq({ref}, %e{k}) : "
+                    f"({tt.text}, {tt.text}) -> tensor<i1>"
+                )
+                flags.append(f"%ok{k}")
+            else:
+                lines.append(
+                    f"  stablehlo.custom_call @{check}({ref}, %e{k}) {{has_side_effect = true}}"
+                    f" : ({tt.text}, {tt.text}) -> ()"
+                )
+        if check == "check.eq":
+            out = flags[0] if flags else None
+            for k, f in enumerate(flags[1:]):
+                lines.append(f"  %all{k} = stablehlo.and {out}, {f} : tensor<i1>")
+                out = f"%all{k}"
+            head = "func.func @main() -> tensor<i1> {"
+            lines.append(f"  func.return {out} : tensor<i1>" if out else "  func.return")
+        else:
+            head = "func.func @main() {"
+            lines.append("  func.return")
+        return "\n".join([head, *lines, "}"]) + "\n"
+
+
+def random_inputs(
+    program: GenProgram, rng: np.random.Generator | int | None = None
+) -> list[np.ndarray]:
+    """Arrays for ``program``'s parameters (operands the op's constraints leave free)."""
+    if not isinstance(rng, np.random.Generator):
+        rng = np.random.default_rng(rng)
+    return [
+        np.array(a.value) if a.value is not None else random_array(rng, a.type, a.values)
+        for a in program.params
+    ]
+
+
+def _returns(case: OpCase) -> str:
+    refs = result_refs(case)
+    types = ", ".join(r.text for r in case.results)
+    return f"  func.return {', '.join(refs)} : {types}"
+
+
+def _result_sig(case: OpCase) -> str:
+    outs = ", ".join(r.text for r in case.results)
+    return f"({outs})" if len(case.results) != 1 else outs
+
+
+def program_text(case: OpCase) -> str:
+    """The parameter form (module docstring)."""
+    params, names, lines = [], [], []
+    for k, a in enumerate(case.args):
+        if a.value is None or a.param:
+            params.append(f"%arg{len(params)}: {a.type.text}")
+            names.append(f"%arg{len(params) - 1}")
+        else:
+            lines.append(f"  %c{k} = stablehlo.constant {dense_text(a.value, a.type.et)}")
+            names.append(f"%c{k}")
+    lines.append("  " + case.op_text(names, "%r"))
+    lines.append(_returns(case))
+    head = f"func.func @main({', '.join(params)}) -> {_result_sig(case)} {{"
+    return "\n".join([head, *lines, "}"]) + "\n"
+
+
+def _constant_body(case: OpCase, seed: int) -> list[str]:
+    rng = np.random.default_rng(seed)
+    lines, names = [], []
+    for k, a in enumerate(case.args):
+        v = a.value if a.value is not None else random_array(rng, a.type, a.values)
+        lines.append(f"  %c{k} = stablehlo.constant {dense_text(v, a.type.et)}")
+        names.append(f"%c{k}")
+    lines.append("  " + case.op_text(names, "%r"))
+    return lines
+
+
+def constant_text(case: OpCase, seed: int) -> str:
+    """The constant form (module docstring), returning the op's results."""
+    lines = _constant_body(case, seed)
+    lines.append(_returns(case))
+    head = f"func.func @main() -> {_result_sig(case)} {{"
+    return "\n".join([head, *lines, "}"]) + "\n"
+
+
+# ---------------------------------------------------------------------------------------
+# Strategies
+# ---------------------------------------------------------------------------------------
+
+OPS: tuple[str, ...] = tuple(sorted(RECIPES))
+
+
+def cases(ops: Sequence[str] | None = None):
+    """Strategy of ``OpCase`` for ``ops`` (default: every op of ``OPS``)."""
+    names = list(ops) if ops is not None else list(OPS)
+    unknown = [n for n in names if n not in RECIPES]
+    if unknown:
+        raise ValueError(f"no recipe for {unknown}")
+
+    @st.composite
+    def one(draw):
+        op = draw(st.sampled_from(names))
+        return RECIPES[op](draw, op)
+
+    return one()
+
+
+def programs(ops: Sequence[str] | None = None):
+    """Strategy of parameter-form ``GenProgram`` (module docstring)."""
+    return cases(ops).map(lambda c: GenProgram(c, program_text(c)))
+
+
+def constant_programs(ops: Sequence[str] | None = None):
+    """Strategy of constant-form ``GenProgram`` (module docstring)."""
+    return st.tuples(cases(ops), st.integers(0, 2**32 - 1)).map(
+        lambda cs: GenProgram(cs[0], constant_text(cs[0], cs[1]), constant=True, seed=cs[1])
+    )
