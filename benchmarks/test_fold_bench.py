@@ -108,7 +108,35 @@ def loop(n: int = 1000) -> str:
 """
 
 
-CASES = {"transformer": transformer_constant(), "chain300": chain(), "loop1000": loop()}
+def calls(n: int = 20, length: int = 60) -> str:
+    """``n`` chained calls of a private function of ``length`` elementwise ops."""
+    body = "\n".join(
+        f"  %t{i} = stablehlo.{'add' if i % 2 else 'multiply'} %t{i - 1}, %x : tensor<8xf32>"
+        for i in range(1, length)
+    )
+    chain = "\n".join(
+        f"  %r{i} = func.call @f(%r{i - 1}) : (tensor<8xf32>) -> tensor<8xf32>"
+        for i in range(1, n + 1)
+    )
+    return f"""func.func @main() -> tensor<8xf32> {{
+  %r0 = stablehlo.constant dense<0.5> : tensor<8xf32>
+{chain}
+  return %r{n} : tensor<8xf32>
+}}
+func.func private @f(%x: tensor<8xf32>) -> tensor<8xf32> {{
+  %t0 = stablehlo.add %x, %x : tensor<8xf32>
+{body}
+  return %t{length - 1} : tensor<8xf32>
+}}
+"""
+
+
+CASES = {
+    "transformer": transformer_constant(),
+    "chain300": chain(),
+    "loop1000": loop(),
+    "calls20": calls(),
+}
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

@@ -275,7 +275,7 @@ def run(
             (src is module or (src.__class__ is weakref.ref and src() is module))
             and last_key == run_key
             and (prog := last_prog()) is not None
-            and prog.claim()
+            and prog._busy.acquire(False)  # (Program.claim, without a call's cost)
         ):
             pass  # the same source and options as the previous run
         else:
@@ -321,7 +321,7 @@ def run(
         else:
             results = prog(*inputs, infeed=infeed, outfeed=outfeed)
     finally:
-        prog.release()
+        prog._busy.release()  # (Program.release)
         if fresh and table is not None and key is not None:
             _remember(table, key, prog)
             _remember_last(module, run_key, prog)

@@ -381,7 +381,10 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:  # exit code 130 (128 + SIGINT), naming the running op
+        from .interrupt import interrupted_message  # only on Ctrl-C (cheap startup)
+
+        print(interrupted_message(e), file=sys.stderr)
         return 130
 
 

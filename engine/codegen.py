@@ -61,9 +61,7 @@ def _emit_step(
     for s in st.kills:
         lines.append(f"{pad}frame[{s}] = None")
     lines.append(f"{pad}r = F{k}({', '.join(names)})")
-    lines.append(
-        f"{pad}if r.__class__ is not S{k} and (r.__class__ is not ND or r.dtype != D{k}):"
-    )
+    lines.append(f"{pad}if r.__class__ is not S{k} and (r.__class__ is not ND or r.dtype != D{k}):")
     lines.append(f"{pad}    r = X{k}(r)")
     lines.append(f"{pad}frame[{st.results[0]}] = r")
     live[0] = True
@@ -83,8 +81,8 @@ def straight_line(block: BlockPlan) -> tuple[Callable[[list[Any]], None], ...]:
     """``block.runs`` as one generated function (or unchanged when fewer than
     ``MIN_STEPS`` of its steps are inline ones)."""
     steps = [st for st in block.steps if st.kind != "constant"]
-    if sum(st.inline is not None for st in steps) < MIN_STEPS:
-        return block.runs
+    if len(block.runs) != len(steps) or sum(st.inline is not None for st in steps) < MIN_STEPS:
+        return block.runs  # (fused runs, engine.fusion: their steps are big anyway)
     env = _base_env(steps)
     lines = ["def block(frame):", "    at = 0", "    try:"]
     live = [False]
@@ -111,6 +109,8 @@ def while_loop(
     bsteps = [s for s in body.steps if s.kind != "constant"]
     if not any(s.inline is not None for s in (*csteps, *bsteps)):
         return slow
+    if len(cond.runs) != len(csteps) or len(body.runs) != len(bsteps):
+        return slow  # fused runs (engine.fusion) run through the block's closures
     nvals = len(st.operands)
     steps = [*csteps, *bsteps]
     env = _base_env(steps)

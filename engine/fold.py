@@ -65,7 +65,7 @@ from .fold_report import (
     ReportBuilder,
 )
 from .interpreter import Interpreter
-from .plan import CALL_OPS, RETURN_OPS, Limits
+from .plan import CALL_OPS, RETURN_OPS
 
 __all__ = ["FoldResult", "FoldReport", "fold"]
 
@@ -315,9 +315,11 @@ class _Folder:
         self.sticky: dict[int, Operation] = {}
         self._fresh = 0
         eval_name = "__hlorun_fold__"
-        while eval_name in module.functions:
+        while any(n.startswith(eval_name) for n in module.functions):
             eval_name += "_"
         self.eval_name = eval_name
+        self._interp: Interpreter | None = None
+        self._runs = 0
 
     def _value(self, i: int) -> Value:
         """Value ``i`` in the evaluation function (a name no program spells)."""
@@ -389,6 +391,8 @@ class _Folder:
 
     # ---- phase 2 -----------------------------------------------------------------
     def evaluate(self) -> None:
+        """Run the candidates in program order: loop-free runs of them together, loops
+        and calls alone (within ``max_loop_steps``)."""
         cands = self.candidates
         i = 0
         while i < len(cands):
@@ -419,6 +423,8 @@ class _Folder:
         return out
 
     def _run_batch(self, group: list[_Candidate]) -> None:
+        """Run ``group`` as one function; when it raises, take out the op the error
+        names and run the rest again, or run each alone when no single op is named."""
         pending = self._ready(group)
         while pending:
             try:
@@ -436,6 +442,7 @@ class _Folder:
             return
 
     def _run_alone(self, c: _Candidate) -> None:
+        """Run one candidate (a loop or call within the loop budget)."""
         if c.reason is not None:
             return
         if not all(self._known(i) for i in c.inputs.values()):
@@ -449,20 +456,24 @@ class _Folder:
         self._store([c], out)
 
     def _store(self, cands: list[_Candidate], out: Any) -> None:
+        """Keep each candidate's results (checked against its declared types)."""
         k = 0
         for c in cands:
-            vals = []
-            for i in c.results:
-                v = np.array(out[k], copy=True, order="C")
-                k += 1
-                t = self.types[i]
-                if v.dtype != numpy_dtype(t) or v.shape != tuple(t.shape or ()):
-                    c.reason, c.error = RAISED, f"internal error: result {v.dtype}{v.shape} for {t}"
-                    break
+            vals = [np.array(v, copy=True, order="C") for v in out[k : k + len(c.results)]]
+            k += len(c.results)
+            bad = [
+                (v, self.types[i])
+                for v, i in zip(vals, c.results)
+                if v.dtype != numpy_dtype(self.types[i])
+                or v.shape != tuple(self.types[i].shape or ())
+            ]
+            if bad:
+                v, t = bad[0]
+                c.reason, c.error = RAISED, f"internal error: result {v.dtype}{v.shape} for {t}"
+                continue
+            for v in vals:
                 v.flags.writeable = False
-                vals.append(v)
-            else:
-                self.values.update(zip(c.results, vals))
+            self.values.update(zip(c.results, vals))
 
     def _execute(self, cands: list[_Candidate], budget: int | None) -> tuple[Any, ...]:
         """Run ``cands`` as one function of no arguments; their results, in order."""
@@ -477,15 +488,26 @@ class _Folder:
             defined.update(c.results)
         rets = tuple(self._value(i) for c in cands for i in c.results)
         ops.append(Operation("func.return", operands=rets))
+        name = f"{self.eval_name}{self._runs}"
+        self._runs += 1
         fn = Function(
-            self.eval_name,
+            name,
             FunctionType((), tuple(v.type for v in rets)),
             Region((Block((), tuple(ops)),)),
             visibility="private",
         )
         mod = dataclasses.replace(self.module, body=(*self.module.body, fn))
-        limits = Limits(max_steps=None if budget is None else budget + len(ops))
-        return Interpreter(mod, limits=limits).call(self.eval_name, [])
+        # One interpreter for the whole fold: the module's functions are planned once
+        # (the plans are keyed by name, and only the new evaluation function is new);
+        # its Limits object is the one the compiled steps read, so it is updated.
+        interp = self._interp
+        if interp is None:
+            interp = self._interp = Interpreter(mod)
+        else:
+            interp.module = mod
+        interp.limits.max_steps = None if budget is None else budget + len(ops)
+        interp.limits.steps = 0
+        return interp.call(name, [])
 
     def _constant_op(self, i: int) -> Operation:
         v = self._value(i)

@@ -313,7 +313,9 @@ def _run_process(
     try:
         feed = _take_infeed(grid, infeed)
         limits = Limits(**options.limits)
-        limits.deadline = options.deadline
+        # a finite deadline keeps the interpreter checking it, so that the watcher can
+        # stop this process once another one has failed
+        limits.deadline = options.deadline if options.deadline is not None else float("inf")
         ctx = dict(options.context)
         ctx.update(
             replica_id=r,
@@ -386,7 +388,8 @@ def _primary(records: list[dict | None]) -> int | None:
     """The rank whose error every rank raises: the lowest that failed on its own account."""
     failed = [i for i, rec in enumerate(records) if rec is not None]
     own = [i for i in failed if records[i]["primary"]]  # type: ignore[index]
-    return (own or failed or [None])[0]
+    first = own or failed
+    return first[0] if first else None
 
 
 @dataclass

@@ -53,8 +53,16 @@ from ..shape_inference.optable import OP_TABLE, OpDef
 from .codegen import straight_line
 from .dtypes import dtype_of
 from .fastpath import fast_op, relu_op
+from .fusion import fuse
 from .kernels.quantization import quantized_kernel
-from .memory import MemoryBudget, live_cap_error, reset_current, set_current, tensor_cap_error
+from .memory import (
+    MemoryBudget,
+    held_nbytes,
+    live_cap_error,
+    reset_current,
+    set_current,
+    tensor_cap_error,
+)
 from .plan import (
     CALL_OPS,
     DEFAULT_MEMORY_CAP,
@@ -172,6 +180,8 @@ class Interpreter(StepCompiler):
             if st.kind != "constant":
                 runs.append(run)
         bp.runs = tuple(runs)
+        if self.inplace:  # (off: every op runs alone, each result a new array)
+            bp.runs = tuple(fuse(bp))  # runs of big elementwise steps: one blocked pass
         bp.runs = straight_line(bp)  # small elementwise steps written out inline
         bp.max_nbytes = max((st.nbytes for st in steps), default=0)
         bp.max_live = self._live_bytes(bp, block)
@@ -403,6 +413,7 @@ class Interpreter(StepCompiler):
                 value.flags.writeable = False  # shared by every run: never written
         step.kind = "constant"
         step.const = value
+        step.nbytes = held_nbytes(value)  # a lazy splat holds one element (engine/memory.py)
         plan.consts[step.results[0]] = value
 
     def _call_kernel(self, op: Operation) -> Callable[..., Any]:
@@ -489,6 +500,7 @@ class Interpreter(StepCompiler):
         if top and plan.returns_consts:
             consts, block = plan.consts, plan.block
             assert block is not None  # a planned function
+            self._check_result_copies(plan, [v for s, v in zip(block.returns, out) if s in consts])
             return [
                 self._result_copy(v) if s in consts else as_array(v)
                 for s, v in zip(block.returns, out)
@@ -538,6 +550,21 @@ class Interpreter(StepCompiler):
         if budget.per_tensor != limits.memory_cap or budget.live != limits.live_cap:
             budget = self._budget_memo = MemoryBudget(limits.memory_cap, limits.live_cap)
         return budget
+
+    def _check_result_copies(self, plan: FunctionPlan, values: list[Any]) -> None:
+        """A returned constant becomes the caller's copy: a lazy splat materializes
+        then, so its bytes are checked against the per-tensor cap first."""
+        cap = self.limits.memory_cap
+        for v in values:
+            nbytes = value_nbytes(v)
+            if nbytes > cap:
+                body = plan.function.body
+                ret = body.blocks[0].operations[-1] if body and body.blocks[0].operations else None
+                raise InterpreterError(
+                    tensor_cap_error(nbytes, cap),
+                    ret.pos if ret is not None else plan.function.pos,
+                    op=ret.name if ret is not None else None,
+                )
 
     @staticmethod
     def _result_copy(v: Any) -> Any:

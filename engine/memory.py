@@ -114,6 +114,18 @@ def nbytes_of(shape: Iterable[int], dtype: np.dtype | type) -> int:
     return n
 
 
+def held_nbytes(a: object) -> int:
+    """The bytes an array holds in memory: one element per zero-stride dimension
+    (a lazy splat, a broadcast view) counts once."""
+    if not isinstance(a, np.ndarray):
+        return int(getattr(a, "nbytes", 0))
+    n = a.itemsize
+    for d, s in zip(a.shape, a.strides):
+        if s != 0:
+            n *= d
+    return n if a.size else 0
+
+
 def reserve(shape: Iterable[int], dtype: np.dtype | type, what: str = "result") -> None:
     """Check an allocation a kernel is about to make against the per-tensor cap of the
     run in progress; raises ``InterpreterError`` (the step adds the op and location)."""

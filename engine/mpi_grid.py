@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -131,7 +132,7 @@ class MPIGrid(ProcessGrid):
         st = mpi.Status()
         for r in peers:
             while self.got[r] < self._expect[r]:
-                poll_until(lambda r=r: comm.Iprobe(r, mpi.ANY_TAG, st), lambda: None)
+                poll_until(partial(comm.Iprobe, r, mpi.ANY_TAG, st), lambda: None)
                 buf = np.empty(st.Get_count(mpi.BYTE), np.uint8)
                 comm.Recv([buf, mpi.BYTE], r, st.Get_tag())
                 self.got[r] += 1

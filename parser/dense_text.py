@@ -5,16 +5,18 @@ shape, the numbers are the text split on brackets and commas, and each converts 
 ``float`` / ``int``.  Values are the slow path's (``attributes.decode_dense``) bit for
 bit: floats go through the same ``round_floats`` with the literal texts (exact
 rounding of values that may have been rounded twice), integers through the same
-range check.  Anything else (splats, hex blobs and hex elements with signs, ``inf`` /
+range check.  Anything else (hex blobs and hex elements with signs, ``inf`` /
 ``nan`` words, sub-byte integers, an irregular or malformed body) returns None and the
 slow path decides, errors included.
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from .attributes import _storage_type, int_range, round_floats, static_shape
+from .attributes import _storage_type, int_range, round_floats, splat_array, static_shape
 from .ir import ComplexType, FloatType, IndexType, IntegerType, TensorType, Type, numpy_dtype
 
 _BLANKS = " \t\r\n"
@@ -37,23 +39,25 @@ def _skeleton(shape: tuple[int, ...], leaf: str) -> str:
 
 def decode(body: str, ttype: TensorType) -> np.ndarray | None:
     """The read-only array of ``dense<body> : ttype`` for a nested list of decimal
-    numbers (or ``true`` / ``false``), or None for the slow path."""
+    numbers (or ``true`` / ``false``) or one such element (a splat, as the slow path
+    returns it: a zero-stride view), or None for the slow path."""
     body = body.strip()
-    if not body.startswith("["):
-        return None
     try:
         shape = static_shape(ttype)
     except ValueError:
         return None
-    if 0 in shape or not shape:
+    splat = not body.startswith("[")
+    if 0 in shape or not (shape or splat) or body.startswith('"') or not body:
         return None
     elem = _storage_type(ttype.element_type)
     try:
-        arr = _decode(body, shape, elem)
+        arr = _decode("[" + body + "]" if splat else body, (1,) if splat else shape, elem)
     except (ValueError, OverflowError, TypeError):
         return None
     if arr is None:
         return None
+    if splat and math.prod(shape) != 1:
+        return splat_array(arr.reshape(()), shape)
     arr = arr.reshape(shape)
     arr.setflags(write=False)
     return arr

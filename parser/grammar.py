@@ -37,6 +37,8 @@ from .ir import (
     Function,
     Module,
     Operation,
+    SymbolRefAttr,
+    TensorType,
     Type,
 )
 from .op_syntax import OpParser, _with_location, sort_attrs
@@ -70,10 +72,21 @@ _GENERIC_TYPE = re.compile(
     rf" ?: \(((?:{_T}(?:, {_T})*)?)\) -> ({_T}|\((?:{_T}(?:, {_T})*)?\))"
     r"(?=[ \t]*(?:\n|\r|//|$|loc\())"
 )
-# ``%cst = stablehlo.constant dense<[...]> : tensor<...>`` with a decimal body
-_CONSTANT_HEAD = re.compile(rf"({_V}) = (stablehlo\.constant) dense<(?=\[)")
+# ``%cst = stablehlo.constant dense<...> : tensor<...>`` with a decimal body or splat
+_CONSTANT_HEAD = re.compile(rf"({_V}) = (stablehlo\.constant) dense<(?=[^\"])")
 _CONSTANT_TAIL = re.compile(rf"> : ({_T})(?=[ \t]*(?:\n|\r|//|$|loc\())")
 _VALUE_PROP = frozenset({"value"})
+_CALLEE_PROP = frozenset({"callee"})
+_NO_PROPS: frozenset[str] = frozenset()
+_DEFS = re.compile(rf"{_V}(?::[0-9]+)? = ")
+_USES = rf"{_V}(?:#[0-9]+)?(?:, {_V}(?:#[0-9]+)?)*"
+_EOL = r"(?=[ \t]*(?:\n|\r|//|$|loc\())"
+# ``return %a, %b : t1, t2`` (parse_return's forms) and ``%r = call @f(%a)`` before its type
+_RETURN = re.compile(rf"(return|func\.return) ({_USES}) : ({_T}(?:, {_T})*){_EOL}")
+_CALL_HEAD = re.compile(
+    rf"(?:({_V})(?::([0-9]+))? = )?(?:func\.)?call (@[A-Za-z_$.\-][A-Za-z0-9_$.\-]*)"
+    rf"\(((?:{_USES})?)\)"
+)
 _SIMPLE_TENSOR = re.compile(r"tensor<((?:(?:[0-9]+|\?)x)*)([a-z][A-Za-z0-9]*)>")
 
 
@@ -94,9 +107,76 @@ class Parser(OpParser):
         ``OpParser``."""
         c = self.c
         start = c.skip()
-        m = _CONSTANT_HEAD.match(c.text, start)
-        op = self._constant_fast(m, start) if m is not None else self._generic_fast()
+        text = c.text
+        op: Operation | None = None
+        d = _DEFS.match(text, start)
+        at = d.end() if d is not None else start
+        if text.startswith('"', at):
+            op = self._generic_fast()
+        elif text.startswith("stablehlo.constant dense<", at):
+            m = _CONSTANT_HEAD.match(text, start)
+            op = self._constant_fast(m, start) if m is not None else None
+        elif text.startswith(("call ", "func.call "), at):
+            m = _CALL_HEAD.match(text, start)
+            op = self._call_fast(m, start) if m is not None else None
+        elif text.startswith(("return ", "func.return "), at):
+            m = _RETURN.match(text, start)
+            op = self._return_fast(m, start) if m is not None else None
         return op if op is not None else super().parse_operation()
+
+    def _return_fast(self, m: re.Match, start: int) -> Operation | None:
+        """``return %a, %b : t1, t2`` as ``pretty_ops.parse_return`` builds it."""
+        types = self._tensors(m.group(3))
+        names = m.group(2).split(", ")
+        if types is None or len(types) != len(names):
+            return None
+        self.c.pos = m.end()
+        name = "func.return" if m.group(1) == "return" else m.group(1)
+        op = Operation(
+            name,
+            self.make_operands(names, types, start),
+            (),
+            (),
+            (),
+            (),
+            _NO_PROPS,
+            None,
+            self.c.location(start),
+        )
+        return self._located(op)
+
+    def _call_fast(self, m: re.Match, start: int) -> Operation | None:
+        """``%r = call @f(%a) : (t) -> t`` as ``pretty_ops.parse_call`` builds it."""
+        c = self.c
+        t = _GENERIC_TYPE.match(c.text, m.end())
+        ins = self._tensors(t.group(1)) if t is not None else None
+        outs = t.group(2) if t is not None else ""
+        results = self._tensors(outs[1:-1] if outs.startswith("(") else outs)
+        if t is None or ins is None or results is None:
+            return None
+        c.pos = t.end()
+        names = m.group(4).split(", ") if m.group(4) else []
+        defs = [(m.group(1), int(m.group(2)) if m.group(2) else None)] if m.group(1) else []
+        op = Operation(
+            "func.call",
+            self.make_operands(names, ins, start),
+            self.make_results(defs, results, start),
+            (("callee", SymbolRefAttr(m.group(3)[1:], ())),),
+            (),
+            (),
+            _CALLEE_PROP,
+            None,
+            c.location(start),
+        )
+        return self._located(op)
+
+    def _located(self, op: Operation) -> Operation:
+        """``op`` with the trailing ``loc(...)`` if one follows."""
+        if self.c.peek() == "l":
+            loc = self.trailing_location()
+            if loc is not None:
+                return _with_location(op, loc)
+        return op
 
     def _constant_fast(self, m: re.Match, start: int) -> Operation | None:
         c = self.c
@@ -105,16 +185,19 @@ class Parser(OpParser):
         t = _CONSTANT_TAIL.match(text, end) if end > 0 else None
         if t is None or text.find("<", m.end(), end) >= 0:
             return None
-        ttype = self._tensors(t.group(1))
-        value = dense_text.decode(text[m.end() : end], ttype[0]) if ttype else None
-        if value is None or not ttype:
+        types = self._tensors(t.group(1))
+        ttype = types[0] if types else None
+        if not isinstance(ttype, TensorType):
+            return None
+        value = dense_text.decode(text[m.end() : end], ttype)
+        if value is None:
             return None
         c.pos = t.end()
         op = Operation(
             m.group(2),
             (),
-            self.make_results([(m.group(1), None)], ttype, start),
-            (("value", DenseElementsAttr(ttype[0], value, False)),),
+            self.make_results([(m.group(1), None)], (ttype,), start),
+            (("value", DenseElementsAttr(ttype, value, False)),),
             (),
             (),
             _VALUE_PROP,

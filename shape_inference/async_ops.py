@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 from ..parser.errors import ParseError
-from ..parser.grammar import Parser
 from ..parser.ir import OpaqueType, Operation, TensorType, Type
 from .collective import decode_with_op
 from .optable import ShapeContext, define_op
@@ -40,6 +39,9 @@ def future_value_type(t: Type) -> Type | None:
     """The ``T`` of a ``!stablehlo.future<T>`` type (None for any other type)."""
     if not (isinstance(t, OpaqueType) and t.text.startswith(FUTURE) and t.text.endswith(">")):
         return None
+    # imported on first use, to keep startup cheap: the grammar loads pyparsing
+    from ..parser.grammar import Parser
+
     try:
         return Parser(t.text[len(FUTURE) : -1]).parse_type()
     except ParseError:

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ..parser.errors import VerificationError
 from ..parser.ir import (
     ChannelHandle,
     IntegerType,
@@ -28,16 +29,28 @@ from ..parser.ir import (
     TypeExtensions,
 )
 from .decode import decode_op_attributes
+from .mesh_groups import MeshAxesError, flatten_mesh_axes, is_mesh_axes
 from .optable import OP_TABLE, REQUIRED, ShapeContext, define_op
 from .typeutil import is_promotable, require_tensor, type_text
 from .verifier import compatible
 
 
 def decode_with_op(op: Operation) -> dict[str, Any]:
-    """The generic decoding of ``op``'s attributes, plus ``op`` itself."""
+    """The generic decoding of ``op``'s attributes, plus ``op`` itself; replica groups
+    given as mesh axes become the groups they stand for (shape_inference/mesh_groups)."""
     row = replace(OP_TABLE[op.name], decode=None)
     kwargs = decode_op_attributes(op, row)
     kwargs["op"] = op
+    groups = kwargs.get("replica_groups")
+    if is_mesh_axes(groups):
+        try:
+            flat = flatten_mesh_axes(groups)
+        except MeshAxesError as e:
+            raise VerificationError(
+                f"replica_groups: {e}", op.pos, op=op.name, label="replica_group_mesh_axes"
+            ) from None
+        if flat is not None:
+            kwargs["replica_groups"] = flat
     return kwargs
 
 

@@ -52,6 +52,13 @@ def rng(ctx: ShapeContext, a: Type, b: Type, shape: Type, *, rng_distribution: s
     if not isinstance(_elem(shape), IntegerType):  # rng_i3
         raise ctx.error("rng_i3", "shape must be an integer tensor")
     rank = dims_shape[0]
+    declared = ctx.result_types[0] if ctx.result_types else None
+    if isinstance(declared, TensorType) and declared.shape is not None:
+        if len(declared.shape) != rank:  # rng_c3 (checked first: rank may be huge)
+            raise ctx.error(
+                "rng_c3",
+                f"result must have rank {rank} (the size of shape), got {type_text(declared)}",
+            )
     value = ctx.operand_values[2] if len(ctx.operand_values) > 2 else None
     if value is None:
         return TensorType((None,) * rank, _elem(a))  # rng_c1, rng_c3

@@ -32,23 +32,43 @@ SOURCES = REPO / "shape_inference"
 KERNELS = REPO / "engine" / "kernels"
 TESTS = REPO / "tests"
 
-# The constraints ChloOps.cpp (openxla/stablehlo stablehlo/dialect/ChloOps.cpp, verify()
-# / inferReturnTypeComponents() / the broadcasting helpers) enforces, under the labels
-# hlorun's CHLO verifier raises.  Not in the spec: listed by hand, one line each.
-CHLO_LABELS: tuple[tuple[str, str], ...] = (
+# The constraints openxla/stablehlo's stablehlo/dialect/ChloOps.cpp (verify(),
+# inferReturnTypeComponents() and the broadcasting helpers) and ChloOps.td (the ODS
+# operand type constraints) enforce, under the labels hlorun's CHLO verifier raises.
+# Not in the spec: listed by hand, one line each.
+_CHLO_STRUCTURAL: tuple[tuple[str, str], ...] = (
+    ("chlo.broadcast.element_type", "broadcasting binary ops: mismatched operand types"),
+    ("chlo.broadcast.shape", "broadcasting binary ops: operand shapes broadcast"),
     ("chlo.broadcast.dimensions", "broadcast_dimensions: one per lower-rank dim, in range"),
-    ("chlo.broadcast.shape", "operand shapes broadcast (equal, 1 or dynamic)"),
-    ("chlo.broadcast.element_type", "operands of a binary op share the element type"),
-    ("chlo.broadcast_select.element_type", "broadcast_select: on_true/on_false agree"),
-    ("chlo.constant.value", "chlo.constant: value's type is the result type"),
-    ("chlo.constant_like.value", "constant_like: value is a scalar of the element type"),
-    ("chlo.top_k.rank", "top_k: operand of rank >= 1"),
-    ("chlo.top_k.k", "top_k: k <= last dimension of the operand"),
-    ("chlo.scan.dimension", "scan: dimension in range of every input"),
-    ("chlo.scan.inputs", "scan: inputs share the scanned dimension size"),
-    ("chlo.scan.carries", "scan: body carries match the initial carries"),
-    ("chlo.scan.outputs", "scan: body outputs match the results, scan dim inserted"),
-    ("chlo.scan.results", "scan: result count = outputs + carries"),
+    ("chlo.broadcast_select.element_type", "broadcast_select: mismatched operand types"),
+    ("chlo.constant.value", "constant: the result type is the value's"),
+    ("chlo.constant_like.value", "constant_like: value's type matches the element type"),
+    ("chlo.top_k.rank", "top_k (inferTopKOp): operand of rank >= 1"),
+    ("chlo.top_k.k", "top_k (inferTopKOp): 0 <= k <= last dimension"),
+    ("chlo.scan.empty", "ScanOp::verify: at least one of inputs or outputs"),
+    ("chlo.scan.dimension", "ScanOp::verify: scan dimension in bounds"),
+    ("chlo.scan.inputs", "ScanOp::verify: one scan dimension size"),
+    ("chlo.scan.body", "ScanOp::verify: body arguments: one per operand, compatible"),
+    ("chlo.scan.carries", "ScanOp inference: carries keep the inits' types"),
+    ("chlo.scan.outputs", "ScanOp inference: outputs have the scan dimension size"),
+    ("chlo.scan.results", "ScanOp inference: one carry result per init"),
+    ("chlo.ragged_dot.batching_dimensions", "ragged_dot: as many lhs as rhs batching dims"),
+    ("chlo.ragged_dot.contracting_dimensions", "ragged_dot: as many contracting dims"),
+    ("chlo.ragged_dot.ragged_dimensions", "ragged_dot: exactly one lhs ragged dimension"),
+    ("chlo.ragged_dot.group_dimensions", "ragged_dot: rhs group dims by ragged mode"),
+    ("chlo.ragged_dot.dimensions", "ragged_dot: dims in range, disjoint, sizes match"),
+    ("chlo.ragged_dot.group_sizes", "ragged_dot: group_sizes shape, group count"),
+)
+# ChloOps.td operand element types (docs/chlo.md "Operands"): chlo.<op>.element_type.
+_CHLO_TYPED_OPS = (
+    "_asin_acos_kernel acos acosh asin asinh atan atanh bessel_i1e conj cosh sinh tan "
+    "square digamma erf erfc erf_inv lgamma is_inf is_neg_inf is_pos_inf next_after "
+    "polygamma zeta igamma igammac mulhi broadcast_next_after broadcast_polygamma "
+    "broadcast_zeta broadcast_and broadcast_or broadcast_xor broadcast_complex"
+).split()
+CHLO_LABELS: tuple[tuple[str, str], ...] = _CHLO_STRUCTURAL + tuple(
+    (f"chlo.{op}.element_type", f"{op}: operand element types (ChloOps.td)")
+    for op in _CHLO_TYPED_OPS
 )
 
 
@@ -94,7 +114,14 @@ def _template(node: ast.JoinedStr) -> str | None:
         else:
             parts.append(f"(?P<p{len(parts)}>[a-z0-9_]+)")
     pattern = "".join(parts)
-    return pattern if re.search(r"_c", pattern) else None
+    return pattern if re.search(r"_c|^chlo", pattern) else None
+
+
+def _names_the_op(pattern: str) -> bool:
+    """Whether a template's placeholder stands for the op (``{op}_c5``,
+    ``chlo.{name}.element_type``) rather than for the label's tail (``gather_c{n}``,
+    ``chlo.ragged_dot.{what}``)."""
+    return pattern.startswith("(?P") or pattern.startswith(r"chlo\.(?P")
 
 
 def source_checks() -> tuple[dict[str, str], list[tuple[str, re.Pattern[str], bool]]]:
@@ -114,12 +141,12 @@ def source_checks() -> tuple[dict[str, str], list[tuple[str, re.Pattern[str], bo
             elif isinstance(node, ast.JoinedStr):
                 t = _template(node)
                 if t is not None:
-                    templates.append((name, re.compile(t), t.startswith("(?P")))
+                    templates.append((name, re.compile(t), _names_the_op(t)))
     return literals, templates
 
 
 def _op_modules() -> dict[str, set[str]]:
-    """Short op name -> the modules of its shape function and kernel."""
+    """Op name -> the modules of its shape function and kernel."""
     sys.path.insert(0, str(REPO))
     import hlorun.engine.kernels  # noqa: F401  (fills the op table's kernels)
     from hlorun import shape_inference  # noqa: F401  (fills the op table)
@@ -127,9 +154,7 @@ def _op_modules() -> dict[str, set[str]]:
 
     out: dict[str, set[str]] = {}
     for name, row in OP_TABLE.items():
-        if not name.startswith("stablehlo."):
-            continue
-        mods = out.setdefault(name.split(".", 1)[1], set())
+        mods = out.setdefault(name, set())
         for fn, folder in ((row.shape, "shape_inference"), (row.kernel, "engine/kernels")):
             module = getattr(fn, "__module__", None)
             if module:
@@ -147,7 +172,10 @@ def where_checked(
         return literals[label]
     if not tested:
         return ""
-    op = label.rsplit("_", 1)[0]
+    if label.startswith("chlo."):
+        op = "chlo." + label.split(".")[1]
+    else:
+        op = "stablehlo." + label.rsplit("_", 1)[0]
     for module, pattern, generic in templates:
         if pattern.fullmatch(label) and (not generic or module in modules.get(op, ())):
             return module
@@ -231,7 +259,13 @@ def render(spec_text: str) -> str:
     lines += rows(spec_labels(spec_text))
     lines += [")", "", "_CHLO = ("]
     lines += rows(label for label, _ in CHLO_LABELS)
-    lines += [")", "", "SPEC: tuple[Label, ...] = _rows(_SPEC)", "CHLO: tuple[Label, ...] = _rows(_CHLO)", ""]
+    lines += [
+        ")",
+        "",
+        "SPEC: tuple[Label, ...] = _rows(_SPEC)",
+        "CHLO: tuple[Label, ...] = _rows(_CHLO)",
+        "",
+    ]
     return "\n".join(lines).replace(HEADER + "\n", HEADER)
 
 

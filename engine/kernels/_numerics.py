@@ -144,7 +144,11 @@ def fsign(x: np.ndarray) -> np.ndarray:
 
 
 def logistic(x: np.ndarray) -> np.ndarray:
-    return 1.0 / (1.0 + np.exp(-x))
+    """1 / (1 + exp(-x)); for x < 0 as exp(x) / (1 + exp(x)), so that a (subnormal)
+    result below the float range's bottom does not become 1 / inf = 0."""
+    with np.errstate(over="ignore"):
+        e = np.exp(np.where(x < 0, x, -x))
+    return np.where(x < 0, e / (1.0 + e), 1.0 / (1.0 + e))
 
 
 def rsqrt(x: np.ndarray) -> np.ndarray:
@@ -209,7 +213,41 @@ def ccbrt(z: np.ndarray) -> np.ndarray:
     ok = (m > 0) & np.isfinite(m)
     k = np.where(ok, -(np.frexp(np.where(ok, m, 1.0))[1] // 3) * 3, 0)
     mag = np.ldexp(np.cbrt(np.hypot(np.ldexp(x, k), np.ldexp(y, k))), -(k // 3))
-    return make_complex(mag * np.cos(theta), mag * np.sin(theta))
+    # near the positive real axis theta = atan2(y, x) / 3 can be subnormal (few bits):
+    # there mag * sin(theta) = y / (3 mag**2) to within a rounding (theta < 2**-30)
+    # (|z| = x there, to the last bit; float64 in x87 extended precision when there is one)
+    thin = (x > 0) & (np.abs(y) < np.ldexp(x, -30)) & ok
+    wide = x.dtype == np.float64 and np.finfo(np.longdouble).nmant > 52
+    with np.errstate(all="ignore"):
+        c = np.cbrt(x.astype(np.longdouble) if wide else x)
+        im = np.where(thin, (y / (3.0 * c * c)).astype(x.dtype), mag * np.sin(theta))
+    return make_complex(mag * np.cos(theta), im)
+
+
+def crsqrt(z: np.ndarray) -> np.ndarray:
+    """1 / sqrt(z) from the parts of z scaled by 4**k into [1, 4) (exact), with
+    sqrt(z) = a + ib written as a = sqrt((|z| + |x|) / 2) and the other part y / (2a):
+    1 / sqrt(z) = conj(sqrt(z)) / |z| then takes no subnormal intermediate (dividing
+    sqrt's own subnormal part would keep only its few bits).  Zero and non-finite
+    operands: C's 1 / csqrt(z)."""
+    x, y = z.real, z.imag
+    m = np.maximum(np.abs(x), np.abs(y))
+    ok = (m > 0) & np.isfinite(m) & np.isfinite(x) & np.isfinite(y)
+    k = np.where(ok, -(np.frexp(np.where(ok, m, 1.0))[1] // 2) * 2, 0)
+    xs, ys = np.ldexp(x, k), np.ldexp(y, k)
+    with np.errstate(all="ignore"):
+        r = np.hypot(xs, ys)
+        a = np.sqrt((r + np.abs(xs)) * 0.5)  # the part of sqrt(z) with no cancellation
+        # (y / 2a) / |z|, with y lifted by 2**600 first (a subnormal y stays exact and
+        # the quotient normal): one rounding when it is scaled back
+        other = np.ldexp(ys, 600) / (2.0 * a * r)
+        big = a / r
+        pos = xs >= 0
+        re = np.where(pos, np.ldexp(big, k // 2), np.ldexp(np.abs(other), k // 2 - 600))
+        im = np.where(pos, -np.ldexp(other, k // 2 - 600), -np.ldexp(np.copysign(big, ys), k // 2))
+        out = make_complex(re, im, z.dtype)
+        special = 1.0 / np.sqrt(z)
+    return np.where(ok, out, special)
 
 
 def catan2(y: np.ndarray, x: np.ndarray) -> np.ndarray:

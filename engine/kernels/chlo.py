@@ -153,6 +153,13 @@ def _lgamma(x: np.ndarray) -> np.ndarray:
         y = np.where(near1, _horner(_lgamma_coeffs()[0], np.where(near1, x - 1, 0.0)), y)
     if near2.any():
         y = np.where(near2, _horner(_lgamma_coeffs()[1], np.where(near2, x - 2, 0.0)), y)
+    # |x| < 2**-30: log|Gamma(x)| = -log|x| - euler_gamma x + O(x**2) (scipy's gammaln
+    # overflows Gamma(x) ~ 1/x first for subnormal x)
+    tiny = (np.abs(x) < 2.0**-30) & (x != 0)
+    if tiny.any():
+        with np.errstate(divide="ignore"):
+            t = np.where(tiny, x, 1.0)
+            y = np.where(tiny, -np.log(np.abs(t)) - np.euler_gamma * t, y)
     return np.where(np.isinf(x), np.inf, y)
 
 

@@ -57,6 +57,7 @@ from ._numerics import (
     clz,
     cmax,
     cmin,
+    crsqrt,
     csign,
     fsign,
     int_divide,
@@ -456,7 +457,7 @@ elementwise(
     ufunc=Ufunc(np.rint, fast="f"),
     quantized="dequantize",
 )
-elementwise("stablehlo.rsqrt", None, None, rsqrt, rsqrt, quantized="dequantize")
+elementwise("stablehlo.rsqrt", None, None, rsqrt, crsqrt, quantized="dequantize")
 elementwise("stablehlo.shift_left", None, shift_left, raw_int=True)
 elementwise("stablehlo.shift_right_arithmetic", None, shift_right_arithmetic, raw_int=True)
 elementwise("stablehlo.shift_right_logical", None, shift_right_logical, raw_int=True)

@@ -11,8 +11,13 @@ Arithmetic policy (shared by dot_general and convolution):
   instead: every partial sum is then an integer below 2**53, so every float64
   operation is exact whatever the summation order; the result is identical, faster.
 * bool (i1) results: ``and`` then ``or``: the count of true products, ``!= 0``.
-* f32 / f64 / complex results: operands converted to the result type, one BLAS matmul
-  (summation order is BLAS's, as the spec leaves it unspecified).
+* f32 / f64 results: operands converted to the result type, one BLAS matmul
+  (summation order is BLAS's, as the spec leaves it unspecified); f32 convolutions of
+  more than ``CONV_F64_K`` terms per result element compute in float64, rounded once.
+* complex results: up to ``COMPLEX_IN_ORDER_K`` (4096) contracted terms, the reference
+  interpreter's in-order schedule per result element (``complex_matmul_in_order``:
+  products and sums rounded to the element type one by one, vectorized over the
+  result); longer contractions one BLAS matmul.
 * narrow floats (bf16, f16, f8*, f6*, f4*) and tf32: computed in float64 and rounded
   ONCE to the result type (float64 -> float32 rounding to odd, then to the narrow
   type: no double rounding).  Each product of two narrow values is exact in float64;
@@ -181,6 +186,35 @@ def _is_tf32(t: Type) -> bool:
 # --------------------------------------------------------------------------------------
 
 
+COMPLEX_IN_ORDER_K = 4096
+"""Complex contractions of up to this many terms run the reference interpreter's
+schedule (``complex_matmul_in_order``); longer ones one BLAS matmul."""
+
+
+def complex_matmul_in_order(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(B, M, K) x (B, K, N) complex products as StableHLO's reference interpreter
+    computes each result element (stablehlo/reference/Ops.cpp dotGeneralOp): starting
+    from 0, add the products in contracting-index order, every product
+    ``(ar*br - ai*bi) + i(ar*bi + ai*br)`` and every sum rounded to the element type,
+    no fused multiply-add.  Vectorized over the result elements (one step per k);
+    BLAS's blocking and FMAs would reassociate the sum, which can leave a cancelling
+    sum outside 3-ULP / 1e-4 checks computed this way."""
+    part = a.real.dtype
+    acc_re = np.zeros((a.shape[0], a.shape[1], b.shape[2]), dtype=part)
+    acc_im = np.zeros_like(acc_re)
+    ar, ai = np.ascontiguousarray(a.real), np.ascontiguousarray(a.imag)
+    br, bi = np.ascontiguousarray(b.real), np.ascontiguousarray(b.imag)
+    with np.errstate(all="ignore"):
+        for t in range(a.shape[2]):
+            xr, xi = ar[:, :, t, None], ai[:, :, t, None]
+            yr, yi = br[:, None, t, :], bi[:, None, t, :]
+            acc_re += xr * yr - xi * yi
+            acc_im += xr * yi + xi * yr
+    out = np.empty(acc_re.shape, dtype=a.dtype)
+    out.real, out.imag = acc_re, acc_im
+    return out
+
+
 def dot_general_plan(
     lhs_shape: Sequence[int],
     rhs_shape: Sequence[int],
@@ -215,6 +249,9 @@ def dot_general_plan(
             lhs = lhs.transpose(lperm_)
         if rperm_ is not None:
             rhs = rhs.transpose(rperm_)
+        if lhs.dtype.kind == "c" and k <= COMPLEX_IN_ORDER_K:
+            y = complex_matmul_in_order(lhs.reshape((b, m, k)), rhs.reshape((b, k, n)))
+            return y.reshape(out_shape)
         return matmul(lhs.reshape(lmat), rhs.reshape(rmat)).reshape(out_shape)
 
     return run
@@ -463,6 +500,17 @@ def conv_arrays(
     return y.reshape(result_shape)
 
 
+CONV_F64_K = 1024
+"""f32 convolutions contracting more terms than this per result element (kernel input
+features x window size) compute in float64 and round once: float32 BLAS's rounding
+error grows with the contraction length (~7000 ULP measured at 2304 terms with
+cancelling sums); below it, float32 BLAS (speed)."""
+
+
+def _conv_terms(rhs: np.ndarray, kernel_output_feature_dimension: int) -> int:
+    return math.prod(n for d, n in enumerate(rhs.shape) if d != kernel_output_feature_dimension)
+
+
 def _convolution(
     lhs: np.ndarray,
     rhs: np.ndarray,
@@ -496,6 +544,12 @@ def _convolution(
         padding = np.zeros((nsp, 2), dtype=np.int64)
     padding = np.asarray(padding, dtype=np.int64).reshape(nsp, 2)
     out, work = _compute_dtype(result_type)
+    if (
+        out == np.float32
+        and work == np.float32
+        and _conv_terms(rhs, kernel_output_feature_dimension) > CONV_F64_K
+    ):
+        work = np.dtype(np.float64)  # long f32 contractions: float64, rounded once
     x = lhs.transpose((input_batch_dimension, input_feature_dimension, *input_spatial_dimensions))
     w = rhs.transpose(
         (

@@ -7,6 +7,17 @@ per position on strided views of all windows at once; windows of 32+ positions u
 adjacent-pair tree on a copy instead.  Known combiners on native dtypes fold in place
 into the output buffer, reading the operand itself (no padded copy): padding positions
 are skipped for idempotent ops (max/min/and/or) and folded as ``init`` otherwise.
+Windows of ``window_scan.SCAN_MIN_WINDOW`` (16)+ positions along some dimension take
+scans instead (``window_scan``: the same bits, O(n) or O(n log w) whole-array passes
+instead of one per position): exact combiners in any geometry without base dilation,
+float add / multiply only for prefix windows (cumsum / cumprod) where the fold above
+is the in-order one (not the pair tree: up to 2**26 window elements the pair tree's
+bits stay).
+
+select_and_scatter scans each window in position order (one region call per
+position), or, for a plain ``compare`` select and 16+ positions, picks the same
+element by doubling (``window_scan.select_positions``); an ``add`` scatter on native
+types is one ``np.add.at`` (in source order, as the rounds of region calls fold).
 """
 
 from __future__ import annotations
@@ -601,7 +612,10 @@ def _selected(
     rank = padded.ndim
     nw = wins.shape[:rank]
     direction = select_direction(select.region, padded.dtype)
-    if direction is not None and max(wd) >= window_scan.SCAN_MIN_WINDOW:
+    k, levels = math.prod(wd), max(wd).bit_length()
+    work = window_scan.SCAN_WORK_RATIO * padded.size * levels * (1 + rank)
+    scan_pays = k * math.prod(nw) * 4 > work  # element work of the two schedules
+    if direction is not None and max(wd) >= window_scan.SCAN_MIN_WINDOW and scan_pays:
         pos = select_positions(padded, wd, ws, direction)
         if pos is not None:
             return pos

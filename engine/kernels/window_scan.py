@@ -8,37 +8,52 @@ Two kinds of combiner:
 * exact (integer / boolean ops, float maximum / minimum): any schedule gives the same
   bits, so the window is reduced one dimension at a time (last dimension first), each
   dimension by ``ufunc.accumulate`` where every window is a prefix (or, for integers,
-  a suffix) and else by doubling: level ``k`` folds ``2**k`` consecutive window
-  elements, each window is the in-order fold of the levels of its count's bits.  Every
-  fold is left-biased, so float max / min keep the first NaN in position order, as the
-  in-order fold does (the sign of a zero result is fixed by the caller).
+  a suffix), idempotent ops (max / min / and / or) on windows inside the operand by
+  van Herk / Gil-Werman blocks (integers, floats without NaN: three passes), and else
+  by doubling: level ``k`` folds ``2**k`` consecutive window elements, each window is
+  the in-order fold of the levels of its count's bits.  Every fold is left-biased, so
+  float max / min keep the first NaN in position order, as the in-order fold does
+  (the sign of a zero result is fixed by the caller).
 * ordered (float add / multiply, complex add): the in-order left fold from ``init``
   over the window positions, padding folded as ``init``, bit for bit.  Computed only
   for prefix windows along one dimension (the cumsum / cumprod pattern: every window
   starts in the low padding or at element 0): ``ufunc.accumulate`` is that left fold,
   started from the folded leading padding (the same bits for every window, else no
   scan); trailing padding folds ``init`` a few more times.
+
+select_and_scatter's selection with a plain ``compare`` select (``select_positions``)
+is the same kind of left-biased doubling over (value, index) pairs.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 import numpy as np
 
 SCAN_MIN_WINDOW = 16  # windows with fewer positions along every dimension keep the fold
+SCAN_WORK_RATIO = 4  # scan when the fold's element work exceeds this many operand passes
 
 
 class _Geometry(Protocol):
     """What this module reads of ``window._WindowGeometry``."""
 
     @property
+    def shape(self) -> tuple[int, ...]: ...
+
+    @property
     def out_shape(self) -> tuple[int, ...]: ...
 
-    wd: tuple[int, ...]
-    bd: tuple[int, ...]
-    wdil: tuple[int, ...]
+    @property
+    def wd(self) -> tuple[int, ...]: ...
+
+    @property
+    def bd(self) -> tuple[int, ...]: ...
+
+    @property
+    def wdil(self) -> tuple[int, ...]: ...
 
     def axis(self, d: int) -> tuple[int, int, int, int, int]:
         """Output size, window size, stride, window dilation, low padding of ``d``."""
@@ -393,11 +408,15 @@ def _blank_other_dims(
 
 def worth_scanning(geo: _Geometry) -> bool:
     """A window of ``SCAN_MIN_WINDOW`` positions along some dimension, no base
-    dilation, some output."""
+    dilation, some output, and more element work in the position-by-position fold
+    (window positions x windows) than in a few passes over the operand per dimension
+    (strided windows that barely overlap fold faster position by position)."""
+    k, size = math.prod(geo.wd), math.prod(geo.out_shape)
     return (
         all(b == 1 for b in geo.bd)
         and max(geo.wd, default=1) >= SCAN_MIN_WINDOW
-        and math.prod(geo.out_shape) > 0
+        and size > 0
+        and k * size > SCAN_WORK_RATIO * len(geo.wd) * math.prod(geo.shape)
     )
 
 
@@ -412,7 +431,7 @@ def select_direction(region: Any, dtype: np.dtype) -> str | None:
     of its two arguments (either order) with a compare type that NumPy's comparisons
     of ``dtype`` implement (FLOAT on floats; SIGNED / UNSIGNED on matching integers),
     and ``d`` is GE / GT / LE / LT; else None."""
-    blocks = getattr(region, "blocks", ())
+    blocks: Sequence[Any] = getattr(region, "blocks", ())
     if len(blocks) != 1 or len(blocks[0].operations) != 2 or len(blocks[0].arguments) != 2:
         return None
     cmp, ret = blocks[0].operations

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,11 +22,20 @@ from hypothesis import HealthCheck, given, settings
 
 from hlorun import HloError
 from hlorun.engine import run
-from hlorun.engine.cli import main
+from hlorun.engine.cli import entry_points, main
 from hlorun.engine.fold import fold
-from hlorun.engine.fold_report import NO_FOLD, NOT_CONSTANT, SIDE_EFFECTS, TOO_LARGE, TOO_LONG
+from hlorun.engine.fold_report import (
+    NO_FOLD,
+    NOT_CONSTANT,
+    RAISED,
+    SIDE_EFFECTS,
+    TOO_LARGE,
+    TOO_LONG,
+)
 from hlorun.parser import parse_module, print_module
 from hlorun.parser.ir import DenseElementsAttr, Function, Module, Operation, TensorType
+from tests.conformance.suite import interpret_cases
+from tests.conftest import SHARED
 from tests.support import progen
 from tests.support.lit import translate
 
@@ -839,6 +849,78 @@ def test_lit_maps_the_folder_to_hlorun_fold():
     words += ["--split-input-file", "--verify-diagnostics", "x.mlir"]
     assert translate(words) == ["fold", "--max-elements", "100", "--split-input-file", "x.mlir"]
     assert translate(["stablehlo-opt", "--stablehlo-aggressive-folder"]) == ["fold", "-"]
+
+
+# ------------------------------------------------------------- the interpret suite
+
+_INTERPRET = [c for c in interpret_cases() if not c.args]
+_BY_FILE: dict[str, list] = {}
+for _case in _INTERPRET:
+    _BY_FILE.setdefault(_case.id.split("::")[0], []).append(_case)
+
+
+@pytest.mark.conformance
+@pytest.mark.skipif(not _BY_FILE, reason=f"{SHARED / 'tests' / 'interpret'} is absent")
+@pytest.mark.parametrize("file", sorted(_BY_FILE))
+def test_interpret_suite_folds_and_still_passes(file, tmp_path):
+    """../shared/stablehlo/tests/interpret (constants -> ops -> check ops): each chunk,
+    folded, still passes its checks, and what is left besides constants, checks and
+    returns is ops with effects, tokens, tuples or values that are not constants."""
+    for case in _BY_FILE[file]:
+        module = parse_module(case.text, str(case.path))
+        if not module.functions:
+            continue
+        result = fold(module)
+        for fn in entry_points(result.module):
+            run(result.module, [], function=fn.name, probe_dir=tmp_path)
+        for name, kind in result.report.kinds.items():
+            assert kind.folded + sum(kind.kept.values()) > 0, name
+            # every op kept has a reason from the list, never an error of ours
+            assert RAISED not in kind.kept, (case.id, name, result.report.errors)
+
+
+# ------------------------------------------------------------- jax.export fixtures
+
+_JAX = Path(__file__).resolve().parents[1] / "fixtures" / "jax"
+_JAX_NAMES = sorted(p.name[: -len(".inputs.npz")] for p in _JAX.glob("*.inputs.npz"))
+_JAX_QUICK = ["attention", "cnn", "mlp", "fp8_ops", "gather_scatter", "cumulative"]
+
+
+def _flat(values) -> list:
+    out = []
+    for v in values:
+        out.extend(_flat(v) if isinstance(v, list | tuple) else [v])
+    return out
+
+
+def _check_jax_fixture(name: str) -> None:
+    """A jax.export model (tests/fixtures/jax) folded runs bitwise as before folding."""
+    from hlorun.engine.npz_io import load_npz
+
+    path = _JAX / f"{name}.mlir"
+    if not path.exists():
+        pytest.skip(f"{path.name} has no text form")
+    text = path.read_text()
+    inputs = load_npz(_JAX / f"{name}.inputs.npz")
+    try:
+        before = _flat(run(parse_module(text, str(path)), inputs))
+    except HloError as e:
+        pytest.skip(f"{name} does not run: {e}")
+    after = _flat(run(fold(parse_module(text, str(path))).module, inputs))
+    assert len(before) == len(after)
+    for a, b in zip(before, after):
+        assert _same_bits(b, a), name
+
+
+@pytest.mark.parametrize("name", [n for n in _JAX_QUICK if n in _JAX_NAMES])
+def test_jax_fixtures_fold_and_run_the_same(name):
+    _check_jax_fixture(name)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", _JAX_NAMES)
+def test_jax_fixtures_fold_and_run_the_same_all(name):
+    _check_jax_fixture(name)
 
 
 # ------------------------------------------------------------- random programs

@@ -41,15 +41,18 @@ def worker(seed: int, chunk: int, count: int) -> None:
     harness.warm_up()
     stream = harness.mutants(seed * 1_000_003 + chunk, corpus)
     counts: dict[str, int] = {}
-    over = 0
-    slowest = 0.0
+    over = over_wall = 0
+    slowest = slowest_wall = 0.0
     for i in range(count):
         prog = next(stream)
         out = harness.check(prog)
         counts[out.kind] = counts.get(out.kind, 0) + 1
         slowest = max(slowest, out.seconds)
+        slowest_wall = max(slowest_wall, out.wall)
         if out.seconds > harness.TIME_LIMIT:
             over += 1
+        if out.wall > harness.TIME_LIMIT:
+            over_wall += 1
         if not out.ok:
             rec = {
                 "chunk": chunk,
@@ -67,7 +70,9 @@ def worker(seed: int, chunk: int, count: int) -> None:
                 "summary": True,
                 "counts": counts,
                 "over_time": over,
+                "over_time_wall": over_wall,
                 "slowest": slowest,
+                "slowest_wall": slowest_wall,
                 "peak_rss": harness.peak_rss(),
             }
         ),
@@ -82,6 +87,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=21)
     ap.add_argument("--chunk", type=int, default=2000)
     ap.add_argument("--first-chunk", type=int, default=0)
+    ap.add_argument("--only-chunks", help="re-run these chunks (comma-separated)")
     ap.add_argument("--out", type=Path, default=Path("/tmp/hlorun-fuzz"))
     ap.add_argument("--save", action="store_true", help="shrink and save failures")
     ap.add_argument("--worker", nargs=3, type=int, metavar=("SEED", "CHUNK", "COUNT"))
@@ -93,15 +99,18 @@ def main() -> None:
     summary_path = a.out / "summary.json"
     fail_path = a.out / "failures.jsonl"
     total: dict[str, int] = {}
-    over = 0
+    over = over_wall = 0
     peak = 0
-    slowest = 0.0
+    slowest = slowest_wall = 0.0
     done = 0
     t0 = time.time()
     env = dict(os.environ, HLORUN_THREADS="1", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
-    chunk = a.first_chunk
-    while done < a.n:
-        count = min(a.chunk, a.n - done)
+    if a.only_chunks:
+        chunks = [int(c) for c in a.only_chunks.split(",")]
+    else:
+        chunks = list(range(a.first_chunk, a.first_chunk + -(-a.n // a.chunk)))
+    for chunk in chunks:
+        count = a.chunk if a.only_chunks else min(a.chunk, a.n - done)
         proc = subprocess.run(
             [sys.executable, __file__, "--worker", str(a.seed), str(chunk), str(count)],
             capture_output=True,
@@ -133,21 +142,24 @@ def main() -> None:
             for k, v in summary["counts"].items():
                 total[k] = total.get(k, 0) + v
             over += summary["over_time"]
+            over_wall += summary["over_time_wall"]
             peak = max(peak, summary["peak_rss"])
             slowest = max(slowest, summary["slowest"])
+            slowest_wall = max(slowest_wall, summary["slowest_wall"])
         done += count
-        chunk += 1
         summary_path.write_text(
             json.dumps(
                 {
                     "inputs": done,
                     "counts": total,
-                    "over_2s": over,
-                    "slowest_s": round(slowest, 3),
+                    "over_2s_cpu": over,
+                    "over_2s_wall": over_wall,
+                    "slowest_cpu_s": round(slowest, 3),
+                    "slowest_wall_s": round(slowest_wall, 3),
                     "peak_rss_mb": round(peak / 2**20, 1),
                     "elapsed_s": round(time.time() - t0),
                     "seed": a.seed,
-                    "next_chunk": chunk,
+                    "last_chunk": chunk,
                 },
                 indent=1,
             )

@@ -26,7 +26,7 @@ from tests.support.reduce_schedule import left_fold
 
 # shape, window_dimensions, window_strides, base_dilations, window_dilations, padding:
 # prefixes (cumsum), suffixes (reverse cumsum), sliding windows, dilated and strided
-SCAN_GEOMETRIES = GEOMETRIES + [
+SCAN_GEOMETRIES = [pytest.param(g, marks=pytest.mark.slow) for g in GEOMETRIES] + [
     ((9,), (9,), (1,), (1,), (1,), ((8, 0),)),
     ((9,), (9,), (1,), (1,), (1,), ((0, 8),)),
     ((3, 11), (1, 11), (1, 1), (1, 1), (1, 1), ((0, 0), (10, 0))),
@@ -43,6 +43,7 @@ SCAN_GEOMETRIES = GEOMETRIES + [
 @pytest.fixture(autouse=True)
 def _always_scan(monkeypatch):
     monkeypatch.setattr(scan, "SCAN_MIN_WINDOW", 1)
+    monkeypatch.setattr(scan, "SCAN_WORK_RATIO", 0)
 
 
 def _old(monkeypatch, x, init, attrs, op):
@@ -136,8 +137,9 @@ def test_cumsum_is_the_left_fold():
         acc = np.float32(float(acc) + v)
         want.append(acc)
     _same_bits(got, np.array(want, np.float32))
-    assert left_fold([np.float32(0.0), *x[:5]], lambda a, b: np.float32(float(a) + float(b))) == (
-        got[4]
+    assert (
+        left_fold([np.float32(0.0), *x[:5]], lambda a, b: np.float32(float(a) + float(b)))
+        == (got[4])
     )
 
 

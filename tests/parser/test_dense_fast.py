@@ -92,6 +92,7 @@ def _check(body: str, t: TensorType, must_be_fast: bool = True) -> None:
         assert not must_be_fast, body
         return
     assert fast.shape == slow.shape and fast.dtype == slow.dtype
+    assert fast.strides == slow.strides  # splats: zero-stride views in both
     assert _bits(fast) == _bits(slow), (body, fast, slow)
     assert not fast.flags.writeable
 
@@ -99,7 +100,7 @@ def _check(body: str, t: TensorType, must_be_fast: bool = True) -> None:
 @pytest.mark.parametrize("name", FLOATS)
 def test_floats_match_slow_path(name):
     rng = np.random.default_rng(sum(map(ord, name)))
-    for _ in range(60):
+    for _ in range(25):
         shape = _shape(rng)
         n = int(np.prod(shape))
         texts = [_float_text(rng, name) for _ in range(n)]
@@ -114,7 +115,7 @@ def test_integers_match_slow_path(width, signedness):
     t_elem = IntegerType(width, signedness)
     lo = 0 if signedness == "unsigned" else -(2 ** (width - 1))
     hi = 2**width - 1 if signedness != "signed" else 2 ** (width - 1) - 1
-    for _ in range(40):
+    for _ in range(20):
         shape = _shape(rng)
         n = int(np.prod(shape))
         vals = [int(v) for v in rng.integers(max(lo, -(2**62)), min(hi, 2**62), size=n)]
@@ -136,6 +137,25 @@ def test_index_bool_complex():
         for part in ("f32", "f64"):
             cs = [f"({_decimal(rng, part)}, {_decimal(rng, part)})" for _ in range(n)]
             _check(_nest(cs, shape, rng), TensorType(shape, ComplexType(FloatType(part))))
+
+
+@pytest.mark.parametrize(
+    "body,elem",
+    [
+        ("1.5", FloatType("f32")),
+        ("-0.0", FloatType("bf16")),
+        ("0x7FC0", FloatType("f16")),
+        ("true", IntegerType(1)),
+        ("false", IntegerType(1)),
+        ("-7", IntegerType(8)),
+        ("255", IntegerType(8, "unsigned")),
+        ("(1.0, -2.5)", ComplexType(FloatType("f64"))),
+        ("3", IndexType()),
+    ],
+)
+@pytest.mark.parametrize("shape", [(), (1,), (3, 2)])
+def test_splats_match_slow_path(body, elem, shape):
+    _check(body, TensorType(shape, elem))
 
 
 def test_half_way_decimals_round_to_even():
@@ -210,3 +230,99 @@ def _consts(module) -> list[bytes]:
                 if isinstance(getattr(a, "array", None), np.ndarray):
                     out.append(_bits(a.array))
     return out
+
+
+# ---- the op fast paths of parser/grammar.py ---------------------------------------------
+
+OPS_TEXT = """module @m attributes {mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<4xf32>, %arg1: tensor<4xi32>) -> (tensor<4xf32>, tensor<4xf32>) {
+    %0 = "stablehlo.add"(%arg0, %arg0) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %1 = "stablehlo.convert"(%arg1) {mhlo.frontend_attributes = {a = "b"}} : (tensor<4xi32>) -> tensor<4xf32> loc("x")
+    %2 = "stablehlo.broadcast_in_dim"(%0) <{broadcast_dimensions = array<i64: 0>}> : (tensor<4xf32>) -> tensor<4xf32>
+    %3:2 = "test.pair"(%2) : (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+    %4:2 = call @pair(%3#0, %3#1) : (tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+    %5 = func.call @one() : () -> tensor<4xf32>  loc(#loc1)
+    %cst = stablehlo.constant dense<[1.5, -2.0, 0x7FC00000, 3.0e+00]> : tensor<4xf32> loc("c")
+    "test.sink"(%cst) : (tensor<4xf32>) -> ()
+    return %4#0, %5 : tensor<4xf32>, tensor<4xf32> loc("r")
+  }
+  func.func private @pair(%a: tensor<4xf32>, %b: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+    func.return %b, %a : tensor<4xf32>, tensor<4xf32>
+  }
+  func.func private @one() -> tensor<4xf32> {
+    %c = stablehlo.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+    %r = stablehlo.reshape %c : (tensor<2x2xf32>) -> tensor<4xf32>
+    return %r : tensor<4xf32>
+  }
+}
+#loc1 = loc("one")
+"""
+
+BAD_OPS = [
+    '%0 = "stablehlo.add"(%arg0) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>',
+    "%0 = call @f(%arg0) : () -> tensor<4xf32>",
+    "return %arg0 : tensor<4xf32>, tensor<4xf32>",
+    "%c = stablehlo.constant dense<[1.0, 2.0]> : tensor<3xf32>",
+    '%0:3 = "test.pair"(%arg0) : (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)',
+]
+
+
+def _slow(monkeypatch):
+    from hlorun.parser import grammar, op_syntax
+
+    monkeypatch.setattr(attr_syntax.dense_text, "decode", lambda body, t: None)
+    monkeypatch.setattr(grammar.Parser, "parse_operation", op_syntax.OpParser.parse_operation)
+
+
+def _same(a, b) -> None:
+    """Structural equality, arrays by their bytes."""
+    import dataclasses
+
+    assert type(a) is type(b), (a, b)
+    if isinstance(a, np.ndarray):
+        assert a.dtype == b.dtype and a.shape == b.shape and _bits(a) == _bits(b)
+    elif dataclasses.is_dataclass(a):
+        for f in dataclasses.fields(a):
+            _same(getattr(a, f.name), getattr(b, f.name))
+    elif isinstance(a, (tuple, list)):
+        assert len(a) == len(b), (a, b)
+        for x, y in zip(a, b):
+            _same(x, y)
+    elif isinstance(a, dict):
+        assert a.keys() == b.keys()
+        for k in a:
+            _same(a[k], b[k])
+    else:
+        assert a == b or (a != a and b != b), (a, b)
+
+
+def test_fast_paths_build_the_same_module(monkeypatch):
+    """Generic ops (properties, attributes, several results, locations), calls,
+    returns and decimal constants: the fast paths give the Operation the general
+    parser builds, field by field (positions and locations included)."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from corpus_gen import corpus
+
+    texts = [OPS_TEXT, *corpus(6, seed=3)]
+    fast = [parse_module(t) for t in texts]
+    _slow(monkeypatch)
+    for t, f in zip(texts, fast):
+        _same(f, parse_module(t))
+
+
+@pytest.mark.parametrize("line", BAD_OPS)
+def test_fast_paths_report_the_same_errors(monkeypatch, line):
+    text = (
+        "func.func @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {\n  "
+        + line
+        + "\n  return %arg0 : tensor<4xf32>\n}\n"
+    )
+    with pytest.raises(ParseError) as fast:
+        parse_module(text)
+    _slow(monkeypatch)
+    with pytest.raises(ParseError) as slow:
+        parse_module(text)
+    assert str(fast.value) == str(slow.value)

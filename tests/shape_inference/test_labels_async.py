@@ -130,6 +130,19 @@ NEGATIVE = [
             result=X,
         ),
     ),
+    # (I1) operands: tensors
+    (
+        "async_start_i1",
+        func(
+            f"%x: {X}, %t: !stablehlo.token",
+            start(SLICE.format(arg="%x", x=X, s=S))
+            .replace('"stablehlo.async_start"(%x)', '"stablehlo.async_start"(%t)')
+            .replace(f"}}) : ({X}) ->", "}) : (!stablehlo.token) ->"),
+            done(),
+            results=S,
+            returns=f"%r : {S}",
+        ),
+    ),
     # async_done (C1): future<T> gives T
     ("async_done_c1", program(start(SLICE.format(arg="%x", x=X, s=S)), done(result=X), result=X)),
     # async_done (I1): a tensor future

@@ -65,6 +65,25 @@ NEGATIVE = [
             [S32, S32],
         ),
     ),
+    # chlo.scan (ScanOp::verify): one body argument per operand
+    (
+        "chlo.scan.body",
+        scan(["tensor<4xi32>"], [S32], ["tensor<4xi32>", S32], [S32], "%b0, %b0", [S32, S32]),
+    ),
+    # ... each compatible with its operand (an input's slice along dimension)
+    (
+        "chlo.scan.body",
+        scan(
+            ["tensor<4xi32>"],
+            [S32],
+            ["tensor<4xi32>", S32],
+            ["tensor<f32>", S32],
+            "%b1, %b1",
+            [S32, S32],
+        ),
+    ),
+    # chlo.scan: at least one of inputs or outputs
+    ("chlo.scan.empty", scan([], [S32], [S32], [S32], "%b0", [S32])),
     # chlo.scan: one carry result per init
     (
         "chlo.scan.results",

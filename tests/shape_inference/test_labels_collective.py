@@ -267,7 +267,8 @@ NEGATIVE = [
     ("reduce_scatter_c9", reduce_scatter(result="tensor<2x2xf64>")),
     # the result is a tensor
     ("reduce_scatter_o1", reduce_scatter(result=TOKEN)),
-    ("reduce_scatter_o1", reduce_scatter(result="()")),
+    # no result at all: the op's result count
+    ("result_count", reduce_scatter(result="()")),
     # all_to_all (I1) operands: tensors
     ("all_to_all_i1", all_to_all(operand=TOKEN)),
     # all_to_all (I5) replica_groups: 2-dimensional

@@ -150,8 +150,9 @@ NEGATIVE = [
             TRI.replace("transpose NO_TRANSPOSE", "transpose CONJUGATE"),
         ),
     ),
+    # ... a case of another enum: the attribute is not of its declared kind
     (
-        "triangular_solve_i6",
+        "attribute_kind",
         op("triangular_solve", [M, M], [M], TRI.replace("transpose NO_TRANSPOSE", "fft_type FFT")),
     ),
     # cholesky (I1) a: tensor of floating-point or complex type

@@ -56,7 +56,9 @@ NEGATIVE = [
     # rng (I3) shape: 1-dimensional tensor constant of type si64
     ("rng_i3", rng(shape="tensor<2x1xi64>")),
     # rng (I4) rng_distribution: enum of UNIFORM and NORMAL
-    ("rng_i4", rng(attrs="rng_distribution = #stablehlo<rng_algorithm PHILOX>")),
+    ("rng_i4", rng(attrs="rng_distribution = #stablehlo<rng_distribution BERNOULLI>")),
+    # ... a case of another enum: the attribute is not of its declared kind
+    ("attribute_kind", rng(attrs="rng_distribution = #stablehlo<rng_algorithm PHILOX>")),
     # rng_bit_generator (I1) rng_algorithm: enum of DEFAULT, THREE_FRY, and PHILOX
     ("rng_bit_generator_i1", rng_bit_generator("NORMAL")),
     # rng_bit_generator (I2) initial_state: a tensor of integer (or, as MLIR allows,

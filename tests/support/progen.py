@@ -33,7 +33,7 @@ tests demand a result of the declared type.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from hypothesis import strategies as st
@@ -41,7 +41,7 @@ from hypothesis import strategies as st
 from hlorun.parser import parse_module
 from hlorun.parser.ir import Type
 
-from . import progen_movement, progen_structured  # noqa: F401  (register the recipes)
+from . import progen_movement, progen_quant, progen_structured  # noqa: F401  (the recipes)
 from .progen_core import (
     I32,
     RECIPES,
@@ -113,7 +113,7 @@ class GenProgram:
         lines = [*body]
         flags = []
         for k, (ref, want, tt) in enumerate(zip(refs, expected, case.results)):
-            lines.append(f"  %e{k} = stablehlo.constant {dense_text(np.asarray(want), tt.et)}")
+            lines.append(f"  %e{k} = stablehlo.constant {tt.constant_text(want)}")
             if check == "check.eq":
                 lines.append(
                     f"  %ok{k} = stablehlo.custom_call @check.eq({ref}, %e{k}) : "
@@ -169,7 +169,7 @@ def program_text(case: OpCase) -> str:
             params.append(f"%arg{len(params)}: {a.type.text}")
             names.append(f"%arg{len(params) - 1}")
         else:
-            lines.append(f"  %c{k} = stablehlo.constant {dense_text(a.value, a.type.et)}")
+            lines.append(f"  %c{k} = stablehlo.constant {a.type.constant_text(a.value)}")
             names.append(f"%c{k}")
     lines.append("  " + case.op_text(names, "%r"))
     lines.append(_returns(case))
@@ -182,7 +182,7 @@ def _constant_body(case: OpCase, seed: int) -> list[str]:
     lines, names = [], []
     for k, a in enumerate(case.args):
         v = a.value if a.value is not None else random_array(rng, a.type, a.values)
-        lines.append(f"  %c{k} = stablehlo.constant {dense_text(v, a.type.et)}")
+        lines.append(f"  %c{k} = stablehlo.constant {a.type.constant_text(v)}")
         names.append(f"%c{k}")
     lines.append("  " + case.op_text(names, "%r"))
     return lines
@@ -218,9 +218,41 @@ def cases(ops: Sequence[str] | None = None):
     return one()
 
 
+def _elementwise(op: str) -> bool:
+    from hlorun.shape_inference.optable import OP_TABLE  # the rows, once the tests ran
+
+    row = OP_TABLE.get(op)
+    return row is not None and "elementwise" in row.traits
+
+
+def with_dynamic_dims(case: OpCase, dims: Sequence[int]) -> OpCase:
+    """An element-wise op case whose parameters and results of the result's shape
+    declare ``dims`` as ``?`` (bounded by nothing: the run gives the sizes)."""
+    shape = case.results[0].shape
+    args = tuple(
+        replace(a, type=a.type.with_dynamic(dims))
+        if a.value is None and a.type.shape == shape
+        else a
+        for a in case.args
+    )
+    results = tuple(r.with_dynamic(dims) if r.shape == shape else r for r in case.results)
+    return replace(case, args=args, results=results)
+
+
+@st.composite
+def _parameter_cases(draw, ops):
+    case = draw(cases(ops))
+    rank = len(case.results[0].shape) if case.results else 0
+    if rank and _elementwise(case.op) and draw(st.integers(0, 3)) == 0:
+        dims = sorted(draw(st.sets(st.integers(0, rank - 1), min_size=1)))
+        case = with_dynamic_dims(case, dims)
+    return case
+
+
 def programs(ops: Sequence[str] | None = None):
-    """Strategy of parameter-form ``GenProgram`` (module docstring)."""
-    return cases(ops).map(lambda c: GenProgram(c, program_text(c)))
+    """Strategy of parameter-form ``GenProgram`` (module docstring); a quarter of the
+    element-wise ones declare some dimensions ``?`` (``with_dynamic_dims``)."""
+    return _parameter_cases(ops).map(lambda c: GenProgram(c, program_text(c)))
 
 
 def constant_programs(ops: Sequence[str] | None = None):

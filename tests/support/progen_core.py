@@ -58,18 +58,29 @@ class TT:
     """A tensor type: shape and element type."""
 
     shape: tuple[int, ...]
-    et: ET
+    et: ET  # for a quantized type: its storage type
     dynamic: tuple[int, ...] = ()  # dimensions the declared type spells ``?``
+    quant: str = ""  # a quantized element type's text (``!quant.uniform<...>``)
+
+    @property
+    def element_text(self) -> str:
+        return self.quant or self.et.name
 
     @property
     def text(self) -> str:
         dims = "".join(
             ("?" if i in self.dynamic else str(d)) + "x" for i, d in enumerate(self.shape)
         )
-        return f"tensor<{dims}{self.et.name}>"
+        return f"tensor<{dims}{self.element_text}>"
 
     def with_dynamic(self, dims) -> TT:
-        return TT(self.shape, self.et, tuple(dims))
+        return TT(self.shape, self.et, tuple(dims), self.quant)
+
+    def constant_text(self, arr: np.ndarray) -> str:
+        """``dense<...> : type`` of ``arr`` (storage values for a quantized type)."""
+        arr = np.asarray(arr)
+        dims = "".join(f"{d}x" for d in arr.shape)
+        return f"{dense(to_elems(arr, self.et), arr.shape, self.et)} : tensor<{dims}{self.element_text}>"
 
 
 @dataclass(frozen=True)

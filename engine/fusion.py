@@ -1,0 +1,243 @@
+"""Elementwise fusion: a run of large elementwise steps as one pass over cache-sized
+blocks.
+
+A chain of elementwise ops over big tensors (``x * a - b``, an activation, a
+normalization) is memory bound: run one op at a time, each reads and writes whole
+tensors from and to main memory.  Planning (``engine.interpreter``) hands each block
+plan to ``fuse``, which finds runs of consecutive fusible steps and replaces their
+closures with one: for each slice of ``BLOCK_BYTES`` of the elements, every op of the
+run in order, its intermediate values in small buffers that stay in the cache and are
+reused, so main memory sees each input read once and each materialized result written
+once.
+
+Fusible: a fast-path step (``engine.fastpath``) whose op-table row has a ``ufunc``
+column entry (``engine.ufunc.Ufunc``: a NumPy ufunc equal to the spec's op on this
+dtype kind, or f32 computed in f64 and rounded once), on operands and a result of one
+static type of at least ``FUSE_MIN_ELEMENTS``, outside batched regions, that would not
+run on several threads (compute-bound ops keep ``engine.parallel``).  Every element is
+computed by the same ufunc call on the same values as unfused, so results are
+bit-identical.
+
+Materialization points: a value the run defines is written in full when anything
+after the run (a step, a region, the block's results) reads it; the others live only
+in block buffers.  A materialized result goes into the buffer of an operand that dies
+in the run, when nothing else can see that buffer (``plan.private_buffer``) and the run
+has no later reader of it (in place where a value is dead); else into a new array.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from . import plan as _plan
+from .parallel import PARALLEL_MIN_ELEMENTS, run_all, split_points, workers
+from .plan import BlockPlan, Step, private_buffer, reraise, static_size
+
+BLOCK_BYTES = 128 << 10  # per buffer: a few of them fit the L2 cache
+FUSE_MIN_ELEMENTS = 1 << 17  # below this, one op at a time is as fast
+_F32 = np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
+_ndarray = np.ndarray
+_getrefcount = sys.getrefcount
+
+
+def fusible(st: Step) -> bool:
+    """Can ``st`` join a fused run (module docstring)?"""
+    if st.kind != "fast" or st.in_region or st.fast is None or len(st.results) != 1:
+        return False
+    _fn, row, dt = st.fast
+    if row is None or not st.operands:
+        return False
+    t = st.check_types[0]
+    size = static_size(t)
+    if size is None or size < FUSE_MIN_ELEMENTS:
+        return False
+    if not all(v.type == t for v in st.op.operands):
+        return False
+    par_min = _plan.PARALLEL_MIN_ELEMENTS
+    return row.exact or par_min is None or size < par_min
+
+
+def _flat(v: Any, size: int) -> np.ndarray:
+    """``v``'s elements as one dimension: a view (a splat constant, whose strides are
+    all 0, stays a view of its one element)."""
+    a = np.asarray(v)
+    if a.ndim and not a.flags.c_contiguous and not any(a.strides):
+        return np.broadcast_to(a[(0,) * a.ndim], (size,))
+    return a.reshape(-1)
+
+
+def _block_loop(
+    plan: Sequence[tuple[Any, dict[str, Any], tuple[tuple[str, int], ...], tuple[str, int]]],
+    nexternal: int,
+    materialize: Sequence[int],
+    nbufs: int,
+) -> Callable[..., None]:
+    """``blocks(externals, materialized, buffers, size, step)``: the run's steps over
+    each ``step`` elements in turn, as one generated loop (one ufunc call per op and
+    block, the out= operand positional, nothing looked up per block)."""
+    env: dict[str, Any] = {}
+    m_index = {s: i for i, s in enumerate(materialize)}
+
+    def name(ref: tuple[str, int]) -> str:
+        kind, j = ref
+        return f"x{j}" if kind == "x" else f"m{m_index[j]}" if kind == "m" else f"t{j}"
+
+    lines = ["def blocks(X, M, T, size, step):"]
+    lines += [f"    X{j} = X[{j}]" for j in range(nexternal)]
+    lines += [f"    M{i} = M[{i}]" for i in range(len(materialize))]
+    lines += [f"    t{b} = T{b} = T[{b}]" for b in range(nbufs)]
+    lines += ["    for lo in range(0, size, step):", "        hi = lo + step"]
+    lines += ["        if hi > size:", "            hi = size"]
+    lines += [f"            t{b} = T{b}[: hi - lo]" for b in range(nbufs)]
+    lines += [f"        x{j} = X{j}[lo:hi]" for j in range(nexternal)]
+    lines += [f"        m{i} = M{i}[lo:hi]" for i in range(len(materialize))]
+    for k, (fn, kw, args, res) in enumerate(plan):
+        env[f"U{k}"] = fn
+        call = f"U{k}({', '.join(map(name, args))}, {name(res)}"
+        if kw:
+            env[f"K{k}"] = kw
+            call += f", **K{k}"
+        lines.append(f"        {call})")
+    namespace: dict[str, Any] = {}
+    exec(compile("\n".join(lines), "<hlorun fused run>", "exec"), env, namespace)  # noqa: S102
+    return namespace["blocks"]
+
+
+def fuse(block: BlockPlan) -> list[Callable[[list[Any]], None]]:
+    """The block's runs with each run of at least two consecutive fusible steps (of one
+    shape and dtype) replaced by one fused closure."""
+    steps = [st for st in block.steps if st.kind != "constant"]
+    runs = list(block.runs)
+    if len(runs) != len(steps) or sum(map(fusible, steps)) < 2:
+        return runs
+    out: list[Callable[[list[Any]], None]] = []
+    i = 0
+    while i < len(steps):
+        j = i
+        if fusible(steps[i]):
+            key = (steps[i].check_types[0], steps[i].fast[2])
+            while j + 1 < len(steps) and fusible(steps[j + 1]):
+                if (steps[j + 1].check_types[0], steps[j + 1].fast[2]) != key:
+                    break
+                j += 1
+        if j > i:
+            out.append(_fused(steps[i : j + 1], steps[:i], steps[j + 1 :], block))
+            i = j + 1
+        else:
+            out.append(runs[i])
+            i += 1
+    return out
+
+
+def _fused(
+    group: Sequence[Step], before: Sequence[Step], after: Sequence[Step], block: BlockPlan
+) -> Callable[[list[Any]], None]:
+    """One closure running ``group`` blockwise (module docstring)."""
+    defined = {st.results[0]: k for k, st in enumerate(group)}
+    read_later = set(block.returns).union(*(st.uses for st in after))
+    materialize = tuple(s for s in defined if s in read_later)
+    external: list[int] = []  # slots the run reads but does not define, in order
+    for st in group:
+        for s in st.operands:
+            if s not in defined and s not in external:
+                external.append(s)
+    kills = tuple(sorted({s for st in group for s in st.kills if s not in defined}))
+    last_read = {s: k for k, st in enumerate(group) for s in st.operands}
+    # the materialized result of step k may take the buffer of an external operand
+    # that dies in the run and that no step after k reads
+    reuse: dict[int, tuple[int, ...]] = {}
+    for s in materialize:
+        k = defined[s]
+        reuse[s] = tuple(
+            j for j, e in enumerate(external) if e in kills and last_read.get(e, -1) <= k
+        )
+    t = group[0].check_types[0]
+    dt: np.dtype = group[0].fast[2]
+    size = static_size(t)
+    assert size is not None
+    shape = tuple(d for d in t.shape if d is not None)  # (static: checked by fusible)
+    step_len = max(1024, BLOCK_BYTES // dt.itemsize)
+    # where each value lives: ("x", j) external operand j, ("m", s) materialized slot
+    # s, ("t", b) block buffer b (pooled: a buffer is reused once its value is dead)
+    where: dict[int, tuple[str, int]] = {s: ("x", j) for j, s in enumerate(external)}
+    free: list[int] = []
+    nbufs = 0
+    plan = []
+    for k, st in enumerate(group):
+        row = st.fast[1]
+        kw = {} if row.exact or dt != _F32 else {"dtype": _F64}
+        args = tuple(where[s] for s in st.operands)
+        for s in dict.fromkeys(st.operands):  # temporaries dead after this step
+            if s in defined and s not in materialize and last_read[s] == k:
+                free.append(where[s][1])
+        r = st.results[0]
+        if r in materialize:
+            where[r] = ("m", r)
+        elif free:
+            where[r] = ("t", free.pop())
+        else:
+            where[r] = ("t", nbufs)
+            nbufs += 1
+        plan.append((row.ufunc, kw, args, where[r]))
+    blocks = _block_loop(plan, len(external), materialize, nbufs)
+    first = group[0]
+    ext = tuple(external)
+
+    def run(frame: list[Any]) -> None:
+        vals = [frame[s] for s in ext]
+        for s in kills:
+            frame[s] = None
+        try:
+            full: dict[int, np.ndarray] = {}
+            taken: set[int] = set()
+            for s in materialize:
+                buf = None
+                for j in reuse[s]:
+                    a = vals[j]
+                    # the vals list, ``a`` and getrefcount's argument: nobody else
+                    if (
+                        j not in taken
+                        and _getrefcount(a) == 3
+                        and a.__class__ is _ndarray
+                        and a.dtype == dt
+                        and a.shape == shape
+                        and a.flags.c_contiguous
+                        and private_buffer(a)
+                    ):
+                        buf = a
+                        taken.add(j)
+                        break
+                a = None
+                full[s] = buf if buf is not None else np.empty(shape, dt)
+            xs = [_flat(v, size) for v in vals]
+            ms = [full[s].reshape(-1) for s in materialize]
+            nthreads = workers() if size >= PARALLEL_MIN_ELEMENTS else 1
+            if nthreads == 1:
+                blocks(xs, ms, [np.empty(step_len, dt) for _ in range(nbufs)], size, step_len)
+            else:  # one contiguous piece per thread, each with its own buffers
+                cuts = split_points(size, nthreads)
+                run_all(
+                    [
+                        partial(
+                            blocks,
+                            [x[lo:hi] for x in xs],
+                            [m[lo:hi] for m in ms],
+                            [np.empty(step_len, dt) for _ in range(nbufs)],
+                            hi - lo,
+                            step_len,
+                        )
+                        for lo, hi in zip(cuts, cuts[1:])
+                    ]
+                )
+        except Exception as e:
+            reraise(first, e)
+        for s, v in full.items():
+            frame[s] = v
+
+    return run

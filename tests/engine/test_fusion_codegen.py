@@ -1,0 +1,185 @@
+"""Fused elementwise runs (engine/fusion.py) and generated straight-line blocks and
+while loops (engine/codegen.py): bit for bit what the spec's ops give, computed here
+by direct NumPy calls (IEEE f32 add/subtract/multiply/divide/sqrt are correctly
+rounded, which is the spec's semantics; f32 exp is f64 rounded once, as the kernels
+document), on data with NaN, infinities and signed zeros."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hlorun import engine
+from hlorun.engine import fusion
+
+N = fusion.FUSE_MIN_ELEMENTS  # the smallest fused size: the tests stay fast
+
+
+def _data(n: int, seed: int) -> np.ndarray:
+    x = np.random.default_rng(seed).standard_normal(n).astype(np.float32)
+    x[:8] = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-45, -3.4e38, 3.4e38]
+    return x
+
+
+def _bits(x: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(x).view(np.uint32)
+
+
+def _ty(n: int, e: str = "f32") -> str:
+    return f"tensor<{n}x{e}>"
+
+
+CHAIN = """func.func @main(%a: {t}, %b: {t}) -> ({t}, {t}) {{
+  %0 = stablehlo.add %a, %b : {t}
+  %1 = stablehlo.multiply %0, %a : {t}
+  %2 = stablehlo.subtract %1, %b : {t}
+  %3 = stablehlo.divide %2, %b : {t}
+  %4 = stablehlo.negate %3 : {t}
+  %5 = stablehlo.abs %4 : {t}
+  %6 = stablehlo.sqrt %5 : {t}
+  %7 = stablehlo.multiply %6, %a : {t}
+  %8 = stablehlo.add %7, %2 : {t}
+  func.return %8, %2 : {t}, {t}
+}}"""
+
+
+def _chain_reference(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    with np.errstate(all="ignore"):
+        x2 = np.subtract(np.multiply(np.add(a, b), a), b)
+        x6 = np.sqrt(np.abs(np.negative(np.divide(x2, b))))
+        return np.add(np.multiply(x6, a), x2), x2
+
+
+def _fused_runs(program) -> int:
+    """How many fused runs (engine.fusion closures) the entry block has."""
+    plan = program.interpreter.plan(program.function.name)
+    return sum("_fused" in run.__qualname__ for run in plan.block.runs)
+
+
+@pytest.mark.parametrize("n", [N, N + 12345])  # a partial last block too
+def test_chain_is_fused_and_bit_identical(n):
+    prog = engine.compile(CHAIN.format(t=_ty(n)))
+    assert _fused_runs(prog) == 1  # nine steps, one run
+    a, b = _data(n, 1), _data(n, 2)
+    got, mid = prog(a, b)
+    want, want_mid = _chain_reference(a, b)
+    assert np.array_equal(_bits(got), _bits(want))
+    assert np.array_equal(_bits(mid), _bits(want_mid))  # a materialized intermediate
+    assert a.tobytes() == _data(n, 1).tobytes()  # inputs untouched
+
+
+def test_chain_in_place_into_a_dying_operand():
+    """%t (a reshape's result) dies inside the run: its buffer may be reused."""
+    n = N
+    t = _ty(n)
+    prog = engine.compile(f"""func.func @main(%a: tensor<2x{n // 2}xf32>, %b: {t}) -> {t} {{
+  %t = stablehlo.reshape %a : (tensor<2x{n // 2}xf32>) -> {t}
+  %0 = stablehlo.multiply %t, %b : {t}
+  %1 = stablehlo.add %0, %t : {t}
+  %2 = stablehlo.subtract %1, %b : {t}
+  func.return %2 : {t}
+}}""")
+    a, b = _data(n, 3), _data(n, 4)
+    (got,) = prog(a.reshape(2, -1), b)
+    with np.errstate(all="ignore"):
+        want = np.subtract(np.add(np.multiply(a, b), a), b)
+    assert np.array_equal(_bits(got), _bits(want))
+    assert np.array_equal(_bits(a), _bits(_data(n, 3)))
+
+
+def test_f32_exp_fused_rounds_once_from_f64():
+    n = N
+    t = _ty(n)
+    prog = engine.compile(f"""func.func @main(%a: {t}) -> {t} {{
+  %0 = stablehlo.multiply %a, %a : {t}
+  %1 = stablehlo.exponential %0 : {t}
+  %2 = stablehlo.negate %1 : {t}
+  func.return %2 : {t}
+}}""")
+    a = _data(n, 5) / 4
+    (got,) = prog(a)
+    with np.errstate(all="ignore"):
+        want = -np.exp(a * a, dtype=np.float64).astype(np.float32)
+    assert np.array_equal(_bits(got), _bits(want))
+
+
+def test_small_tensors_are_not_fused():
+    prog = engine.compile(CHAIN.format(t=_ty(1024)))
+    assert _fused_runs(prog) == 0
+    a, b = _data(1024, 6), _data(1024, 7)
+    got, _ = prog(a, b)
+    assert np.array_equal(_bits(got), _bits(_chain_reference(a, b)[0]))
+
+
+WHILE_MIXED = """func.func @main(%n: tensor<i32>, %x0: tensor<f32>, %k0: tensor<i32>)
+    -> (tensor<i32>, tensor<f32>, tensor<i32>) {
+  %c1 = stablehlo.constant dense<1> : tensor<i32>
+  %c3 = stablehlo.constant dense<3> : tensor<i32>
+  %h = stablehlo.constant dense<0.5> : tensor<f32>
+  %q = stablehlo.constant dense<1.25> : tensor<f32>
+  %i0 = stablehlo.constant dense<0> : tensor<i32>
+  %r:3 = stablehlo.while(%i = %i0, %x = %x0, %k = %k0) : tensor<i32>, tensor<f32>, tensor<i32>
+   cond {
+    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %x1 = stablehlo.multiply %x, %h : tensor<f32>
+    %x2 = stablehlo.add %x1, %q : tensor<f32>
+    %k1 = stablehlo.multiply %k, %c3 : tensor<i32>
+    %k2 = stablehlo.add %k1, %i : tensor<i32>
+    %j = stablehlo.add %i, %c1 : tensor<i32>
+    stablehlo.return %j, %x2, %k2 : tensor<i32>, tensor<f32>, tensor<i32>
+  }
+  func.return %r#0, %r#1, %r#2 : tensor<i32>, tensor<f32>, tensor<i32>
+}"""
+
+
+def test_while_with_mixed_body_matches_the_spec():
+    prog = engine.compile(WHILE_MIXED)
+    n, x0, k0 = 1000, np.float32(3.0), 7
+    i, x, k = 0, x0, np.int32(k0)
+    with np.errstate(all="ignore"):
+        while i < n:  # the reference: NumPy scalars, i32 wrapping
+            x = np.float32(np.float32(x * np.float32(0.5)) + np.float32(1.25))
+            k = np.int32(np.int32(k * np.int32(3)) + np.int32(i))
+            i += 1
+    got = prog(np.array(n, np.int32), np.array(x0, np.float32), np.array(k0, np.int32))
+    assert [g.shape for g in got] == [(), (), ()]
+    assert all(isinstance(g, np.ndarray) for g in got)
+    assert int(got[0]) == n and got[1].tobytes() == x.tobytes() and int(got[2]) == int(k)
+
+
+def test_while_step_limit_still_applies():
+    from hlorun.parser.errors import InterpreterError
+
+    prog = engine.compile(WHILE_MIXED, max_steps=100)
+    with pytest.raises(InterpreterError, match="step limit"):
+        prog(np.array(10**6, np.int32), np.array(1, np.float32), np.array(1, np.int32))
+
+
+def test_a_scalar_argument_returned_is_a_fresh_array():
+    prog = engine.compile("""func.func @main(%x: tensor<f32>, %y: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
+  %0 = stablehlo.add %x, %y : tensor<f32>
+  %1 = stablehlo.multiply %0, %x : tensor<f32>
+  func.return %1, %x : tensor<f32>, tensor<f32>
+}""")
+    x, y = np.array(1.5, np.float32), np.array(2.25, np.float32)
+    r, same = prog(x, y)
+    assert r.__class__ is np.ndarray and r.dtype == np.float32 and float(r) == (1.5 + 2.25) * 1.5
+    assert same.__class__ is np.ndarray and float(same) == 1.5
+
+
+def test_error_in_a_generated_block_names_its_op():
+    """A failing step inside a straight-line block is reported at its own op."""
+    from hlorun.parser.errors import HloError
+
+    prog = engine.compile("""func.func @main(%x: tensor<f32>, %i: tensor<2xi32>) -> tensor<f32> {
+  %0 = stablehlo.add %x, %x : tensor<f32>
+  %1 = stablehlo.multiply %0, %x : tensor<f32>
+  %2 = stablehlo.custom_call @no_such_target(%1) : (tensor<f32>) -> tensor<f32>
+  %3 = stablehlo.add %2, %1 : tensor<f32>
+  func.return %3 : tensor<f32>
+}""")
+    with pytest.raises(HloError) as info:
+        prog(np.array(1, np.float32), np.zeros(2, np.int32))
+    assert "custom_call" in str(info.value) and ":4:" in str(info.value)
