@@ -17,6 +17,7 @@ its cached Program is busy gets a Program of its own.  ``clear_cache()`` empties
 
 from __future__ import annotations
 
+import functools
 import os
 import weakref
 from collections import OrderedDict
@@ -177,7 +178,7 @@ def compile(  # noqa: A001  (the public name, like re.compile)
     return _program()(prepare(module, verify=verify), function, verify=False, **options)
 
 
-def run(
+def _run(
     module: str | bytes | os.PathLike | Module,
     inputs: Sequence[Any] = (),
     *,
@@ -256,7 +257,7 @@ def run(
     prog = None
     if not profile and host_channels is None:  # no per-run state to collect
         # the options that shape the plan, as one flat tuple
-        run_key = (
+        run_key = _options_key(
             function,
             verify,
             memory_cap,
@@ -328,3 +329,69 @@ def run(
     if profile is True:
         prog.print_profile()
     return results
+
+
+def _options_key(
+    function: str | None,
+    verify: bool,
+    memory_cap: Any,
+    max_steps: int | None,
+    timeout: float | None,
+    float_eq: str,
+    probe_dir: str | None,
+    callback: Any,
+    num_replicas: int | None,
+    num_partitions: int | None,
+    deadlock_timeout: float | None,
+    grid: str,
+) -> tuple:
+    """The options that shape the plan, as one flat tuple (part of the cache key)."""
+    return (
+        function,
+        verify,
+        memory_cap,
+        max_steps,
+        timeout,
+        float_eq,
+        probe_dir,
+        callback,
+        num_replicas,
+        num_partitions,
+        deadlock_timeout,
+        grid,
+    )
+
+
+# The key of ``run``'s default options (the defaults as ``_run`` declares them).
+_DEFAULT_KEY = _options_key(
+    **{
+        name: (_run.__kwdefaults__ or {})[name]
+        for name in _options_key.__code__.co_varnames[: _options_key.__code__.co_argcount]
+    }
+)
+
+
+if TYPE_CHECKING:
+    run = _run
+else:
+
+    @functools.wraps(_run)
+    def run(module, inputs=(), **options):
+        # The steady state: the same source as the previous run, default options.  A
+        # signature of 20 keyword-only parameters costs more to call than a program
+        # of a few small ops takes, so the options are looked at only when given.
+        if not options:
+            src, key, last_prog = _last
+            if (
+                key == _DEFAULT_KEY
+                and (src is module or (src.__class__ is weakref.ref and src() is module))
+                and (prog := last_prog()) is not None
+                and prog._busy.acquire(False)  # (Program.claim, without a call's cost)
+            ):
+                try:
+                    if prog.takes_platform_index:
+                        inputs = with_platform_index(prog.function, inputs, None, None)
+                    return prog(*inputs)
+                finally:
+                    prog._busy.release()  # (Program.release)
+        return _run(module, inputs, **options)

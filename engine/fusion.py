@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from . import plan as _plan
+from .dtypes import static_shape
 from .parallel import PARALLEL_MIN_ELEMENTS, run_all, split_points, workers
 from .plan import BlockPlan, Step, private_buffer, reraise, static_size
 
@@ -161,7 +162,7 @@ def _fused(
     dt: np.dtype = group[0].fast[2]
     size = static_size(t)
     assert size is not None
-    shape = tuple(d for d in t.shape if d is not None)  # (static: checked by fusible)
+    shape = static_shape(t)  # (static: checked by fusible)
     step_len = max(1024, BLOCK_BYTES // dt.itemsize)
     # where each value lives: ("x", j) external operand j, ("m", s) materialized slot
     # s, ("t", b) block buffer b (pooled: a buffer is reused once its value is dead)

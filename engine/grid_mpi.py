@@ -15,11 +15,13 @@ The model:
   partition_id)) on rank i; ranks beyond the grid sit out.  A grid larger than the job
   is refused before anything runs.  Inside a process, a nested ``run_parallel`` runs on
   a local thread grid.
-* Data moves only between the ranks that need it (engine/mpi_grid.py): collectives
-  exchange the members' operands point to point and each member computes its result
-  with the thread grid's kernel, reductions in group order, so results are bit for bit
-  the thread grid's.  Arrays travel as raw bytes under a JSON header (dtype name,
-  shape): no pickling.
+* Data moves only between the members of a process group (engine/mpi_grid.py): a
+  collective allgathers the members' operands on the group's communicator (the thread
+  grid's rendezvous: every member gets every member's operands, so all_to_all,
+  collective_permute and collective_broadcast move more than their results need) and
+  each member computes its result with the thread grid's kernel, reductions in group
+  order, so results are bit for bit the thread grid's.  Arrays travel as raw bytes
+  under a JSON header (dtype name, shape): no pickling, nothing through rank 0.
 * When a grid ends, its ranks exchange their outcome with every rank of the job (one
   ``Iallgather`` of a small header): the results of a ``run_parallel`` (the host
   program on every rank needs them), or, for an entry grid, nothing (each rank keeps
@@ -69,6 +71,7 @@ from .mpi_wire import (
     poll_until,
     rebuild_error,
     split_raw,
+    values_nbytes,
 )
 from .plan import Limits
 
@@ -262,7 +265,8 @@ class _Outcome:
     record: dict[str, Any] | None = None
     stdout: str = ""
     outfeed: list[Any] = field(default_factory=list)
-    payload: tuple[list, list[np.ndarray]] = ([], [])  # outfeed entries (+ results), encoded
+    feed: tuple[list, list[np.ndarray]] = ([], [])  # the outfeed entries, encoded
+    res: tuple[list, list[np.ndarray]] | None = None  # the results, encoded (to gather)
 
 
 class _Watcher:
@@ -328,16 +332,17 @@ def _run_process(
         with _Watcher(grid, limits), contextlib.redirect_stdout(captured):
             interp.plan(program)
             out.results = tuple(interp.call(program, list(inputs)))
-        out.payload = encode_values([*out.outfeed, *(out.results if gather else ())])
+        if gather:
+            out.res = encode_values(out.results)
     except BaseException as e:  # noqa: BLE001  (every rank raises the grid's error below)
         primary = grid.failure is None and not isinstance(e, GridAborted)
         out.error, out.record = e, error_record(e, primary)
         if grid.failure is None:
             grid.failure = out.record
-        with contextlib.suppress(HloError):
-            out.payload = encode_values(out.outfeed)
     finally:
         GRID_BACKEND.reset(token)
+    with contextlib.suppress(HloError):
+        out.feed = encode_values(out.outfeed)
     out.stdout = captured.getvalue()
     grid.announce(out.record)
     return out, feed
@@ -369,19 +374,49 @@ def _sizes(world: Any, *mine: int) -> np.ndarray:
     return out
 
 
-def _exchange(world: Any, out: _Outcome | None, gather: bool) -> list[tuple[dict, np.ndarray]]:
-    """Every rank's (outcome header, payload bytes): errors, captured prints and outfeed
-    entries, and the results when ``gather``."""
-    head: dict[str, Any] = {"error": None, "stdout": "", "outfeed": 0, "values": []}
-    arrays: list[np.ndarray] = []
+def _gather_bytes(world: Any, mine: np.ndarray, counts: list[int]) -> list[np.ndarray] | None:
+    """Every rank's bytes on rank 0 (``counts``: their sizes, known to all); None on
+    the other ranks."""
+    MPI = mpi()
+    rank = world.Get_rank()
+    displs = [0, *np.cumsum(counts)[:-1].tolist()]
+    buf = np.empty(sum(counts), np.uint8)
+    if sum(counts):
+        recv = [buf, (counts, displs), MPI.BYTE] if rank == 0 else None
+        _wait(world.Igatherv([mine, MPI.BYTE], recv, root=0))
+    return [buf[d : d + c] for d, c in zip(displs, counts)] if rank == 0 else None
+
+
+@dataclass
+class _Everyone:
+    heads: list[dict[str, Any]]  # every rank's error, metas and sizes
+    results: list[np.ndarray] | None  # every rank's result bytes (when gathered)
+    to_root: list[np.ndarray] | None  # on rank 0: every rank's outfeed and print bytes
+
+
+def _exchange(world: Any, out: _Outcome | None, gather: bool) -> _Everyone:
+    """The end of a grid on every rank of the job: errors to every rank, the results
+    too when ``gather``, captured prints and outfeed entries to rank 0 only."""
+    head: dict[str, Any] = {"error": None, "feed": [], "results": None, "stdout": 0}
+    res_arrays: list[np.ndarray] = []
+    feed_arrays: list[np.ndarray] = []
+    text = b""
     if out is not None:
-        head.update(error=out.record, stdout=out.stdout, outfeed=len(out.outfeed))
-        head["values"], arrays = out.payload
-    hb, data = dumps(head), pack(arrays)
-    sizes = _sizes(world, hb.size, data.size)
-    heads = _allgather_bytes(world, hb, sizes[:, 0].tolist())
-    datas = _allgather_bytes(world, data, sizes[:, 1].tolist())
-    return [(loads(h), d) for h, d in zip(heads, datas)]
+        text = out.stdout.encode()
+        head.update(error=out.record, stdout=len(text))
+        head["feed"], feed_arrays = out.feed
+        if out.res is not None:
+            head["results"], res_arrays = out.res
+    hb = dumps(head)
+    sizes = _sizes(world, hb.size)
+    heads = [loads(b) for b in _allgather_bytes(world, hb, sizes[:, 0].tolist())]
+    results = None
+    if gather:
+        counts = [values_nbytes(h["results"] or []) for h in heads]
+        results = _allgather_bytes(world, pack(res_arrays), counts)
+    counts = [values_nbytes(h["feed"]) + h["stdout"] for h in heads]
+    mine = np.concatenate([pack(feed_arrays), np.frombuffer(text, np.uint8)])
+    return _Everyone(heads, results, _gather_bytes(world, mine, counts))
 
 
 def _primary(records: list[dict | None]) -> int | None:
@@ -442,34 +477,35 @@ class Session:
             if feed is not None and feed.win is not None:
                 feed.win.Free()
             comm.Free()
-        return _conclude(everyone, out, n, rank, self.gather, outfeed)
+        return _conclude(everyone, out, n, rank, outfeed)
 
 
 def _conclude(
-    everyone: list[tuple[dict, np.ndarray]],
+    everyone: _Everyone,
     out: _Outcome | None,
     n: int,
     rank: int,
-    gather: bool,
     outfeed: Sequence[list] | None,
 ) -> list[tuple[Any, ...] | None]:
-    heads = [h for h, _ in everyone[:n]]
-    if rank == 0:
-        for h in heads:
+    heads = everyone.heads[:n]
+    if everyone.to_root is not None:  # rank 0: prints and outfeed, in process order
+        for i, h in enumerate(heads):
+            data = everyone.to_root[i]
+            k = values_nbytes(h["feed"])
+            if outfeed is not None:
+                outfeed[i].extend(decode_values(h["feed"], data[:k]))
             if h["stdout"]:
-                sys.stdout.write(h["stdout"])
+                sys.stdout.write(bytes(data[k:]).decode())
         sys.stdout.flush()
-    decoded = [decode_values(h["values"], d) for h, d in everyone[:n]]
-    if rank == 0 and outfeed is not None:
-        for i, (h, values) in enumerate(zip(heads, decoded)):
-            outfeed[i].extend(values[: h["outfeed"]])
     who = _primary([h["error"] for h in heads])
     if who is not None:
         if who == rank and out is not None and out.error is not None:
             raise out.error
         raise rebuild_error(heads[who]["error"])
-    if gather:
-        return [tuple(values[h["outfeed"] :]) for h, values in zip(heads, decoded)]
+    if everyone.results is not None:
+        return [
+            tuple(decode_values(h["results"], everyone.results[i])) for i, h in enumerate(heads)
+        ]
     return [out.results if i == rank and out is not None else None for i in range(n)]
 
 

@@ -4,11 +4,13 @@ One rank runs one process of the grid (process ``(r, p)`` on rank
 ``r * num_partitions + p`` of the grid's communicator).  The kernels are the thread
 grid's (engine/kernels/collective.py, channels.py); only the meeting points change:
 
-* ``rendezvous``: each member sends its values to every other member of its process
-  group (non-blocking point-to-point: a JSON header naming the rendezvous, the dtypes
-  and shapes, then each array's raw bytes) and returns every member's values, like the
-  thread grid; the kernel then computes its result locally (reductions in group order,
-  never MPI's), so results are bit for bit the thread grid's.
+* ``rendezvous``: each member sends every other member of its process group a JSON
+  header naming the rendezvous and its operands' dtypes and shapes (non-blocking
+  point to point: a wait knows which ranks have arrived), then the operands' raw
+  bytes move with one ``Iallgatherv`` each on the group's communicator (made from the
+  group by ``Create_group`` on first use); the kernel then computes its result
+  locally (reductions in group order, never MPI's), so results are bit for bit the
+  thread grid's.
 * ``send`` / ``recv``: point-to-point to the target process (a channel without
   ``source_target_pairs`` goes to the one process that receives on it, found from the
   program text by ``engine.grid_mpi``).
@@ -42,7 +44,7 @@ from .mpi_wire import (
     raw,
 )
 
-TAG_HDR, TAG_DATA, TAG_CTRL, TAG_FEED = 1, 2, 3, 4
+TAG_HDR, TAG_DATA, TAG_CTRL, TAG_FEED, TAG_GROUP = 1, 2, 3, 4, 5
 _TAG_P2P = 1 << 20  # + 2 * (channel id mod 2**19): header; + 1: data
 _TAG_CHANNEL = 1 << 22
 GRACE = 0.05  # seconds between seeing a peer finish and calling its absence a deadlock
@@ -82,6 +84,7 @@ class MPIGrid(ProcessGrid):
         self.sent = [0] * self.num_processes
         self.got = [0] * self.num_processes
         self._expect: dict[int, int] = {}  # rank -> messages it sent here, all told
+        self._group_comms: dict[tuple[int, ...], Any] = {}  # process group -> communicator
 
     def pid_of(self, rank: int) -> ProcessId:
         return divmod(rank, self.num_partitions)
@@ -137,6 +140,8 @@ class MPIGrid(ProcessGrid):
                 comm.Recv([buf, mpi.BYTE], r, st.Get_tag())
                 self.got[r] += 1
         poll_until(lambda: not self._pending(), lambda: None)
+        for c in self._group_comms.values():
+            c.Free()
 
     def _pending(self) -> bool:
         with self._lock:
@@ -210,18 +215,18 @@ class MPIGrid(ProcessGrid):
         what = describe_op(op, kind)
         key = json.loads(json.dumps([kind, channel_id, group, n]))
         header = dumps({"key": key, "what": what, "arrays": describe(arrays)})
-        mine = [raw(a) for a in arrays]
         reqs = []
         for r in peers:
             reqs.append(comm.Isend([header, mpi.BYTE], r, TAG_HDR))
-            reqs.extend(comm.Isend([b, mpi.BYTE], r, TAG_DATA) for b in mine)
-            self.sent[r] += 1 + len(mine)
-        headers = self._headers(pid, peers, key, what, op)
-        bufs: dict[int, list[np.ndarray]] = {}
-        for r in peers:
-            bufs[r] = [np.empty(nbytes(m), np.uint8) for m in headers[r]["arrays"]]
-            reqs.extend(comm.Irecv([b, mpi.BYTE], r, TAG_DATA) for b in bufs[r])
-            self.got[r] += len(bufs[r])
+            self.sent[r] += 1
+        metas = self._headers(pid, peers, key, what, op)
+        metas[self.rank] = describe(arrays)
+        ranks = [self.index(q) for q in group]
+        mine = [raw(a) for a in arrays]
+        if len({len(metas[r]) for r in ranks}) == 1:
+            bufs = self._allgather(ranks, mine, metas, reqs)
+        else:  # members with different operand counts: each pair on its own
+            bufs = self._pairwise(peers, mine, metas, reqs)
         self._transfer(reqs, pid, what, op, peers)
         out: dict[ProcessId, Any] = {}
         for q in group:
@@ -229,13 +234,57 @@ class MPIGrid(ProcessGrid):
                 out[q] = value
                 continue
             r = self.index(q)
-            got = [from_raw(b, m) for b, m in zip(bufs[r], headers[r]["arrays"])]
+            got = [from_raw(b, m) for b, m in zip(bufs[r], metas[r])]
             out[q] = got[0] if single else tuple(got)
         return out
 
+    def _group_comm(self, ranks: list[int]) -> Any:
+        """The communicator of the process group ``ranks`` (in group order), made on
+        its first use by its members only (``Create_group``; every member is at the
+        rendezvous, so this cannot wait for an absent one)."""
+        key = tuple(ranks)
+        found = self._group_comms.get(key)
+        if found is None:
+            grp = self.comm.Get_group().Incl(ranks)
+            found = self._group_comms[key] = self.comm.Create_group(grp, TAG_GROUP)
+            grp.Free()
+        return found
+
+    def _allgather(
+        self, ranks: list[int], mine: list[np.ndarray], metas: dict[int, list], reqs: list
+    ) -> dict[int, list[np.ndarray]]:
+        """Each operand of every member through one ``Iallgatherv`` on the group's
+        communicator; returns each member's byte buffers."""
+        mpi = self.MPI
+        gcomm = self._group_comm(ranks)
+        bufs: dict[int, list[np.ndarray]] = {r: [] for r in ranks}
+        for k, b in enumerate(mine):
+            counts = [nbytes(metas[r][k]) for r in ranks]
+            displs = [0, *np.cumsum(counts)[:-1].tolist()]
+            buf = np.empty(sum(counts), np.uint8)
+            reqs.append(gcomm.Iallgatherv([b, mpi.BYTE], [buf, (counts, displs), mpi.BYTE]))
+            for r, d, c in zip(ranks, displs, counts):
+                bufs[r].append(buf[d : d + c])
+        return bufs
+
+    def _pairwise(
+        self, peers: list[int], mine: list[np.ndarray], metas: dict[int, list], reqs: list
+    ) -> dict[int, list[np.ndarray]]:
+        """Each operand to each peer point to point; returns each peer's byte buffers."""
+        mpi, comm = self.MPI, self.comm
+        bufs: dict[int, list[np.ndarray]] = {}
+        for r in peers:
+            reqs.extend(comm.Isend([b, mpi.BYTE], r, TAG_DATA) for b in mine)
+            bufs[r] = [np.empty(nbytes(m), np.uint8) for m in metas[r]]
+            reqs.extend(comm.Irecv([b, mpi.BYTE], r, TAG_DATA) for b in bufs[r])
+            self.sent[r] += len(mine)
+            self.got[r] += len(bufs[r])
+        return bufs
+
     def _headers(
         self, pid: ProcessId, peers: list[int], key: list, what: str, op: Operation | None
-    ) -> dict[int, dict[str, Any]]:
+    ) -> dict[int, list]:
+        """Every peer's header for this rendezvous: its operands' dtypes and shapes."""
         mpi, comm = self.MPI, self.comm
         got: dict[int, dict[str, Any]] = {}
         st = mpi.Status()
@@ -255,7 +304,7 @@ class MPIGrid(ProcessGrid):
             return len(got) == len(peers)
 
         poll_until(done, self._waiter(pid, what, op, lambda: [r for r in peers if r not in got]))
-        return got
+        return {r: h["arrays"] for r, h in got.items()}
 
     def _transfer(
         self, reqs: list, pid: ProcessId, what: str, op: Operation | None, peers: list[int]
@@ -309,7 +358,7 @@ class MPIGrid(ProcessGrid):
         senders = [source] if channel[0] == "p2p" else []
         poll_until(done, self._waiter(pid, what, op, lambda: senders))
         h, src = found["header"], found["src"]
-        if h["channel"] != list(channel):
+        if h["channel"] != json.loads(json.dumps(channel)):
             raise InterpreterError(
                 f"channel mix-up: {what} on {tuple(channel)} got a value sent on "
                 f"{tuple(h['channel'])} (their channel ids are equal modulo 2**19)"

@@ -111,6 +111,17 @@ def decode_values(metas: list, buf: np.ndarray) -> list[Any]:
     return [dec(m) for m in metas]
 
 
+def values_nbytes(metas: list) -> int:
+    """Bytes of the arrays in values ``encode_values`` described."""
+    total = 0
+    for m in metas:
+        if m[0] == "!tuple":
+            total += values_nbytes(m[1])
+        elif m[0] != "!token":
+            total += nbytes(m)
+    return total
+
+
 def as_arrays(values: Any) -> list[np.ndarray]:
     return [np.asarray(v) for v in values]
 

@@ -34,12 +34,15 @@ from .errors import HloError, ParseError
 from .ir import (
     Attribute,
     DenseElementsAttr,
+    DictionaryAttr,
     Function,
+    FunctionType,
     Module,
     Operation,
     SymbolRefAttr,
     TensorType,
     Type,
+    Value,
 )
 from .op_syntax import OpParser, _with_location, sort_attrs
 from .pretty_ops import FORMS as _SIMPLE_FORMS
@@ -78,6 +81,10 @@ _CONSTANT_TAIL = re.compile(rf"> : ({_T})(?=[ \t]*(?:\n|\r|//|$|loc\())")
 _VALUE_PROP = frozenset({"value"})
 _CALLEE_PROP = frozenset({"callee"})
 _NO_PROPS: frozenset[str] = frozenset()
+_FUNC_HEAD = re.compile(
+    r"func\.func (?:(public|private|nested) )?@([A-Za-z_$.\-][A-Za-z0-9_$.\-]*)\("
+)
+_FUNC_ARG = re.compile(rf"({_V}): ({_T})(?:, (?=%)|(?=\)))")
 _DEFS = re.compile(rf"{_V}(?::[0-9]+)? = ")
 _USES = rf"{_V}(?:#[0-9]+)?(?:, {_V}(?:#[0-9]+)?)*"
 _EOL = r"(?=[ \t]*(?:\n|\r|//|$|loc\())"
@@ -122,7 +129,83 @@ class Parser(OpParser):
         elif text.startswith(("return ", "func.return "), at):
             m = _RETURN.match(text, start)
             op = self._return_fast(m, start) if m is not None else None
+        elif d is None and text.startswith("func.func ", at):
+            return self._function_fast(start) or super().parse_operation()
         return op if op is not None else super().parse_operation()
+
+    def _function_fast(self, start: int) -> Function | None:
+        """``func.func [vis] @f(%a: tensor<..>, ...) -> (tensor<..> {attrs}, ...) {``
+        (arguments without attributes or locations, no ``attributes`` dictionary) as
+        ``OpParser.parse_function`` builds it; None (cursor unmoved) otherwise."""
+        c = self.c
+        text = c.text
+        m = _FUNC_HEAD.match(text, start)
+        if m is None:
+            return None
+        pos = m.end()
+        args: list[Value] = []
+        while not text.startswith(")", pos):
+            a = _FUNC_ARG.match(text, pos)
+            types = self._tensors(a.group(2)) if a is not None else None
+            if a is None or not types:
+                return None
+            args.append(Value(a.group(1), types[0]))
+            pos = a.end()
+        c.pos = pos + 1
+        results, res_attrs = self._function_results()
+        if results is None or not text.startswith(" {", c.pos):
+            c.pos = start
+            return None
+        self.value_types = {v.name: v.type for v in args}
+        body = self.parse_region(tuple(args), ())
+        loc = self.trailing_location()
+        return Function(
+            m.group(2),
+            FunctionType(tuple(v.type for v in args), results),
+            body,
+            m.group(1),
+            (),
+            res_attrs if any(a is not None for a in res_attrs) else (),
+            (),
+            loc,
+            c.location(start),
+        )
+
+    def _function_results(self) -> tuple[tuple[Type, ...] | None, tuple]:
+        """`` -> tensor<..>`` or `` -> (tensor<..> {attrs}, ...)`` (or nothing)."""
+        c = self.c
+        text = c.text
+        if not text.startswith(" -> ", c.pos):
+            return (), ()
+        c.pos += 4
+        single = _SIMPLE_TENSOR.match(text, c.pos)
+        if single is not None:
+            c.pos = single.end()
+            return self._tensors(single.group(0)), (None,)
+        if not text.startswith("(", c.pos):
+            return None, ()
+        c.pos += 1
+        types: list[Type] = []
+        attrs: list[DictionaryAttr | None] = []
+        while not text.startswith(")", c.pos):
+            r = _SIMPLE_TENSOR.match(text, c.pos)
+            t = self._tensors(r.group(0)) if r is not None else None
+            if r is None or not t:
+                return None, ()
+            types.append(t[0])
+            c.pos = r.end()
+            attrs.append(None)
+            if text.startswith(" {", c.pos):
+                c.pos += 1
+                attrs[-1] = DictionaryAttr(self.parse_attr_dict())
+            if text.startswith(", ", c.pos):
+                c.pos += 2
+            elif not text.startswith(")", c.pos):
+                return None, ()
+        c.pos += 1
+        if text.startswith(" ->", c.pos):
+            return None, ()  # a function type result: the general parser
+        return tuple(types), tuple(attrs)
 
     def _return_fast(self, m: re.Match, start: int) -> Operation | None:
         """``return %a, %b : t1, t2`` as ``pretty_ops.parse_return`` builds it."""

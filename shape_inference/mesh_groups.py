@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TypeGuard
 
 import numpy as np
 
@@ -47,7 +48,7 @@ class AxisRef:
     sub: tuple[int, int] | None = None
 
 
-def is_mesh_axes(attr: object) -> bool:
+def is_mesh_axes(attr: object) -> TypeGuard[DialectAttr]:
     return (
         isinstance(attr, DialectAttr)
         and attr.dialect == "stablehlo"

@@ -128,7 +128,7 @@ def expect_close(actual, expected, *, max_ulp_difference, min_ulp_difference, re
 
 def _dequantized(x: np.ndarray, t: Type | None) -> np.ndarray:
     e = t.element_type if isinstance(t, TensorType) else t
-    return dequantize(x, t) if isinstance(e, QuantizedType) else x
+    return dequantize(x, t) if t is not None and isinstance(e, QuantizedType) else x
 
 
 def _cc_operands(target: str, operands, operand_types) -> tuple[np.ndarray, np.ndarray]:

@@ -217,8 +217,11 @@ def reduce_precision(
     reject_quantized("reduce_precision", result_type, operand_types)
     x = B.contiguous(operand)
     dt = x.dtype
-    if not B.is_float_dtype(dt) or is_tf32(result_type):
+    if not B.is_float_dtype(dt):
         raise UnsupportedError(f"reduce_precision of dtype {dt}", op="stablehlo.reduce_precision")
+    # tf32 values (held in float32) go through float32's steps: a value of at most 10
+    # significand bits rounded to more bits is unchanged, to fewer (or to fewer exponent
+    # bits) it stays a tf32 value, so the result needs no second rounding
     info = B.float_info(dt)
     src_m, src_e, emin = int(info.nmant), int(info.nexp), int(info.minexp)
     v = x.astype(B.F64)  # exact for every format

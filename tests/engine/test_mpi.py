@@ -173,6 +173,32 @@ module @ring_and_scatter {
     func.return
   }
 }
+
+// -----
+
+module @p2p_pairs {
+  func.func @f(%x: tensor<3xui8>, %t: !stablehlo.token) -> (tensor<3xui8>, !stablehlo.token) {
+    %s = "stablehlo.send"(%x, %t) {
+      channel_handle = #stablehlo.channel_handle<handle = 5, type = 1>,
+      source_target_pairs = dense<[[0, 1], [1, 2], [2, 0]]> : tensor<3x2xi64>
+    } : (tensor<3xui8>, !stablehlo.token) -> !stablehlo.token
+    %r:2 = "stablehlo.recv"(%s) {
+      channel_handle = #stablehlo.channel_handle<handle = 5, type = 1>,
+      source_target_pairs = dense<[[0, 1], [1, 2], [2, 0]]> : tensor<3x2xi64>
+    } : (!stablehlo.token) -> (tensor<3xui8>, !stablehlo.token)
+    return %r#0, %r#1 : tensor<3xui8>, !stablehlo.token
+  }
+  func.func @main() -> (tensor<3xui8>, tensor<3xui8>, tensor<3xui8>) {
+    %t = stablehlo.after_all : !stablehlo.token
+    %a = stablehlo.constant dense<[1, 2, 3]> : tensor<3xui8>
+    %b = stablehlo.constant dense<[4, 5, 6]> : tensor<3xui8>
+    %c = stablehlo.constant dense<[7, 8, 9]> : tensor<3xui8>
+    %r:6 = "interpreter.run_parallel"(%a, %t, %b, %t, %c, %t) {programs = [[@f, @f, @f]]} :
+      (tensor<3xui8>, !stablehlo.token, tensor<3xui8>, !stablehlo.token, tensor<3xui8>, !stablehlo.token) ->
+      (tensor<3xui8>, !stablehlo.token, tensor<3xui8>, !stablehlo.token, tensor<3xui8>, !stablehlo.token)
+    return %r#0, %r#2, %r#4 : tensor<3xui8>, tensor<3xui8>, tensor<3xui8>
+  }
+}
 """
 
 REDUCE = """

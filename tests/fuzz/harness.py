@@ -316,7 +316,7 @@ def _inputs(fn) -> list[np.ndarray] | None:
     return args
 
 
-def _roundtrip(module) -> str | None:
+def roundtrip_problem(module) -> str | None:
     """Why print/parse is not an exact inverse for ``module``; None when it is."""
     from hlorun.parser import parse_module, print_module
     from hlorun.parser.errors import HloError
@@ -352,7 +352,7 @@ def run_pipeline(prog: str | bytes, memory_cap: int = MEMORY_CAP) -> str:
     except HloError:
         print_module(module)  # an invalid module prints (or says why not)
         raise
-    why = _roundtrip(module)
+    why = roundtrip_problem(module)
     if why is not None:
         raise AssertionError(why)
     funcs = module.functions

@@ -249,7 +249,14 @@ OPS_TEXT = """module @m attributes {mhlo.num_replicas = 1 : i32} {
   func.func private @pair(%a: tensor<4xf32>, %b: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
     func.return %b, %a : tensor<4xf32>, tensor<4xf32>
   }
-  func.func private @one() -> tensor<4xf32> {
+  func.func private @decl(tensor<4xf32>) -> tensor<4xf32>
+  func.func private @attrs(%a: tensor<4xf32> {jax.arg = 1 : i32}) -> tensor<4xf32> attributes {x = 1 : i32} {
+    return %a : tensor<4xf32>
+  }
+  func.func @ftype(%a: tensor<4xf32>) -> ((tensor<4xf32>) -> tensor<4xf32>) {
+    "test.unreachable"() : () -> ()
+  }
+  func.func nested @one() -> tensor<4xf32> {
     %c = stablehlo.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
     %r = stablehlo.reshape %c : (tensor<2x2xf32>) -> tensor<4xf32>
     return %r : tensor<4xf32>

@@ -94,3 +94,24 @@ def test_checked_text_fails_on_a_wrong_expectation():
     assert bool(ok)
     with pytest.raises(hlorun.HloError):
         hlorun.run(p.checked_text([got + 1]), [])
+
+
+@pytest.mark.parametrize("mantissa_bits", [0, 3, 10, 23])
+@pytest.mark.parametrize("exponent_bits", [2, 5, 8])
+def test_reduce_precision_of_tf32_is_that_of_the_same_f32_values(exponent_bits, mantissa_bits):
+    """Found by the generator (tf32 was refused): tf32 values are f32 values with 10
+    significand bits, so reduce_precision gives what it gives on f32."""
+    rng = np.random.default_rng(exponent_bits * 100 + mantissa_bits)
+    x = (rng.standard_normal(16) * np.exp2(rng.integers(-130, 126, 16))).astype(np.float32)
+    x = (x.view(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32)  # tf32 values
+    outs = []
+    for t in ("tf32", "f32"):
+        text = (
+            f"func.func @main(%x: tensor<16x{t}>) -> tensor<16x{t}> {{\n"
+            f'  %r = "stablehlo.reduce_precision"(%x) {{exponent_bits = {exponent_bits} : i32, '
+            f"mantissa_bits = {mantissa_bits} : i32}} : (tensor<16x{t}>) -> tensor<16x{t}>\n"
+            f"  func.return %r : tensor<16x{t}>\n}}\n"
+        )
+        (r,) = hlorun.run(text, [x])
+        outs.append(np.asarray(r).view(np.uint32))
+    assert np.array_equal(outs[0], outs[1])

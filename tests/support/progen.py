@@ -40,6 +40,7 @@ from hypothesis import strategies as st
 
 from hlorun.parser import parse_module
 from hlorun.parser.ir import Type
+from hlorun.shape_inference.optable import OP_TABLE  # (rows filled by hlorun's import)
 
 from . import progen_movement, progen_quant, progen_structured  # noqa: F401  (the recipes)
 from .progen_core import (
@@ -219,8 +220,6 @@ def cases(ops: Sequence[str] | None = None):
 
 
 def _elementwise(op: str) -> bool:
-    from hlorun.shape_inference.optable import OP_TABLE  # the rows, once the tests ran
-
     row = OP_TABLE.get(op)
     return row is not None and "elementwise" in row.traits
 

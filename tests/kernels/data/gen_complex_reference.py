@@ -8,6 +8,10 @@ gives at 2400 (f64) / 500 (f32) bits, rounded to the part type.  On a branch cut
 sign of the zero part picks the side (C99 Annex G): mpmath is evaluated there at that
 zero replaced by +-2**-3000.  Entries where mpmath raises are NaN + NaN i and skipped.
 
+power: bases z from a grid of axes, diagonals and points between (|parts| 1e-3 .. 10),
+exponents w with integer, half-integer and general parts; mpmath's principal branch,
+parts below |z**w| 2**-(prec - 64) taken as the exact zeros they are.
+
 Run: python tests/kernels/data/gen_complex_reference.py (a few minutes).
 """
 
@@ -101,6 +105,38 @@ def reference(name: str, z: complex, ft, prec: int) -> complex:
         return complex(np.nan, np.nan)
 
 
+def power_grid(ft) -> tuple[np.ndarray, np.ndarray]:
+    """Bases from 1e-3 to 10 on both axes, diagonals and in between; exponents with
+    integer, half-integer and general real and imaginary parts."""
+    vals = sorted({s * v for v in (0.0, 1e-3, 0.5, 1.0, 2.0, 3.0, 10.0) for s in (1.0, -1.0)})
+    cdt = np.complex64 if ft == np.float32 else np.complex128
+    zs = np.array([complex(a, b) for a in vals for b in vals], dtype=cdt)
+    ws = np.array(
+        [
+            complex(a, b)
+            for a in (-2.0, -0.5, 0.0, 0.5, 1.0, 2.0, 3.0, 0.3)
+            for b in (-1.0, 0.0, 0.5)
+        ],
+        dtype=cdt,
+    )
+    z, w = np.meshgrid(zs, ws)
+    keep = z.ravel() != 0
+    return z.ravel()[keep], w.ravel()[keep]
+
+
+def power_reference(z: complex, w: complex, ft, prec: int) -> complex:
+    """z**w (principal branch); a part below |z**w| 2**-(prec - 64) is a zero that
+    mpmath's finite-precision pi left nonzero (sin(3 pi) and the like)."""
+    with mpmath.workprec(prec):
+        r = mpmath.power(
+            mpmath.mpc(float(z.real), float(z.imag)), mpmath.mpc(float(w.real), float(w.imag))
+        )
+        tiny = abs(r) * mpmath.mpf(2) ** -(prec - 64)
+        re = 0 if abs(r.real) < tiny else r.real
+        im = 0 if abs(r.imag) < tiny else r.imag
+    return complex(ft(float(re)), ft(float(im)))
+
+
 def main() -> None:
     out: dict[str, np.ndarray] = {}
     for tag, ft, cdt, prec in (
@@ -113,6 +149,11 @@ def main() -> None:
             with np.errstate(all="ignore"):
                 vals = [reference(name, w, ft, prec) for w in z]
             out[f"{tag}/{name}"] = np.array(vals, dtype=cdt)
+        pz, pw = power_grid(ft)
+        out[f"{tag}/power_z"], out[f"{tag}/power_w"] = pz, pw
+        out[f"{tag}/stablehlo.power"] = np.array(
+            [power_reference(a, b, ft, prec) for a, b in zip(pz, pw)], dtype=cdt
+        )
     path = Path(__file__).with_name("complex_reference.npz")
     np.savez_compressed(path, **out)
     print(f"wrote {path} ({path.stat().st_size} bytes)")
