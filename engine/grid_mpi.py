@@ -16,8 +16,8 @@ The model:
   is refused before anything runs.  Inside a process, a nested ``run_parallel`` runs on
   a local thread grid.
 * Data moves only between the members of a process group (engine/mpi_grid.py): a
-  collective allgathers the members' operands on the group's communicator (the thread
-  grid's rendezvous: every member gets every member's operands, so all_to_all,
+  collective exchanges the members' operands point to point (the thread grid's
+  rendezvous: every member gets every member's operands, so all_to_all,
   collective_permute and collective_broadcast move more than their results need) and
   each member computes its result with the thread grid's kernel, reductions in group
   order, so results are bit for bit the thread grid's.  Arrays travel as raw bytes

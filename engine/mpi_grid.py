@@ -5,12 +5,13 @@ One rank runs one process of the grid (process ``(r, p)`` on rank
 grid's (engine/kernels/collective.py, channels.py); only the meeting points change:
 
 * ``rendezvous``: each member sends every other member of its process group a JSON
-  header naming the rendezvous and its operands' dtypes and shapes (non-blocking
-  point to point: a wait knows which ranks have arrived), then the operands' raw
-  bytes move with one ``Iallgatherv`` each on the group's communicator (made from the
-  group by ``Create_group`` on first use); the kernel then computes its result
-  locally (reductions in group order, never MPI's), so results are bit for bit the
-  thread grid's.
+  header naming the rendezvous and its operands' dtypes and shapes, then the operands'
+  raw bytes (non-blocking point to point, so a wait knows which ranks have arrived and
+  can always give up), and returns every member's values like the thread grid; the
+  kernel then computes its result locally (reductions in group order, never MPI's),
+  so results are bit for bit the thread grid's.  (No communicator per process group:
+  ``Comm.Split`` needs every rank of the grid, ``Create_group`` blocks, and a member
+  that aborts before creating it would hang the others.)
 * ``send`` / ``recv``: point-to-point to the target process (a channel without
   ``source_target_pairs`` goes to the one process that receives on it, found from the
   program text by ``engine.grid_mpi``).
@@ -44,7 +45,7 @@ from .mpi_wire import (
     raw,
 )
 
-TAG_HDR, TAG_DATA, TAG_CTRL, TAG_FEED, TAG_GROUP = 1, 2, 3, 4, 5
+TAG_HDR, TAG_DATA, TAG_CTRL, TAG_FEED = 1, 2, 3, 4
 _TAG_P2P = 1 << 20  # + 2 * (channel id mod 2**19): header; + 1: data
 _TAG_CHANNEL = 1 << 22
 GRACE = 0.05  # seconds between seeing a peer finish and calling its absence a deadlock
@@ -84,7 +85,6 @@ class MPIGrid(ProcessGrid):
         self.sent = [0] * self.num_processes
         self.got = [0] * self.num_processes
         self._expect: dict[int, int] = {}  # rank -> messages it sent here, all told
-        self._group_comms: dict[tuple[int, ...], Any] = {}  # process group -> communicator
 
     def pid_of(self, rank: int) -> ProcessId:
         return divmod(rank, self.num_partitions)
@@ -140,8 +140,6 @@ class MPIGrid(ProcessGrid):
                 comm.Recv([buf, mpi.BYTE], r, st.Get_tag())
                 self.got[r] += 1
         poll_until(lambda: not self._pending(), lambda: None)
-        for c in self._group_comms.values():
-            c.Free()
 
     def _pending(self) -> bool:
         with self._lock:
@@ -220,13 +218,7 @@ class MPIGrid(ProcessGrid):
             reqs.append(comm.Isend([header, mpi.BYTE], r, TAG_HDR))
             self.sent[r] += 1
         metas = self._headers(pid, peers, key, what, op)
-        metas[self.rank] = describe(arrays)
-        ranks = [self.index(q) for q in group]
-        mine = [raw(a) for a in arrays]
-        if len({len(metas[r]) for r in ranks}) == 1:
-            bufs = self._allgather(ranks, mine, metas, reqs)
-        else:  # members with different operand counts: each pair on its own
-            bufs = self._pairwise(peers, mine, metas, reqs)
+        bufs = self._pairwise(peers, [raw(a) for a in arrays], metas, reqs)
         self._transfer(reqs, pid, what, op, peers)
         out: dict[ProcessId, Any] = {}
         for q in group:
@@ -237,35 +229,6 @@ class MPIGrid(ProcessGrid):
             got = [from_raw(b, m) for b, m in zip(bufs[r], metas[r])]
             out[q] = got[0] if single else tuple(got)
         return out
-
-    def _group_comm(self, ranks: list[int]) -> Any:
-        """The communicator of the process group ``ranks`` (in group order), made on
-        its first use by its members only (``Create_group``; every member is at the
-        rendezvous, so this cannot wait for an absent one)."""
-        key = tuple(ranks)
-        found = self._group_comms.get(key)
-        if found is None:
-            grp = self.comm.Get_group().Incl(ranks)
-            found = self._group_comms[key] = self.comm.Create_group(grp, TAG_GROUP)
-            grp.Free()
-        return found
-
-    def _allgather(
-        self, ranks: list[int], mine: list[np.ndarray], metas: dict[int, list], reqs: list
-    ) -> dict[int, list[np.ndarray]]:
-        """Each operand of every member through one ``Iallgatherv`` on the group's
-        communicator; returns each member's byte buffers."""
-        mpi = self.MPI
-        gcomm = self._group_comm(ranks)
-        bufs: dict[int, list[np.ndarray]] = {r: [] for r in ranks}
-        for k, b in enumerate(mine):
-            counts = [nbytes(metas[r][k]) for r in ranks]
-            displs = [0, *np.cumsum(counts)[:-1].tolist()]
-            buf = np.empty(sum(counts), np.uint8)
-            reqs.append(gcomm.Iallgatherv([b, mpi.BYTE], [buf, (counts, displs), mpi.BYTE]))
-            for r, d, c in zip(ranks, displs, counts):
-                bufs[r].append(buf[d : d + c])
-        return bufs
 
     def _pairwise(
         self, peers: list[int], mine: list[np.ndarray], metas: dict[int, list], reqs: list

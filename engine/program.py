@@ -82,7 +82,7 @@ class Program:
         self.num_partitions = grid_size(mod, "mhlo.num_partitions", num_partitions)
         self._grid = self.num_replicas * self.num_partitions > 1
         budget = budget_of(memory_cap)  # engine/memory.py: per tensor and live total
-        self.limits = {
+        self.limits: dict[str, Any] = {
             "memory_cap": budget.per_tensor,
             "live_cap": budget.live,
             "max_steps": max_steps,

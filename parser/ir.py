@@ -154,7 +154,7 @@ class QuantizedType(Type):
     storage_max: int | None = None
 
     def _key(self) -> tuple:  # scales by bit pattern: NaN-safe, sign-of-zero-safe
-        scales = np.float64(self.scales).tobytes()
+        scales = np.array(self.scales, dtype=np.float64).tobytes()
         return (
             self.storage_type,
             self.expressed_type,
@@ -641,7 +641,7 @@ class ResultAccuracy(Attribute):
     mode: EnumAttr | None = None
 
     def _key(self) -> tuple:  # tolerances by bit pattern: NaN-safe, sign-of-zero-safe
-        bits = np.float64([self.atol, self.rtol]).tobytes()
+        bits = np.array([self.atol, self.rtol], dtype=np.float64).tobytes()
         return (bits, self.ulps, self.mode)
 
     def __eq__(self, other: object) -> bool:

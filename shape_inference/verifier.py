@@ -13,11 +13,19 @@ Module-level checks (MLIR's structural rules, which no single op's shape functio
   ``decomposition``) name a function whose type matches the operands and results;
 * ops of the dialects hlorun verifies (``stablehlo``, ``chlo``, ``check``,
   ``interpreter``) need a row in the op table; ops of other dialects are left alone
-  (the interpreter raises ``UnsupportedError`` if it meets one).
+  (the interpreter raises ``UnsupportedError`` if it meets one);
+* types (function signatures, op results, region arguments): quantized element types
+  meet spec "Types" C3-C13 (``quantized_type_c<N>``), ``#stablehlo.bounds`` give one
+  bound per dimension and none to a static one (``type_bounds``).
 
 Then ``verify_op`` runs the op's row's shape function on the operand types and the
 decoded attributes, and the inferred result types must be compatible with the declared
-ones (spec: "compatible" = same element type, same rank, equal or dynamic dimensions).
+ones (spec: "compatible" = same element type, same rank, equal or dynamic dimensions);
+a mismatch is named by the row's ``result_labels`` (the spec labels stating the result
+type, e.g. slice_c5 / slice_c1), else "inferred_type".
+
+shape_inference/spec_labels.py (tools/gen_spec_labels.py) lists every spec label and
+where it is checked and tested.
 
 ``verify_module`` raises the first ``VerificationError``; ``collect_errors`` returns
 them all, carrying on with the next op after an error.

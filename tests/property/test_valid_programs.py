@@ -9,8 +9,10 @@ spec's formulas.  For every generated program:
   gives (also where the declared type spells a dimension ``?``) and of the dtype that
   holds the declared element type.
 
-The default run draws ~200 programs (and a constant-form sample); the ``slow`` variant
-draws 10,000 (``python -m pytest tests/property/test_valid_programs.py -m slow``).
+Programs cover every op with a recipe (``progen.OPS``: stablehlo and chlo ops on every
+element type they admit, quantized types, ``?`` dimensions).  The default run draws
+200 programs (and 40 in the constant form); the ``slow`` variant draws 10,000
+(``python -m pytest tests/property/test_valid_programs.py -m slow``).
 """
 
 from __future__ import annotations

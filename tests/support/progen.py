@@ -26,8 +26,20 @@ API (for tests/property/test_valid_programs.py and the reliability / folding wor
   (``-> tensor<i1>``, returned).
 - ``dense_text(array, et)`` / ``tensor_type_text(shape, et)``: MLIR text of a value / type.
 
-Op cases whose kernels legitimately refuse (UnsupportedError) are not generated: the
-tests demand a result of the declared type.
+- Quantized recipes register as ``<op>+quant`` (``OPS`` lists them; ``case.op`` is the
+  op itself): uniform_quantize / uniform_dequantize (per-tensor and per-axis), the
+  element-wise ops, data movement and dot_general on ``!quant.uniform`` types.
+- ``with_dynamic_dims(case, dims)``: an element-wise case with ``?`` dimensions
+  (``programs()`` draws a quarter of the element-wise cases that way).
+
+The recipes live in progen_movement.py (element-wise, conversions, data movement),
+progen_collective.py (collectives on one process),
+progen_structured.py (reductions, linear algebra, dynamic-shape ops, control flow,
+random numbers, CHLO) and progen_quant.py; their shared types and drawing helpers in
+progen_core.py.  Op cases whose kernels legitimately refuse (UnsupportedError) are not
+generated: the tests demand a result of the declared type (rng_bit_generator into
+2-/4-bit integers is such a refusal; gather with a 0-sized collapsed slice, which the
+spec's clamp can start past the end, is left out).
 """
 
 from __future__ import annotations
@@ -42,7 +54,12 @@ from hlorun.parser import parse_module
 from hlorun.parser.ir import Type
 from hlorun.shape_inference.optable import OP_TABLE  # (rows filled by hlorun's import)
 
-from . import progen_movement, progen_quant, progen_structured  # noqa: F401  (the recipes)
+from . import (  # noqa: F401  (the recipes)
+    progen_collective,
+    progen_movement,
+    progen_quant,
+    progen_structured,
+)
 from .progen_core import (
     I32,
     RECIPES,
