@@ -375,7 +375,11 @@ def run_grid(
     interps = []
     for i, (r, p) in enumerate(pids):
         limits = Limits(**options.limits)
+        # with other processes to stop it (stop_all), a process checks its deadline on
+        # every step, even when the run has none: an infinite one until stop_all
         limits.deadline = options.deadline
+        if limits.deadline is None and len(pids) > 1:
+            limits.deadline = float("inf")
         ctx = dict(options.context)
         ctx.update(
             replica_id=r,

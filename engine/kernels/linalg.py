@@ -50,6 +50,7 @@ from ...shape_inference.linalg import conv_num_windows
 from ...shape_inference.optable import kernel
 from ..dtypes import dtype_of, static_shape
 from ..plan import plain_dtype
+from . import _bits as B
 
 # --------------------------------------------------------------------------------------
 # helpers
@@ -116,30 +117,6 @@ def _exact_in_float64(a: np.ndarray, b: np.ndarray, k: int) -> bool:
     return max(k, 1) * ma * mb < 2**53
 
 
-def _round_to_odd_f32(y: np.ndarray) -> np.ndarray:
-    """float64 -> float32 rounding to odd (sticky last bit): rounding that once more
-    to a format with <= 22 significand bits gives the correctly rounded result
-    (Boldo & Melquiond, "When double rounding is odd")."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        f = y.astype(np.float32)
-        back = f.astype(np.float64)
-        inexact = (back != y) & np.isfinite(y)
-        away = inexact & (np.abs(back) > np.abs(y))
-    bits = np.array(f, order="C").view(np.uint32)
-    bits = np.where(away, bits - np.uint32(1), bits)
-    bits = np.where(inexact, bits | np.uint32(1), bits).astype(np.uint32)
-    return bits.view(np.float32)
-
-
-def _round_tf32(x: np.ndarray) -> np.ndarray:
-    """float32 -> nearest TensorFloat-32 value (10 mantissa bits), ties to even."""
-    bits = np.array(x, dtype=np.float32, order="C").view(np.uint32)
-    lsb = (bits >> np.uint32(13)) & np.uint32(1)
-    with np.errstate(over="ignore"):
-        r = ((bits + np.uint32(0xFFF) + lsb) & np.uint32(0xFFFFE000)).astype(np.uint32)
-    return np.where(np.isnan(x), x, r.view(np.float32))
-
-
 _SUBBYTE = {
     np.dtype(ml_dtypes.int2): (2, True),
     np.dtype(ml_dtypes.int4): (4, True),
@@ -154,8 +131,8 @@ def _from_compute(y: np.ndarray, out: np.dtype, tf32: bool = False) -> np.ndarra
     if out == np.bool_:
         return y != 0
     if tf32:
-        y32 = _round_to_odd_f32(y) if y.dtype == np.float64 else y.astype(np.float32)
-        return _round_tf32(y32)
+        y32 = B.round_to_odd_f32(y) if y.dtype == np.float64 else y.astype(np.float32)
+        return B.round_tf32(y32)  # (NaNs keep sign and payload, as tf32 holds them)
     if y.dtype == out:
         return y
     if out in _SUBBYTE:
@@ -166,7 +143,7 @@ def _from_compute(y: np.ndarray, out: np.dtype, tf32: bool = False) -> np.ndarra
         return u.astype(out)
     if y.dtype == np.float64 and out not in (np.float32, np.float16) and out.kind != "c":
         with np.errstate(over="ignore", invalid="ignore"):
-            return _round_to_odd_f32(y).astype(out)
+            return B.round_to_odd_f32(y).astype(out)
     return y.astype(out)
 
 

@@ -68,3 +68,34 @@ def test_f32_triangular_solve_long(left, lower):
     else:  # x a = b  <=>  a^T x^T = b^T
         want = scipy.linalg.solve_triangular(a64.T, b64.T, lower=not lower).T
     assert ulp_distance(np.asarray(got), want.astype(np.float32)).max() <= 3
+
+
+@pytest.mark.parametrize("op", ["dot_general", "convolution"])
+def test_tf32_results_are_tf32_values(op):
+    """tf32 results (NaNs included) have zero low 13 bits of their float32 storage: the
+    one tf32 rounding (engine/kernels/_bits.round_tf32), no hand-written copy letting
+    a NaN such as 0x7F800001 through."""
+    bits = np.array([0x7F802000, 0xFF802000, 0x7FC00000, 0x3F802000, 0x3F804000, 0x00002000])
+    a = bits.astype(np.uint32).view(np.float32).reshape(1, 6, 1)  # (batch, width, feature)
+    b = np.full((1, 1, 1), 1.5, np.float32)
+    if op == "dot_general":
+        text = (
+            "func.func @main(%a: tensor<1x6x1xtf32>, %b: tensor<1x1x1xtf32>) -> tensor<1x6x1xtf32> {\n"
+            '  %r = "stablehlo.dot_general"(%a, %b) {dot_dimension_numbers = #stablehlo.dot<'
+            "lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], "
+            "lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>} : "
+            "(tensor<1x6x1xtf32>, tensor<1x1x1xtf32>) -> tensor<1x6x1xtf32>\n"
+            "  func.return %r : tensor<1x6x1xtf32>\n}\n"
+        )
+    else:
+        text = (
+            "func.func @main(%a: tensor<1x6x1xtf32>, %b: tensor<1x1x1xtf32>) -> tensor<1x6x1xtf32> {\n"
+            "  %r = stablehlo.convolution(%a, %b) dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f], "
+            "window = {} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : "
+            "(tensor<1x6x1xtf32>, tensor<1x1x1xtf32>) -> tensor<1x6x1xtf32>\n"
+            "  func.return %r : tensor<1x6x1xtf32>\n}\n"
+        )
+    (got,) = hlorun.run(text, [a, b])
+    out = np.asarray(got).view(np.uint32).ravel()
+    assert not np.any(out & np.uint32(0x1FFF)), [hex(v) for v in out]
+    assert np.isnan(np.asarray(got).ravel()[:3]).all()
