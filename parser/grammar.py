@@ -66,7 +66,7 @@ CUSTOM_FORMS: dict[str, Callable[..., Operation]] = {
 # simple tensor types; an optional trailing ``loc(...)``).  The head ends at the
 # operand list; the properties / attributes parse as usual; the function type ends it.
 _V = r"%(?:[0-9]+|[A-Za-z_$.\-][A-Za-z0-9_$.\-]*)"
-_T = r"tensor<(?:(?:[0-9]+|\?)x)*[a-z][A-Za-z0-9]*>"
+_T = rf"tensor<(?:(?:[0-9]+|\?)x)*{lx.SIMPLE_ELEMENT}>"
 _GENERIC_HEAD = re.compile(
     rf'(?:({_V})(?::([0-9]+))? = )?"([A-Za-z_][A-Za-z0-9_$.\-]*)"'
     rf"\(((?:{_V}(?:#[0-9]+)?(?:, {_V}(?:#[0-9]+)?)*)?)\)"
@@ -94,7 +94,7 @@ _CALL_HEAD = re.compile(
     rf"(?:({_V})(?::([0-9]+))? = )?(?:func\.)?call (@[A-Za-z_$.\-][A-Za-z0-9_$.\-]*)"
     rf"\(((?:{_USES})?)\)"
 )
-_SIMPLE_TENSOR = re.compile(r"tensor<((?:(?:[0-9]+|\?)x)*)([a-z][A-Za-z0-9]*)>")
+_SIMPLE_TENSOR = lx.SIMPLE_TENSOR_RE
 
 
 class Parser(OpParser):

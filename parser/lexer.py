@@ -35,8 +35,10 @@ INTEGER = _token(r"[-+]?(?:0x[0-9A-Fa-f]+|[0-9]+)(?![0-9A-Za-z_.])", "integer")
 FLOAT = _token(r"[-+]?[0-9]+(?:\.[0-9]*(?:[eE][-+]?[0-9]+)?|[eE][-+]?[0-9]+)", "float")
 HASH_ID = _token(r"#[A-Za-z_][A-Za-z0-9_$.\-]*", "attribute alias or dialect attribute")
 BANG_ID = _token(r"![A-Za-z_][A-Za-z0-9_$.\-]*", "type alias or dialect type")
-# Whole fast-path tensor type: `tensor<4x?xf32>` (no nesting inside).
-SIMPLE_TENSOR = _token(r"tensor<((?:(?:[0-9]+|\?)x)*)([a-z][A-Za-z0-9]*)>", "tensor type")
+# Whole fast-path tensor type: `tensor<4x?xf32>`, `tensor<2xcomplex<f32>>` (no other
+# nesting inside).
+SIMPLE_ELEMENT = r"(?:[a-z][A-Za-z0-9]*|complex<f(?:32|64)>)"
+SIMPLE_TENSOR = _token(rf"tensor<((?:(?:[0-9]+|\?)x)*)({SIMPLE_ELEMENT})>", "tensor type")
 
 _WS = WS.re
 _VALUE_ID = VALUE_ID.re

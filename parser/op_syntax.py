@@ -44,7 +44,7 @@ _NO_PROPS: frozenset[str] = frozenset()
 _V = r"%(?:[0-9]+|[A-Za-z_$.\-][A-Za-z0-9_$.\-]*)"
 _FAST_OP = re.compile(
     rf"({_V}) = (stablehlo\.[a-z_0-9]+) ({_V}(?:#[0-9]+)?(?:, {_V}(?:#[0-9]+)?)*) : "
-    r"tensor<((?:(?:[0-9]+|\?)x)*)([a-z][A-Za-z0-9]*)>[ \t]*(?=\n|\r|//|$)"
+    rf"tensor<((?:(?:[0-9]+|\?)x)*)({lx.SIMPLE_ELEMENT})>[ \t]*(?=\n|\r|//|$)"
 )
 _FAST_OP_NAMES = frozenset(
     "stablehlo." + n

@@ -71,7 +71,11 @@ def builtin_type(word: str) -> Type | None:
 
 @functools.lru_cache(maxsize=4096)
 def _simple_tensor(dims: str, elem: str) -> TensorType | None:
-    et = builtin_type(elem)
+    et: Type | None
+    if elem.startswith("complex<"):  # lexer.SIMPLE_ELEMENT: complex<f32> / complex<f64>
+        et = ComplexType(FloatType(elem[8:-1]))
+    else:
+        et = builtin_type(elem)
     if et is None:
         return None
     shape = tuple(None if d == "?" else int(d) for d in dims.split("x")[:-1])

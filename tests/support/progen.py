@@ -33,7 +33,8 @@ API (for tests/property/test_valid_programs.py and the reliability / folding wor
   (``programs()`` draws a quarter of the element-wise cases that way).
 
 The recipes live in progen_movement.py (element-wise, conversions, data movement),
-progen_collective.py (collectives on one process),
+progen_collective.py (collectives on one process), progen_misc.py (more CHLO, rng,
+process ids, dynamic_gather),
 progen_structured.py (reductions, linear algebra, dynamic-shape ops, control flow,
 random numbers, CHLO) and progen_quant.py; their shared types and drawing helpers in
 progen_core.py.  Op cases whose kernels legitimately refuse (UnsupportedError) are not
@@ -56,6 +57,7 @@ from hlorun.shape_inference.optable import OP_TABLE  # (rows filled by hlorun's 
 
 from . import (  # noqa: F401  (the recipes)
     progen_collective,
+    progen_misc,
     progen_movement,
     progen_quant,
     progen_structured,
