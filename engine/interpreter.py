@@ -55,7 +55,9 @@ from .dtypes import dtype_of
 from .fastpath import fast_op, relu_op
 from .fusion import fuse
 from .kernels.quantization import quantized_kernel
+from .entry import plain_entry
 from .memory import (
+    DEFAULT_BUDGET,
     MemoryBudget,
     held_nbytes,
     live_cap_error,
@@ -92,6 +94,14 @@ __all__ = ["DEFAULT_MEMORY_CAP", "Interpreter", "Limits", "Profile"]
 
 _ndarray = np.ndarray
 
+
+def _budget(per_tensor: int, live: int) -> MemoryBudget:
+    """The run's budget; the default one itself when it applies (then a run finds it
+    already current and sets nothing: engine.memory.set_current)."""
+    if per_tensor == DEFAULT_BUDGET.per_tensor and live == DEFAULT_BUDGET.live:
+        return DEFAULT_BUDGET
+    return MemoryBudget(per_tensor, live)
+
 # Constant folding: pure ops whose operands are all constants run once, at plan time,
 # when their result takes at most FOLD_MAX_BYTES.
 FOLD_MAX_BYTES = 4 << 20
@@ -119,7 +129,7 @@ class Interpreter(StepCompiler):
         self._plans: dict[str, FunctionPlan] = {}
         self._depth = 0
         self._fast = True  # no limit, callback or profile to check per step
-        self._budget_memo = MemoryBudget(self.limits.memory_cap, self.limits.live_cap)
+        self._budget_memo = _budget(self.limits.memory_cap, self.limits.live_cap)
 
     # ---------------------------------------------------------------- preparing
     def plan(self, name: str) -> FunctionPlan:
@@ -543,12 +553,19 @@ class Interpreter(StepCompiler):
         del frame
         return self._outputs(plan, out, True)
 
+    def plain_runner(
+        self, plan: FunctionPlan, sig: Sequence[tuple[np.dtype, tuple[int, ...]]]
+    ) -> Callable[[Sequence[Any]], list[Any] | None]:
+        """``call_plain`` of ``plan`` as one generated function for ``engine.compile``'s
+        common call (engine/entry.py): its results, or None when it does not apply."""
+        return plain_entry(self, plan, sig)
+
     def _budget(self) -> MemoryBudget:
         """The memory budget kernels check (``engine.memory.reserve``) during a run."""
         limits = self.limits
         budget = self._budget_memo
         if budget.per_tensor != limits.memory_cap or budget.live != limits.live_cap:
-            budget = self._budget_memo = MemoryBudget(limits.memory_cap, limits.live_cap)
+            budget = self._budget_memo = _budget(limits.memory_cap, limits.live_cap)
         return budget
 
     def _check_result_copies(self, plan: FunctionPlan, values: list[Any]) -> None:

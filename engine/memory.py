@@ -97,13 +97,22 @@ def budget_of(cap: int | MemoryBudget | None) -> MemoryBudget:
 _current: ContextVar[MemoryBudget] = ContextVar("hlorun_memory_budget", default=DEFAULT_BUDGET)
 
 
+def current_budget_var() -> ContextVar[MemoryBudget]:
+    """The context variable ``reserve`` reads (for generated code: engine/entry.py)."""
+    return _current
+
+
 def set_current(budget: MemoryBudget) -> object:
-    """Make ``budget`` the one ``reserve`` checks; returns a token for ``reset_current``."""
+    """Make ``budget`` the one ``reserve`` checks; returns a token for ``reset_current``
+    (None when ``budget`` is already the current one: nothing to set or reset)."""
+    if _current.get() is budget:
+        return None
     return _current.set(budget)
 
 
 def reset_current(token: object) -> None:
-    _current.reset(token)  # type: ignore[arg-type]
+    if token is not None:
+        _current.reset(token)  # type: ignore[arg-type]
 
 
 def nbytes_of(shape: Iterable[int], dtype: np.dtype | type) -> int:

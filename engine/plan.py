@@ -62,6 +62,10 @@ try:  # NumPy >= 2: set the error state's context variable directly (10x cheaper
 
     _IGNORE_ERRORS = _make_extobj(all="ignore")
 
+    # for generated code (engine/entry.py): the variable and its quiet value
+    ERRSTATE_VAR: Any = _extobj_contextvar
+    IGNORE_ERRORS: Any = _IGNORE_ERRORS
+
     def quiet_errors() -> Any:
         return _extobj_contextvar.set(_IGNORE_ERRORS)
 
@@ -69,6 +73,8 @@ try:  # NumPy >= 2: set the error state's context variable directly (10x cheaper
         _extobj_contextvar.reset(token)
 
 except ImportError:  # pragma: no cover
+    ERRSTATE_VAR = None
+    IGNORE_ERRORS = None
 
     def quiet_errors() -> Any:
         state = np.errstate(all="ignore")

@@ -99,6 +99,8 @@ class Program:
             "probe_dir": os.fspath(probe_dir) if probe_dir is not None else None,
             "callback": callback,
         }
+        # the plain call (Interpreter.plain_runner), or None: every call takes _call
+        self._run_plain: Callable[[Sequence[Any]], list[Any] | None] | None = None
         if self.num_processes > 1:
             if self.profile is not None:
                 raise InterpreterError("profiling runs one process; this program has a grid")
@@ -125,6 +127,9 @@ class Program:
             and host_channels is None
         )
         self.interpreter._update_mode()
+        sig = self._fast_inputs
+        if self._plain and sig is not None and grid == "threads":
+            self._run_plain = self.interpreter.plain_runner(self._plan, sig)
 
     def __call__(
         self,
@@ -135,6 +140,15 @@ class Program:
         """Run the entry function on ``inputs`` (NumPy arrays or Python scalars of its
         argument types); ``infeed`` / ``outfeed`` as in ``engine.run``.  With a process
         grid, see ``engine.run`` for the per-process forms of inputs and results."""
+        fast = self._run_plain
+        if fast is not None and infeed is None and outfeed is None:
+            try:
+                out = fast(inputs)  # None: not the common case, take the general path
+            except HloError as e:  # the error path only: name the user's source line
+                with_origin(e, self.module)
+                raise
+            if out is not None:
+                return out
         if self.grid == "mpi":
             # imported here: it imports mpi4py, which initializes MPI
             from .grid_mpi import mpi_session

@@ -295,6 +295,8 @@ class StepCompiler:
         ops, kills, slot = st.operands, st.kills, st.results[0]
         batched = st.in_region
         step = st
+        if len(ops) == 2 and not batched and not par:
+            return self._fast_big2(st, ufunc, kw, dt, cands, shape, fix)
 
         def run(frame: list[Any]) -> None:
             args = [frame[i] for i in ops]
@@ -326,6 +328,48 @@ class StepCompiler:
                     r = ufunc(*args, out=np.empty(shape, dt), **kw)
                 else:
                     r = ufunc(*args)
+            except Exception as e:
+                reraise(step, e)
+            if r.__class__ is not _ndarray or r.dtype != dt:
+                r = fix(r)
+            frame[slot] = r
+
+        return run
+
+    @staticmethod
+    def _fast_big2(
+        st: Step,
+        ufunc: Any,
+        kw: dict[str, Any],
+        dt: np.dtype,
+        cands: tuple[int, ...],
+        shape: tuple[int, ...],
+        fix: Callable[[Any], Any],
+    ) -> Callable[[list[Any]], None]:
+        """``_compile_fast_big`` of a binary op outside regions, on one thread: the same
+        choices with the operands in locals (no argument list)."""
+        (i0, i1), kills, slot = st.operands, st.kills, st.results[0]
+        c0, c1 = 0 in cands, 1 in cands
+        step = st
+
+        def run(frame: list[Any]) -> None:
+            a = frame[i0]
+            b = frame[i1]
+            for s in kills:
+                frame[s] = None
+            buf = None
+            # ``a`` (or ``b``) and getrefcount's argument: nobody else holds it
+            if c0 and _getrefcount(a) == 2 and a.__class__ is _ndarray and private_buffer(a):
+                buf = a
+            elif c1 and _getrefcount(b) == 2 and b.__class__ is _ndarray and private_buffer(b):
+                buf = b
+            try:
+                if buf is not None:
+                    r = ufunc(a, b, out=buf, **kw)
+                elif kw:
+                    r = ufunc(a, b, out=np.empty(shape, dt), **kw)
+                else:
+                    r = ufunc(a, b)
             except Exception as e:
                 reraise(step, e)
             if r.__class__ is not _ndarray or r.dtype != dt:

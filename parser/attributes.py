@@ -241,6 +241,12 @@ def splat_array(element: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     return arr
 
 
+def first_element(arr: np.ndarray) -> np.ndarray:
+    """The first element of ``arr`` as a 1-element array (no copy of the rest: a lazy
+    splat's reshape(-1) would materialize it)."""
+    return np.asarray(arr[(0,) * arr.ndim]).reshape(1)
+
+
 def decode_hex_blob(hexdigits: str, ttype: TensorType) -> np.ndarray:
     """``dense<"0x...">``: raw little-endian storage (or one element, splatted)."""
     if len(hexdigits) % 2:

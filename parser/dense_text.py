@@ -12,6 +12,7 @@ slow path decides, errors included.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -24,13 +25,32 @@ _BLANKS = " \t\r\n"
 _DROP_NUMBERS = str.maketrans("", "", "0123456789.eE+-xXabcdfABCDF" + _BLANKS)
 _DROP_BOOLS = str.maketrans("", "", "truefals" + _BLANKS)
 _SPLIT = str.maketrans("[](),", "     ")
-# a number may not start with '.' (MLIR's lexer; Python's float accepts ".5"): with
-# every digit spelled 0, each '.' must follow a 0
-_ZERO_DIGITS = str.maketrans("123456789", "000000000")
+# a number may not start with '.' (MLIR's lexer; Python's float accepts ".5", "-.5"):
+# in the text with brackets and commas spelled as blanks, a '.' after a blank or a sign
+# starts a number (after any other non-digit, ``float`` rejects the word anyway)
+_DOT_STARTS = (" .", "-.", "+.", "\n.", "\t.", "\r.")
+
+
+def _leading_dot(spaced: str) -> bool:
+    """Whether a number of ``spaced`` (a body, brackets and commas blanked) starts with
+    '.' (possibly after its sign)."""
+    return spaced.startswith(".") or any(s in spaced for s in _DOT_STARTS)
 
 
 def _skeleton(shape: tuple[int, ...], leaf: str) -> str:
-    """``[[l,l],[l,l]]`` for shape (2, 2), built from the innermost dimension out."""
+    """``[[l,l],[l,l]]`` for shape (2, 2), memoized for small shapes (they recur)."""
+    if math.prod(shape) <= 1 << 16:
+        return _small_skeleton(shape, leaf)
+    return _build_skeleton(shape, leaf)
+
+
+@functools.lru_cache(maxsize=256)
+def _small_skeleton(shape: tuple[int, ...], leaf: str) -> str:
+    return _build_skeleton(shape, leaf)
+
+
+def _build_skeleton(shape: tuple[int, ...], leaf: str) -> str:
+    """Built from the innermost dimension out."""
     text = leaf
     for d in reversed(shape):
         text = "[" + ",".join([text] * d) + "]"
@@ -80,10 +100,10 @@ def _decode(body: str, shape: tuple[int, ...], elem: Type) -> np.ndarray | None:
     leaf = "(,)" if isinstance(elem, ComplexType) else ""
     if body.translate(_DROP_NUMBERS) != _skeleton(shape, leaf):
         return None
-    dots = body.count(".")
-    if dots and body.translate(_ZERO_DIGITS).count("0.") != dots:
+    spaced = body.translate(_SPLIT)
+    if "." in spaced and _leading_dot(spaced):
         return None
-    texts = body.translate(_SPLIT).split()
+    texts = spaced.split()
     if len(texts) != n * (2 if leaf else 1):
         return None
     if isinstance(elem, (IntegerType, IndexType)):

@@ -95,6 +95,14 @@ _CALL_HEAD = re.compile(
     rf"\(((?:{_USES})?)\)"
 )
 _SIMPLE_TENSOR = lx.SIMPLE_TENSOR_RE
+# An attribute dictionary whose meaning is its text alone (no nested dictionary, no
+# ``#alias`` / ``!alias``, no ``<...>`` body, strings without escapes): parsed once per
+# process, shared (attributes are frozen).
+_PLAIN_DICT = re.compile(r'\{(?:[^{}<>#!"\\\n]|"[^"\\\n{}]*")*\}')
+_DICT_CACHE: dict[str, tuple[tuple[str, Attribute], ...]] = {}
+# ``tensor<..>, tensor<..>`` texts of the one-line fast paths -> their types
+_TENSORS_CACHE: dict[str, tuple[Type, ...]] = {}
+_CACHE_SIZE = 4096  # entries per memo (cleared when full)
 
 
 class Parser(OpParser):
@@ -103,9 +111,24 @@ class Parser(OpParser):
     custom_forms = CUSTOM_FORMS
     default_form = staticmethod(parse_default)
 
-    def __init__(self, text: str, filename: str = "<string>", line_offset: int = 0):
-        super().__init__(text, filename, line_offset)
-        self._tensor_cache: dict[str, Type] = {}
+    def parse_attr_dict(self) -> tuple[tuple[str, Attribute], ...]:
+        """``AttrParser.parse_attr_dict``, memoized on the text of a plain dictionary."""
+        c = self.c
+        start = c.skip()
+        m = _PLAIN_DICT.match(c.text, start)
+        if m is None:
+            return super().parse_attr_dict()
+        key = m.group(0)
+        hit = _DICT_CACHE.get(key)
+        if hit is not None:
+            c.pos = m.end()
+            return hit
+        entries = super().parse_attr_dict()
+        if c.pos == m.end():
+            if len(_DICT_CACHE) >= _CACHE_SIZE:
+                _DICT_CACHE.clear()
+            _DICT_CACHE[key] = entries
+        return entries
 
     def parse_operation(self) -> Operation | Function:
         """An operation; the generic form of a one-line op without regions takes
@@ -338,22 +361,22 @@ class Parser(OpParser):
         return op
 
     def _tensors(self, text: str) -> tuple[Type, ...] | None:
-        """``tensor<...>, tensor<...>`` as types (one TensorType per spelling in a
-        parse), or None when one is not a builtin element type."""
-        if not text:
-            return ()
-        cache = self._tensor_cache
+        """``tensor<...>, tensor<...>`` as types (memoized per process on the exact
+        text: types are frozen), or None when one is not a builtin element type."""
+        hit = _TENSORS_CACHE.get(text)
+        if hit is not None:
+            return hit
         out = []
-        for part in text.split(", "):
-            t = cache.get(part)
+        for part in text.split(", ") if text else ():
+            m = _SIMPLE_TENSOR.fullmatch(part)
+            t = _simple_tensor(m.group(1), m.group(2)) if m is not None else None
             if t is None:
-                m = _SIMPLE_TENSOR.fullmatch(part)
-                t = _simple_tensor(m.group(1), m.group(2)) if m is not None else None
-                if t is None:
-                    return None
-                cache[part] = t
+                return None
             out.append(t)
-        return tuple(out)
+        if len(_TENSORS_CACHE) >= _CACHE_SIZE:
+            _TENSORS_CACHE.clear()
+        types = _TENSORS_CACHE[text] = tuple(out)
+        return types
 
     # ---- module ------------------------------------------------------------------------
     def parse_module(self) -> Module:

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from .attributes import first_element
 from .errors import UnsupportedError
 from .ir import (
     ArrayAttr,
@@ -247,12 +248,13 @@ class BasePrinter:
         """What stands between ``dense<`` and ``>``."""
         elem = a.type.element_type
         arr = a.array
+        lazy = arr.size > 1 and not any(arr.strides)  # a splat kept as one element
         if a.hex:
-            return _hex_blob(arr, elem)
+            return _hex_blob(first_element(arr) if lazy else arr, elem)
         if arr.size == 0:
             return ""
         if a.is_splat:
-            return _format_elements(arr.reshape(-1)[:1], elem)[0]
+            return _format_elements(first_element(arr), elem)[0]
         if self.hex_above is not None and arr.size > self.hex_above:
             return _hex_blob(arr, elem)
         strs = _format_elements(arr.reshape(-1), elem)

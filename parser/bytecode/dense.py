@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 
+from ..attributes import first_element
 from ..ir import ComplexType, FloatType, IndexType, IntegerType, TensorType, Type, numpy_dtype
 
 _UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
@@ -100,7 +101,11 @@ def raw_from_array(t: TensorType, arr: np.ndarray) -> bytes | memoryview:
     """The bytecode blob of a dense elements attribute (splats store one element)."""
     elem = t.element_type
     dt, esize = _storage(elem)
-    flat = np.asarray(arr).reshape(-1)
+    arr = np.asarray(arr)
+    if arr.size > 1 and not any(arr.strides):  # a lazy splat: never materialized
+        flat = first_element(arr)
+    else:
+        flat = arr.reshape(-1)
     if flat.size > 1 and _is_splat(flat):
         flat = flat[:1]
     if isinstance(elem, IntegerType) and elem.width == 1:

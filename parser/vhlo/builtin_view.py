@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..attributes import first_element
 from ..ir import (
     ComplexType,
     DenseElementsAttr,
@@ -263,6 +264,8 @@ def data_from_dense(d: DenseElementsAttr) -> bytes:
     elem = d.type.element_type
     if d.array.size == 0:
         return b""
+    if d.array.size > 1 and d.is_splat:  # one element (a lazy splat never materializes)
+        return raw_data(first_element(d.array), elem)
     raw = raw_data(d.array, elem)
     nb = element_nbytes(elem)
     return canonical_data(raw, nb or 0, int(d.array.size))

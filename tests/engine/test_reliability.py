@@ -60,6 +60,35 @@ def test_huge_splat_parses_without_materializing():
     assert _peak_mb() - before < 100
 
 
+def test_huge_splats_of_every_form_print_and_serialize_lazily():
+    """Hex blobs of one element, i1 and complex splats: printing, comparing and writing
+    a portable artifact all see one element."""
+    from hlorun.parser.vhlo.artifact import (
+        deserialize_portable_artifact,
+        serialize_portable_artifact,
+    )
+
+    text = (
+        "func.func @main() -> tensor<1000000000xi64> {\n"
+        "  %0 = stablehlo.constant dense<7> : tensor<1000000000xi64>\n"
+        '  %1 = stablehlo.constant dense<"0x0800000000000000"> : tensor<1000000000xi64>\n'
+        "  %2 = stablehlo.constant dense<true> : tensor<1000000000xi1>\n"
+        "  %3 = stablehlo.constant dense<(1.0, 2.0)> : tensor<1000000000xcomplex<f32>>\n"
+        "  func.return %0 : tensor<1000000000xi64>\n}\n"
+    )
+    before = _peak_mb()
+    module = parse_module(text)
+    printed = print_module(module)
+    assert 'dense<"0x0800000000000000"> : tensor<1000000000xi64>' in printed
+    assert parse_module(printed) == module
+    data = serialize_portable_artifact(module, "1.9.0")
+    assert len(data) < 10_000
+    back = deserialize_portable_artifact(data)
+    ops = back.functions["main"].body.blocks[0].operations
+    assert ops[1].attr("value").array[-1] == 8 and ops[2].attr("value").array[-1]
+    assert _peak_mb() - before < 100
+
+
 def test_splat_equals_the_same_values_materialized():
     """A lazy splat and a full array of the same bits are the same attribute."""
     small = "func.func @main() -> tensor<4xi32> {\n  %0 = stablehlo.constant dense<VALUE> : tensor<4xi32>\n  func.return %0 : tensor<4xi32>\n}\n"
