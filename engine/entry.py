@@ -106,8 +106,8 @@ def plain_entry(
         "    try:",
     ]
     if len(block.runs) <= UNROLL_STEPS:
-        for k, r in enumerate(block.runs):
-            env[f"R{k}"] = r
+        for k, step_run in enumerate(block.runs):
+            env[f"R{k}"] = step_run
             lines.append(f"        R{k}(frame)")
     else:
         lines += ["        for step in runs:", "            step(frame)"]

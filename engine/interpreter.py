@@ -52,10 +52,10 @@ from ..shape_inference.decode import decode_op_attributes
 from ..shape_inference.optable import OP_TABLE, OpDef
 from .codegen import straight_line
 from .dtypes import dtype_of
+from .entry import plain_entry
 from .fastpath import fast_op, relu_op
 from .fusion import fuse
 from .kernels.quantization import quantized_kernel
-from .entry import plain_entry
 from .memory import (
     DEFAULT_BUDGET,
     MemoryBudget,
@@ -101,6 +101,7 @@ def _budget(per_tensor: int, live: int) -> MemoryBudget:
     if per_tensor == DEFAULT_BUDGET.per_tensor and live == DEFAULT_BUDGET.live:
         return DEFAULT_BUDGET
     return MemoryBudget(per_tensor, live)
+
 
 # Constant folding: pure ops whose operands are all constants run once, at plan time,
 # when their result takes at most FOLD_MAX_BYTES.

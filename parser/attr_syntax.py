@@ -59,7 +59,6 @@ from .ir import (
     TypeExtensions,
     UnitAttr,
 )
-from .sdy import parse_sdy_attr  # `#sdy...` (shardy attrs.td)
 from .type_syntax import TypeParser, builtin_type
 from .vhlo.text import parse_vhlo_attr  # `!vhlo.` / `#vhlo` text (VhloTypes.td, VhloAttrs.td)
 
@@ -434,6 +433,9 @@ class AttrParser(TypeParser):
         if name == "#vhlo" or name.startswith("#vhlo."):
             return parse_vhlo_attr(self, name, start)
         if name == "#sdy" or name.startswith("#sdy."):  # Shardy: parser/sdy.py
+            # imported here: Shardy's grammar and printers load only for `#sdy` text
+            from .sdy import parse_sdy_attr
+
             return parse_sdy_attr(c, name, start)
         if "." not in name:
             if not has_body:

@@ -35,6 +35,7 @@ from .ir import (
     Type,
     numpy_dtype,
 )
+from .tf32 import round_tf32
 
 
 class LiteralError(ValueError):
@@ -96,19 +97,6 @@ def float_dtype(t: FloatType) -> np.dtype:
     return numpy_dtype(t)
 
 
-def _round_tf32(x: np.ndarray) -> np.ndarray:
-    """Round f64 values to tf32 (f32 range, 10 explicit mantissa bits), nearest-even."""
-    x = np.asarray(x, dtype=np.float64)
-    m, e = np.frexp(x)
-    # normal range of f32 starts at 2^-126 (frexp exponent -125); below it keep the
-    # f32-subnormal spacing (2^-149) with tf32 it would be 2^-136: use that.
-    scale_bits = np.where(e >= -125, 11, 11 - (-125 - e))
-    scale_bits = np.maximum(scale_bits, 0)
-    r = np.ldexp(np.rint(np.ldexp(m, scale_bits)), e - scale_bits)
-    with np.errstate(over="ignore"):
-        return r.astype(np.float32)
-
-
 def round_floats(x64: np.ndarray, t: FloatType, texts: list[str] | None = None) -> np.ndarray:
     """Round f64 values (the nearest f64 of decimal literals ``texts``) to element type ``t``.
 
@@ -119,7 +107,7 @@ def round_floats(x64: np.ndarray, t: FloatType, texts: list[str] | None = None) 
     if name == "f64":
         return x64.astype(np.float64)
     if name == "tf32":
-        return _round_tf32(x64)
+        return round_tf32(x64)
     dtype = float_dtype(t)
     with np.errstate(over="ignore", invalid="ignore"):
         r = x64.astype(dtype)

@@ -1,19 +1,20 @@
 """Decimal ``dense<[...]>`` bodies decoded in a few passes over their text (no token
 per element in the grammar): the bracket skeleton of the text (every number, blank
-and sign deleted with one ``str.translate``) must equal the skeleton of the tensor's
-shape, the numbers are the text split on brackets and commas, and each converts with
-``float`` / ``int``.  Values are the slow path's (``attributes.decode_dense``) bit for
-bit: floats go through the same ``round_floats`` with the literal texts (exact
-rounding of values that may have been rounded twice), integers through the same
-range check.  Anything else (hex blobs and hex elements with signs, ``inf`` /
-``nan`` words, sub-byte integers, an irregular or malformed body) returns None and the
-slow path decides, errors included.
+and sign deleted from its ASCII bytes with one ``bytes.translate``) must equal the
+skeleton of the tensor's shape, the numbers are the text split on brackets and commas,
+and each converts with ``float`` / ``int``.  Values are the slow path's
+(``attributes.decode_dense``) bit for bit: floats go through the same ``round_floats``
+with the literal texts (exact rounding of values that may have been rounded twice),
+integers through the same range check.  Anything else (non-ASCII text, hex blobs and
+hex elements with signs, ``inf`` / ``nan`` words, sub-byte integers, an irregular or
+malformed body) returns None and the slow path decides, errors included.
 """
 
 from __future__ import annotations
 
 import functools
 import math
+import re
 
 import numpy as np
 
@@ -22,22 +23,17 @@ from .ir import ComplexType, FloatType, IndexType, IntegerType, TensorType, Type
 
 _BLANKS = " \t\r\n"
 # what the skeleton keeps: brackets, parentheses and commas
-_DROP_NUMBERS = str.maketrans("", "", "0123456789.eE+-xXabcdfABCDF" + _BLANKS)
-_DROP_BOOLS = str.maketrans("", "", "truefals" + _BLANKS)
+# (deleted from the ASCII bytes of the body: ``bytes.translate`` is a table lookup)
+_DROP_NUMBERS = b"0123456789.eE+-xXabcdfABCDF" + _BLANKS.encode()
+_DROP_BOOLS = b"truefals" + _BLANKS.encode()
 _SPLIT = str.maketrans("[](),", "     ")
-# a number may not start with '.' (MLIR's lexer; Python's float accepts ".5", "-.5"):
-# in the text with brackets and commas spelled as blanks, a '.' after a blank or a sign
-# starts a number (after any other non-digit, ``float`` rejects the word anyway)
-_DOT_STARTS = (" .", "-.", "+.", "\n.", "\t.", "\r.")
+_I1 = IntegerType(1)
+# a number may not start with '.' (MLIR's lexer; Python's float accepts ".5"): a '.'
+# that does not follow a digit
+_LEADING_DOT = re.compile(r"\.(?<![0-9]\.)")
 
 
-def _leading_dot(spaced: str) -> bool:
-    """Whether a number of ``spaced`` (a body, brackets and commas blanked) starts with
-    '.' (possibly after its sign)."""
-    return spaced.startswith(".") or any(s in spaced for s in _DOT_STARTS)
-
-
-def _skeleton(shape: tuple[int, ...], leaf: str) -> str:
+def _skeleton(shape: tuple[int, ...], leaf: str) -> bytes:
     """``[[l,l],[l,l]]`` for shape (2, 2), memoized for small shapes (they recur)."""
     if math.prod(shape) <= 1 << 16:
         return _small_skeleton(shape, leaf)
@@ -45,15 +41,15 @@ def _skeleton(shape: tuple[int, ...], leaf: str) -> str:
 
 
 @functools.lru_cache(maxsize=256)
-def _small_skeleton(shape: tuple[int, ...], leaf: str) -> str:
+def _small_skeleton(shape: tuple[int, ...], leaf: str) -> bytes:
     return _build_skeleton(shape, leaf)
 
 
-def _build_skeleton(shape: tuple[int, ...], leaf: str) -> str:
+def _build_skeleton(shape: tuple[int, ...], leaf: str) -> bytes:
     """Built from the innermost dimension out."""
-    text = leaf
+    text = leaf.encode()
     for d in reversed(shape):
-        text = "[" + ",".join([text] * d) + "]"
+        text = b"[" + b",".join([text] * d) + b"]"
     return text
 
 
@@ -71,7 +67,10 @@ def decode(body: str, ttype: TensorType) -> np.ndarray | None:
         return None
     elem = _storage_type(ttype.element_type)
     try:
-        arr = _decode("[" + body + "]" if splat else body, (1,) if splat else shape, elem)
+        if splat and (body == "true" or body == "false") and elem == _I1:
+            arr: np.ndarray | None = np.array([body == "true"])  # `dense<true>`: common
+        else:
+            arr = _decode("[" + body + "]" if splat else body, (1,) if splat else shape, elem)
     except (ValueError, OverflowError, TypeError):
         return None
     if arr is None:
@@ -90,7 +89,7 @@ def _decode(body: str, shape: tuple[int, ...], elem: Type) -> np.ndarray | None:
     if n > len(body):  # every element takes a character at least: the text cannot match
         return None  # (and the skeleton of a huge shape must never be built)
     if isinstance(elem, IntegerType) and elem.is_bool:
-        if body.translate(_DROP_BOOLS) != _skeleton(shape, ""):
+        if body.encode("ascii").translate(None, _DROP_BOOLS) != _skeleton(shape, ""):
             return None
         words = np.array(body.translate(_SPLIT).split())
         true = words == "true"
@@ -98,20 +97,19 @@ def _decode(body: str, shape: tuple[int, ...], elem: Type) -> np.ndarray | None:
             return None
         return true
     leaf = "(,)" if isinstance(elem, ComplexType) else ""
-    if body.translate(_DROP_NUMBERS) != _skeleton(shape, leaf):
+    if body.encode("ascii").translate(None, _DROP_NUMBERS) != _skeleton(shape, leaf):
         return None
-    spaced = body.translate(_SPLIT)
-    if "." in spaced and _leading_dot(spaced):
+    if _LEADING_DOT.search(body) is not None:
         return None
-    texts = spaced.split()
+    texts = body.translate(_SPLIT).split()
     if len(texts) != n * (2 if leaf else 1):
         return None
     if isinstance(elem, (IntegerType, IndexType)):
         return _integers(texts, elem)
     if isinstance(elem, FloatType):
-        return _floats(texts, elem, "0x" in body or "0X" in body)
+        return _floats(texts, elem, _may_have_hex(body))
     if isinstance(elem, ComplexType) and isinstance(elem.element_type, FloatType):
-        parts = _floats(texts, elem.element_type, "0x" in body or "0X" in body)
+        parts = _floats(texts, elem.element_type, _may_have_hex(body))
         if parts is None:
             return None
         out = np.empty(n, dtype=numpy_dtype(elem))
@@ -119,6 +117,12 @@ def _decode(body: str, shape: tuple[int, ...], elem: Type) -> np.ndarray | None:
         out.imag = parts[1::2]
         return out
     return None
+
+
+def _may_have_hex(body: str) -> bool:
+    """Whether a word may be ``0x...`` (a one-character search is a memchr; words with
+    an ``x`` that are not hexadecimal fail ``float`` later)."""
+    return "x" in body or "X" in body
 
 
 def _integers(texts: list[str], elem: IntegerType | IndexType) -> np.ndarray | None:

@@ -39,6 +39,7 @@ from .ir import (
     FunctionType,
     Module,
     Operation,
+    StringAttr,
     SymbolRefAttr,
     TensorType,
     Type,
@@ -94,6 +95,12 @@ _CALL_HEAD = re.compile(
     rf"(?:({_V})(?::([0-9]+))? = )?(?:func\.)?call (@[A-Za-z_$.\-][A-Za-z0-9_$.\-]*)"
     rf"\(((?:{_USES})?)\)"
 )
+# ``[%r = ]stablehlo.custom_call @target(%a, %b)`` before its attributes and type
+_CUSTOM_CALL_HEAD = re.compile(
+    rf"(?:({_V})(?::([0-9]+))? = )?stablehlo\.custom_call @([A-Za-z_$.\-][A-Za-z0-9_$.\-]*)"
+    rf"\(((?:{_USES})?)\)"
+)
+_TARGET_PROP = frozenset({"call_target_name"})
 _SIMPLE_TENSOR = lx.SIMPLE_TENSOR_RE
 # An attribute dictionary whose meaning is its text alone (no nested dictionary, no
 # ``#alias`` / ``!alias``, no ``<...>`` body, strings without escapes): parsed once per
@@ -149,6 +156,9 @@ class Parser(OpParser):
         elif text.startswith(("call ", "func.call "), at):
             m = _CALL_HEAD.match(text, start)
             op = self._call_fast(m, start) if m is not None else None
+        elif text.startswith("stablehlo.custom_call @", at):
+            m = _CUSTOM_CALL_HEAD.match(text, start)
+            op = self._custom_call_fast(m, start) if m is not None else None
         elif text.startswith(("return ", "func.return "), at):
             m = _RETURN.match(text, start)
             op = self._return_fast(m, start) if m is not None else None
@@ -271,6 +281,38 @@ class Parser(OpParser):
             (),
             (),
             _CALLEE_PROP,
+            None,
+            c.location(start),
+        )
+        return self._located(op)
+
+    def _custom_call_fast(self, m: re.Match, start: int) -> Operation | None:
+        """``%r = stablehlo.custom_call @t(%a) {attrs} : (t) -> t`` as
+        ``pretty_ops.parse_custom_call`` builds it (a bare, unnested target)."""
+        c = self.c
+        c.pos = m.end()
+        attrs: tuple = ()
+        if c.text.startswith(" {", c.pos):
+            c.pos += 1
+            attrs = self.parse_attr_dict()
+        t = _GENERIC_TYPE.match(c.text, c.pos)
+        ins = self._tensors(t.group(1)) if t is not None else None
+        outs = t.group(2) if t is not None else ""
+        results = self._tensors(outs[1:-1] if outs.startswith("(") else outs)
+        if t is None or ins is None or results is None:
+            c.pos = start
+            return None
+        c.pos = t.end()
+        names = m.group(4).split(", ") if m.group(4) else []
+        defs = [(m.group(1), int(m.group(2)) if m.group(2) else None)] if m.group(1) else []
+        op = Operation(
+            "stablehlo.custom_call",
+            self.make_operands(names, ins, start),
+            self.make_results(defs, results, start),
+            sort_attrs((("call_target_name", StringAttr(m.group(3))),) + attrs),
+            (),
+            (),
+            _TARGET_PROP,
             None,
             c.location(start),
         )

@@ -154,21 +154,12 @@ class QuantizedType(Type):
     storage_max: int | None = None
 
     def _key(self) -> tuple:  # scales by bit pattern: NaN-safe, sign-of-zero-safe
-        scales = np.array(self.scales, dtype=np.float64).tobytes()
-        return (
-            self.storage_type,
-            self.expressed_type,
-            scales,
-            self.zero_points,
-            self.quantized_dimension,
-            self.storage_min,
-            self.storage_max,
-        )
+        bits = np.array(self.scales, np.float64).tobytes()
+        rest = (self.zero_points, self.quantized_dimension, self.storage_min, self.storage_max)
+        return (self.storage_type, self.expressed_type, bits, *rest)
 
     def __eq__(self, other: object) -> bool:
-        if not isinstance(other, QuantizedType):
-            return NotImplemented
-        return self._key() == other._key()
+        return isinstance(other, QuantizedType) and self._key() == other._key()
 
     def __hash__(self) -> int:
         return hash(self._key())
@@ -641,13 +632,10 @@ class ResultAccuracy(Attribute):
     mode: EnumAttr | None = None
 
     def _key(self) -> tuple:  # tolerances by bit pattern: NaN-safe, sign-of-zero-safe
-        bits = np.array([self.atol, self.rtol], dtype=np.float64).tobytes()
-        return (bits, self.ulps, self.mode)
+        return (np.array([self.atol, self.rtol], np.float64).tobytes(), self.ulps, self.mode)
 
     def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ResultAccuracy):
-            return NotImplemented
-        return self._key() == other._key()
+        return isinstance(other, ResultAccuracy) and self._key() == other._key()
 
     def __hash__(self) -> int:
         return hash(self._key())

@@ -48,6 +48,9 @@ from .type_syntax import I64
 I32 = IntegerType(32)
 I1 = IntegerType(1)
 F64 = FloatType("f64")
+# after a keyword in a type list: `name =` (but not `==`) starts the next item, not a type
+# (a match at a position: no copy of the rest of the text)
+_ASSIGNED = re.compile(r"\s*=(?!=)")
 
 Converter = Callable[[OpParser, str], list[tuple[str, Attribute]]]
 
@@ -233,11 +236,7 @@ def parse_signature(p: OpParser) -> tuple[tuple[Type, ...], tuple[Type, ...] | N
             break
         c.skip()
         m = lx.KEYWORD_RE.match(c.text, c.pos)
-        if c.text.startswith("%", c.pos) or (
-            m
-            and c.text[m.end() :].lstrip().startswith("=")
-            and not c.text[m.end() :].lstrip().startswith("==")
-        ):
+        if c.text.startswith("%", c.pos) or (m and _ASSIGNED.match(c.text, m.end())):
             c.pos = save
             break
         types.append(p.parse_type())

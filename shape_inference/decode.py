@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..parser import opdecl
-from ..parser.errors import VerificationError
+from ..parser.errors import UnsupportedError, VerificationError
 from ..parser.ir import (
     ArrayAttr,
     Attribute,
@@ -110,6 +110,12 @@ KIND_CLASSES: dict[str, tuple[type, ...]] = {
 }
 
 
+# Index data (replica groups, source-target pairs, paddings) is read element by element
+# by the verifier and kernels: more elements than this (only a splat can have them
+# without as much text) are refused rather than materialized.
+MAX_INDEX_ELEMENTS = 1 << 24
+
+
 def check_attribute_kinds(op: Operation) -> None:
     """Each attribute ``op`` declares (parser/opdecl.py) is of its declared kind: a
     ``channel_handle`` is a ``#stablehlo.channel_handle``, an ``i64`` an integer, an
@@ -134,6 +140,15 @@ def check_attribute_kinds(op: Operation) -> None:
                 op=op.name,
                 label="attribute_kind",
             )
+        if kind == "i64_elements" and isinstance(attr, DenseElementsAttr):
+            n = attr.array.size
+            if n > MAX_INDEX_ELEMENTS:  # e.g. a splat: one element in memory, 1e12 ids
+                raise UnsupportedError(
+                    f"attribute '{name}' holds {n} elements; index attributes of more than "
+                    f"{MAX_INDEX_ELEMENTS} elements are not supported",
+                    op.pos,
+                    op=op.name,
+                )
 
 
 def _kind_text(kind: str) -> str:

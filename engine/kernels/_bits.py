@@ -20,6 +20,7 @@ import ml_dtypes
 import numpy as np
 
 from ...parser.errors import UnsupportedError
+from ...parser.tf32 import round_tf32 as round_tf32  # the one home; kernels use B.round_tf32
 
 F16 = np.dtype(np.float16)
 F32 = np.dtype(np.float32)
@@ -243,23 +244,6 @@ def round_to_odd_f32(x: np.ndarray) -> np.ndarray:
     bits = np.where(away, bits - np.uint32(1), bits)
     bits = np.where(inexact, bits | np.uint32(1), bits).astype(np.uint32)
     return bits.view(np.float32)
-
-
-def round_tf32(x: np.ndarray) -> np.ndarray:
-    """float32 -> the nearest TensorFloat-32 value (10 mantissa bits, f32's exponent
-    range), ties to even, held in float32.  NaN stays NaN, overflow gives infinity."""
-    x = contiguous(np.asarray(x, dtype=np.float32))
-    bits = x.view(np.uint32)
-    lsb = (bits >> np.uint32(13)) & np.uint32(1)
-    with np.errstate(over="ignore"):
-        r = ((bits + np.uint32(0xFFF) + lsb) & np.uint32(0xFFFFE000)).astype(np.uint32)
-    # NaN: the sign and payload bits tf32 has, kept as they are (abs and negate of a
-    # signalling NaN must not quiet it); quieted only when the payload lived entirely in
-    # the dropped low bits, which would otherwise leave an infinity.
-    kept = (bits & np.uint32(0xFFFFE000)).astype(np.uint32)
-    lost = (kept & np.uint32(0x007FFFFF)) == 0
-    nan = np.where(lost, kept | np.uint32(0x00400000), kept).astype(np.uint32)
-    return np.where(np.isnan(x), nan.view(np.float32), r.view(np.float32))
 
 
 E8M0 = np.dtype(ml_dtypes.float8_e8m0fnu)

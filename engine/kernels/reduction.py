@@ -189,8 +189,33 @@ _TREE_SPLIT_MIN = max(parallel.PARALLEL_MIN_ELEMENTS, 1 << 22)
 
 
 def _tree_serial(x: np.ndarray, axis: int, ufunc: np.ufunc) -> np.ndarray:
+    if axis == x.ndim - 1:
+        return _tree_last(x, ufunc)
     while x.shape[axis] > 1:
         x = _pair_level(x, axis, ufunc)
+    return x
+
+
+def _tree_last(x: np.ndarray, ufunc: np.ufunc) -> np.ndarray:
+    """``_tree_serial`` along the last axis: the same levels as ``_pair_level`` (same
+    NumPy calls on the same values), with the per-level bookkeeping done once."""
+    lead = x.shape[:-1]
+    pair = _PAIR_AS_COMPLEX.get(x.dtype) if ufunc is np.add else None
+    k = x.shape[-1]
+    while k > 1:
+        half, odd = divmod(k, 2)
+        n2 = 2 * half
+        if pair is not None and half >= _PAIR_AS_COMPLEX_MIN and x.strides[-1] == x.itemsize:
+            buf = np.empty(lead + (half + odd,), dtype=pair[0])
+            np.multiply(x[..., :n2].view(pair[0]), pair[1], out=buf[..., :half])
+            out = buf.real  # a strided view: the next level reads it in pairs
+        else:
+            out = np.empty(lead + (half + odd,), dtype=x.dtype)
+            ufunc(x[..., 0:n2:2], x[..., 1:n2:2], out=out[..., :half])
+        if odd:
+            out[..., half] = x[..., k - 1]
+        x = out
+        k = half + odd
     return x
 
 

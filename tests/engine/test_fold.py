@@ -926,7 +926,17 @@ def test_jax_fixtures_fold_and_run_the_same_all(name):
 # ------------------------------------------------------------- random programs
 
 _SETTINGS = dict(deadline=None, suppress_health_check=list(HealthCheck), database=None)
-_KEPT = {"stablehlo.rng_bit_generator", "stablehlo.optimization_barrier"}
+# never folded (issue 22: outside state or side effects)
+_KEPT = {
+    "stablehlo.rng_bit_generator",
+    "stablehlo.rng",
+    "stablehlo.replica_id",
+    "stablehlo.partition_id",
+    "stablehlo.optimization_barrier",
+}
+# results that differ from one run to the next (the spec leaves rng's generator to the
+# implementation; hlorun's state carries across runs): compared by type only
+_UNREPEATABLE = {"stablehlo.rng"}
 
 
 def _left(module: Module) -> set[str]:
@@ -953,7 +963,10 @@ def _check_fold_is_run(program: progen.GenProgram) -> None:
     result = fold(module)
     after = run(result.module)
     for a, b in zip(before, after):
-        assert _same_bits(b, a), (program.op, a, b)
+        if program.op in _UNREPEATABLE:
+            assert (a.dtype, a.shape) == (b.dtype, b.shape), program.op
+        else:
+            assert _same_bits(b, a), (program.op, a, b)
     assert _left(result.module) <= _KEPT, program.op
 
 

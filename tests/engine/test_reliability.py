@@ -240,6 +240,25 @@ def test_collective_with_a_foreign_channel_handle_fails_verification(handle):
         engine.run(prog, [np.ones(2, np.float32)], verify=False)
 
 
+def test_a_huge_splat_of_index_data_is_refused_not_materialized():
+    """`replica_groups = dense<0> : tensor<1000000000000x1xi64>` once reached a Python
+    loop over every id (MemoryError)."""
+    prog = """
+    func.func @main(%a: tensor<10xf32>) -> tensor<10xf32> {
+      %0 = "stablehlo.all_reduce"(%a) ({
+      ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+        %m = stablehlo.maximum %x, %y : tensor<f32>
+        stablehlo.return %m : tensor<f32>
+      }) {replica_groups = dense<0> : tensor<1000000000000x1xi64>} : (tensor<10xf32>) -> tensor<10xf32>
+      func.return %0 : tensor<10xf32>
+    }"""
+    before = _peak_mb()
+    with pytest.raises(HloError, match="holds 1000000000000 elements") as e:
+        verify_module(parse_module(prog))
+    assert "'stablehlo.all_reduce' op" in str(e.value)
+    assert _peak_mb() - before < 100
+
+
 def test_an_enum_of_the_wrong_kind_fails_verification():
     prog = """
     func.func @main(%a: tensor<2xf32>) -> tensor<2xi1> {

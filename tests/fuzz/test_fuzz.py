@@ -22,7 +22,7 @@ from tests.conftest import shared_dir
 from tests.fuzz import harness
 
 CI_SEED = 20260521
-CI_INPUTS = 6000
+CI_INPUTS = 4000
 
 # The outcomes a test fails on.  "slow" (over TIME_LIMIT) is a campaign statistic, not a
 # test failure: tests make no timing assertions, and CI machines vary.

@@ -21,7 +21,9 @@ func.func private @f(%a: tensor<2xcomplex<f32>>) -> (tensor<2xcomplex<f32>> {m.x
   %cst = stablehlo.constant dense<[(1.5, -2.0), (0.0, 3.25)]> : tensor<2xcomplex<f32>>
   %0 = stablehlo.add %a, %cst : tensor<2xcomplex<f32>>
   %1 = call @f(%0) : (tensor<2xcomplex<f32>>) -> tensor<2xcomplex<f32>>
-  return %1 : tensor<2xcomplex<f32>>
+  stablehlo.custom_call @check.expect_close(%1, %a) {has_side_effect = true} : (tensor<2xcomplex<f32>>, tensor<2xcomplex<f32>>) -> ()
+  %2 = stablehlo.custom_call @t(%1) {call_target_name = "u", api_version = 2 : i32} : (tensor<2xcomplex<f32>>) -> tensor<2xcomplex<f32>>
+  return %2 : tensor<2xcomplex<f32>>
 }
 """
 # the same program where no one-line fast path matches (blanks inside the types,
@@ -32,7 +34,11 @@ func.func private @f(%a: tensor<2xcomplex< f32 >>) -> (tensor<2xcomplex< f32>> {
   %0 = stablehlo.add %a, %cst : tensor<2xcomplex<f32 >>
   %1 = "func.call"(%0) <{callee = @f}>
      : (tensor<2xcomplex<f32>>) -> tensor<2xcomplex<f32>>
-  "func.return"(%1) : (tensor<2xcomplex<f32>>) -> ()
+  stablehlo.custom_call @check.expect_close(%1, %a) {has_side_effect = true}
+     : (tensor<2xcomplex<f32>>, tensor<2xcomplex<f32>>) -> ()
+  %2 = stablehlo.custom_call @t(%1) {call_target_name = "u", api_version = 2 : i32}
+     : (tensor<2xcomplex<f32>>) -> tensor<2xcomplex<f32>>
+  "func.return"(%2) : (tensor<2xcomplex<f32>>) -> ()
 }
 """
 
@@ -47,8 +53,13 @@ def test_complex_tensor_fast_paths_match_general_parser():
     slow_f, slow = _ops(SLOW)
     assert fast_f.type.inputs == (C64,) and fast_f.type.results == (C64,)
     assert (fast_f.type, fast_f.result_attrs) == (slow_f.type, slow_f.result_attrs)
-    assert [o.name for o in fast] == ["stablehlo.constant", "stablehlo.add", "func.call"] + [
-        "func.return"
+    assert [o.name for o in fast] == [
+        "stablehlo.constant",
+        "stablehlo.add",
+        "func.call",
+        "stablehlo.custom_call",
+        "stablehlo.custom_call",
+        "func.return",
     ]
     for a, b in zip(fast, slow, strict=True):
         assert (a.name, a.operands, a.results, a.property_names) == (
@@ -58,11 +69,17 @@ def test_complex_tensor_fast_paths_match_general_parser():
             b.property_names,
         )
         assert [k for k, _ in a.attributes] == [k for k, _ in b.attributes]
+        if a.name != "stablehlo.constant":
+            assert a.attributes == b.attributes
     slow_value = slow[0].attributes[0][1].array
     value = fast[0].attributes[0][1].array
     assert value.dtype == np.complex64
     np.testing.assert_array_equal(value, np.array([1.5 - 2.0j, 3.25j], dtype=np.complex64))
     assert value.tobytes() == slow_value.tobytes()
+    # the dictionary's later `call_target_name` wins (a DictionaryAttr keeps one entry)
+    target = dict(fast[4].attributes)["call_target_name"]
+    assert target.value == "u" and fast[4].property_names == {"call_target_name"}
+    assert dict(fast[3].attributes)["call_target_name"].value == "check.expect_close"
 
 
 def test_complex_element_beyond_f32_f64_is_not_a_fast_type():
@@ -77,7 +94,7 @@ def _module_attrs(body: str):
 
 
 def test_plain_attribute_dictionary_memo_returns_equal_values():
-    text = "module attributes {a.n = 1 : i32, b = \"s\", c, d = [true, 2.5 : f32]} {\n}\n"
+    text = 'module attributes {a.n = 1 : i32, b = "s", c, d = [true, 2.5 : f32]} {\n}\n'
     first = _module_attrs(text)
     again = _module_attrs(text)
     assert first == again
@@ -100,3 +117,18 @@ def test_invalid_plain_dictionary_errors_every_time(bad):
     for _ in range(2):
         with pytest.raises(ParseError):
             parse_module(f"module attributes {bad} {{\n}}\n")
+
+
+def test_pretty_signature_keyword_lookahead():
+    """``a, b`` signatures: a keyword followed by ``=`` ends the type list (the next
+    item is an attribute), one followed by ``==`` does not start an assignment."""
+    f, ops = _ops(
+        "func.func @h(%p: tensor<i1>, %x: tensor<4xf32>) {\n"
+        "  %0 = stablehlo.select %p, %x, %x : tensor<i1>, tensor<4xf32>\n"
+        "  return\n}\n"
+    )
+    assert [v.type for v in ops[0].operands] == [
+        TensorType((), IntegerType(1)),
+        TensorType((4,), FloatType("f32")),
+        TensorType((4,), FloatType("f32")),
+    ]
