@@ -17,10 +17,12 @@ MLIR semantics (mlir.llvm.org/docs/Dialects/Builtin, DenseIntOrFPElementsAttr):
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
 from fractions import Fraction
+from typing import Protocol
 
 import ml_dtypes
 import numpy as np
@@ -97,7 +99,21 @@ def float_dtype(t: FloatType) -> np.dtype:
     return numpy_dtype(t)
 
 
-def round_floats(x64: np.ndarray, t: FloatType, texts: list[str] | None = None) -> np.ndarray:
+class ElementTexts(Protocol):
+    """The decimal text of element ``i`` (a list, or a body split on demand)."""
+
+    def __getitem__(self, i: int, /) -> str: ...
+
+
+@functools.lru_cache(maxsize=64)
+def _tie_mask(dtype: np.dtype) -> tuple[np.uint64, float]:
+    """The f64 bits below a half unit in the last place of ``dtype``'s normals (zero in
+    every f64 that lies half-way between two of its values) and its largest finite."""
+    nmant = ml_dtypes.finfo(dtype).nmant
+    return np.uint64((1 << (52 - nmant - 1)) - 1), float(ml_dtypes.finfo(dtype).max)
+
+
+def round_floats(x64: np.ndarray, t: FloatType, texts: ElementTexts | None = None) -> np.ndarray:
     """Round f64 values (the nearest f64 of decimal literals ``texts``) to element type ``t``.
 
     When a value might have been double-rounded (it lies exactly half-way between two
@@ -109,23 +125,29 @@ def round_floats(x64: np.ndarray, t: FloatType, texts: list[str] | None = None) 
     if name == "tf32":
         return round_tf32(x64)
     dtype = float_dtype(t)
-    with np.errstate(over="ignore", invalid="ignore"):
-        r = x64.astype(dtype)
+    low, finite_max = _tie_mask(dtype)
+    if x64.size and name != "f8E8M0FNU" and -finite_max <= x64.min() and x64.max() <= finite_max:
+        r = x64.astype(dtype)  # nothing overflows, no NaN (max would be NaN): no errstate
+    else:
+        with np.errstate(over="ignore", invalid="ignore"):
+            r = x64.astype(dtype)
     if name == "f8E8M0FNU" and (x64 == 0).any():
         # no zero in this format: APFloat makes a zero the smallest normal (2^-127, 0x00)
         r = r.copy()
         r.view(np.uint8)[x64 == 0] = 0
     if texts is None:
         return r
+    # a tie of ``dtype`` has its low f64 bits zero (rare for long decimals); only then
+    # is the round trip compared
+    tie = (x64.view(np.uint64) & low) == 0
+    if not tie.any():
+        return r
     back = r.astype(np.float64)
-    nmant = ml_dtypes.finfo(dtype).nmant
-    bits = x64.view(np.uint64)
-    low = np.uint64((1 << (52 - nmant - 1)) - 1)
-    suspect = (back != x64) & np.isfinite(x64) & (x64 != 0) & ((bits & low) == 0)
+    suspect = tie & (back != x64) & np.isfinite(x64) & (x64 != 0)
     if suspect.any():
         r = r.copy()
         for i in np.flatnonzero(suspect.reshape(-1)):
-            r.reshape(-1)[i] = _round_exact(texts[i], x64.reshape(-1)[i], dtype)
+            r.reshape(-1)[i] = _round_exact(texts[int(i)], x64.reshape(-1)[i], dtype)
     return r
 
 
@@ -139,7 +161,8 @@ def _round_exact(text: str, x: float, dtype: np.dtype):
         exact = Fraction(text)
     except (ValueError, ZeroDivisionError):
         return np.array(x).astype(dtype)
-    r = np.array([x]).astype(dtype)
+    with np.errstate(over="ignore"):  # a tie above the largest finite: infinity
+        r = np.array([x]).astype(dtype)
     udt = _uint_view_dtype(dtype)
     bits = int(r.view(udt)[0])
     back = float(r.astype(np.float64)[0])

@@ -28,6 +28,16 @@ _DROP_NUMBERS = b"0123456789.eE+-xXabcdfABCDF" + _BLANKS.encode()
 _DROP_BOOLS = b"truefals" + _BLANKS.encode()
 _SPLIT = str.maketrans("[](),", "     ")
 _I1 = IntegerType(1)
+_UNBRACKET = str.maketrans("[]", "  ")
+_BLANK_BYTES = _BLANKS.encode()
+# with the skeleton matched, these pairs (blanks removed) occur only around an empty
+# element: np.fromstring reads one without complaint
+_EMPTY_SLOTS = (b"[,", b",,", b",]", b"[]")
+# a sign not followed by a digit: np.fromstring reads "-" as 0 and "- 1" as -1
+_BAD_INT_BYTES = tuple(
+    s + c for s in (b"-", b"+") for c in (b" ", b"\t", b"\r", b"\n", b",", b"]", b"-", b"+")
+)
+_BAD_INT_BYTES += (b".", b"e", b"E")
 # a number may not start with '.' (MLIR's lexer; Python's float accepts ".5"): a '.'
 # that does not follow a digit
 _LEADING_DOT = re.compile(r"\.(?<![0-9]\.)")
@@ -101,6 +111,10 @@ def _decode(body: str, shape: tuple[int, ...], elem: Type) -> np.ndarray | None:
         return None
     if _LEADING_DOT.search(body) is not None:
         return None
+    if not leaf and "x" not in body and "X" not in body:
+        quick = _c_numbers(body, n, elem)
+        if quick is not None:
+            return quick
     texts = body.translate(_SPLIT).split()
     if len(texts) != n * (2 if leaf else 1):
         return None
@@ -117,6 +131,60 @@ def _decode(body: str, shape: tuple[int, ...], elem: Type) -> np.ndarray | None:
         out.imag = parts[1::2]
         return out
     return None
+
+
+def _c_numbers(body: str, n: int, elem: Type) -> np.ndarray | None:
+    """All numbers of a checked decimal body read in C by ``np.fromstring`` (text mode:
+    CPython's correctly rounded ``PyOS_string_to_double`` for floats), or None for the
+    per-token path.  The body already has the shape's skeleton and only digits, ``.eE+-``
+    and blanks besides; what ``fromstring`` would read differently from ``float`` /
+    ``int`` is excluded first: an empty element (read as -1 or 0, no error), and for
+    integers a sign without digits (read as 0) and values that saturate int64."""
+    flat = body.translate(_UNBRACKET)
+    if isinstance(elem, FloatType):
+        x64 = np.fromstring(flat, dtype=np.float64, sep=",")  # ValueError: caller
+        # an empty element reads as -1.0 (PyOS_string_to_double's failure value): only
+        # then are the slots searched (a slow search: commas are frequent)
+        if x64.size != n or ((x64 == -1.0).any() and _has_empty_slot(body)):
+            return None
+        return round_floats(x64, elem, _LazyTexts(body))
+    if not isinstance(elem, (IntegerType, IndexType)):
+        return None
+    t = elem if isinstance(elem, IntegerType) else IntegerType(64)
+    raw = body.encode("ascii")
+    if t.width < 8 or t.width > 64 or any(p in raw for p in _BAD_INT_BYTES):
+        return None
+    if _has_empty_slot(body):
+        return None
+    vals = np.fromstring(flat, dtype=np.int64, sep=",")  # ValueError: caller
+    if vals.size != n:
+        return None
+    lo, hi = int_range(t)
+    # int64's bounds: saturated reads (or true bounds: then the per-token path decides)
+    lo, hi = max(lo, -(1 << 63) + 1), min(hi, (1 << 63) - 2)
+    if int(vals.min()) < lo or int(vals.max()) > hi:
+        return None
+    return vals.astype(numpy_dtype(t))
+
+
+def _has_empty_slot(body: str) -> bool:
+    """Whether an element of a body with the shape's skeleton is blank."""
+    packed = body.encode("ascii").translate(None, _BLANK_BYTES)
+    return any(p in packed for p in _EMPTY_SLOTS)
+
+
+class _LazyTexts:
+    """The element texts of a body, split only when ``round_floats`` asks for one (the
+    rare values that may have been rounded twice)."""
+
+    def __init__(self, body: str) -> None:
+        self._body = body
+        self._texts: list[str] | None = None
+
+    def __getitem__(self, i: int) -> str:
+        if self._texts is None:
+            self._texts = self._body.translate(_SPLIT).split()
+        return self._texts[i]
 
 
 def _may_have_hex(body: str) -> bool:

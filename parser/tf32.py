@@ -19,7 +19,9 @@ def _from_float32(x: np.ndarray) -> np.ndarray:
     has (abs and negate of a signalling NaN must not quiet it); quieted only when the
     payload lived entirely in the dropped low bits, which would otherwise leave an
     infinity."""
-    x = np.ascontiguousarray(x, dtype=np.float32)
+    x = np.asarray(x, dtype=np.float32)
+    if not x.flags.c_contiguous:  # (np.ascontiguousarray would make a 0-d array 1-d)
+        x = x.copy(order="C")
     bits = x.view(np.uint32)
     lsb = (bits >> np.uint32(13)) & np.uint32(1)
     with np.errstate(over="ignore"):

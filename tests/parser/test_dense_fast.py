@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from hlorun.parser import attr_syntax, dense_text
-from hlorun.parser.attributes import decode_dense
+from hlorun.parser.attributes import decode_dense, int_range
 from hlorun.parser.errors import ParseError
 from hlorun.parser.grammar import parse_module
 from hlorun.parser.ir import ComplexType, FloatType, IndexType, IntegerType, TensorType
@@ -333,3 +333,174 @@ def test_fast_paths_report_the_same_errors(monkeypatch, line):
     with pytest.raises(ParseError) as slow:
         parse_module(text)
     assert str(fast.value) == str(slow.value)
+
+
+# ---- numbers read in C (np.fromstring) against the per-token path and exact rounding ----
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_HYP = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+_EXACT_FLOATS = ["f16", "bf16", "f32", "f64", "f8E4M3FN", "f8E5M2"]
+
+
+def _per_token(body: str, t: TensorType) -> np.ndarray | None:
+    """The decoder with the C reader switched off (``float`` / ``int`` per token)."""
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(dense_text, "_c_numbers", lambda *a: None)
+        return dense_text.decode(body, t)
+
+
+def _nearest(exact: Fraction, name: str) -> int:
+    """Bits of the value of ``name`` nearest to ``exact`` (ties to even), by Fraction
+    distances to the neighbours of a candidate (finite values only)."""
+    from hlorun.parser.ir import numpy_dtype
+
+    d = numpy_dtype(FloatType(name))
+    u = np.dtype(f"u{d.itemsize}")
+    with np.errstate(over="ignore"):
+        c = int(np.array([float(exact)]).astype(d).view(u)[0])
+    best: tuple[Fraction, int, int] | None = None
+    for b in (c - 1, c, c + 1):
+        if not 0 <= b < 1 << (8 * d.itemsize):
+            continue
+        v = float(np.array([b], dtype=u).view(d).astype(np.float64)[0])
+        if not np.isfinite(v):
+            continue
+        if v == 0 and b != c:  # -0.0 / +0.0 neighbours: the candidate's sign stands
+            continue
+        key = (abs(Fraction(v) - exact), b & 1, b)
+        if best is None or key[:2] < best[:2]:
+            best = key
+    assert best is not None
+    return best[2]
+
+
+@st.composite
+def _decimals(draw, name: str) -> str:
+    """Decimal texts: long digit strings, subnormal-range and huge exponents, and exact
+    decimal expansions of values half-way between two neighbours of ``name`` (or a
+    hair off them)."""
+    from hlorun.parser.ir import numpy_dtype
+
+    kind = draw(st.integers(0, 3))
+    sign = draw(st.sampled_from(["", "-", "+"]))
+    if kind == 0:
+        digits = draw(st.text("0123456789", min_size=1, max_size=40))
+        frac = draw(st.text("0123456789", min_size=0, max_size=25))
+        exp = draw(st.integers(-45, 38))
+        return f"{sign}{digits}.{frac}e{exp}" if frac else f"{sign}{digits}e{exp}"
+    d = numpy_dtype(FloatType(name))
+    info = ml_dtypes.finfo(d)
+    u = np.dtype(f"u{d.itemsize}")
+    if kind == 1:
+        return f"{sign}{draw(st.floats(0, float(info.max), allow_nan=False)):.25e}"
+    hi_bits = int(np.array([info.max], dtype=d).view(u)[0])
+    b = draw(st.integers(0, hi_bits - 1))
+    lo, hi = (
+        Fraction(float(np.array([x], dtype=u).view(d).astype(np.float64)[0])) for x in (b, b + 1)
+    )
+    mid = (lo + hi) / 2 + draw(st.sampled_from([0, 0, Fraction(1, 10**40), -Fraction(1, 10**40)]))
+    k = max(0, len(str(mid.denominator)) * 4)
+    scaled = mid * 10**k  # exact decimal: the denominator is a power of two (times 10**40)
+    while scaled.denominator != 1:
+        k += 8
+        scaled = mid * 10**k
+    text = str(scaled.numerator)
+    return f"{sign}{text}e-{k}"
+
+
+@pytest.mark.parametrize("name", _EXACT_FLOATS)
+@_HYP
+@given(data=st.data())
+def test_c_reader_floats_exact(name, data):
+    """Every decimal (kept finite in ``name``) rounds as Fraction arithmetic says, and
+    as the per-token path rounds it."""
+    texts = data.draw(st.lists(_decimals(name), min_size=1, max_size=12))
+    t = TensorType((len(texts),), FloatType(name))
+    body = "[" + ", ".join(texts) + "]"
+    fast = dense_text.decode(body, t)
+    assert fast is not None, body
+    slow = _per_token(body, t)
+    assert slow is not None and _bits(fast) == _bits(slow), body
+    u = np.dtype(f"u{fast.dtype.itemsize}")
+    for text, got in zip(texts, fast.view(u).tolist()):
+        exact = Fraction(text)
+        info = ml_dtypes.finfo(fast.dtype)
+        if abs(exact) >= Fraction(float(info.max)):
+            continue  # overflow rules: the per-token comparison above covers them
+        want = _nearest(exact, name)
+        if exact == 0 or (want & ~(1 << (8 * fast.dtype.itemsize - 1))) == 0:
+            assert float(np.array([got], dtype=u).view(fast.dtype)[0]) == 0, text
+        else:
+            assert got == want, (text, hex(got), hex(want))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1e-400",
+        "-1e-400",
+        "1e400",
+        "-1e400",
+        "-0.0",
+        "4.9406564584124654e-324",
+        "2.4703282292062327e-324",
+        "2.4703282292062328e-324",
+        "2.2250738585072011e-308",
+        "1.00000000000000011102230246251565404236316680908203125",
+        "1.00000000000000011102230246251565404236316680908203124",
+        "9007199254740993",
+        "179769313486231580793728971405303415079934132710037826936173778980444968292764750946649017977587207096330286416692887910946555547851940402630657488671505820681908902000708383676273854845817711531764475730270069855571366959622842914819860834936475292719074168444365510704342711559699508093042880177904174497791.9999",
+    ],
+)
+def test_c_reader_hard_cases(text):
+    """Subnormals, underflow to zero, overflow to infinity, signed zero and ties of
+    f64 read as ``float`` reads them (the spec's literals are correctly rounded)."""
+    t = TensorType((3,), FloatType("f64"))
+    body = f"[{text}, 1.5, {text}]"
+    fast = dense_text.decode(body, t)
+    assert fast is not None
+    assert _bits(fast) == _bits(np.array([float(text), 1.5, float(text)]))
+    assert _bits(fast) == _bits(_per_token(body, t))
+
+
+_JUNK = st.text(" ,[]0123456789.eE+-", min_size=0, max_size=30)
+
+
+@pytest.mark.parametrize("elem", [FloatType("f32"), FloatType("f16"), IntegerType(32)])
+@_HYP
+@given(body=_JUNK, n=st.integers(1, 4))
+def test_c_reader_declines_what_the_slow_path_rejects(body, n, elem):
+    """Blank elements, bare signs, stray exponents, dots and blanks inside numbers:
+    the decoder returns what the per-token path returns (None: the slow path decides)."""
+    t = TensorType((n,), elem)
+    fast = dense_text.decode(body, t)
+    slow = _per_token(body, t)
+    assert (fast is None) == (slow is None), body
+    if fast is not None:
+        assert _bits(fast) == _bits(slow)
+
+
+@pytest.mark.parametrize("width,signedness", INTS + [(64, "signed"), (8, "signed")])
+@_HYP
+@given(data=st.data())
+def test_c_reader_integers_at_bounds(width, signedness, data):
+    """Integers at and just past the type's bounds (and past int64's): equal to the
+    per-token path, which returns None (the slow path's error) out of range."""
+    lo = 0 if signedness == "unsigned" else -(2 ** (width - 1))
+    hi = 2**width - 1 if signedness == "unsigned" else 2 ** (width - 1) - 1
+    if signedness == "signless":
+        hi = 2**width - 1  # signless: either reading of the bits
+    near = st.sampled_from([lo, hi, lo - 1, hi + 1, 0, -1, 2**63, -(2**63) - 1, 2**64, -(2**64)])
+    vals = data.draw(st.lists(st.one_of(near, st.integers(lo, hi)), min_size=1, max_size=8))
+    texts = [data.draw(st.sampled_from(["", "+"])) + str(v) if v >= 0 else str(v) for v in vals]
+    t = TensorType((len(vals),), IntegerType(width, signedness))
+    body = "[" + ", ".join(texts) + "]"
+    fast = dense_text.decode(body, t)
+    slow = _per_token(body, t)
+    assert (fast is None) == (slow is None), body
+    if fast is not None:
+        assert _bits(fast) == _bits(slow)
+        lo_t, hi_t = int_range(IntegerType(width, signedness))
+        assert all(lo_t <= v <= hi_t for v in vals)

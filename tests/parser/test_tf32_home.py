@@ -57,3 +57,8 @@ def test_float64_rounds_once() -> None:
     # half-way between two tf32 values in float64, but not after rounding to float32
     v = 1 + 2.0**-11 + 2.0**-40
     assert float(tf32.round_tf32(np.array([v]))[0]) == 1 + 2.0**-10
+
+
+def test_shapes_are_kept() -> None:
+    for x in (np.float32(1.5), np.array(1.5, np.float64), np.ones((2, 3), np.float32).T):
+        assert tf32.round_tf32(x).shape == np.shape(x)
