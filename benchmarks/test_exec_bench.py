@@ -141,7 +141,8 @@ def test_reduce_sum_1e6(versus):
   func.return %r : tensor<f32>
 }}""")
     a = rand(n, 3)
-    (r,) = versus(lambda: prog(a), lambda: np.add.reduce(a), ratio=1.1)
+    # the documented f32 schedule, not NumPy's (issue 19: reduce_sum <= 2.0x)
+    (r,) = versus(lambda: prog(a), lambda: np.add.reduce(a), ratio=2.0)
     assert float(r) == pytest.approx(float(a.astype(np.float64).sum()), rel=1e-4, abs=1e-2)
 
 

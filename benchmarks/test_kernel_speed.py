@@ -58,7 +58,7 @@ BLOCKED_NOTE = "pair tree over left folds of 32 rows"
 def test_kernel_reduce_sum_f32_1e6(versus):
     x = rand(1_000_000, 11)
     r = versus(
-        _reduce(x, (0,), F32, _body("add", np.add)), lambda: np.sum(x), ratio=1.1, note=TREE_NOTE
+        _reduce(x, (0,), F32, _body("add", np.add)), lambda: np.sum(x), ratio=2.0, note=TREE_NOTE
     )
     assert float(r) == pytest.approx(float(x.astype(np.float64).sum()), rel=1e-4, abs=1e-2)
 
@@ -69,7 +69,7 @@ def test_kernel_reduce_sum_f32_1024x1024(versus, axis):
     r = versus(
         _reduce(x, (axis,), F32, _body("add", np.add)),
         lambda: np.sum(x, axis=axis),
-        ratio=1.1,
+        ratio=2.0,  # the documented in-order schedule (issue 19: reduce_sum <= 2.0x)
         note=TREE_NOTE if axis == 1 else BLOCKED_NOTE,
     )
     np.testing.assert_allclose(r, x.astype(np.float64).sum(axis=axis), rtol=1e-4, atol=1e-3)

@@ -32,7 +32,7 @@ _UNBRACKET = str.maketrans("[]", "  ")
 _BLANK_BYTES = _BLANKS.encode()
 # with the skeleton matched, these pairs (blanks removed) occur only around an empty
 # element: np.fromstring reads one without complaint
-_EMPTY_SLOTS = (b"[,", b",,", b",]", b"[]")
+_EMPTY_SLOTS = (b"[,", b",,", b",]", b"[]", b"(,", b",)")
 # a sign not followed by a digit: np.fromstring reads "-" as 0 and "- 1" as -1
 _BAD_INT_BYTES = tuple(
     s + c for s in (b"-", b"+") for c in (b" ", b"\t", b"\r", b"\n", b",", b"]", b"-", b"+")
@@ -116,7 +116,8 @@ def _decode(body: str, shape: tuple[int, ...], elem: Type) -> np.ndarray | None:
         if quick is not None:
             return quick
     texts = body.translate(_SPLIT).split()
-    if len(texts) != n * (2 if leaf else 1):
+    # the count alone misses a blank element beside a two-word one ("[, 1 2]")
+    if len(texts) != n * (2 if leaf else 1) or _has_empty_slot(body):
         return None
     if isinstance(elem, (IntegerType, IndexType)):
         return _integers(texts, elem)
