@@ -7,6 +7,7 @@ module docstring of ``elementwise`` states them).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -324,7 +325,7 @@ def cpow(z: np.ndarray, w: np.ndarray) -> np.ndarray:
     ok = np.isfinite(x) & np.isfinite(y) & np.isfinite(w.real) & np.isfinite(w.imag) & (z != 0)
     if not np.any(ok):
         return out
-    wide = np.longdouble if np.finfo(np.longdouble).nmant > 52 else np.float64
+    wide: Any = np.longdouble if np.finfo(np.longdouble).nmant > 52 else np.float64
     xs = np.where(ok, x, 1.0).astype(wide)
     ys = np.where(ok, y, 0.0).astype(wide)
     wr = np.where(ok, w.real, 0.0).astype(wide)
