@@ -264,19 +264,14 @@ class Parser(OpParser):
     def _call_fast(self, m: re.Match, start: int) -> Operation | None:
         """``%r = call @f(%a) : (t) -> t`` as ``pretty_ops.parse_call`` builds it."""
         c = self.c
-        t = _GENERIC_TYPE.match(c.text, m.end())
-        ins = self._tensors(t.group(1)) if t is not None else None
-        outs = t.group(2) if t is not None else ""
-        results = self._tensors(outs[1:-1] if outs.startswith("(") else outs)
-        if t is None or ins is None or results is None:
+        before, c.pos = c.pos, m.end()
+        values = self._signature_values(m, start)
+        if values is None:
+            c.pos = before
             return None
-        c.pos = t.end()
-        names = m.group(4).split(", ") if m.group(4) else []
-        defs = [(m.group(1), int(m.group(2)) if m.group(2) else None)] if m.group(1) else []
         op = Operation(
             "func.call",
-            self.make_operands(names, ins, start),
-            self.make_results(defs, results, start),
+            *values,
             (("callee", SymbolRefAttr(m.group(3)[1:], ())),),
             (),
             (),
@@ -295,20 +290,13 @@ class Parser(OpParser):
         if c.text.startswith(" {", c.pos):
             c.pos += 1
             attrs = self.parse_attr_dict()
-        t = _GENERIC_TYPE.match(c.text, c.pos)
-        ins = self._tensors(t.group(1)) if t is not None else None
-        outs = t.group(2) if t is not None else ""
-        results = self._tensors(outs[1:-1] if outs.startswith("(") else outs)
-        if t is None or ins is None or results is None:
+        values = self._signature_values(m, start)
+        if values is None:
             c.pos = start
             return None
-        c.pos = t.end()
-        names = m.group(4).split(", ") if m.group(4) else []
-        defs = [(m.group(1), int(m.group(2)) if m.group(2) else None)] if m.group(1) else []
         op = Operation(
             "stablehlo.custom_call",
-            self.make_operands(names, ins, start),
-            self.make_results(defs, results, start),
+            *values,
             sort_attrs((("call_target_name", StringAttr(m.group(3))),) + attrs),
             (),
             (),
@@ -317,6 +305,24 @@ class Parser(OpParser):
             c.location(start),
         )
         return self._located(op)
+
+    def _signature_values(
+        self, m: re.Match, start: int
+    ) -> tuple[tuple[Value, ...], tuple[Value, ...]] | None:
+        """At ``: (ins) -> outs`` after a fast-path op head ``m`` (groups 1-2: results,
+        4: operand names): its operand and result values, or None (nothing consumed)
+        when a type is not a plain builtin tensor."""
+        c = self.c
+        t = _GENERIC_TYPE.match(c.text, c.pos)
+        ins = self._tensors(t.group(1)) if t is not None else None
+        outs = t.group(2) if t is not None else ""
+        results = self._tensors(outs[1:-1] if outs.startswith("(") else outs)
+        if t is None or ins is None or results is None:
+            return None
+        c.pos = t.end()
+        names = m.group(4).split(", ") if m.group(4) else []
+        defs = [(m.group(1), int(m.group(2)) if m.group(2) else None)] if m.group(1) else []
+        return self.make_operands(names, ins, start), self.make_results(defs, results, start)
 
     def _located(self, op: Operation) -> Operation:
         """``op`` with the trailing ``loc(...)`` if one follows."""
@@ -375,20 +381,13 @@ class Parser(OpParser):
         if text.startswith(" {", c.pos):
             c.pos += 1
             attrs = self.parse_attr_dict()
-        t = _GENERIC_TYPE.match(text, c.pos)
-        ins = self._tensors(t.group(1)) if t is not None else None
-        outs = t.group(2) if t is not None else ""
-        results = self._tensors(outs[1:-1] if outs.startswith("(") else outs)
-        if t is None or ins is None or results is None:
+        values = self._signature_values(m, start)
+        if values is None:
             c.pos = start
             return None
-        c.pos = t.end()
-        names = m.group(4).split(", ") if m.group(4) else []
-        defs = [(m.group(1), int(m.group(2)) if m.group(2) else None)] if m.group(1) else []
         op = Operation(
             m.group(3),
-            self.make_operands(names, ins, start),
-            self.make_results(defs, results, start),
+            *values,
             sort_attrs(props + attrs),
             (),
             (),
