@@ -21,6 +21,7 @@ hlorun never shows a Python traceback for a bad program.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from ..parser import parse_module
@@ -378,6 +379,10 @@ def main(argv: list[str] | None = None) -> int:
     except HloError as e:
         print(e.render(), file=sys.stderr)
         return 1
+    except BrokenPipeError:  # the reader went away (`hlorun interpret ... | head`)
+        # stdout can no longer be flushed: point it at devnull so exit stays quiet
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except OSError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
