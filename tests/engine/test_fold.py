@@ -894,19 +894,19 @@ def _flat(values) -> list:
 
 
 def _check_jax_fixture(name: str) -> None:
-    """A jax.export model (tests/fixtures/jax) folded runs bitwise as before folding."""
-    from hlorun.engine.npz_io import load_npz
+    """A jax.export model (tests/fixtures/jax) folded runs bitwise as before folding
+    (its inputs as the fixture tests pass them: ml_dtypes views, kept arguments, the
+    platform index)."""
+    from tests.engine.test_jax_fixtures import module_args
+    from tests.support.jax_fixtures import load_fixture
 
-    path = _JAX / f"{name}.mlir"
+    path, _, _, inputs, _, entry = load_fixture(name)
     if not path.exists():
         pytest.skip(f"{path.name} has no text form")
     text = path.read_text()
-    inputs = load_npz(_JAX / f"{name}.inputs.npz")
-    try:
-        before = _flat(run(parse_module(text, str(path)), inputs))
-    except HloError as e:
-        pytest.skip(f"{name} does not run: {e}")
-    after = _flat(run(fold(parse_module(text, str(path))).module, inputs))
+    args = module_args(inputs, entry)
+    before = _flat(run(parse_module(text, str(path)), args))
+    after = _flat(run(fold(parse_module(text, str(path))).module, args))
     assert len(before) == len(after)
     for a, b in zip(before, after):
         assert _same_bits(b, a), name
