@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 
 from ..parser import parse_module
 from ..parser.errors import HloError, ParseError
@@ -77,14 +78,25 @@ def cmd_format(args: argparse.Namespace) -> int:
         )
         return 0
     assert text is not None
-    lines = _source_lines(args.file, text)
+    return print_chunks(
+        text,
+        args.split_input_file,
+        lambda chunk: format_text(
+            chunk, args.file, generic=args.generic, strip=args.strip_debuginfo
+        ),
+        _source_lines(args.file, text),
+    )
+
+
+def print_chunks(text: str, split: bool, render: Callable[[str], str], lines: list[str]) -> int:
+    """Each chunk of ``text`` (split at ``// -----`` when ``split``) through ``render``,
+    printed joined by ``// -----`` as stablehlo-opt does; a chunk's error is reported
+    and the others still print.  1 when a chunk failed."""
     failed = 0
     outputs = []
-    for chunk in split_input(text, args.split_input_file):
+    for chunk in split_input(text, split):
         try:
-            outputs.append(
-                format_text(chunk.text, args.file, generic=args.generic, strip=args.strip_debuginfo)
-            )
+            outputs.append(render(chunk.text))
         except HloError as e:
             report(e, lines)
             failed += 1

@@ -10,10 +10,8 @@ import dataclasses
 import sys
 
 from ..parser import parse_module, print_module
-from ..parser.errors import HloError
 from ..parser.ir import Module
-from ..parser.source import split_input
-from .cli import _bytecode_module, _read_program, report
+from .cli import _bytecode_module, _read_program, print_chunks
 
 
 def _fold_and_print(module: Module, args: argparse.Namespace) -> str:
@@ -34,17 +32,12 @@ def cmd_fold(args: argparse.Namespace) -> int:
         sys.stdout.write(_fold_and_print(_bytecode_module(data, args.file), args))
         return 0
     assert text is not None
-    lines = text.splitlines()
-    failed = 0
-    outputs = []
-    for chunk in split_input(text, args.split_input_file):
-        try:
-            outputs.append(_fold_and_print(parse_module(chunk.text, args.file), args))
-        except HloError as e:
-            report(e, lines)
-            failed += 1
-    sys.stdout.write("\n// -----\n\n".join(o.rstrip("\n") + "\n" for o in outputs))
-    return 1 if failed else 0
+    return print_chunks(
+        text,
+        args.split_input_file,
+        lambda chunk: _fold_and_print(parse_module(chunk, args.file), args),
+        text.splitlines(),
+    )
 
 
 def add_command(sub: argparse._SubParsersAction) -> None:

@@ -358,11 +358,7 @@ class Parser(OpParser):
             None,
             c.location(start),
         )
-        if c.peek() == "l":
-            loc = self.trailing_location()
-            if loc is not None:
-                op = _with_location(op, loc)
-        return op
+        return self._located(op)
 
     def _generic_fast(self) -> Operation | None:
         c = self.c
@@ -395,11 +391,7 @@ class Parser(OpParser):
             None,
             c.location(start),
         )
-        if c.peek() == "l":
-            loc = self.trailing_location()
-            if loc is not None:
-                op = _with_location(op, loc)
-        return op
+        return self._located(op)
 
     def _tensors(self, text: str) -> tuple[Type, ...] | None:
         """``tensor<...>, tensor<...>`` as types (memoized per process on the exact

@@ -176,7 +176,7 @@ def reduce_window(
     if size == 0:
         return tuple(np.empty(out_shape, dtype=dt) for dt in dtypes)
     step = _fold_step(body, n, result_types)
-    if k >= _WINDOW_TREE_MIN and size * k <= _WINDOW_TREE_MAX_ELEMS:
+    if _uses_pair_tree(k, size):
         flat = tuple(np.ascontiguousarray(w).reshape(out_shape + (k,)) for w in wins)
         ts = tree_region(flat, rank, step, dtypes)
         ts = tuple(np.squeeze(t, axis=rank) for t in ts)
@@ -309,6 +309,26 @@ def _outside_boxes(inner: Box, shape: tuple[int, ...]) -> list[Box]:
     return boxes
 
 
+def _uses_pair_tree(k: int, size: int) -> bool:
+    """Does the general fold combine a window's ``k`` positions as the adjacent-pair tree
+    (``size`` windows), rather than left to right?  The fast paths follow the same
+    schedule, so they read it here."""
+    return k >= _WINDOW_TREE_MIN and size * k <= _WINDOW_TREE_MAX_ELEMS
+
+
+def _native_combiners(
+    body: RegionFn, n: int, result_types: Sequence[Type]
+) -> tuple[str, ...] | None:
+    """The body's per-operand combiners when every one is known and no result is
+    quantized (the fast paths work on native dtypes), else None."""
+    if any(isinstance(element_type_of(t), QuantizedType) for t in result_types):
+        return None
+    ops = combiners(body, n)
+    if not ops or len(ops) != n:
+        return None
+    return ops
+
+
 def _inplace_fold_plan(
     body: RegionFn, n: int, result_types: Sequence[Type], geo: _WindowGeometry
 ) -> list[tuple[np.ufunc, str]] | None:
@@ -317,13 +337,11 @@ def _inplace_fold_plan(
     for idempotent ops (max/min/and/or: padding equals init, already folded in) and
     exact integer/bool ops; float/complex add/multiply only where the old path folds
     sequentially (not the pair tree); non-idempotent ops without base dilation."""
-    if any(isinstance(element_type_of(t), QuantizedType) for t in result_types):
-        return None
-    ops = combiners(body, n)
-    if not ops or len(ops) != n:
+    ops = _native_combiners(body, n, result_types)
+    if ops is None:
         return None
     k, size = math.prod(geo.wd), math.prod(geo.out_shape)
-    tree = k >= _WINDOW_TREE_MIN and size * k <= _WINDOW_TREE_MAX_ELEMS
+    tree = _uses_pair_tree(k, size)
     if tree and size < _INPLACE_MIN_WINDOWS:
         return None  # few windows of many positions: the tree's log2(k) calls are faster
     plan = []
@@ -361,15 +379,13 @@ def _scan(
     on native dtypes, or None: exact combiners (integer / boolean ops, float max / min)
     in any geometry without base dilation; float add / multiply (complex add) only
     where the fold runs in order (not the pair tree) and the windows are prefixes."""
-    if not worth_scanning(geo) or any(
-        isinstance(element_type_of(t), QuantizedType) for t in result_types
-    ):
+    if not worth_scanning(geo):
         return None
-    ops = combiners(body, n)
-    if not ops or len(ops) != n:
+    ops = _native_combiners(body, n, result_types)
+    if ops is None:
         return None
     k, size = math.prod(geo.wd), math.prod(geo.out_shape)
-    tree = k >= _WINDOW_TREE_MIN and size * k <= _WINDOW_TREE_MAX_ELEMS
+    tree = _uses_pair_tree(k, size)
     out = []
     for x, v, op, t in zip(xs, inits, ops, result_types):
         dt = dtype_of(t)
@@ -514,8 +530,7 @@ def _fold_step(
 ) -> Callable[[Arrays, Arrays], Arrays]:
     """``(acc, x) -> body(acc, x)``: NumPy functions for known combiners (exactly the
     body's semantics), else a region call."""
-    quantized = any(isinstance(element_type_of(t), QuantizedType) for t in result_types)
-    ops = None if quantized else combiners(body, n)
+    ops = _native_combiners(body, n, result_types)
     fns = [exact_binary(op, t) for op, t in zip(ops, result_types)] if ops else []
     exact = [f for f in fns if f is not None]
     if fns and len(exact) == len(fns):
