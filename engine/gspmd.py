@@ -38,6 +38,7 @@ from ..parser.ir import (
     SymbolRefAttr,
     Value,
 )
+from ..parser.vhlo.walk import iter_ops
 
 FULL_TO_SHARD = "SPMDFullToShardShape"
 SHARD_TO_FULL = "SPMDShardToFullShape"
@@ -55,11 +56,8 @@ def _target(op: Operation) -> str | None:
 
 
 def _walk(region: Region) -> Iterator[Operation]:
-    for block in region.blocks:
-        for op in block.operations:
-            yield op
-            for r in op.regions:
-                yield from _walk(r)
+    """Every op of ``region``, nested ones included."""
+    return iter_ops(op for block in region.blocks for op in block.operations)
 
 
 def is_gspmd_global(mod: Module) -> bool:
