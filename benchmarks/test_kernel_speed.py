@@ -6,10 +6,16 @@ interpreter), against its NumPy floor timed in the same test (``versus``, confte
   in engine/kernels/reduction.py (an in-order adjacent-pair tree, every partial sum
   rounded to f32; along a non-last axis its leaves are left folds of 32 rows);
   NumPy's pairwise summation with 8 interleaved accumulators is not an in-order tree,
-  so it cannot be used.  Along the last axis the tree's pairs of adjacent elements
-  cost NumPy one strided pass per level (``_pair_level``), about 2x the floor; along
-  axis 0 the row folds run at the floor's speed plus the small tree above them (see
-  the ``note`` of each row).  i32 sum and f32 max (any order is exact): 1.1x.
+  so it cannot be used.  Along the last axis (engine/kernels/reduction_tree.py) the
+  tree costs one NumPy call per level: the first level a complex multiply (the pairs
+  as ``a + bi`` times ``1 - i``, ~0.7x of the floor on its own), the second a strided
+  add over that buffer's real parts (~0.8x: NumPy has no vectorised loop for strided
+  float adds), the rest ~0.4x; the last levels of a small sum run three at a time
+  (rows of 8).  That is ~1.9-2.0x the floor on a quiet core and 2.1-2.6x with both
+  cores shared (the floor, latency-bound, loses less to a busy machine than the
+  tree's memory passes).  Along axis 0 the row folds run at the floor's speed plus
+  the small tree above them (see the ``note`` of each row).  i32 sum and f32 max (any
+  order is exact): 1.1x.
 * gather, the embedding lookup: 1e4 rows of a 1e5x16 f32 table, floor ``np.take``
   (target 1.5x).
 * convolution NCHW 1x64x56x56 * 64x64x3x3, stride 1, pad 1, f32, floor ONE

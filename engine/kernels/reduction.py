@@ -23,13 +23,14 @@ last (e.g. axis 0 of a matrix), the leaves of ``T`` are instead left folds of bl
 Both are valid spec schedules (in-order trees), so float sums are the spec's, with every
 partial result rounded to the body's type.  (NumPy's own float sum, pairwise with 8
 interleaved accumulators, is not an in-order tree, so it is never used; each level of
-``T`` is one or two NumPy calls on whole arrays, see ``_pair_level``.  The block folds
-are one ``ufunc.reduce`` over a non-innermost axis, which NumPy runs as an elementwise
-loop over the inner axis, once per fold step in index order; tests/kernels/
-test_reduce_schedule.py pins that bit for bit.  The region path runs the same schedule
-with at most 62 + ceil(log2(K/32)) + 1 region calls: each fold step is one call on all
-blocks at once.)  Large trees split over threads into aligned subtrees or independent
-output slabs, with the same bits (``_tree_split``).
+``T`` is one or two NumPy calls on whole arrays, see ``_pair_level`` and, along the last
+axis, ``reduction_tree``.  The block folds are one ``ufunc.reduce`` over a
+non-innermost axis, which NumPy runs as an elementwise loop over the inner axis, once
+per fold step in index order; tests/kernels/test_reduce_schedule.py pins that bit for
+bit.  The region path runs the same schedule with at most 62 + ceil(log2(K/32)) + 1
+region calls: each fold step is one call on all blocks at once.)  Large trees split
+over threads into aligned subtrees or independent output slabs, with the same bits
+(``_tree_split``).
 Integer add/multiply (exact wraparound), and/or/xor and integer max/min are associative
 and commutative, so NumPy's reductions give the same result as any schedule; float
 max/min use NumPy's reductions and then fix the sign of zero (IEEE ``maximum`` orders
@@ -59,6 +60,7 @@ from .conversion import convert
 from .elementwise import is_tf32
 from .patterns import reduction_combiners
 from .quantization import reduce_targets
+from .reduction_tree import PAIR_AS_COMPLEX, PAIR_AS_COMPLEX_MIN, tree_last
 
 Arrays = tuple[np.ndarray, ...]
 
@@ -190,32 +192,9 @@ _TREE_SPLIT_MIN = max(parallel.PARALLEL_MIN_ELEMENTS, 1 << 22)
 
 def _tree_serial(x: np.ndarray, axis: int, ufunc: np.ufunc) -> np.ndarray:
     if axis == x.ndim - 1:
-        return _tree_last(x, ufunc)
+        return tree_last(x, ufunc)
     while x.shape[axis] > 1:
         x = _pair_level(x, axis, ufunc)
-    return x
-
-
-def _tree_last(x: np.ndarray, ufunc: np.ufunc) -> np.ndarray:
-    """``_tree_serial`` along the last axis: the same levels as ``_pair_level`` (same
-    NumPy calls on the same values), with the per-level bookkeeping done once."""
-    lead = x.shape[:-1]
-    pair = _PAIR_AS_COMPLEX.get(x.dtype) if ufunc is np.add else None
-    k = x.shape[-1]
-    while k > 1:
-        half, odd = divmod(k, 2)
-        n2 = 2 * half
-        if pair is not None and half >= _PAIR_AS_COMPLEX_MIN and x.strides[-1] == x.itemsize:
-            buf = np.empty(lead + (half + odd,), dtype=pair[0])
-            np.multiply(x[..., :n2].view(pair[0]), pair[1], out=buf[..., :half])
-            out = buf.real  # a strided view: the next level reads it in pairs
-        else:
-            out = np.empty(lead + (half + odd,), dtype=x.dtype)
-            ufunc(x[..., 0:n2:2], x[..., 1:n2:2], out=out[..., :half])
-        if odd:
-            out[..., half] = x[..., k - 1]
-        x = out
-        k = half + odd
     return x
 
 
@@ -257,14 +236,6 @@ def _tree_split(
     return _tree_serial(np.concatenate(outs, axis=axis), axis, ufunc)
 
 
-# Float dtypes whose adjacent pairs (a, b) NumPy can add as one complex number z = a + bi:
-# re(z * (1 - i)) = a*1 - b*(-1) is a + b rounded ONCE (products by +-1 are exact), and
-# NumPy's complex multiply is vectorised where strided float adds are not.
-_PAIR_AS_COMPLEX: dict[np.dtype, tuple[np.dtype, np.complexfloating]] = {
-    np.dtype(np.float32): (np.dtype(np.complex64), np.complex64(1 - 1j)),
-    np.dtype(np.float64): (np.dtype(np.complex128), np.complex128(1 - 1j)),
-}
-_PAIR_AS_COMPLEX_MIN = 16  # pairs per row below which the plain strided add is as fast
 _PAIR_ROWS_MIN = 64  # inner row length from which a non-last-axis level adds whole rows
 
 
@@ -279,11 +250,11 @@ def _pair_level(x: np.ndarray, axis: int, ufunc: np.ufunc) -> np.ndarray:
     if (
         ufunc is np.add
         and last
-        and half >= _PAIR_AS_COMPLEX_MIN
-        and x.dtype in _PAIR_AS_COMPLEX
+        and half >= PAIR_AS_COMPLEX_MIN
+        and x.dtype in PAIR_AS_COMPLEX
         and x.strides[-1] == x.itemsize
     ):
-        cdt, one_minus_i = _PAIR_AS_COMPLEX[x.dtype]
+        cdt, one_minus_i = PAIR_AS_COMPLEX[x.dtype]
         buf = np.empty(shape, dtype=cdt)
         np.multiply(x[..., : 2 * half].view(cdt), one_minus_i, out=buf[..., :half])
         out = buf.real  # a strided view: the next level reads it in pairs
@@ -521,8 +492,10 @@ def _float_tree(
         t = _blocked_tree(y, axis, uf)
     else:
         t = _tree_ufunc(y, axis, uf)
-    t = np.squeeze(t, axis=axis)
-    return np.asarray(uf(np.asarray(init, dtype=dtype), t)).astype(dtype, copy=False)
+    out_shape = y.shape[:axis] + y.shape[axis + 1 :]
+    res = np.empty(out_shape, dtype=dtype)
+    uf(np.asarray(init, dtype=dtype), t.reshape(out_shape), out=res)  # body(init, T(...))
+    return res
 
 
 @kernel("stablehlo.reduce", quantized="native", quantized_targets=reduce_targets)
