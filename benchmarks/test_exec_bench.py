@@ -1,9 +1,10 @@
 """Execution benchmarks: each prepared hlorun program against its NumPy floor.
 
 Targets (ratio of medians, same session): large elementwise, reductions, matmul
-<= 1.1x; a compute-bound op on the machine's threads (exp 1e6) <= 1.0x of one NumPy
-thread; the 10-op chain <= 1.0x of one NumPy expression and <= 0.6x of one ufunc call
-per op (fusion, engine/fusion.py); conv <= 1.5x of im2col + one matmul;
+<= 1.1x; add of 1e4 f32 <= 1.5x (a call's fixed cost); a compute-bound op on the
+machine's threads (exp 1e6) <= 1.0x of one NumPy thread; the 10-op chain <= 1.0x
+of one NumPy expression and <= 0.6x of one ufunc call per op (fusion,
+engine/fusion.py); conv <= 1.5x of im2col + one matmul;
 sort <= 1.3x argsort; gather <= 1.5x take; scatter-add <= 1.5x copy + np.add.at; the
 1000-iteration scalar while loops (a counter; and 4 mixed f32/i32 ops besides it) <= 0.7x
 the same loop in Python on 0-d NumPy arrays; 1000 scalar ops <= 1 ms (<= 1 us per op);
@@ -39,12 +40,13 @@ def test_add_f32(versus, n):
 }}""")
     a, b = rand(n, 1), rand(n, 2)
     # The 1.1x target is for large tensors; at 1e4 a call's fixed cost (input checks,
-    # frame, NumPy error state: ~2-3 us) is what the row shows.
+    # NumPy error state: the steps written out on locals, engine/entry.py) is held to
+    # 1.5x (issue 19).
     big = n >= 1_000_000
     (r,) = versus(
         lambda: prog(a, b),
         lambda: np.add(a, b),
-        ratio=1.1 if big else None,
+        ratio=1.1 if big else 1.5,
         note="" if big else "small: fixed per-call cost",
     )
     assert np.array_equal(r, a + b)
@@ -141,7 +143,8 @@ def test_reduce_sum_1e6(versus):
   func.return %r : tensor<f32>
 }}""")
     a = rand(n, 3)
-    # the documented f32 schedule, not NumPy's (issue 19: reduce_sum <= 2.0x)
+    # the documented f32 schedule, not NumPy's (issue 19: reduce_sum <= 2.0x); its cost
+    # per level: benchmarks/test_kernel_speed.py, module docstring
     (r,) = versus(lambda: prog(a), lambda: np.add.reduce(a), ratio=2.0)
     assert float(r) == pytest.approx(float(a.astype(np.float64).sum()), rel=1e-4, abs=1e-2)
 

@@ -89,6 +89,7 @@ def straight_line(block: BlockPlan) -> tuple[Callable[[list[Any]], None], ...]:
     for k, st in enumerate(steps):
         _emit_step(st, k, env, lines, " " * 8, live)
     lines += ["    except Exception as e:", "        reraise(STEPS[at], e)"]
+    block.inlined = True
     return (_compile("block", lines, env),)
 
 

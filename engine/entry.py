@@ -18,23 +18,44 @@ module writes them out for one plan (``plain_entry``), checks unrolled:
   not another result, is the caller's as it is; any other result goes through
   ``engine.loading.owned_results`` (results never alias inputs, issue 21 item 4).
 
+When every step of the block can be written out (``local_steps``: small elementwise
+steps with an ``inline`` description, large ones with a ``big`` one, no regions, no
+fused runs), ``local_entry`` writes the whole call as one function instead: values in
+local variables (no frame, no closure calls), the steps in a NumPy error-state context
+of the program's own (``quiet_context``: no warning escapes, the caller's error state
+is never touched), a failing step reported as its op (``plan.reraise``, by the line it
+failed on).  Its steps call no kernel, so only the caps and the run's mode are checked.
+A result is checked for aliasing unless it is surely a new array of its step's own
+(a ufunc's result whose dtype NumPy's type resolution fixes, returned once).
+
 Same steps, same order, same values as ``call_plain``: bit-identical by construction.
 """
 
 from __future__ import annotations
 
+import contextvars
+import sys
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .loading import owned_results
 from .memory import current_budget_var
-from .plan import ERRSTATE_VAR, IGNORE_ERRORS, as_array, quiet_errors, restore_errors
+from .plan import (
+    ERRSTATE_VAR,
+    IGNORE_ERRORS,
+    as_array,
+    private_buffer,
+    quiet_errors,
+    reraise,
+    restore_errors,
+)
 
 if TYPE_CHECKING:
     from .interpreter import Interpreter
-    from .plan import FunctionPlan
+    from .plan import FunctionPlan, Step
 
 UNROLL_STEPS = 32  # a block of at most this many steps is called step by step
 
@@ -45,6 +66,8 @@ def plain_entry(
     """``run(inputs)``: the results, or None when the plain call does not apply."""
     block = plan.block
     assert block is not None  # a planned function
+    if ERRSTATE_VAR is not None and (steps := local_steps(plan)) is not None:
+        return local_entry(interp, plan, sig, steps)
     n = len(sig)
     xs = [f"x{i}" for i in range(n)]
     var = current_budget_var()
@@ -142,3 +165,245 @@ def plain_entry(
     exec(compile("\n".join(lines), "<hlorun entry>", "exec"), env, namespace)  # noqa: S102
     fn: Callable[[Sequence[Any]], list[Any] | None] = namespace["run"]
     return fn
+
+
+# ------------------------------------------------------------------ all steps inline
+LOCAL_MAX_STEPS = 4096  # a longer block keeps its frame (compile time of one function)
+
+
+def local_steps(plan: FunctionPlan) -> list[Step] | None:
+    """The block's steps when each can be written out on local variables (an ``inline``
+    or ``big`` description, no regions, no fused runs); None otherwise."""
+    block = plan.block
+    assert block is not None  # a planned function
+    steps = [st for st in block.steps if st.kind != "constant"]
+    if len(steps) > LOCAL_MAX_STEPS:
+        return None
+    runs = block.runs
+    faithful = block.inlined or (
+        len(runs) == len(steps) and all(r is st.run for r, st in zip(runs, steps))
+    )
+    if not faithful:  # fused runs (engine.fusion) are not their steps' closures
+        return None
+    if any((st.inline is None and st.big is None) or st.op.regions for st in steps):
+        return None
+    return steps
+
+
+class _Emitter:
+    """The lines of a local entry function and, for each, the step it belongs to."""
+
+    def __init__(self, plan: FunctionPlan, env: dict[str, Any]) -> None:
+        self.lines: list[str] = []
+        self.owner: list[int] = []  # line (0-based) -> step index, -1: none
+        self.env = env
+        self.consts = plan.consts
+        self.scalar = set(plan.scalar_args)
+        self.nargs = len(plan.function.type.inputs)
+        # slot -> the dtype its value has for sure (a base-class array or NumPy scalar)
+        self.dtypes: dict[int, np.dtype] = {
+            s: v.dtype for s, v in plan.consts.items() if v.__class__ is np.ndarray
+        }
+        # slots holding a new array of their own: a ufunc's result, not a reused buffer
+        self.fresh: set[int] = set()
+
+    def add(self, line: str, step: int = -1) -> None:
+        self.lines.append(line)
+        self.owner.append(step)
+
+    def ref(self, slot: int) -> str:
+        """The expression of a slot's value: a constant, an argument, or a local."""
+        if slot in self.consts:
+            self.env[f"C{slot}"] = self.consts[slot]
+            return f"C{slot}"
+        if slot < self.nargs and slot not in self.scalar:
+            return f"x{slot}"
+        return f"v{slot}"
+
+    def kill(self, slot: int, k: int, pad: str) -> None:
+        """Release a value at its last use (arguments and constants stay held)."""
+        if slot >= self.nargs and slot not in self.consts:
+            self.add(f"{pad}v{slot} = None", k)
+
+    def inline(self, st: Step, k: int, pad: str) -> None:
+        """A small elementwise step (``Step.inline``), as ``engine.codegen`` writes it."""
+        assert st.inline is not None
+        fn, dt, sct, fix = st.inline
+        env = self.env
+        env[f"F{k}"], env[f"D{k}"], env[f"T{k}"], env[f"X{k}"] = fn, dt, sct, fix
+        r = f"v{st.results[0]}"
+        self.dtypes[st.results[0]] = dt
+        self.add(f"{pad}{r} = F{k}({', '.join(self.ref(s) for s in st.operands)})", k)
+        for s in st.kills:
+            self.kill(s, k, pad)
+        self.add(
+            f"{pad}if {r}.__class__ is not T{k} and ({r}.__class__ is not ND or {r}.dtype != D{k}):",
+            k,
+        )
+        self.add(f"{pad}    {r} = X{k}({r})", k)
+
+    def big(self, st: Step, k: int, pad: str) -> None:
+        """A large elementwise step (``Step.big``), as ``StepCompiler._compile_fast_big``
+        runs it: into a dying operand's buffer that nobody else holds, else a new array."""
+        assert st.big is not None
+        ufunc, kw, dt, cands, shape, fix = st.big
+        env = self.env
+        env[f"U{k}"], env[f"D{k}"], env[f"X{k}"] = ufunc, dt, fix
+        env[f"K{k}"], env[f"P{k}"] = kw, shape
+        # an argument (the caller holds it) or a constant is never a dying buffer
+        reuse = [j for j in cands if self.ref(st.operands[j]).startswith("v")]
+        args = [f"a{j}" if j in reuse else self.ref(s) for j, s in enumerate(st.operands)]
+        for j in reuse:
+            self.add(f"{pad}a{j} = {self.ref(st.operands[j])}", k)
+        # released before the call, as the step's closure does, but for the operands
+        # the call names directly (an operand used twice): after it
+        direct = {s for j, s in enumerate(st.operands) if j not in reuse}
+        for s in st.kills:
+            if s not in direct:
+                self.kill(s, k, pad)
+        call = f"U{k}({', '.join(args)}"
+        kws = f", **K{k})" if kw else ")"
+        r = f"v{st.results[0]}"
+        for n, j in enumerate(reuse):  # ``a{j}`` and getrefcount's argument: nobody else
+            a = f"a{j}"
+            cond = f"RC({a}) == 2 and {a}.__class__ is ND and PB({a})"
+            self.add(f"{pad}{'elif' if n else 'if'} {cond}:", k)
+            self.add(f"{pad}    {r} = {call}, out={a}{kws}", k)
+        new = f"{call}, out=EMPTY(P{k}, D{k}){kws}" if kw else f"{call})"
+        if reuse:
+            self.add(f"{pad}else:", k)
+            self.add(f"{pad}    {r} = {new}", k)
+            self.add(f"{pad}{' = '.join(f'a{j}' for j in reuse)} = None", k)
+        else:
+            self.add(f"{pad}{r} = {new}", k)
+        for s in st.kills:
+            if s in direct:
+                self.kill(s, k, pad)
+        if reuse or not self._certain(ufunc, kw, dt, st.operands):
+            self.add(f"{pad}if {r}.__class__ is not ND or {r}.dtype != D{k}:", k)
+            self.add(f"{pad}    {r} = X{k}({r})", k)
+        else:  # a new base-class array of dtype ``dt``: nothing to check
+            self.fresh.add(st.results[0])
+        self.dtypes[st.results[0]] = dt
+
+    def _certain(self, ufunc: Any, kw: dict[str, Any], dt: np.dtype, ops: Sequence[int]) -> bool:
+        """Is a new result of ``ufunc`` on these operands surely a base-class array of
+        dtype ``dt``?  With ``out=`` (``kw``) it is that array; else NumPy's type
+        resolution on the operands' known dtypes says (operands of one shape, the
+        result's: no broadcasting, no subclass)."""
+        if kw:
+            return True
+        known = [self.dtypes.get(s) for s in ops]
+        if any(d is None for d in known):
+            return False
+        try:
+            resolved = ufunc.resolve_dtypes((*known, None))
+        except (TypeError, ValueError, AttributeError):
+            return False
+        return bool(resolved[-1] == dt) and list(resolved[:-1]) == known
+
+
+def _failed(steps: Sequence[Step], owner: Sequence[int], e: BaseException) -> None:
+    """Report ``e`` as the error of the step whose line raised it (``plan.reraise``)."""
+    tb = e.__traceback__
+    line = tb.tb_lineno if tb is not None else 0
+    k = owner[line - 1] if 0 < line <= len(owner) else -1
+    if k < 0:
+        raise e
+    reraise(steps[k], e)
+
+
+def quiet_context() -> contextvars.Context:
+    """A context of its own in which NumPy's error state ignores float errors (the spec
+    defines those results): running in it is cheaper than setting and resetting the
+    error state per call.  It is empty otherwise: the steps it runs read no other
+    context variable (no kernel, so no memory budget)."""
+    ctx = contextvars.Context()
+    ctx.run(ERRSTATE_VAR.set, IGNORE_ERRORS)
+    return ctx
+
+
+def local_entry(
+    interp: Interpreter,
+    plan: FunctionPlan,
+    sig: Sequence[tuple[np.dtype, tuple[int, ...]]],
+    steps: Sequence[Step],
+) -> Callable[[Sequence[Any]], list[Any] | None]:
+    """``plain_entry`` of a block whose steps are all written out (``local_steps``):
+    values in local variables, no frame, no closure calls, run in ``quiet_context``.
+    Its steps call no kernel, so neither the execution context nor the memory budget
+    is read: only the caps (the block's static bytes) and the run's mode are checked."""
+    block = plan.block
+    assert block is not None  # a planned function
+    n = len(sig)
+    xs = [f"x{i}" for i in range(n)]
+    env: dict[str, Any] = {
+        "ND": np.ndarray,
+        "interp": interp,
+        "limits": interp.limits,
+        "RC": sys.getrefcount,
+        "PB": private_buffer,
+        "EMPTY": np.empty,
+        "owned_results": owned_results,
+        "as_array": as_array,
+        "outputs": interp._outputs,
+        "plan": plan,
+    }
+    em = _Emitter(plan, env)
+    em.dtypes.update((i, dt) for i, (dt, _) in enumerate(sig))
+    em.add("def run(inputs):")
+    em.add("    try:")
+    em.add(f"        {', '.join(xs)}, = inputs" if n else "        () = inputs")
+    em.add("    except ValueError:")  # another number of inputs: the general path says so
+    em.add("        return None")
+    for i, (dt, shape) in enumerate(sig):
+        env[f"I{i}"], env[f"S{i}"] = dt, shape
+        x = xs[i]
+        em.add(
+            f"    if {x}.__class__ is not ND or ({x}.dtype is not I{i} and {x}.dtype != I{i})"
+            f" or {x}.shape != S{i}:"
+        )
+        em.add("        return None")
+    em.add(
+        f"    if not interp._fast or limits.memory_cap < {block.max_nbytes}"
+        f" or limits.live_cap < {block.max_live}:"
+    )
+    em.add("        return None")
+    for i in plan.scalar_args:
+        em.add(f"    v{i} = x{i}[()]")
+    em.add("    try:")
+    for k, st in enumerate(steps):
+        (em.big if st.big is not None else em.inline)(st, k, " " * 8)
+    em.add("        pass")
+    em.add("    except Exception as e:")
+    em.add("        FAILED(e)")
+    em.add("        raise")
+    env["FAILED"] = partial(_failed, tuple(steps), tuple(em.owner))
+    rs = [f"r{j}" for j in range(len(block.returns))]
+    for r, s in zip(rs, block.returns):
+        em.add(f"    {r} = {em.ref(s)}")
+    out = f"[{', '.join(rs)}]"
+    if plan.returns_consts:
+        em.add(f"    return owned_results(outputs(plan, {out}, True), inputs)")
+    else:
+        returns = block.returns
+        # a new array of a step's own, returned once: the caller's as it is
+        own = [s in em.fresh and returns.count(s) == 1 for s in returns]
+        for r, mine in zip(rs, own):  # 0-d values may be NumPy scalars
+            if not mine:
+                em.add(f"    if {r}.__class__ is not ND:")
+                em.add(f"        {r} = as_array({r})")
+        for j, (r, mine) in enumerate(zip(rs, own)):
+            earlier = [q for q, o in zip(rs[:j], own) if not (mine and o)]
+            tests = [f"{r} is {q}" for q in earlier]
+            if not mine:
+                tests = [f"{r}.base is not None"] + [f"{r} is {x}" for x in xs] + tests
+            if tests:
+                em.add(f"    if {' or '.join(tests)}:")
+                em.add(f"        return owned_results({out}, inputs)")
+        em.add(f"    return {out}")
+    code = compile("\n".join(em.lines), "<hlorun local entry>", "exec")
+    exec(code, env)  # noqa: S102
+    # (a RuntimeError from the context's ``run``: entered by another thread running
+    # this program; Program.__call__ then takes the general path)
+    return partial(quiet_context().run, env["run"])

@@ -306,6 +306,9 @@ class Step:
     # (callable, dtype, scalar type, fixer) of a small elementwise step that
     # engine.codegen may write out inline; None otherwise (set by StepCompiler)
     inline: tuple[Any, ...] | None = None
+    # (ufunc, kwargs, dtype, reuse candidates, shape, fixer) of a large elementwise step
+    # on one thread outside regions, that engine.entry may write out; None otherwise
+    big: tuple[Any, ...] | None = None
 
     @property
     def name(self) -> str:
@@ -323,6 +326,7 @@ class BlockPlan:
     free: frozenset[int] = frozenset()  # slots of enclosing blocks it reads
     max_nbytes: int = 0
     max_live: int = 0  # the largest ``Step.live`` (engine/memory.py: the live cap)
+    inlined: bool = False  # ``runs`` is its steps written out as one function (codegen)
 
 
 @dataclass(eq=False)

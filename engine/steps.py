@@ -295,6 +295,8 @@ class StepCompiler:
         ops, kills, slot = st.operands, st.kills, st.results[0]
         batched = st.in_region
         step = st
+        if not batched and not par:
+            st.big = (ufunc, kw, dt, cands, shape, fix)  # engine.entry may write this out
         if len(ops) == 2 and not batched and not par:
             return self._fast_big2(st, ufunc, kw, dt, cands, shape, fix)
 
