@@ -21,6 +21,8 @@ hlorun never shows a Python traceback for a bad program.
 from __future__ import annotations
 
 import argparse
+import gc
+import importlib
 import os
 import sys
 from collections.abc import Callable
@@ -284,29 +286,19 @@ def _report_profile(args: argparse.Namespace, profile, module) -> None:
         profile.write_trace(args.profile_trace, module)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from .. import __version__
-    from .cli_artifacts import add_commands
-    from .cli_exported import add_flags as add_exported_flags
-    from .cli_fold import add_command as add_fold_command
-    from .cli_ops import add_command as add_ops_command
-    from .cli_test import add_command as add_test_command
+def _common(sp: argparse.ArgumentParser, nargs: str | None = None) -> None:
+    sp.add_argument("file", nargs=nargs, help="an .mlir file, or - for standard input")
+    sp.add_argument(
+        "--split-input-file",
+        "-split-input-file",
+        action="store_true",
+        help="treat each chunk between lines '// -----' as its own program",
+    )
 
-    p = argparse.ArgumentParser(prog="hlorun", description="A fast StableHLO interpreter.")
-    p.add_argument("--version", action="version", version=f"hlorun {__version__}")
-    sub = p.add_subparsers(dest="command", required=True)
 
-    def common(sp: argparse.ArgumentParser, nargs: str | None = None) -> None:
-        sp.add_argument("file", nargs=nargs, help="an .mlir file, or - for standard input")
-        sp.add_argument(
-            "--split-input-file",
-            "-split-input-file",
-            action="store_true",
-            help="treat each chunk between lines '// -----' as its own program",
-        )
-
+def _add_format(sub: argparse._SubParsersAction) -> None:
     f = sub.add_parser("format", help="parse a program and print it back (like stablehlo-opt)")
-    common(f)
+    _common(f)
     f.add_argument(
         "--generic",
         "--mlir-print-op-generic",
@@ -316,12 +308,18 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--strip-debuginfo", action="store_true", help="drop locations")
     f.set_defaults(func=cmd_format)
 
+
+def _add_verify(sub: argparse._SubParsersAction) -> None:
     v = sub.add_parser("verify", help="verify a program; print every error")
-    common(v)
+    _common(v)
     v.set_defaults(func=cmd_verify)
 
+
+def _add_interpret(sub: argparse._SubParsersAction) -> None:
+    from .cli_exported import add_flags as add_exported_flags
+
     i = sub.add_parser("interpret", help="run a program (like stablehlo-translate --interpret)")
-    common(i, nargs="?")
+    _common(i, nargs="?")
     add_exported_flags(i)
     i.add_argument("--args", help='inputs as "[dense<...> : tensor<...>, ...]"')
     i.add_argument(
@@ -370,23 +368,74 @@ def build_parser() -> argparse.ArgumentParser:
         help="floats as %%e (default) or the shortest decimal that reads back bit for bit",
     )
     i.set_defaults(func=cmd_interpret)
-    add_commands(sub)
-    add_ops_command(sub)
-    add_fold_command(sub)
-    add_test_command(sub)
+
+
+def _add_vhlo_tools(sub: argparse._SubParsersAction) -> None:
+    # listed for --help; main() hands their arguments to parser/vhlo/cli.py
     sub.add_parser("vhlo", help="legalize to VHLO / convert to a target (hlorun vhlo --help)")
     sub.add_parser("compat", help="can a program be served at a version (hlorun compat --help)")
+
+
+# Every sub-command, in --help order: command -> the function adding its parser, here or
+# (module, function) in the module defining the command.  build_parser adds only the
+# command about to run, importing only its module (startup, issue 19); every one for
+# ``hlorun --help`` and anything that is not a command name.
+_COMMANDS: dict[str, Callable[[argparse._SubParsersAction], None] | tuple[str, str]] = {
+    "format": _add_format,
+    "verify": _add_verify,
+    "interpret": _add_interpret,
+    "deserialize": ("cli_artifacts", "add_commands"),
+    "serialize": ("cli_artifacts", "add_commands"),
+    "ops": ("cli_ops", "add_command"),
+    "fold": ("cli_fold", "add_command"),
+    "test": ("cli_test", "add_command"),
+    "vhlo": _add_vhlo_tools,
+    "compat": _add_vhlo_tools,
+}
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The ``hlorun`` parser: every sub-command, or only ``command`` (the one about to
+    run) when it names one."""
+    from .. import __version__
+
+    p = argparse.ArgumentParser(prog="hlorun", description="A fast StableHLO interpreter.")
+    p.add_argument("--version", action="version", version=f"hlorun {__version__}")
+    sub = p.add_subparsers(dest="command", required=True)
+    adders = [_COMMANDS[command]] if command in _COMMANDS else list(_COMMANDS.values())
+    done: list[object] = []
+    for adder in adders:
+        if adder in done:  # one function adds several commands
+            continue
+        done.append(adder)
+        if isinstance(adder, tuple):
+            module, name = adder
+            getattr(importlib.import_module(f".{module}", __package__), name)(sub)
+        else:
+            adder(sub)
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
+    """The ``hlorun`` command (``argv``: the arguments; None: ``sys.argv[1:]``, as the
+    console script calls it, just before the process exits)."""
+    rc = _main(sys.argv[1:] if argv is None else list(argv))
+    if argv is None:
+        # The process exits next: freeze the heap so that the interpreter's collections
+        # at shutdown skip it (tens of ms for a small program, more than the work of
+        # running it: issue 19); atexit handlers and the flushing of files still run.
+        gc.freeze()
+    return rc
+
+
+def _main(argv: list[str]) -> int:
     try:
         if argv and argv[0] in ("vhlo", "compat"):
             from .cli_artifacts import run_vhlo_tool
 
             return run_vhlo_tool(argv[0], argv[1:])
-        args = build_parser().parse_args(argv)
+        command = argv[0] if argv and not argv[0].startswith("-") else None
+        args = build_parser(command).parse_args(argv)
         return args.func(args)
     except HloError as e:
         print(e.render(), file=sys.stderr)

@@ -8,10 +8,13 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
+from typing import TYPE_CHECKING
 
 from ..parser import parse_module, print_module
-from ..parser.ir import Module
 from .cli import _bytecode_module, _read_program, print_chunks
+
+if TYPE_CHECKING:
+    from ..parser.ir import Module
 
 
 def _fold_and_print(module: Module, args: argparse.Namespace) -> str:

@@ -9,8 +9,6 @@ import inspect
 import os
 from typing import Any
 
-from ..parser import opdecl
-
 
 def _where(fn: Any) -> str:
     if fn is None:
@@ -27,8 +25,10 @@ def _where(fn: Any) -> str:
 
 
 def _rows() -> dict[str, Any]:
-    from .. import engine  # noqa: F401  (fills every column of the op table)
+    # imported when the command runs (``hlorun --help`` stays cheap); the kernels
+    # package adds its families to the table, whose iteration then loads every column
     from ..shape_inference.optable import OP_TABLE
+    from . import kernels  # noqa: F401
 
     return OP_TABLE
 
@@ -40,6 +40,8 @@ def describe(name: str) -> str:
         close = [n for n in table if name in n]
         hint = f"; did you mean {', '.join(sorted(close)[:5])}?" if close else ""
         raise KeyError(f"no op {name!r} in the op table{hint}")
+    from ..parser import opdecl  # when the command runs: ``hlorun --help`` stays cheap
+
     decl = opdecl.OP_DECLS.get(row.name)
     lines = [row.name]
     lines.append(f"  spec:       {decl.section if decl else opdecl.section_of(row.name)}")

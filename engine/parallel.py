@@ -16,8 +16,10 @@ from __future__ import annotations
 import contextvars
 import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 T = TypeVar("T")
 
@@ -58,6 +60,9 @@ def set_workers(n: int) -> int:
 def _pool() -> ThreadPoolExecutor:
     global _POOL
     if _POOL is None:
+        # imported on first use, to keep startup cheap (concurrent.futures loads logging)
+        from concurrent.futures import ThreadPoolExecutor
+
         _POOL = ThreadPoolExecutor(max(1, _WORKERS - 1), thread_name_prefix="hlorun")
     return _POOL
 

@@ -14,8 +14,6 @@ import functools
 import re
 from typing import Any
 
-import pyparsing as pp
-
 from . import dense_text
 from . import lexer as lx
 from .attributes import (
@@ -60,12 +58,17 @@ from .ir import (
     UnitAttr,
 )
 from .type_syntax import TypeParser, builtin_type
-from .vhlo.text import parse_vhlo_attr  # `!vhlo.` / `#vhlo` text (VhloTypes.td, VhloAttrs.td)
 
 # ---- convolution dimension numbers: `[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]` ----------
 
 
-def _build_conv_grammar() -> pp.ParserElement:
+@functools.cache
+def _conv_grammar() -> Any:
+    """The pyparsing grammar of the dimension numbers, built on first use: pyparsing is
+    imported here, not at module level, to keep startup cheap (a program without a
+    custom-form convolution never loads it)."""
+    import pyparsing as pp
+
     item = pp.Regex(r"[0-9]+|[bfio]")
     dims = pp.Group(pp.Suppress("[") + pp.Optional(pp.DelimitedList(item)) + pp.Suppress("]"))
     return (
@@ -78,7 +81,6 @@ def _build_conv_grammar() -> pp.ParserElement:
     )
 
 
-_CONV_GRAMMAR = _build_conv_grammar()
 CONV_DIMS_RE = re.compile(r"\[[^\]\[]*\]\s*x\s*\[[^\]\[]*\]\s*->\s*\[[^\]\[]*\]")
 
 
@@ -104,7 +106,14 @@ def _conv_part(items: list[str], letters: str) -> tuple[int, int, tuple[int, ...
 
 @functools.lru_cache(maxsize=256)
 def parse_conv_dims(text: str) -> ConvDimensionNumbers:
-    r = _CONV_GRAMMAR.parse_string(text, parse_all=True)
+    """``[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]`` (no blanks) -> its dimension numbers;
+    ValueError when malformed."""
+    import pyparsing as pp  # cold path: loaded by _conv_grammar, not at startup
+
+    try:
+        r = _conv_grammar().parse_string(text, parse_all=True)
+    except pp.ParseBaseException as e:
+        raise ValueError(str(e)) from None
     ib, if_, isp = _conv_part(list(r["input"]), "bf")
     ki, ko, ksp = _conv_part(list(r["kernel"]), "io")
     ob, of, osp = _conv_part(list(r["output"]), "bf")
@@ -431,6 +440,9 @@ class AttrParser(TypeParser):
         text = c.text
         has_body = text.startswith("<", c.pos)
         if name == "#vhlo" or name.startswith("#vhlo."):
+            # imported here: the VHLO text grammar loads only for `#vhlo` text (startup)
+            from .vhlo.text import parse_vhlo_attr
+
             return parse_vhlo_attr(self, name, start)
         if name == "#sdy" or name.startswith("#sdy."):  # Shardy: parser/sdy.py
             # imported here: Shardy's grammar and printers load only for `#sdy` text
@@ -588,7 +600,7 @@ class AttrParser(TypeParser):
             )
         try:
             cd = parse_conv_dims(re.sub(r"\s+", "", m.group(0)))
-        except (pp.ParseBaseException, ValueError) as e:
+        except ValueError as e:
             raise c.error(f"invalid convolution dimension numbers: {e}", start) from None
         c.pos = m.end()
         return cd

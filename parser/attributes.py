@@ -18,10 +18,8 @@ MLIR semantics (mlir.llvm.org/docs/Dialects/Builtin, DenseIntOrFPElementsAttr):
 from __future__ import annotations
 
 import functools
-import json
 import math
 import re
-from fractions import Fraction
 from typing import NamedTuple, Protocol
 
 import ml_dtypes
@@ -156,16 +154,24 @@ def round_floats(x64: np.ndarray, t: FloatType, texts: ElementTexts | None = Non
         return r
     # a tie of ``dtype`` (normal or subnormal) has the f64 bits below half its unit in
     # the last place zero: rare for long decimals, common for short ones (exact values)
-    tie = (x64.view(np.uint64) & tb.below_half) == 0
-    if not tie.any():
+    flat_x = x64.reshape(-1)
+    tie = (flat_x.view(np.uint64) & tb.below_half) == 0
+    count = np.count_nonzero(tie)
+    if not count:
         return r
-    back = r.astype(np.float64)
-    suspect = tie & (back != x64) & np.isfinite(x64) & (x64 != 0)
-    if suspect.any():
+    if 8 * count < tie.size:  # a few candidates: checked apart
+        idx = tie.nonzero()[0]
+        xs = flat_x[idx]
+        back = r.reshape(-1)[idx].astype(np.float64)
+        suspect = idx[(back != xs) & np.isfinite(xs) & (xs != 0)]
+    else:
+        back = r.reshape(-1).astype(np.float64)
+        suspect = (tie & (back != flat_x) & np.isfinite(flat_x) & (flat_x != 0)).nonzero()[0]
+    if suspect.size:
         r = r.copy()
         flat = r.reshape(-1)
-        for i in np.flatnonzero(suspect.reshape(-1)).tolist():
-            flat[i] = _round_exact(texts[i], float(x64.reshape(-1)[i]), dtype)
+        for i in suspect.tolist():
+            flat[i] = _round_exact(texts[i], float(flat_x[i]), dtype)
     return r
 
 
@@ -194,6 +200,8 @@ def _uint_view_dtype(dtype: np.dtype) -> np.dtype:
 
 def _round_exact(text: str, x: float, dtype: np.dtype):
     """Correctly rounded (nearest-even) value of decimal ``text`` in ``dtype``."""
+    from fractions import Fraction  # on first use (rare ties): keeps startup cheap
+
     try:
         exact = Fraction(text)
     except (ValueError, ZeroDivisionError):
@@ -537,6 +545,9 @@ def _leaves_to_array(leaves: list, elem: Type) -> np.ndarray:
 _JSON_OK = re.compile(r"^[\s\[\],0-9eE.+\-truefals]*$")
 
 
+_NEGATIVE_INT_ZERO = re.compile(r"-0+(?![0-9.eE])")
+
+
 def _json_fast(body: str, ttype: TensorType) -> np.ndarray | None:
     """Fast path for plain decimal lists via the C JSON decoder; None if not applicable."""
     elem = _storage_type(ttype.element_type)
@@ -544,6 +555,8 @@ def _json_fast(body: str, ttype: TensorType) -> np.ndarray | None:
         return None
     if not _JSON_OK.match(body):
         return None
+    import json  # on first use (a long literal): keeps startup cheap
+
     try:
         tree = json.loads(body)
     except (ValueError, RecursionError):
@@ -557,6 +570,8 @@ def _json_fast(body: str, ttype: TensorType) -> np.ndarray | None:
     if isinstance(elem, FloatType):
         if arr.dtype.kind not in "fi" or elem.name not in ("f64", "f32", "f16", "bf16"):
             return None
+        if "-0" in body and _NEGATIVE_INT_ZERO.search(body):
+            return None  # JSON reads the integer -0 as 0: the float literal is -0.0
         x64 = arr.astype(np.float64)
         r = round_floats(x64, elem, None)
         back = r.astype(np.float64)

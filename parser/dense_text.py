@@ -1,8 +1,10 @@
 """Decimal ``dense<[...]>`` bodies decoded in a few passes over their text (no token
 per element in the grammar): the bracket skeleton of the text (every number, blank
 and sign deleted from its ASCII bytes with one ``bytes.translate``) must equal the
-skeleton of the tensor's shape, the numbers are the text split on brackets and commas,
-and each converts with ``float`` / ``int``.  Values are the slow path's
+skeleton of the tensor's shape, and the numbers are read in C by one
+``np.fromstring`` (or, for bodies with hexadecimal words, split on brackets and commas
+and converted with ``float`` / ``int``); ``true`` / ``false`` bodies are matched
+against the skeleton with one character per element.  Values are the slow path's
 (``attributes.decode_dense``) bit for bit: floats go through the same ``round_floats``
 with the literal texts (exact rounding of values that may have been rounded twice),
 integers through the same range check.  Anything else (non-ASCII text, hex blobs and
@@ -14,7 +16,6 @@ from __future__ import annotations
 
 import functools
 import math
-import re
 
 import numpy as np
 
@@ -28,19 +29,18 @@ _DROP_NUMBERS = b"0123456789.eE+-xXabcdfABCDF" + _BLANKS.encode()
 _DROP_BOOLS = b"truefals" + _BLANKS.encode()
 _SPLIT = str.maketrans("[](),", "     ")
 _I1 = IntegerType(1)
-_UNBRACKET = str.maketrans("[]", "  ")
-_BLANK_BYTES = _BLANKS.encode()
-# with the skeleton matched, these pairs (blanks removed) occur only around an empty
-# element: np.fromstring reads one without complaint
-_EMPTY_SLOTS = (b"[,", b",,", b",]", b"[]", b"(,", b",)")
-# a sign not followed by a digit: np.fromstring reads "-" as 0 and "- 1" as -1
-_BAD_INT_BYTES = tuple(
-    s + c for s in (b"-", b"+") for c in (b" ", b"\t", b"\r", b"\n", b",", b"]", b"-", b"+")
+# brackets and parentheses to blanks (complex elements read as two numbers each)
+_UNBRACKET = bytes.maketrans(b"[]()", b"    ")
+# digits to "0", "." kept, everything else a blank (``_leading_dot``)
+_DOT_CONTEXT = bytes(
+    0x30 if chr(b).isdigit() and b < 128 else 0x2E if b == 0x2E else 0x20 for b in range(256)
 )
-_BAD_INT_BYTES += (b".", b"e", b"E")
-# a number may not start with '.' (MLIR's lexer; Python's float accepts ".5"): a '.'
-# that does not follow a digit
-_LEADING_DOT = re.compile(r"\.(?<![0-9]\.)")
+_BLANK_BYTES = _BLANKS.encode()
+# with the skeleton matched, an element is blank where (blanks deleted) an opener or a
+# comma stands right before a comma or a closer (np.fromstring reads one as -1.0)
+_SLOT_BITS = bytes(
+    1 if c in b"[(" else 3 if c == ord(",") else 2 if c in b"])" else 0 for c in range(256)
+)
 
 
 def _skeleton(shape: tuple[int, ...], leaf: str) -> bytes:
@@ -98,26 +98,21 @@ def _decode(body: str, shape: tuple[int, ...], elem: Type) -> np.ndarray | None:
         n *= d
     if n > len(body):  # every element takes a character at least: the text cannot match
         return None  # (and the skeleton of a huge shape must never be built)
+    raw = body.encode("ascii")  # UnicodeEncodeError (a ValueError): the caller
     if isinstance(elem, IntegerType) and elem.is_bool:
-        if body.encode("ascii").translate(None, _DROP_BOOLS) != _skeleton(shape, ""):
-            return None
-        words = np.array(body.translate(_SPLIT).split())
-        true = words == "true"
-        if words.size != n or not (true | (words == "false")).all():
-            return None
-        return true
+        return _bools(raw, shape, n)
     leaf = "(,)" if isinstance(elem, ComplexType) else ""
-    if body.encode("ascii").translate(None, _DROP_NUMBERS) != _skeleton(shape, leaf):
+    if raw.translate(None, _DROP_NUMBERS) != _skeleton(shape, leaf):
         return None
-    if _LEADING_DOT.search(body) is not None:
+    if _leading_dot(raw):
         return None
-    if not leaf and "x" not in body and "X" not in body:
-        quick = _c_numbers(body, n, elem)
+    if b"x" not in raw and b"X" not in raw:
+        quick = _c_numbers(raw, n, elem)
         if quick is not None:
             return quick
     texts = body.translate(_SPLIT).split()
     # the count alone misses a blank element beside a two-word one ("[, 1 2]")
-    if len(texts) != n * (2 if leaf else 1) or _has_empty_slot(body):
+    if len(texts) != n * (2 if leaf else 1) or _has_empty_slot(raw):
         return None
     if isinstance(elem, (IntegerType, IndexType)):
         return _integers(texts, elem)
@@ -125,66 +120,108 @@ def _decode(body: str, shape: tuple[int, ...], elem: Type) -> np.ndarray | None:
         return _floats(texts, elem, _may_have_hex(body))
     if isinstance(elem, ComplexType) and isinstance(elem.element_type, FloatType):
         parts = _floats(texts, elem.element_type, _may_have_hex(body))
-        if parts is None:
-            return None
-        out = np.empty(n, dtype=numpy_dtype(elem))
-        out.real = parts[0::2]
-        out.imag = parts[1::2]
-        return out
+        return None if parts is None else _complex(parts, elem, n)
     return None
 
 
-def _c_numbers(body: str, n: int, elem: Type) -> np.ndarray | None:
+def _bools(raw: bytes, shape: tuple[int, ...], n: int) -> np.ndarray | None:
+    """``true`` / ``false`` elements: with each word replaced by one character and the
+    blanks deleted, the text must be the shape's skeleton with one such character per
+    element (a word split by a blank, two words in one place or an empty place do not
+    line up with it)."""
+    if raw.translate(None, _DROP_BOOLS) != _skeleton(shape, ""):
+        return None  # another character than the words' letters, blanks and brackets
+    packed = raw.replace(b"true", b"1").replace(b"false", b"0").translate(None, _BLANK_BYTES)
+    template = _skeleton(shape, "_")
+    if len(packed) != len(template):
+        return None
+    got = np.frombuffer(packed, dtype=np.uint8)
+    want = np.frombuffer(template, dtype=np.uint8)
+    slot = want == 0x5F  # "_"
+    vals = got[slot]
+    if not (got[~slot] == want[~slot]).all() or not ((vals == 0x30) | (vals == 0x31)).all():
+        return None
+    return vals == 0x31
+
+
+def _leading_dot(raw: bytes) -> bool:
+    """Whether a ``.`` follows something other than a digit (MLIR's lexer wants a digit
+    before it; Python's float accepts ".5"): with digits mapped to ``0`` and every other
+    byte but ``.`` to a blank, a ``.`` at the start or after a blank (a ``.`` after a
+    ``.`` follows a number that already has one: ``float`` rejects it)."""
+    if b"." not in raw:
+        return False
+    t = raw.translate(_DOT_CONTEXT)
+    return t.startswith(b".") or b" ." in t
+
+
+def _complex(parts: np.ndarray, elem: ComplexType, n: int) -> np.ndarray:
+    out = np.empty(n, dtype=numpy_dtype(elem))
+    out.real = parts[0::2]
+    out.imag = parts[1::2]
+    return out
+
+
+def _c_numbers(raw: bytes, n: int, elem: Type) -> np.ndarray | None:
     """All numbers of a checked decimal body read in C by ``np.fromstring`` (text mode:
-    CPython's correctly rounded ``PyOS_string_to_double`` for floats), or None for the
-    per-token path.  The body already has the shape's skeleton and only digits, ``.eE+-``
-    and blanks besides; what ``fromstring`` would read differently from ``float`` /
-    ``int`` is excluded first: an empty element (read as -1 or 0, no error), and for
-    integers a sign without digits (read as 0) and values that saturate int64."""
-    flat = body.translate(_UNBRACKET)
-    if isinstance(elem, FloatType):
-        x64 = np.fromstring(flat, dtype=np.float64, sep=",")  # ValueError: caller
-        # an empty element reads as -1.0 (PyOS_string_to_double's failure value): only
-        # then are the slots searched (a slow search: commas are frequent)
-        if x64.size != n or ((x64 == -1.0).any() and _has_empty_slot(body)):
+    CPython's correctly rounded ``PyOS_string_to_double``; a complex element is two
+    numbers), or None for the per-token path.  The body already has the shape's
+    skeleton and only digits, ``.eE+-`` and blanks besides; what ``fromstring`` reads
+    differently from ``float`` / ``int`` is excluded: an empty element (read as -1.0,
+    no error), and integers are read as f64 (strtod, unlike strtol, rejects a sign
+    without digits) below 2**53, where f64 is exact."""
+    flat = raw.translate(_UNBRACKET)
+    if isinstance(elem, ComplexType):
+        inner = elem.element_type
+        if not isinstance(inner, FloatType):
             return None
-        return round_floats(x64, elem, _LazyTexts(body))
+        parts = _c_floats(raw, flat, 2 * n, inner)
+        return None if parts is None else _complex(parts, elem, n)
+    if isinstance(elem, FloatType):
+        return _c_floats(raw, flat, n, elem)
     if not isinstance(elem, (IntegerType, IndexType)):
         return None
     t = elem if isinstance(elem, IntegerType) else IntegerType(64)
-    raw = body.encode("ascii")
-    if t.width < 8 or t.width > 64 or any(p in raw for p in _BAD_INT_BYTES):
+    if t.width < 8 or t.width > 64 or b"." in raw or b"e" in raw or b"E" in raw:
         return None
-    if _has_empty_slot(body):
-        return None
-    vals = np.fromstring(flat, dtype=np.int64, sep=",")  # ValueError: caller
-    if vals.size != n:
+    x64 = np.fromstring(flat, dtype=np.float64, sep=",")  # ValueError: caller
+    if x64.size != n or (np.count_nonzero(x64 == -1.0) and _has_empty_slot(raw)):
         return None
     lo, hi = int_range(t)
-    # int64's bounds: saturated reads (or true bounds: then the per-token path decides)
-    lo, hi = max(lo, -(1 << 63) + 1), min(hi, (1 << 63) - 2)
-    if int(vals.min()) < lo or int(vals.max()) > hi:
+    lo, hi = max(lo, -(1 << 53)), min(hi, 1 << 53)  # beyond: the per-token path
+    if x64.min() < lo or x64.max() > hi:
         return None
-    return vals.astype(numpy_dtype(t))
+    return x64.astype(np.int64).astype(numpy_dtype(t))  # signless: wraps
 
 
-def _has_empty_slot(body: str) -> bool:
-    """Whether an element of a body with the shape's skeleton is blank."""
-    packed = body.encode("ascii").translate(None, _BLANK_BYTES)
-    return any(p in packed for p in _EMPTY_SLOTS)
+def _c_floats(raw: bytes, flat: bytes, n: int, t: FloatType) -> np.ndarray | None:
+    x64 = np.fromstring(flat, dtype=np.float64, sep=",")  # ValueError: caller
+    # an empty element reads as -1.0 (PyOS_string_to_double's failure value): only
+    # then are the slots searched
+    if x64.size != n or (np.count_nonzero(x64 == -1.0) and _has_empty_slot(raw)):
+        return None
+    return round_floats(x64, t, _LazyTexts(raw))
+
+
+def _has_empty_slot(raw: bytes) -> bool:
+    """Whether an element of a body with the shape's skeleton is blank: with blanks
+    deleted, an opener or comma (bit 0 of ``_SLOT_BITS``) right before a comma or
+    closer (bit 1), tested on all byte pairs at once as one big integer."""
+    x = int.from_bytes(raw.translate(_SLOT_BITS, _BLANK_BYTES), "big")
+    return ((x >> 8) << 1) & x != 0
 
 
 class _LazyTexts:
     """The element texts of a body, split only when ``round_floats`` asks for one (the
     rare values that may have been rounded twice)."""
 
-    def __init__(self, body: str) -> None:
-        self._body = body
+    def __init__(self, raw: bytes) -> None:
+        self._raw = raw
         self._texts: list[str] | None = None
 
     def __getitem__(self, i: int) -> str:
         if self._texts is None:
-            self._texts = self._body.translate(_SPLIT).split()
+            self._texts = self._raw.decode("ascii").translate(_SPLIT).split()
         return self._texts[i]
 
 

@@ -3,7 +3,7 @@
 The grammar is MLIR's (mlir.llvm.org/docs/LangRef): a module of operations, each in the
 generic form ``"dialect.op"(%a) <{props}> ({regions}) {attrs} : (types) -> types`` or in
 an op's custom (pretty) form; regions of blocks; types; attributes.  Terminals are
-pyparsing ``Regex`` tokens (parser/lexer.py), the structure is parsed by recursive descent
+named compiled regexes (parser/lexer.py), the structure is parsed by recursive descent
 over them, one layer of the syntax per module:
 
 - ``type_syntax``: types (``TypeParser``, the cursor and the parser state);
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -49,17 +50,42 @@ from .op_syntax import OpParser, _with_location, sort_attrs
 from .pretty_ops import FORMS as _SIMPLE_FORMS
 from .pretty_ops import parse_default
 from .pretty_regions import FORMS as _REGION_FORMS
-from .pretty_sdy import FORMS as _SDY_FORMS
 from .source import split_input_file
 from .type_syntax import _simple_tensor  # re-exported: parser/source.py is its home
 
 __all__ = ["Parser", "parse_module", "split_input_file"]
 
-CUSTOM_FORMS: dict[str, Callable[..., Operation]] = {
-    **_SIMPLE_FORMS,
-    **_REGION_FORMS,
-    **_SDY_FORMS,
-}
+
+class _CustomForms(dict):
+    """Every family's custom-form parsers by op name; the Shardy (``sdy.``) forms are
+    added when the first ``sdy.`` op is parsed (parser/pretty_sdy.py and parser/sdy.py
+    load only for text that uses them, to keep startup cheap)."""
+
+    _sdy = False
+
+    def get(self, name: str, default: Any = None) -> Any:
+        if not self._sdy and name.startswith("sdy."):
+            self._load_sdy()
+        return super().get(name, default)
+
+    def __contains__(self, name: object) -> bool:
+        if not self._sdy and isinstance(name, str) and name.startswith("sdy."):
+            self._load_sdy()
+        return super().__contains__(name)
+
+    def __getitem__(self, name: str) -> Any:
+        if not self._sdy and name.startswith("sdy."):
+            self._load_sdy()
+        return super().__getitem__(name)
+
+    def _load_sdy(self) -> None:
+        from .pretty_sdy import FORMS  # on first use, to keep startup cheap
+
+        self.update(FORMS)
+        self._sdy = True
+
+
+CUSTOM_FORMS: dict[str, Callable[..., Operation]] = _CustomForms({**_SIMPLE_FORMS, **_REGION_FORMS})
 
 
 # Fast path of the generic op form as MLIR prints it, on one line: ``%r = "d.op"(%a, %b)
@@ -86,7 +112,13 @@ _FUNC_HEAD = re.compile(
     r"func\.func (?:(public|private|nested) )?@([A-Za-z_$.\-][A-Za-z0-9_$.\-]*)\("
 )
 _FUNC_ARG = re.compile(rf"({_V}): ({_T})(?:, (?=%)|(?=\)))")
-_DEFS = re.compile(rf"{_V}(?::[0-9]+)? = ")
+# What starts a line one of the fast paths may take, after its results: ``lastindex``
+# says which (2: generic form, 3: constant, 4: call, 5: custom_call, 6: return,
+# 7: func.func)
+_FAST_START = re.compile(
+    rf'({_V}(?::[0-9]+)? = )?(?:(")|(stablehlo\.constant dense<)|((?:func\.)?call )'
+    r"|(stablehlo\.custom_call @)|((?:func\.)?return )|(func\.func ))"
+)
 _USES = rf"{_V}(?:#[0-9]+)?(?:, {_V}(?:#[0-9]+)?)*"
 _EOL = r"(?=[ \t]*(?:\n|\r|//|$|loc\())"
 # ``return %a, %b : t1, t2`` (parse_return's forms) and ``%r = call @f(%a)`` before its type
@@ -110,6 +142,34 @@ _DICT_CACHE: dict[str, tuple[tuple[str, Attribute], ...]] = {}
 # ``tensor<..>, tensor<..>`` texts of the one-line fast paths -> their types
 _TENSORS_CACHE: dict[str, tuple[Type, ...]] = {}
 _CACHE_SIZE = 4096  # entries per memo (cleared when full)
+# `` : (ins) -> outs`` texts of the one-line fast paths -> (input types, result types)
+_SIGNATURE_CACHE: dict[str, tuple[tuple[Type, ...], tuple[Type, ...]]] = {}
+# callee name -> the attributes of a ``func.call`` (frozen: shared)
+_CALLEE_CACHE: dict[str, tuple[tuple[str, Attribute], ...]] = {}
+
+
+# short ``dense<...>`` bodies of ``stablehlo.constant`` (with their type) -> attributes
+_SHORT_CONSTANTS: dict[tuple[str, TensorType], tuple[tuple[str, Attribute], ...]] = {}
+_TARGETS: dict[str, tuple[str, Attribute]] = {}
+
+
+def _target_attr(name: str) -> tuple[str, Attribute]:
+    """``("call_target_name", StringAttr(name))`` (frozen: shared)."""
+    hit = _TARGETS.get(name)
+    if hit is None:
+        if len(_TARGETS) >= _CACHE_SIZE:
+            _TARGETS.clear()
+        hit = _TARGETS[name] = ("call_target_name", StringAttr(name))
+    return hit
+
+
+def _callee_attrs(name: str) -> tuple[tuple[str, Attribute], ...]:
+    hit = _CALLEE_CACHE.get(name)
+    if hit is None:
+        if len(_CALLEE_CACHE) >= _CACHE_SIZE:
+            _CALLEE_CACHE.clear()
+        hit = _CALLEE_CACHE[name] = (("callee", SymbolRefAttr(name, ())),)
+    return hit
 
 
 class Parser(OpParser):
@@ -146,23 +206,23 @@ class Parser(OpParser):
         start = c.skip()
         text = c.text
         op: Operation | None = None
-        d = _DEFS.match(text, start)
-        at = d.end() if d is not None else start
-        if text.startswith('"', at):
+        head = _FAST_START.match(text, start)
+        kind = head.lastindex if head is not None else None
+        if kind == 2:
             op = self._generic_fast()
-        elif text.startswith("stablehlo.constant dense<", at):
+        elif kind == 3:
             m = _CONSTANT_HEAD.match(text, start)
             op = self._constant_fast(m, start) if m is not None else None
-        elif text.startswith(("call ", "func.call "), at):
+        elif kind == 4:
             m = _CALL_HEAD.match(text, start)
             op = self._call_fast(m, start) if m is not None else None
-        elif text.startswith("stablehlo.custom_call @", at):
+        elif kind == 5:
             m = _CUSTOM_CALL_HEAD.match(text, start)
             op = self._custom_call_fast(m, start) if m is not None else None
-        elif text.startswith(("return ", "func.return "), at):
+        elif kind == 6:
             m = _RETURN.match(text, start)
             op = self._return_fast(m, start) if m is not None else None
-        elif d is None and text.startswith("func.func ", at):
+        elif kind == 7 and head is not None and head.group(1) is None:
             return self._function_fast(start) or super().parse_operation()
         return op if op is not None else super().parse_operation()
 
@@ -190,8 +250,8 @@ class Parser(OpParser):
             c.pos = start
             return None
         self.value_types = {v.name: v.type for v in args}
+        where = self.here(start)
         body = self.parse_region(tuple(args), ())
-        loc = self.trailing_location()
         return Function(
             m.group(2),
             FunctionType(tuple(v.type for v in args), results),
@@ -200,8 +260,8 @@ class Parser(OpParser):
             (),
             res_attrs if any(a is not None for a in res_attrs) else (),
             (),
-            loc,
-            c.location(start),
+            self._trailing_location(),
+            where,
         )
 
     def _function_results(self) -> tuple[tuple[Type, ...] | None, tuple]:
@@ -257,7 +317,7 @@ class Parser(OpParser):
             (),
             _NO_PROPS,
             None,
-            self.c.location(start),
+            self.here(start),
         )
         return self._located(op)
 
@@ -272,12 +332,12 @@ class Parser(OpParser):
         op = Operation(
             "func.call",
             *values,
-            (("callee", SymbolRefAttr(m.group(3)[1:], ())),),
+            _callee_attrs(m.group(3)[1:]),
             (),
             (),
             _CALLEE_PROP,
             None,
-            c.location(start),
+            self.here(start),
         )
         return self._located(op)
 
@@ -297,12 +357,12 @@ class Parser(OpParser):
         op = Operation(
             "stablehlo.custom_call",
             *values,
-            sort_attrs((("call_target_name", StringAttr(m.group(3))),) + attrs),
+            sort_attrs((_target_attr(m.group(3)),) + attrs),
             (),
             (),
             _TARGET_PROP,
             None,
-            c.location(start),
+            self.here(start),
         )
         return self._located(op)
 
@@ -314,11 +374,19 @@ class Parser(OpParser):
         when a type is not a plain builtin tensor."""
         c = self.c
         t = _GENERIC_TYPE.match(c.text, c.pos)
-        ins = self._tensors(t.group(1)) if t is not None else None
-        outs = t.group(2) if t is not None else ""
-        results = self._tensors(outs[1:-1] if outs.startswith("(") else outs)
-        if t is None or ins is None or results is None:
+        if t is None:
             return None
+        sig = _SIGNATURE_CACHE.get(t.group(0))
+        if sig is None:
+            outs = t.group(2)
+            ins = self._tensors(t.group(1))
+            results = self._tensors(outs[1:-1] if outs.startswith("(") else outs)
+            if ins is None or results is None:
+                return None
+            if len(_SIGNATURE_CACHE) >= _CACHE_SIZE:
+                _SIGNATURE_CACHE.clear()
+            sig = _SIGNATURE_CACHE[t.group(0)] = (ins, results)
+        ins, results = sig
         c.pos = t.end()
         names = m.group(4).split(", ") if m.group(4) else []
         defs = [(m.group(1), int(m.group(2)) if m.group(2) else None)] if m.group(1) else []
@@ -326,7 +394,9 @@ class Parser(OpParser):
 
     def _located(self, op: Operation) -> Operation:
         """``op`` with the trailing ``loc(...)`` if one follows."""
-        if self.c.peek() == "l":
+        c = self.c
+        p = c.skip()
+        if p < c.n and c.text[p] == "l":
             loc = self.trailing_location()
             if loc is not None:
                 return _with_location(op, loc)
@@ -343,20 +413,29 @@ class Parser(OpParser):
         ttype = types[0] if types else None
         if not isinstance(ttype, TensorType):
             return None
-        value = dense_text.decode(text[m.end() : end], ttype)
-        if value is None:
-            return None
+        body = text[m.end() : end]
+        short = len(body) <= 16  # ``dense<true>``, ``dense<0.000000e+00>``: they recur
+        attrs = _SHORT_CONSTANTS.get((body, ttype)) if short else None
+        if attrs is None:
+            value = dense_text.decode(body, ttype)
+            if value is None:
+                return None
+            attrs = (("value", DenseElementsAttr(ttype, value, False)),)
+            if short:  # the array is read-only and the attribute frozen: shared
+                if len(_SHORT_CONSTANTS) >= _CACHE_SIZE:
+                    _SHORT_CONSTANTS.clear()
+                _SHORT_CONSTANTS[(body, ttype)] = attrs
         c.pos = t.end()
         op = Operation(
             m.group(2),
             (),
             self.make_results([(m.group(1), None)], (ttype,), start),
-            (("value", DenseElementsAttr(ttype, value, False)),),
+            attrs,
             (),
             (),
             _VALUE_PROP,
             None,
-            c.location(start),
+            self.here(start),
         )
         return self._located(op)
 
@@ -389,7 +468,7 @@ class Parser(OpParser):
             (),
             frozenset(k for k, _ in props),
             None,
-            c.location(start),
+            self.here(start),
         )
         return self._located(op)
 
@@ -431,6 +510,9 @@ class Parser(OpParser):
                 self._resources()
                 continue
             start = c.pos
+            if c.text.startswith('"builtin.module"', start):
+                modules.append(self._generic_module(start))
+                continue
             save = c.pos
             w = c.bare_id()
             if w in ("module", "builtin.module"):
@@ -461,6 +543,7 @@ class Parser(OpParser):
 
     def _module_body(self, start: int):
         c = self.c
+        where = self.here(start)
         name = None
         m = c.match(lx.SYMBOL_RE)
         if m:
@@ -477,13 +560,61 @@ class Parser(OpParser):
             if c.accept("}"):
                 break
             s = c.pos
-            w = c.bare_id()
-            if w in ("module", "builtin.module"):
-                raise c.error("nested modules are not supported", s)
-            c.pos = s
+            if c.text.startswith(("module", "builtin.module"), s):
+                w = c.bare_id()
+                if w in ("module", "builtin.module"):
+                    raise c.error("nested modules are not supported", s)
+                c.pos = s
             items.append(self.parse_operation())
+        return name, attrs, tuple(items), self._trailing_location(), where
+
+    def _generic_module(self, start: int):
+        """``"builtin.module"() <{props}>? ({ ^bb0:? ops }) {attrs}? : () -> () loc?``:
+        a module in MLIR's generic op form (``--mlir-print-op-generic``).  Its
+        ``sym_name`` (a property or an attribute) is the module's name."""
+        c = self.c
+        c.pos += len('"builtin.module"')
+        c.expect("(", "after the op name")
+        c.expect(")", "a module has no operands")
+        props: tuple = ()
+        if c.accept("<"):
+            props = self.parse_attr_dict()
+            c.expect(">", "to close the properties")
+        c.expect("(", "to open the module's region")
+        c.expect("{", "to open the module body")
+        c.skip()
+        if c.text.startswith("^", c.pos):
+            c.expect_match(lx.CARET_ID_RE, "a block label")
+            c.expect(":", "after the block label")
+        items: list = []
+        while True:
+            c.skip()
+            if c.pos >= c.n:
+                raise c.error("unterminated module: expected '}'", start)
+            if c.accept("}"):
+                break
+            if c.text.startswith('"builtin.module"', c.pos):
+                raise c.error("nested modules are not supported")
+            items.append(self.parse_operation())
+        c.expect(")", "to close the module's region")
+        attrs: tuple = ()
+        c.skip()
+        if c.text.startswith("{", c.pos):
+            attrs = self.parse_attr_dict()
+        c.expect(":", "before the module's type")
+        for tok in ("(", ")", "->", "(", ")"):
+            c.expect(tok, "in the module's type '() -> ()'")
         loc = self.trailing_location()
-        return name, attrs, tuple(items), loc, c.location(start)
+        name = None
+        kept = []
+        for key, value in (*props, *attrs):
+            if key == "sym_name":
+                if not isinstance(value, StringAttr):
+                    raise c.error("the module's sym_name must be a string", start)
+                name = value.value
+            else:
+                kept.append((key, value))
+        return name, tuple(kept), tuple(items), loc, c.location(start)
 
     def _alias_definition(self, sigil: str) -> None:
         c = self.c

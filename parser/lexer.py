@@ -1,8 +1,11 @@
 """Terminals of the MLIR grammar and a cursor that scans them.
 
-The terminals are pyparsing ``Regex`` tokens; the hot loop of the parser matches their
-compiled patterns (``token.re``) directly at the cursor, which is what makes the parser
-fast enough for large modules (one regex per terminal, no backtracking over the text).
+The terminals are named compiled ``re`` patterns (``Terminal``: ``.re`` and ``.name``,
+the name for messages); the hot loop of the parser matches their patterns directly at
+the cursor, which is what makes the parser fast enough for large modules (one regex per
+terminal, no backtracking over the text).  No pyparsing here: it loads only for the
+cold grammars that use it (attr_syntax's convolution dimension numbers, type_syntax's
+``!quant.uniform``), so parsing a plain program does not pay its import.
 """
 
 from __future__ import annotations
@@ -10,15 +13,25 @@ from __future__ import annotations
 import bisect
 import re
 
-import pyparsing as pp
-
 from .errors import ParseError, SourcePos
 
 
-def _token(pattern: str, name: str, flags: int = 0) -> pp.Regex:
-    token = pp.Regex(pattern, flags=flags)
-    token.set_name(name)
-    return token
+class Terminal:
+    """A terminal of the grammar: its compiled pattern (``re``) and its name (``name``,
+    what error messages call it)."""
+
+    __slots__ = ("re", "name")
+
+    def __init__(self, pattern: str, name: str, flags: int = 0):
+        self.re = re.compile(pattern, flags)
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"Terminal({self.name!r}, {self.re.pattern!r})"
+
+
+def _token(pattern: str, name: str, flags: int = 0) -> Terminal:
+    return Terminal(pattern, name, flags)
 
 
 # ---- terminals (MLIR's lexical grammar, docs: mlir.llvm.org/docs/LangRef) ------------

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 
 from . import lexer as lx
 from .attr_syntax import AttrParser, _symbol_name
+from .errors import SourcePos
 from .ir import (
     ArrayAttr,
     Attribute,
@@ -114,7 +115,42 @@ class OpParser(AttrParser):
             raise self.error(
                 f"{len(names)} operands but the type signature gives {len(types)} types", pos
             )
-        return tuple(Value(n, t) for n, t in zip(names, types))
+        # ``TypeParser._value`` inlined: an equal Value already built is shared
+        values = self.values
+        out = []
+        for n, t in zip(names, types):
+            v = values.get(n)
+            if v is None or v.type is not t:
+                v = values[n] = Value(n, t)
+            out.append(v)
+        return tuple(out)
+
+    def _trailing_location(self) -> LocationAttr | None:
+        """``trailing_location``, after a cheap look at the next character."""
+        c = self.c
+        p = c.skip()
+        return self.trailing_location() if p < c.n and c.text[p] == "l" else None
+
+    # Line counting for ``here`` (class defaults; set per parser as it goes)
+    _lc_pos = 0
+    _lc_line = 0
+
+    def here(self, pos: int) -> SourcePos:
+        """``self.c.location(pos)`` for a position at or after the last one asked: the
+        lines are counted from there (no table of every line start of the text)."""
+        c = self.c
+        last = self._lc_pos
+        if pos < last:
+            return c.location(pos)
+        text = c.text
+        line = self._lc_line
+        nl = text.find("\n", last, pos)  # a memchr per line: no pass over long literals
+        while nl >= 0:
+            line += 1
+            nl = text.find("\n", nl + 1, pos)
+        self._lc_pos = pos
+        self._lc_line = line
+        return SourcePos(c.filename, line + 1 + c.line_offset, pos - text.rfind("\n", 0, pos))
 
     def operand_types_known(self, names: list[str], pos: int) -> tuple[Value, ...]:
         out = []
@@ -132,7 +168,7 @@ class OpParser(AttrParser):
             name = defs[0][0]
             t = types[0]
             self.value_types[name] = t
-            return (Value(name, t),)
+            return (self._value(name, t),)
         total = sum(1 if k is None else k for _, k in defs)
         if total != len(types):
             raise self.error(
@@ -187,7 +223,7 @@ class OpParser(AttrParser):
                     (),
                     _NO_PROPS,
                     loc,
-                    c.location(start),
+                    self.here(start),
                 )
         defs: list[tuple[str, int | None]] = []
         if text.startswith("%", start):

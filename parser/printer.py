@@ -49,8 +49,6 @@ from .pretty_print_regions import FORMS as _REGION_FORMS
 from .printer_core import BasePrinter
 from .printer_core import _result_list as _result_list
 from .printer_core import escape_string as escape_string
-from .ssa_names import rename_module
-from .vhlo.table import op_info, vhlo_op_for
 
 __all__ = [
     "CanonicalPrinter",
@@ -161,6 +159,8 @@ class CanonicalPrinter(_Printer):
     # ---- module, functions, ops ----------------------------------------------------
 
     def module(self, m: Module) -> str:
+        from .ssa_names import rename_module  # canonical printing only: cheap startup
+
         m = rename_module(m, asm_names=not self.generic_ops)
         m = dataclasses.replace(m, aliases=(), location=None, implicit=False)
         if not self.generic_ops:
@@ -249,6 +249,10 @@ def _inherent(op: Operation, name: str) -> bool:
     decl = OP_DECLS.get(op.name)
     if decl is not None and decl.attr(name) is not None:
         return "." not in name
+    # imported here: the VHLO op table loads only to print an attribute no opdecl
+    # declares (startup, issue 19)
+    from .vhlo.table import op_info, vhlo_op_for
+
     if op.dialect == "stablehlo":
         info = vhlo_op_for(op.name)
     elif op.dialect == "vhlo":

@@ -13,8 +13,7 @@ from __future__ import annotations
 import functools
 import re
 import struct
-
-import pyparsing as pp
+from typing import Any
 
 from . import lexer as lx
 from .errors import ParseError
@@ -35,7 +34,6 @@ from .ir import (
     Type,
     Value,
 )
-from .vhlo.text import parse_vhlo_type  # `!vhlo.` / `#vhlo` text (VhloTypes.td, VhloAttrs.td)
 
 MAX_DEPTH = 200  # nesting of regions / attributes / types
 
@@ -87,7 +85,13 @@ def _simple_tensor(dims: str, elem: str) -> TensorType | None:
 # ---- quant.uniform, as a pyparsing grammar (cold path; cached) ---------------------------
 
 
-def _build_quant_grammar() -> pp.ParserElement:
+@functools.cache
+def _quant_grammar() -> Any:
+    """The pyparsing grammar of a ``!quant.uniform`` body, built on first use: pyparsing
+    is imported here, not at module level, to keep startup cheap (a program without
+    quantized types never loads it)."""
+    import pyparsing as pp
+
     integer = pp.Regex(r"[-+]?[0-9]+").set_parse_action(lambda t: int(t[0]))
     real = pp.Regex(r"0x[0-9A-Fa-f]{1,16}\b").set_parse_action(  # f64 bits (NaN, inf)
         lambda t: struct.unpack("<d", struct.pack("<Q", int(t[0], 16)))[0]
@@ -117,13 +121,15 @@ def _build_quant_grammar() -> pp.ParserElement:
     )
 
 
-_QUANT_GRAMMAR = _build_quant_grammar()
-
-
 @functools.lru_cache(maxsize=1024)
 def parse_quant_uniform(body: str) -> QuantizedType:
     """``<i8<-127:127>:f32:1, {0.1:-30, 0.5:-20}>`` (the text after ``!quant.uniform``)."""
-    r = _QUANT_GRAMMAR.parse_string(body, parse_all=True)
+    import pyparsing as pp  # cold path: loaded by _quant_grammar, not at startup
+
+    try:
+        r = _quant_grammar().parse_string(body, parse_all=True)
+    except pp.ParseBaseException as e:
+        raise ValueError(str(e)) from None
     st = r["storage"]
     storage = builtin_type("ui" + st[1:] if st.startswith("u") and not st.startswith("ui") else st)
     expressed = builtin_type(r["expressed"])
@@ -304,9 +310,12 @@ class TypeParser:
             body = c.balanced("<", ">")
             try:
                 return parse_quant_uniform(body)
-            except (pp.ParseBaseException, ValueError) as e:
+            except ValueError as e:
                 raise c.error(f"invalid !quant.uniform type: {e}", start) from None
         if name.startswith("!vhlo."):
+            # imported here: the VHLO text grammar loads only for `!vhlo.` text (startup)
+            from .vhlo.text import parse_vhlo_type
+
             return parse_vhlo_type(self, name[6:], start)
         if "." not in name[1:]:
             if name in self.type_aliases:

@@ -39,7 +39,6 @@ from ..parser.ir import (
     TypeAttr,
     UnitAttr,
 )
-from ..parser.printer import print_attribute
 from .optable import REQUIRED, OpDef
 
 # Structured attributes whose fields become keyword arguments of their own.
@@ -158,6 +157,10 @@ def _kind_text(kind: str) -> str:
 
 
 def _attr_text(attr: Attribute) -> str:
+    # imported here, on the error path: the printer (and the VHLO op table it reads) is
+    # not needed to verify a correct program (startup, issue 19)
+    from ..parser.printer import print_attribute
+
     try:
         return print_attribute(attr)
     except Exception:  # noqa: BLE001  (a hand-built attribute that does not print)

@@ -69,7 +69,8 @@ def target(*names: str) -> Callable[[Target], Target]:
 def builtin_target(name: str) -> Callable[..., tuple[Any, ...]] | None:
     """The kernel of built-in target ``name``, or None.  The kernel takes the
     custom_call kernel's arguments (``*operands, result_types, context, **attrs``).
-    The families register on import (engine/kernels/__init__.py imports them)."""
+    The families register on import; they load with the stablehlo.custom_call row
+    (engine/kernels/families.py), whose kernel is the one calling this."""
     fn = _TARGETS.get(name)
     if fn is None:
         fn = next((f for p, f in _PREFIX_TARGETS if name.startswith(p)), None)

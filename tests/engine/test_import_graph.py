@@ -31,6 +31,7 @@ ALLOWED: set[tuple[str, str]] = {
     ("engine/kernels/check.py", "...parser.printer"),
     ("engine/kernels/sdy.py", "...parser.sdy"),
     ("shape_inference/typeutil.py", "..parser.printer"),
+    ("shape_inference/decode.py", "..parser.printer"),
     ("shape_inference/async_ops.py", "..parser.grammar"),
 }
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hlorun import engine  # noqa: F401  (fills the op table)
+from hlorun.engine import kernels  # noqa: F401  (its families fill the kernel column)
 from hlorun.parser.ir import FloatType, TensorType
 from hlorun.shape_inference.optable import OP_TABLE
 
