@@ -3,7 +3,7 @@
 The grammar is MLIR's (mlir.llvm.org/docs/LangRef): a module of operations, each in the
 generic form ``"dialect.op"(%a) <{props}> ({regions}) {attrs} : (types) -> types`` or in
 an op's custom (pretty) form; regions of blocks; types; attributes.  Terminals are
-named compiled regexes (parser/lexer.py), the structure is parsed by recursive descent
+compiled regexes (parser/lexer.py), the structure is parsed by recursive descent
 over them, one layer of the syntax per module:
 
 - ``type_syntax``: types (``TypeParser``, the cursor and the parser state);
@@ -552,27 +552,36 @@ class Parser(OpParser):
         if c.accept_keyword("attributes"):
             attrs = self.parse_attr_dict()
         c.expect("{", "to open the module body")
+        items = self._module_items(start)
+        return name, attrs, items, self._trailing_location(), where
+
+    def _module_items(self, start: int) -> tuple:
+        """A module body's operations, up to and including its closing ``}``; a nested
+        module (either form) is an error."""
+        c = self.c
         items: list = []
         while True:
             c.skip()
             if c.pos >= c.n:
                 raise c.error("unterminated module: expected '}'", start)
             if c.accept("}"):
-                break
+                return tuple(items)
             s = c.pos
+            if c.text.startswith('"builtin.module"', s):
+                raise c.error("nested modules are not supported", s)
             if c.text.startswith(("module", "builtin.module"), s):
                 w = c.bare_id()
                 if w in ("module", "builtin.module"):
                     raise c.error("nested modules are not supported", s)
                 c.pos = s
             items.append(self.parse_operation())
-        return name, attrs, tuple(items), self._trailing_location(), where
 
     def _generic_module(self, start: int):
         """``"builtin.module"() <{props}>? ({ ^bb0:? ops }) {attrs}? : () -> () loc?``:
         a module in MLIR's generic op form (``--mlir-print-op-generic``).  Its
         ``sym_name`` (a property or an attribute) is the module's name."""
         c = self.c
+        where = self.here(start)
         c.pos += len('"builtin.module"')
         c.expect("(", "after the op name")
         c.expect(")", "a module has no operands")
@@ -586,16 +595,7 @@ class Parser(OpParser):
         if c.text.startswith("^", c.pos):
             c.expect_match(lx.CARET_ID_RE, "a block label")
             c.expect(":", "after the block label")
-        items: list = []
-        while True:
-            c.skip()
-            if c.pos >= c.n:
-                raise c.error("unterminated module: expected '}'", start)
-            if c.accept("}"):
-                break
-            if c.text.startswith('"builtin.module"', c.pos):
-                raise c.error("nested modules are not supported")
-            items.append(self.parse_operation())
+        items = self._module_items(start)
         c.expect(")", "to close the module's region")
         attrs: tuple = ()
         c.skip()
@@ -604,7 +604,7 @@ class Parser(OpParser):
         c.expect(":", "before the module's type")
         for tok in ("(", ")", "->", "(", ")"):
             c.expect(tok, "in the module's type '() -> ()'")
-        loc = self.trailing_location()
+        loc = self._trailing_location()
         name = None
         kept = []
         for key, value in (*props, *attrs):
@@ -614,7 +614,7 @@ class Parser(OpParser):
                 name = value.value
             else:
                 kept.append((key, value))
-        return name, tuple(kept), tuple(items), loc, c.location(start)
+        return name, tuple(kept), items, loc, where
 
     def _alias_definition(self, sigil: str) -> None:
         c = self.c

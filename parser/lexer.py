@@ -1,11 +1,10 @@
 """Terminals of the MLIR grammar and a cursor that scans them.
 
-The terminals are named compiled ``re`` patterns (``Terminal``: ``.re`` and ``.name``,
-the name for messages); the hot loop of the parser matches their patterns directly at
-the cursor, which is what makes the parser fast enough for large modules (one regex per
-terminal, no backtracking over the text).  No pyparsing here: it loads only for the
-cold grammars that use it (attr_syntax's convolution dimension numbers, type_syntax's
-``!quant.uniform``), so parsing a plain program does not pay its import.
+The terminals are compiled ``re`` patterns; the hot loop of the parser matches them
+directly at the cursor, which is what makes the parser fast enough for large modules
+(one regex per terminal, no backtracking over the text).  No pyparsing here: it loads
+only for the cold grammars that use it (attr_syntax's convolution dimension numbers,
+type_syntax's ``!quant.uniform``), so parsing a plain program does not pay its import.
 """
 
 from __future__ import annotations
@@ -15,56 +14,24 @@ import re
 
 from .errors import ParseError, SourcePos
 
-
-class Terminal:
-    """A terminal of the grammar: its compiled pattern (``re``) and its name (``name``,
-    what error messages call it)."""
-
-    __slots__ = ("re", "name")
-
-    def __init__(self, pattern: str, name: str, flags: int = 0):
-        self.re = re.compile(pattern, flags)
-        self.name = name
-
-    def __repr__(self) -> str:
-        return f"Terminal({self.name!r}, {self.re.pattern!r})"
-
-
-def _token(pattern: str, name: str, flags: int = 0) -> Terminal:
-    return Terminal(pattern, name, flags)
-
-
 # ---- terminals (MLIR's lexical grammar, docs: mlir.llvm.org/docs/LangRef) ------------
-WS = _token(r"(?:[ \t\r\n\f\v]+|//[^\n]*)+", "whitespace")
+_WS = re.compile(r"(?:[ \t\r\n\f\v]+|//[^\n]*)+")  # whitespace and comments
 # SSA value use or definition: `%name`, `%0`, `%x#1` (the `#n` is a use of a result).
-VALUE_ID = _token(r"%(?:[0-9]+|[A-Za-z_$.\-][A-Za-z0-9_$.\-]*)(?:#[0-9]+)?", "SSA value")
-VALUE_DEF = _token(r"%(?:[0-9]+|[A-Za-z_$.\-][A-Za-z0-9_$.\-]*)(?::([0-9]+))?", "SSA result")
-BARE_ID = _token(r"[A-Za-z_][A-Za-z0-9_$.\-]*", "identifier")
-KEYWORD = _token(r"[A-Za-z_][A-Za-z0-9_$]*", "keyword")
-SYMBOL = _token(r'@(?:[A-Za-z_$.\-][A-Za-z0-9_$.\-]*|"(?:[^"\\\n]|\\.)*")', "symbol")
-CARET_ID = _token(r"\^[A-Za-z0-9_$.\-]+", "block label")
-STRING = _token(r'"(?:[^"\\\n]|\\.)*"', "string")
-INTEGER = _token(r"[-+]?(?:0x[0-9A-Fa-f]+|[0-9]+)(?![0-9A-Za-z_.])", "integer")
-FLOAT = _token(r"[-+]?[0-9]+(?:\.[0-9]*(?:[eE][-+]?[0-9]+)?|[eE][-+]?[0-9]+)", "float")
-HASH_ID = _token(r"#[A-Za-z_][A-Za-z0-9_$.\-]*", "attribute alias or dialect attribute")
-BANG_ID = _token(r"![A-Za-z_][A-Za-z0-9_$.\-]*", "type alias or dialect type")
+_VALUE_ID = re.compile(r"%(?:[0-9]+|[A-Za-z_$.\-][A-Za-z0-9_$.\-]*)(?:#[0-9]+)?")
+_VALUE_DEF = re.compile(r"%(?:[0-9]+|[A-Za-z_$.\-][A-Za-z0-9_$.\-]*)(?::([0-9]+))?")
+_BARE_ID = re.compile(r"[A-Za-z_][A-Za-z0-9_$.\-]*")
+_KEYWORD = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
+_SYMBOL = re.compile(r'@(?:[A-Za-z_$.\-][A-Za-z0-9_$.\-]*|"(?:[^"\\\n]|\\.)*")')
+_CARET_ID = re.compile(r"\^[A-Za-z0-9_$.\-]+")  # block label
+_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+_INTEGER = re.compile(r"[-+]?(?:0x[0-9A-Fa-f]+|[0-9]+)(?![0-9A-Za-z_.])")
+_FLOAT = re.compile(r"[-+]?[0-9]+(?:\.[0-9]*(?:[eE][-+]?[0-9]+)?|[eE][-+]?[0-9]+)")
+_HASH_ID = re.compile(r"#[A-Za-z_][A-Za-z0-9_$.\-]*")  # attribute alias or dialect attr
+_BANG_ID = re.compile(r"![A-Za-z_][A-Za-z0-9_$.\-]*")  # type alias or dialect type
 # Whole fast-path tensor type: `tensor<4x?xf32>`, `tensor<2xcomplex<f32>>` (no other
 # nesting inside).
 SIMPLE_ELEMENT = r"(?:[a-z][A-Za-z0-9]*|complex<f(?:32|64)>)"
-SIMPLE_TENSOR = _token(rf"tensor<((?:(?:[0-9]+|\?)x)*)({SIMPLE_ELEMENT})>", "tensor type")
-
-_WS = WS.re
-_VALUE_ID = VALUE_ID.re
-_VALUE_DEF = VALUE_DEF.re
-_BARE_ID = BARE_ID.re
-_KEYWORD = KEYWORD.re
-_SYMBOL = SYMBOL.re
-_CARET_ID = CARET_ID.re
-_STRING = STRING.re
-_INTEGER = INTEGER.re
-_FLOAT = FLOAT.re
-_HASH_ID = HASH_ID.re
-_BANG_ID = BANG_ID.re
+_SIMPLE_TENSOR = re.compile(rf"tensor<((?:(?:[0-9]+|\?)x)*)({SIMPLE_ELEMENT})>")
 _WS_START = frozenset(" \t\r\n\f\v/")
 _ESCAPE = re.compile(r"\\(?:([0-9A-Fa-f]{2})|(.))", re.S)
 _SIMPLE_ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\"}
@@ -284,4 +251,4 @@ INTEGER_RE = _INTEGER
 FLOAT_RE = _FLOAT
 HASH_ID_RE = _HASH_ID
 BANG_ID_RE = _BANG_ID
-SIMPLE_TENSOR_RE = SIMPLE_TENSOR.re
+SIMPLE_TENSOR_RE = _SIMPLE_TENSOR
