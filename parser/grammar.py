@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import TypeVar
 
 import numpy as np
 
@@ -50,42 +50,20 @@ from .op_syntax import OpParser, _with_location, sort_attrs
 from .pretty_ops import FORMS as _SIMPLE_FORMS
 from .pretty_ops import parse_default
 from .pretty_regions import FORMS as _REGION_FORMS
+from .sdy_forms import SdyForms
 from .source import split_input_file
 from .type_syntax import _simple_tensor  # re-exported: parser/source.py is its home
 
 __all__ = ["Parser", "parse_module", "split_input_file"]
 
-
-class _CustomForms(dict):
-    """Every family's custom-form parsers by op name; the Shardy (``sdy.``) forms are
-    added when the first ``sdy.`` op is parsed (parser/pretty_sdy.py and parser/sdy.py
-    load only for text that uses them, to keep startup cheap)."""
-
-    _sdy = False
-
-    def get(self, name: str, default: Any = None) -> Any:
-        if not self._sdy and name.startswith("sdy."):
-            self._load_sdy()
-        return super().get(name, default)
-
-    def __contains__(self, name: object) -> bool:
-        if not self._sdy and isinstance(name, str) and name.startswith("sdy."):
-            self._load_sdy()
-        return super().__contains__(name)
-
-    def __getitem__(self, name: str) -> Any:
-        if not self._sdy and name.startswith("sdy."):
-            self._load_sdy()
-        return super().__getitem__(name)
-
-    def _load_sdy(self) -> None:
-        from .pretty_sdy import FORMS  # on first use, to keep startup cheap
-
-        self.update(FORMS)
-        self._sdy = True
+K = TypeVar("K")
+V = TypeVar("V")
 
 
-CUSTOM_FORMS: dict[str, Callable[..., Operation]] = _CustomForms({**_SIMPLE_FORMS, **_REGION_FORMS})
+# every family's custom-form parsers by op name (the sdy. ones load on first use)
+CUSTOM_FORMS: dict[str, Callable[..., Operation]] = SdyForms(
+    {**_SIMPLE_FORMS, **_REGION_FORMS}, "FORMS"
+)
 
 
 # Fast path of the generic op form as MLIR prints it, on one line: ``%r = "d.op"(%a, %b)
@@ -153,22 +131,27 @@ _SHORT_CONSTANTS: dict[tuple[str, TensorType], tuple[tuple[str, Attribute], ...]
 _TARGETS: dict[str, tuple[str, Attribute]] = {}
 
 
+def _remember(memo: dict[K, V], key: K, value: V) -> V:
+    """Store ``value`` under ``key`` in one of the parser's memos (each is cleared when
+    it holds ``_CACHE_SIZE`` entries) and return it."""
+    if len(memo) >= _CACHE_SIZE:
+        memo.clear()
+    memo[key] = value
+    return value
+
+
 def _target_attr(name: str) -> tuple[str, Attribute]:
     """``("call_target_name", StringAttr(name))`` (frozen: shared)."""
     hit = _TARGETS.get(name)
     if hit is None:
-        if len(_TARGETS) >= _CACHE_SIZE:
-            _TARGETS.clear()
-        hit = _TARGETS[name] = ("call_target_name", StringAttr(name))
+        hit = _remember(_TARGETS, name, ("call_target_name", StringAttr(name)))
     return hit
 
 
 def _callee_attrs(name: str) -> tuple[tuple[str, Attribute], ...]:
     hit = _CALLEE_CACHE.get(name)
     if hit is None:
-        if len(_CALLEE_CACHE) >= _CACHE_SIZE:
-            _CALLEE_CACHE.clear()
-        hit = _CALLEE_CACHE[name] = (("callee", SymbolRefAttr(name, ())),)
+        hit = _remember(_CALLEE_CACHE, name, (("callee", SymbolRefAttr(name, ())),))
     return hit
 
 
@@ -192,9 +175,7 @@ class Parser(OpParser):
             return hit
         entries = super().parse_attr_dict()
         if c.pos == m.end():
-            if len(_DICT_CACHE) >= _CACHE_SIZE:
-                _DICT_CACHE.clear()
-            _DICT_CACHE[key] = entries
+            _remember(_DICT_CACHE, key, entries)
         return entries
 
     def parse_operation(self) -> Operation | Function:
@@ -383,9 +364,7 @@ class Parser(OpParser):
             results = self._tensors(outs[1:-1] if outs.startswith("(") else outs)
             if ins is None or results is None:
                 return None
-            if len(_SIGNATURE_CACHE) >= _CACHE_SIZE:
-                _SIGNATURE_CACHE.clear()
-            sig = _SIGNATURE_CACHE[t.group(0)] = (ins, results)
+            sig = _remember(_SIGNATURE_CACHE, t.group(0), (ins, results))
         ins, results = sig
         c.pos = t.end()
         names = m.group(4).split(", ") if m.group(4) else []
@@ -422,9 +401,7 @@ class Parser(OpParser):
                 return None
             attrs = (("value", DenseElementsAttr(ttype, value, False)),)
             if short:  # the array is read-only and the attribute frozen: shared
-                if len(_SHORT_CONSTANTS) >= _CACHE_SIZE:
-                    _SHORT_CONSTANTS.clear()
-                _SHORT_CONSTANTS[(body, ttype)] = attrs
+                _remember(_SHORT_CONSTANTS, (body, ttype), attrs)
         c.pos = t.end()
         op = Operation(
             m.group(2),
@@ -485,10 +462,7 @@ class Parser(OpParser):
             if t is None:
                 return None
             out.append(t)
-        if len(_TENSORS_CACHE) >= _CACHE_SIZE:
-            _TENSORS_CACHE.clear()
-        types = _TENSORS_CACHE[text] = tuple(out)
-        return types
+        return _remember(_TENSORS_CACHE, text, tuple(out))
 
     # ---- module ------------------------------------------------------------------------
     def parse_module(self) -> Module:

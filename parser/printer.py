@@ -21,7 +21,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from .ir import (
     ArrayAttr,
@@ -49,6 +48,7 @@ from .pretty_print_regions import FORMS as _REGION_FORMS
 from .printer_core import BasePrinter
 from .printer_core import _result_list as _result_list
 from .printer_core import escape_string as escape_string
+from .sdy_forms import SdyForms
 
 __all__ = [
     "CanonicalPrinter",
@@ -59,26 +59,10 @@ __all__ = [
 ]
 
 
-class _PrettyForms(dict):
-    """Every family's pretty printers by op name; the Shardy (``sdy.``) forms are added
-    when the first ``sdy`` op is printed (parser/pretty_sdy.py loads the text grammar,
-    which printing anything else does not need)."""
-
-    def get(self, name: str, default: Any = None) -> Any:
-        if name.startswith("sdy.") and not self._sdy:
-            self._load_sdy()
-        return super().get(name, default)
-
-    _sdy = False
-
-    def _load_sdy(self) -> None:
-        from .pretty_sdy import PRINT_FORMS  # on first use, to keep startup cheap
-
-        self.update(PRINT_FORMS)
-        _PrettyForms._sdy = True
-
-
-_PRETTY: dict[str, Callable[..., str | None]] = _PrettyForms({**_SIMPLE_FORMS, **_REGION_FORMS})
+# every family's pretty printers by op name (the sdy. ones load on first use)
+_PRETTY: dict[str, Callable[..., str | None]] = SdyForms(
+    {**_SIMPLE_FORMS, **_REGION_FORMS}, "PRINT_FORMS"
+)
 
 
 class _Printer(BasePrinter):
