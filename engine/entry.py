@@ -98,14 +98,7 @@ def plain_entry(
     lines = ["def run(inputs):", f"    if len(inputs) != {n}:", "        return None"]
     if n:
         lines.append(f"    {', '.join(xs)}, = inputs")
-    for i, (dt, shape) in enumerate(sig):
-        env[f"D{i}"], env[f"S{i}"] = dt, shape
-        x = xs[i]
-        lines += [
-            f"    if {x}.__class__ is not ND or ({x}.dtype is not D{i} and {x}.dtype != D{i})"
-            f" or {x}.shape != S{i}:",
-            "        return None",
-        ]
+    lines += _input_checks(sig, xs, env)
     lines += [
         "    memo = interp._budget_memo",
         "    if (interp._depth or not interp._fast",
@@ -151,15 +144,7 @@ def plain_entry(
     if plan.returns_consts:
         lines.append(f"    return owned_results(outputs(plan, {out}, True), inputs)")
     else:
-        for r in rs:  # 0-d values may be NumPy scalars in frames
-            lines += [f"    if {r}.__class__ is not ND:", f"        {r} = as_array({r})"]
-        for j, r in enumerate(rs):
-            others = [f" or {r} is {x}" for x in xs] + [f" or {r} is {q}" for q in rs[:j]]
-            lines += [
-                f"    if {r}.__class__ is not ND or {r}.base is not None{''.join(others)}:",
-                f"        return owned_results({out}, inputs)",
-            ]
-        lines.append(f"    return {out}")
+        lines += _owned_returns(rs, xs, [False] * len(rs))
     namespace: dict[str, Any] = {}
     lines = [line for line in lines if line]
     exec(compile("\n".join(lines), "<hlorun entry>", "exec"), env, namespace)  # noqa: S102
@@ -356,14 +341,8 @@ def local_entry(
     em.add(f"        {', '.join(xs)}, = inputs" if n else "        () = inputs")
     em.add("    except ValueError:")  # another number of inputs: the general path says so
     em.add("        return None")
-    for i, (dt, shape) in enumerate(sig):
-        env[f"I{i}"], env[f"S{i}"] = dt, shape
-        x = xs[i]
-        em.add(
-            f"    if {x}.__class__ is not ND or ({x}.dtype is not I{i} and {x}.dtype != I{i})"
-            f" or {x}.shape != S{i}:"
-        )
-        em.add("        return None")
+    for line in _input_checks(sig, xs, env):
+        em.add(line)
     em.add(
         f"    if not interp._fast or limits.memory_cap < {block.max_nbytes}"
         f" or limits.live_cap < {block.max_live}:"
@@ -389,21 +368,50 @@ def local_entry(
         returns = block.returns
         # a new array of a step's own, returned once: the caller's as it is
         own = [s in em.fresh and returns.count(s) == 1 for s in returns]
-        for r, mine in zip(rs, own):  # 0-d values may be NumPy scalars
-            if not mine:
-                em.add(f"    if {r}.__class__ is not ND:")
-                em.add(f"        {r} = as_array({r})")
-        for j, (r, mine) in enumerate(zip(rs, own)):
-            earlier = [q for q, o in zip(rs[:j], own) if not (mine and o)]
-            tests = [f"{r} is {q}" for q in earlier]
-            if not mine:
-                tests = [f"{r}.base is not None"] + [f"{r} is {x}" for x in xs] + tests
-            if tests:
-                em.add(f"    if {' or '.join(tests)}:")
-                em.add(f"        return owned_results({out}, inputs)")
-        em.add(f"    return {out}")
+        for line in _owned_returns(rs, xs, own):
+            em.add(line)
     code = compile("\n".join(em.lines), "<hlorun local entry>", "exec")
     exec(code, env)  # noqa: S102
     # (a RuntimeError from the context's ``run``: entered by another thread running
     # this program; Program.__call__ then takes the general path)
     return partial(quiet_context().run, env["run"])
+
+
+def _input_checks(
+    sig: Sequence[tuple[np.dtype, tuple[int, ...]]], xs: Sequence[str], env: dict[str, Any]
+) -> list[str]:
+    """Lines returning None unless each input ``xs[i]`` is a base-class array of the
+    declared dtype and shape (``is`` first: NumPy's builtin dtypes are singletons)."""
+    lines = []
+    for i, ((dt, shape), x) in enumerate(zip(sig, xs)):
+        env[f"I{i}"], env[f"S{i}"] = dt, shape
+        lines += [
+            f"    if {x}.__class__ is not ND or ({x}.dtype is not I{i} and {x}.dtype != I{i})"
+            f" or {x}.shape != S{i}:",
+            "        return None",
+        ]
+    return lines
+
+
+def _owned_returns(rs: Sequence[str], xs: Sequence[str], own: Sequence[bool]) -> list[str]:
+    """Lines returning the results ``rs`` as the caller's own: as they are when each is
+    a base-class array owning its memory, not an input, not another result; else through
+    ``owned_results`` (results never alias inputs, issue 21).  ``own[j]``: result j is
+    surely a new array of its step's own, returned once (nothing to check but the other
+    results that are not)."""
+    out = f"[{', '.join(rs)}]"
+    lines = []
+    for r, mine in zip(rs, own):  # 0-d values may be NumPy scalars
+        if not mine:
+            lines += [f"    if {r}.__class__ is not ND:", f"        {r} = as_array({r})"]
+    for j, (r, mine) in enumerate(zip(rs, own)):
+        tests = [f"{r} is {q}" for q, o in zip(rs[:j], own) if not (mine and o)]
+        if not mine:
+            tests = [f"{r}.__class__ is not ND", f"{r}.base is not None"]
+            tests += [f"{r} is {x}" for x in xs] + [f"{r} is {q}" for q in rs[:j]]
+        if tests:
+            lines += [
+                f"    if {' or '.join(tests)}:",
+                f"        return owned_results({out}, inputs)",
+            ]
+    return [*lines, f"    return {out}"]
