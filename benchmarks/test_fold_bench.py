@@ -13,6 +13,7 @@ import dataclasses
 import numpy as np
 import pytest
 from conftest import rand
+from test_pipeline_bench import transformer_ops, transformer_types
 
 from hlorun import engine, parser
 from hlorun.engine.fold import fold
@@ -27,12 +28,7 @@ def _dense(a: np.ndarray) -> str:
 
 def transformer_constant(s: int = 16, d: int = 32, f: int = 64) -> str:
     """One attention layer plus a ReLU MLP whose input and weights are all constants."""
-    x, w, m, h = (
-        f"tensor<{s}x{d}xf32>",
-        f"tensor<{d}x{d}xf32>",
-        f"tensor<{s}x{s}xf32>",
-        f"tensor<{s}x{f}xf32>",
-    )
+    x, _, _, _ = transformer_types(s, d, f)
     consts = {
         "x": rand((s, d), 1),
         "wq": rand((d, d), 2) * 0.1,
@@ -42,36 +38,8 @@ def transformer_constant(s: int = 16, d: int = 32, f: int = 64) -> str:
         "w2": rand((f, d), 6) * 0.1,
     }
     lines = [f"  %{k} = stablehlo.constant {_dense(v)}" for k, v in consts.items()]
-    dot = "stablehlo.dot_general {a}, {b}, contracting_dims = [1] x [0] : ({ta}, {tb}) -> {tr}"
     body = "\n".join(lines)
-    return f"""
-func.func @main() -> {x} {{
-{body}
-  %q = {dot.format(a="%x", b="%wq", ta=x, tb=w, tr=x)}
-  %k = {dot.format(a="%x", b="%wk", ta=x, tb=w, tr=x)}
-  %v = {dot.format(a="%x", b="%wv", ta=x, tb=w, tr=x)}
-  %s = stablehlo.dot_general %q, %k, contracting_dims = [1] x [1] : ({x}, {x}) -> {m}
-  %c = stablehlo.constant dense<0.176776695> : {m}
-  %ss = stablehlo.multiply %s, %c : {m}
-  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
-  %mx = stablehlo.reduce(%ss init: %ninf) applies stablehlo.maximum across dimensions = [1] : ({m}, tensor<f32>) -> tensor<{s}xf32>
-  %mxb = stablehlo.broadcast_in_dim %mx, dims = [0] : (tensor<{s}xf32>) -> {m}
-  %sh = stablehlo.subtract %ss, %mxb : {m}
-  %e = stablehlo.exponential %sh : {m}
-  %zero = stablehlo.constant dense<0.0> : tensor<f32>
-  %sum = stablehlo.reduce(%e init: %zero) applies stablehlo.add across dimensions = [1] : ({m}, tensor<f32>) -> tensor<{s}xf32>
-  %sumb = stablehlo.broadcast_in_dim %sum, dims = [0] : (tensor<{s}xf32>) -> {m}
-  %p = stablehlo.divide %e, %sumb : {m}
-  %a = {dot.format(a="%p", b="%v", ta=m, tb=x, tr=x)}
-  %r1 = stablehlo.add %x, %a : {x}
-  %h = {dot.format(a="%r1", b="%w1", ta=x, tb=f"tensor<{d}x{f}xf32>", tr=h)}
-  %zh = stablehlo.constant dense<0.0> : {h}
-  %relu = stablehlo.maximum %h, %zh : {h}
-  %o = {dot.format(a="%relu", b="%w2", ta=h, tb=f"tensor<{f}x{d}xf32>", tr=x)}
-  %r2 = stablehlo.add %r1, %o : {x}
-  func.return %r2 : {x}
-}}
-"""
+    return f"\nfunc.func @main() -> {x} {{\n{body}\n{transformer_ops(s, d, f)}}}\n"
 
 
 def chain(n: int = 300) -> str:

@@ -22,18 +22,23 @@ func.func @main(%x: tensor<64x8xf32>, %i: tensor<16x1xi32>) -> tensor<16x8xf32> 
 """
 
 
-def transformer_block(s: int = 16, d: int = 32, f: int = 64) -> str:
-    """One pre-softmax-scaled attention layer plus a ReLU MLP, with residuals."""
-    x, w, m, h = (
+def transformer_types(s: int, d: int, f: int) -> tuple[str, str, str, str]:
+    """The block's tensor types: activations, square weights, scores, hidden."""
+    return (
         f"tensor<{s}x{d}xf32>",
         f"tensor<{d}x{d}xf32>",
         f"tensor<{s}x{s}xf32>",
         f"tensor<{s}x{f}xf32>",
     )
+
+
+def transformer_ops(s: int = 16, d: int = 32, f: int = 64) -> str:
+    """The ops of one pre-softmax-scaled attention layer plus a ReLU MLP, with
+    residuals, on ``%x``, ``%wq``, ``%wk``, ``%wv``, ``%w1``, ``%w2``, through the
+    function's return (benchmarks/test_fold_bench.py defines them as constants)."""
+    x, w, m, h = transformer_types(s, d, f)
     dot = "stablehlo.dot_general {a}, {b}, contracting_dims = [1] x [0] : ({ta}, {tb}) -> {tr}"
-    return f"""
-func.func @main(%x: {x}, %wq: {w}, %wk: {w}, %wv: {w}, %w1: tensor<{d}x{f}xf32>, %w2: tensor<{f}x{d}xf32>) -> {x} {{
-  %q = {dot.format(a="%x", b="%wq", ta=x, tb=w, tr=x)}
+    return f"""  %q = {dot.format(a="%x", b="%wq", ta=x, tb=w, tr=x)}
   %k = {dot.format(a="%x", b="%wk", ta=x, tb=w, tr=x)}
   %v = {dot.format(a="%x", b="%wv", ta=x, tb=w, tr=x)}
   %s = stablehlo.dot_general %q, %k, contracting_dims = [1] x [1] : ({x}, {x}) -> {m}
@@ -56,8 +61,16 @@ func.func @main(%x: {x}, %wq: {w}, %wk: {w}, %wv: {w}, %w1: tensor<{d}x{f}xf32>,
   %o = {dot.format(a="%relu", b="%w2", ta=h, tb=f"tensor<{f}x{d}xf32>", tr=x)}
   %r2 = stablehlo.add %r1, %o : {x}
   func.return %r2 : {x}
-}}
 """
+
+
+def transformer_block(s: int = 16, d: int = 32, f: int = 64) -> str:
+    """``transformer_ops`` on the function's arguments."""
+    x, w, _, _ = transformer_types(s, d, f)
+    args = (
+        f"%x: {x}, %wq: {w}, %wk: {w}, %wv: {w}, %w1: tensor<{d}x{f}xf32>, %w2: tensor<{f}x{d}xf32>"
+    )
+    return f"\nfunc.func @main({args}) -> {x} {{\n{transformer_ops(s, d, f)}}}\n"
 
 
 def _cases():
