@@ -17,7 +17,15 @@ from hlorun.parser import attr_syntax, dense_text
 from hlorun.parser.attributes import decode_dense, int_range
 from hlorun.parser.errors import ParseError
 from hlorun.parser.grammar import parse_module
-from hlorun.parser.ir import ComplexType, FloatType, IndexType, IntegerType, TensorType
+from hlorun.parser.ir import (
+    ComplexType,
+    FloatType,
+    IndexType,
+    IntegerType,
+    TensorType,
+    numpy_dtype,
+)
+from tests.support.float_ref import nearest_bits
 
 FLOATS = ["f16", "bf16", "f32", "f64", "f8E4M3FN", "f8E5M2", "f8E4M3FNUZ", "tf32"]
 INTS = [(8, "signless"), (16, "signless"), (32, "signless"), (64, "signless"), (8, "unsigned")]
@@ -364,31 +372,6 @@ def _per_token(body: str, t: TensorType) -> np.ndarray | None:
         return dense_text.decode(body, t)
 
 
-def _nearest(exact: Fraction, name: str) -> int:
-    """Bits of the value of ``name`` nearest to ``exact`` (ties to even), by Fraction
-    distances to the neighbours of a candidate (finite values only)."""
-    from hlorun.parser.ir import numpy_dtype
-
-    d = numpy_dtype(FloatType(name))
-    u = np.dtype(f"u{d.itemsize}")
-    with np.errstate(over="ignore"):
-        c = int(np.array([float(exact)]).astype(d).view(u)[0])
-    best: tuple[Fraction, int, int] | None = None
-    for b in (c - 1, c, c + 1):
-        if not 0 <= b < 1 << (8 * d.itemsize):
-            continue
-        v = float(np.array([b], dtype=u).view(d).astype(np.float64)[0])
-        if not np.isfinite(v):
-            continue
-        if v == 0 and b != c:  # -0.0 / +0.0 neighbours: the candidate's sign stands
-            continue
-        key = (abs(Fraction(v) - exact), b & 1, b)
-        if best is None or key[:2] < best[:2]:
-            best = key
-    assert best is not None
-    return best[2]
-
-
 @st.composite
 def _decimals(draw, name: str) -> str:
     """Decimal texts: long digit strings, subnormal-range and huge exponents, and exact
@@ -444,7 +427,7 @@ def test_c_reader_floats_exact(name, data):
         info = ml_dtypes.finfo(fast.dtype)
         if abs(exact) >= Fraction(float(info.max)):
             continue  # overflow rules: the per-token comparison above covers them
-        want = _nearest(exact, name)
+        want = nearest_bits(exact, numpy_dtype(FloatType(name)))
         if exact == 0 or (want & ~(1 << (8 * fast.dtype.itemsize - 1))) == 0:
             assert float(np.array([got], dtype=u).view(fast.dtype)[0]) == 0, text
         else:

@@ -28,6 +28,7 @@ from hlorun.parser import dense_text, grammar
 from hlorun.parser.errors import ParseError
 from hlorun.parser.grammar import parse_module
 from hlorun.parser.ir import FloatType, numpy_dtype
+from tests.support.float_ref import nearest_bits
 
 FLOATS = ["f16", "bf16", "f32", "f64", "f8E4M3FN", "f8E5M2"]
 INTS = ["i8", "i16", "i32", "i64", "ui8", "ui16", "ui32", "ui64", "si8", "si32", "si64"]
@@ -196,26 +197,6 @@ def _type_text(shape: tuple[int, ...], elem: str) -> str:
 # ---- the reference ----------------------------------------------------------------------
 
 
-def _nearest_bits(exact: Fraction, d: np.dtype) -> int:
-    """Bits of the value of ``d`` nearest to ``exact`` (ties to the even one), by exact
-    distances to the neighbours of a candidate; finite, in-range values only."""
-    u = np.dtype(f"u{d.itemsize}")
-    with np.errstate(over="ignore"):
-        c = int(np.array([float(exact)]).astype(d).view(u)[0])
-    best: tuple[Fraction, int, int] | None = None
-    for b in (c - 1, c, c + 1):
-        if not 0 <= b < 1 << (8 * d.itemsize):
-            continue
-        v = float(np.array([b], dtype=u).view(d).astype(np.float64)[0])
-        if not np.isfinite(v) or (v == 0 and b != 0 and exact != 0):
-            continue
-        key = (abs(Fraction(v) - exact), b & 1, b)
-        if best is None or key < best:
-            best = key
-    assert best is not None
-    return best[2]
-
-
 def _check_floats(texts: list[str], got: np.ndarray) -> None:
     d = got.dtype
     info = ml_dtypes.finfo(d)
@@ -231,7 +212,7 @@ def _check_floats(texts: list[str], got: np.ndarray) -> None:
             assert abs(exact) <= Fraction(float(info.smallest_subnormal)) / 2, text
             assert exact != 0 or np.signbit(value) == text.startswith("-"), text
             continue
-        assert bits == _nearest_bits(exact, d), (text, hex(bits))
+        assert bits == nearest_bits(exact, d), (text, hex(bits))
 
 
 # ---- tests ------------------------------------------------------------------------------
