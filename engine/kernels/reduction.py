@@ -60,7 +60,7 @@ from .conversion import convert
 from .elementwise import is_tf32
 from .patterns import reduction_combiners
 from .quantization import reduce_targets
-from .reduction_tree import PAIR_AS_COMPLEX, PAIR_AS_COMPLEX_MIN, tree_last
+from .reduction_tree import tree_last
 
 Arrays = tuple[np.ndarray, ...]
 
@@ -240,36 +240,24 @@ _PAIR_ROWS_MIN = 64  # inner row length from which a non-last-axis level adds wh
 
 
 def _pair_level(x: np.ndarray, axis: int, ufunc: np.ufunc) -> np.ndarray:
-    """One level of the adjacent-pair tree along ``axis``: ``ufunc(x_0, x_1),
-    ufunc(x_2, x_3), ...`` with an odd last element carried unchanged.  ``ufunc`` is
-    np.add or np.multiply (one IEEE operation per pair, whatever NumPy loop runs it)."""
+    """One level of the adjacent-pair tree along ``axis``, not the last (the last axis:
+    ``reduction_tree.tree_last``): ``ufunc(x_0, x_1), ufunc(x_2, x_3), ...`` with an odd
+    last element carried unchanged.  ``ufunc`` is np.add or np.multiply (one IEEE
+    operation per pair, whatever NumPy loop runs it)."""
     k = x.shape[axis]
     half, odd = divmod(k, 2)
     shape = x.shape[:axis] + (half + odd,) + x.shape[axis + 1 :]
-    last = axis == x.ndim - 1
-    if (
-        ufunc is np.add
-        and last
-        and half >= PAIR_AS_COMPLEX_MIN
-        and x.dtype in PAIR_AS_COMPLEX
-        and x.strides[-1] == x.itemsize
-    ):
-        cdt, one_minus_i = PAIR_AS_COMPLEX[x.dtype]
-        buf = np.empty(shape, dtype=cdt)
-        np.multiply(x[..., : 2 * half].view(cdt), one_minus_i, out=buf[..., :half])
-        out = buf.real  # a strided view: the next level reads it in pairs
+    out = np.empty(shape, dtype=x.dtype)
+    dst = _slice(out, axis, 0, half, 1)
+    if math.prod(x.shape[axis + 1 :]) >= _PAIR_ROWS_MIN:
+        # whole rows of pairs, contiguous inner loops
+        ufunc(_slice(x, axis, 0, 2 * half, 2), _slice(x, axis, 1, 2 * half, 2), out=dst)
     else:
-        out = np.empty(shape, dtype=x.dtype)
-        dst = _slice(out, axis, 0, half, 1)
-        if last or math.prod(x.shape[axis + 1 :]) >= _PAIR_ROWS_MIN:
-            # (non-last axis: whole rows of pairs, contiguous inner loops)
-            ufunc(_slice(x, axis, 0, 2 * half, 2), _slice(x, axis, 1, 2 * half, 2), out=dst)
-        else:
-            # short rows of pairs: a reduction over an inserted axis of length 2 (= x_2i
-            # op x_2i+1) runs longer inner loops than the ufunc on two strided views
-            pairs = _slice(x, axis, 0, 2 * half, 1)
-            pairs = pairs.reshape(x.shape[:axis] + (half, 2) + x.shape[axis + 1 :])
-            ufunc.reduce(pairs, axis=axis + 1, out=dst, initial=_fold_start(ufunc, x.dtype))
+        # short rows of pairs: a reduction over an inserted axis of length 2 (= x_2i
+        # op x_2i+1) runs longer inner loops than the ufunc on two strided views
+        pairs = _slice(x, axis, 0, 2 * half, 1)
+        pairs = pairs.reshape(x.shape[:axis] + (half, 2) + x.shape[axis + 1 :])
+        ufunc.reduce(pairs, axis=axis + 1, out=dst, initial=_fold_start(ufunc, x.dtype))
     if odd:
         _slice(out, axis, half, half + 1, 1)[...] = _slice(x, axis, k - 1, k, 1)
     return out

@@ -4,7 +4,7 @@ exactly what the general path (or an explicit loop reference) gives, edge cases 
 * gather: the row lookup (``gather_scatter._row_gather``) vs the general ``gather_scatter._gather``,
   with out-of-range, negative and unsigned 64-bit indices (spec: starts are clamped);
 * reduce: the adjacent-pair tree of float sums, computed level by level with NumPy
-  tricks (``reduction._pair_level``), vs an explicit loop over the same tree in the
+  tricks (``reduction_tree.tree_last``, ``reduction._pair_level``), vs an explicit loop over the same tree in the
   same dtype, on values whose sums depend on the association order.
 """
 
