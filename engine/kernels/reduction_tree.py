@@ -36,11 +36,11 @@ import numpy as np
 # Float dtypes whose adjacent pairs (a, b) NumPy can add as one complex number z = a + bi:
 # re(z * (1 - i)) = a*1 - b*(-1) is a + b rounded ONCE (products by +-1 are exact), and
 # NumPy's complex multiply is vectorised where strided float adds are not.
-PAIR_AS_COMPLEX: dict[np.dtype, tuple[np.dtype, np.complexfloating]] = {
+_PAIR_AS_COMPLEX: dict[np.dtype, tuple[np.dtype, np.complexfloating]] = {
     np.dtype(np.float32): (np.dtype(np.complex64), np.complex64(1 - 1j)),
     np.dtype(np.float64): (np.dtype(np.complex128), np.complex128(1 - 1j)),
 }
-PAIR_AS_COMPLEX_MIN = 16  # pairs per row below which the plain strided add is as fast
+_PAIR_AS_COMPLEX_MIN = 16  # pairs per row below which the plain strided add is as fast
 
 # Rows of 8 (all lead rows together) from which the tail runs as rows of 8: NumPy's
 # reduce costs ~20 ns per row of 8 (more with lead rows), a level ~1.5-3 us per call.
@@ -56,7 +56,7 @@ def tree_last(x: np.ndarray, ufunc: np.ufunc) -> np.ndarray:
     """The adjacent-pair tree of ``ufunc`` along the last axis (size >= 1) of ``x``; the
     axis is kept (size 1).  ``ufunc`` is one IEEE operation per pair (np.add,
     np.multiply)."""
-    pair = PAIR_AS_COMPLEX.get(x.dtype) if ufunc is np.add else None
+    pair = _PAIR_AS_COMPLEX.get(x.dtype) if ufunc is np.add else None
     tail = ufunc is np.add and x.dtype in _TAIL_DTYPES and _rows_of_8_is_pair_tree()
     if x.ndim == 1:
         return _tree_vector(x, ufunc, pair, tail)
@@ -67,7 +67,7 @@ def tree_last(x: np.ndarray, ufunc: np.ufunc) -> np.ndarray:
             return _tail_rows_of_8(x)
         half, odd = divmod(k, 2)
         n2 = 2 * half
-        if pair is not None and half >= PAIR_AS_COMPLEX_MIN and x.strides[-1] == x.itemsize:
+        if pair is not None and half >= _PAIR_AS_COMPLEX_MIN and x.strides[-1] == x.itemsize:
             buf = np.empty(lead + (half + odd,), dtype=pair[0])
             np.multiply(x[..., :n2].view(pair[0]), pair[1], out=buf[..., :half])
             out = buf.real  # a strided view: the next level reads it in pairs
@@ -93,7 +93,7 @@ def _tree_vector(
         if tail and 2 < k <= 8 * _TAIL_ROWS:
             return _tail_rows_of_8(x)
         half, odd = divmod(k, 2)
-        if pair is not None and half >= PAIR_AS_COMPLEX_MIN and x.strides[0] == x.itemsize:
+        if pair is not None and half >= _PAIR_AS_COMPLEX_MIN and x.strides[0] == x.itemsize:
             buf = np.empty(half + odd, dtype=pair[0])
             np.multiply(x[: 2 * half].view(pair[0]), pair[1], out=buf[:half])
             out = buf.real
