@@ -182,8 +182,12 @@ class NpzValues:
         """``unoptimized``: the same engine's values with its optimization off
         (``switch`` says how it was turned off)."""
         self.unoptimized = None if unoptimized is None else NpzValues(unoptimized)
-        self.optimization_switch = (switch or "recorded") if unoptimized is not None else None
         self.path = os.fspath(path)
+        if unoptimized is not None and switch is None:
+            switch = self.unoptimized.meta.get("switch") if self.unoptimized else None
+        self.optimization_switch = (
+            (switch or f"the values of {os.fspath(unoptimized)}") if unoptimized is not None else None
+        )
         self.name = os.path.basename(self.path)
         try:
             with np.load(self.path, allow_pickle=False) as z:
@@ -191,6 +195,7 @@ class NpzValues:
                 meta = json.loads(str(z[META_KEY])) if META_KEY in z.files else {}
         except (OSError, ValueError) as e:
             raise InterpreterError(f"{self.path}: cannot read per-op values: {e}") from e
+        self.meta = meta
         self.ops: dict[str, list[str]] = meta.get("ops", {})
 
     def values(
@@ -224,8 +229,14 @@ class NpzValues:
         return out
 
 
-def save_values(path: str | os.PathLike, ins: Instrumented, values: dict[str, np.ndarray]) -> None:
-    """Write per-op values (``values``: key -> array) as ``NpzValues`` reads them."""
+def save_values(
+    path: str | os.PathLike,
+    ins: Instrumented,
+    values: dict[str, np.ndarray],
+    switch: str | None = None,
+) -> None:
+    """Write per-op values (``values``: key -> array) as ``NpzValues`` reads them;
+    ``switch``: how the engine's optimization was turned off, if it was."""
     from .loading import Origins
 
     origin = Origins(ins.prepared)
@@ -234,10 +245,27 @@ def save_values(path: str | os.PathLike, ins: Instrumented, values: dict[str, np
             f"op{o.index}": [o.name, origin(o.op) or str(o.op.pos)]
             for o in ins.ops
             if o.instrumented
-        }
+        },
+        **({"switch": switch} if switch else {}),
     }
     arrays = {k: _raw(np.asarray(v)) for k, v in values.items()}
     np.savez_compressed(path, **arrays, **{META_KEY: np.array(json.dumps(meta))})
+
+
+class HlorunEngine:
+    """The instrumented copy itself run on hlorun (a check of the instrumentation:
+    it must agree with hlorun's per-op values everywhere)."""
+
+    name = "hlorun"
+    optimization_switch = None
+
+    def values(
+        self, ins: Instrumented, inputs: Sequence[Any], optimize: bool = True
+    ) -> dict[str, np.ndarray]:
+        from .api import run
+        from .diff import expand
+
+        return expand(ins, run(ins.module, list(inputs)))
 
 
 class ProgramEngine:
@@ -301,8 +329,8 @@ def engine_for(against: Any) -> Any:
     """The engine ``against`` names (an engine object passes through)."""
     if hasattr(against, "values"):
         return against
-    if isinstance(against, str) and against in ("xla", "iree"):
-        return XlaEngine() if against == "xla" else IreeEngine()
+    if isinstance(against, str) and against in ("xla", "iree", "hlorun"):
+        return {"xla": XlaEngine, "iree": IreeEngine, "hlorun": HlorunEngine}[against]()
     if isinstance(against, str | os.PathLike) and os.fspath(against).endswith(".npz"):
         return NpzValues(against)
     name = os.fspath(against) if isinstance(against, str | os.PathLike) and len(os.fspath(against)) < 300 else "B"
