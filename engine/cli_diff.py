@@ -176,7 +176,5 @@ def add_command(sub: argparse._SubParsersAction) -> None:
         "--record", metavar="OUT", default=None, help="save the other engine's per-op values"
     )
     d.add_argument("--entry", default=None, help="entry function (default: main, or the only one)")
-    d.add_argument(
-        "--rows", type=int, default=40, help="rows of the table at most (default 40)"
-    )
+    d.add_argument("--rows", type=int, default=40, help="rows of the table at most (default 40)")
     d.set_defaults(func=cmd_diff)

@@ -133,6 +133,7 @@ def _one_op_module(info: OpInfo, widen: bool) -> str:
     """A module whose ``main`` runs ``info``'s op alone on its arguments."""
     op = info.op
     args = tuple(Value(f"%a{i}", v.type) for i, v in enumerate(op.operands))
+    results: tuple[Value, ...]
     if len(op.results) == 1:
         results = (Value("%r", op.results[0].type),)
     else:
@@ -171,8 +172,10 @@ def run_op(
 
 
 def _is_narrow(a: np.ndarray) -> bool:
-    return a.dtype.kind == "f" and a.dtype.itemsize < 4 or a.dtype.name.startswith(
-        ("bfloat16", "float8", "float6", "float4")
+    return (
+        a.dtype.kind == "f"
+        and a.dtype.itemsize < 4
+        or a.dtype.name.startswith(("bfloat16", "float8", "float6", "float4"))
     )
 
 
@@ -324,7 +327,11 @@ def explain(ctx: _Context, row: Row, engine: Any) -> None:
                 "over": own.over,
             }
             detail["origin"] = "here" if own.over else "operands"
-            wide_ops = [_unrounded(ctx, ref, a, it) for ref, a in zip(info.operand_ops, operands)]
+            wide_ops = [
+                _unrounded(ctx, ref, a, it)
+                for ref, a in zip(info.operand_ops, operands)
+                if a is not None
+            ]
             wide = run_op(info, wide_ops, widen=True)[row.result_index]  # type: ignore[arg-type]
             unrounded = measure(_as_type(got, wide), wide, tol)
             detail["recomputed_unrounded"] = {
@@ -343,14 +350,14 @@ def explain(ctx: _Context, row: Row, engine: Any) -> None:
             exp = np.asarray(runs[-1 if it is None else it][row.result_index])
             off = values.get(key)
             if off is not None:
-                e = measure(_as_type(off, exp), exp, tol)
+                rerun = measure(_as_type(off, exp), exp, tol)
                 detail["rerun_without_optimization"] = {
                     "switch": engine.optimization_switch,
-                    "max_ulp": e.max_ulp,
-                    "max_abs": e.max_abs,
-                    "over": e.over,
+                    "max_ulp": rerun.max_ulp,
+                    "max_abs": rerun.max_abs,
+                    "over": rerun.over,
                 }
-                if not e.over:
+                if not rerun.over:
                     optimization = True
         except HloError as e:
             detail["rerun_error"] = e.message

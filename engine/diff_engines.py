@@ -53,12 +53,19 @@ def _python(env_var: str, package: str, extra: str) -> str:
     exe = os.environ.get(env_var)
     if exe:
         return exe
-    if importlib.util.find_spec(package) is not None:
+    if _installed(package):
         return sys.executable
     raise UnsupportedError(
         f"hlorun diff: {package} is not installed here: pip install 'hlorun[{extra}]', "
         f"or set {env_var} to a Python that has it"
     )
+
+
+def _installed(package: str) -> bool:
+    try:
+        return importlib.util.find_spec(package) is not None
+    except ImportError:  # a parent package is missing
+        return False
 
 
 def _raw(a: np.ndarray) -> np.ndarray:
@@ -82,11 +89,9 @@ def _work(
             f.write(program.encode() if isinstance(program, str) else program)
         arrays = [np.asarray(a) for a in inputs]
         inp = os.path.join(tmp, "inputs.npz")
-        np.savez(
-            inp,
-            dtypes=np.array([a.dtype.name for a in arrays]),
-            **{f"arr_{i}": _raw(a) for i, a in enumerate(arrays)},
-        )
+        members: dict[str, Any] = {f"arr_{i}": _raw(a) for i, a in enumerate(arrays)}
+        members["dtypes"] = np.array([a.dtype.name for a in arrays])
+        np.savez(inp, **members)
         out = os.path.join(tmp, "outputs.npz")
         proc = subprocess.run(
             [python, WORKER, kind, prog, inp, out, *flags],
@@ -97,7 +102,8 @@ def _work(
         if proc.returncode != 0:
             lines = (proc.stderr or proc.stdout).strip().splitlines()
             raise InterpreterError(
-                f"hlorun diff: {kind} failed: " + (lines[-1] if lines else f"exit {proc.returncode}")
+                f"hlorun diff: {kind} failed: "
+                + (lines[-1] if lines else f"exit {proc.returncode}")
             )
         with np.load(out, allow_pickle=False) as z:
             return [z[f"arr_{i}"] for i in range(len(z.files))]
@@ -128,7 +134,9 @@ class XlaEngine:
         container = exported_bytes(ins.module, _stablehlo_version(self.python))
         env = {"JAX_PLATFORMS": "cpu", "JAX_ENABLE_X64": "1"}
         if not optimize:
-            env["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " " + XLA_NO_EXCESS_PRECISION).strip()
+            env["XLA_FLAGS"] = (
+                os.environ.get("XLA_FLAGS", "") + " " + XLA_NO_EXCESS_PRECISION
+            ).strip()
         raw = _work(self.python, "xla", container, ".exported", inputs, env=env)
         return expand(ins, _typed(ins, raw))
 
@@ -173,6 +181,8 @@ class NpzValues:
     """Per-op values recorded elsewhere: ``op{i}.r{k}[.it{n}]`` arrays (raw bits or
     typed) and ``__meta__``: JSON ``{"ops": {"op{i}": [name, location]}}``."""
 
+    meta: dict[str, Any]
+
     def __init__(
         self,
         path: str | os.PathLike,
@@ -186,7 +196,9 @@ class NpzValues:
         if unoptimized is not None and switch is None:
             switch = self.unoptimized.meta.get("switch") if self.unoptimized else None
         self.optimization_switch = (
-            (switch or f"the values of {os.fspath(unoptimized)}") if unoptimized is not None else None
+            (switch or f"the values of {os.fspath(unoptimized)}")
+            if unoptimized is not None
+            else None
         )
         self.name = os.path.basename(self.path)
         try:
@@ -248,8 +260,9 @@ def save_values(
         },
         **({"switch": switch} if switch else {}),
     }
-    arrays = {k: _raw(np.asarray(v)) for k, v in values.items()}
-    np.savez_compressed(path, **arrays, **{META_KEY: np.array(json.dumps(meta))})
+    arrays: dict[str, Any] = {k: _raw(np.asarray(v)) for k, v in values.items()}
+    arrays[META_KEY] = np.array(json.dumps(meta))
+    np.savez_compressed(path, **arrays)
 
 
 class HlorunEngine:
@@ -287,7 +300,9 @@ class ProgramEngine:
         from .diff_instrument import instrument
         from .loading import Origins
 
-        theirs = instrument(self.module, ins.function if ins.function in self.module.functions else None)
+        theirs = instrument(
+            self.module, ins.function if ins.function in self.module.functions else None
+        )
         hl = run_hlorun(theirs, inputs)
         mine_origin, their_origin = Origins(ins.prepared), Origins(self.module)
 
@@ -333,5 +348,9 @@ def engine_for(against: Any) -> Any:
         return {"xla": XlaEngine, "iree": IreeEngine, "hlorun": HlorunEngine}[against]()
     if isinstance(against, str | os.PathLike) and os.fspath(against).endswith(".npz"):
         return NpzValues(against)
-    name = os.fspath(against) if isinstance(against, str | os.PathLike) and len(os.fspath(against)) < 300 else "B"
+    name = (
+        os.fspath(against)
+        if isinstance(against, str | os.PathLike) and len(os.fspath(against)) < 300
+        else "B"
+    )
     return ProgramEngine(against, name)

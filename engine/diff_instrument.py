@@ -34,7 +34,6 @@ from ..parser.ir import (
     ArrayAttr,
     Block,
     DenseElementsAttr,
-    Function,
     FunctionType,
     IntegerType,
     Module,
@@ -45,8 +44,8 @@ from ..parser.ir import (
     Type,
     Value,
 )
+from .dtypes import dtype_of, static_shape
 from .loading import entry_function
-from .dtypes import dtype_of
 
 DIFF_POS_FILE = "<hlorun diff>"
 """The file name of the positions the prepared copy's ops carry: line = op index + 1."""
@@ -115,7 +114,7 @@ def is_recorded(t: Type) -> bool:
 
 def zeros_constant(t: TensorType, name: str) -> Operation:
     """``stablehlo.constant dense<0> : t`` defining ``name``."""
-    array = np.zeros(t.shape or (), dtype_of(t.element_type))
+    array = np.zeros(static_shape(t), dtype_of(t.element_type))
     return Operation(
         "stablehlo.constant",
         results=(Value(name, t),),
@@ -154,9 +153,9 @@ class _Rewriter:
 
     def block(
         self, ops: tuple[Operation, ...], env: dict, loops: tuple[int, ...], record: bool
-    ) -> tuple[list[Operation], list[_Extra], tuple[Value, ...]]:
+    ) -> tuple[list[Operation], list[_Extra], tuple[tuple[Value, Any], ...]]:
         """The rewritten ops of a block (without its terminator), the values to carry
-        out of it, and the terminator's operands (renamed)."""
+        out of it, and the terminator's operands (renamed, each with its producer)."""
         out: list[Operation] = []
         extras: list[_Extra] = []
         for op in ops:
@@ -369,14 +368,14 @@ def instrument(
     fn = entry_function(module, function)
     if fn.body is None:
         raise UnsupportedError(f"hlorun diff: @{fn.name} has no body", fn.pos)
-    copies = []
+    copies: list[tuple[Module, list[OpInfo], list[Output]]] = []
     for on in (False, True):
         rw = _Rewriter(module, on, trip_counts if on else None)
         env: dict = {}
         args = tuple(Value(rw.fresh(), a.type) for a in fn.body.entry.arguments)
         for i, (a, n) in enumerate(zip(fn.body.entry.arguments, args)):
             env[a.name] = (n, ("arg", i))
-        ops, extras, entries = rw.block(fn.body.entry.operations, env, (), True)
+        body_ops, extras, entries = rw.block(fn.body.entry.operations, env, (), True)
         if not on:
             extras = []
         outputs = [e.output for e in extras]
@@ -386,13 +385,15 @@ def instrument(
         new_fn = dataclasses.replace(
             fn,
             type=ftype,
-            body=Region((Block(args, (*ops, ret)),)),
+            body=Region((Block(args, (*body_ops, ret)),)),
             result_attrs=fn.result_attrs + (None,) * len(extras) if fn.result_attrs else (),
             visibility=None,
         )
-        attrs = tuple(
-            (k, v) for k, v in module.attributes if k != "hlorun.diff_outputs"
-        ) + ((("hlorun.diff_outputs", ArrayAttr(tuple(StringAttr(o.key) for o in outputs))),) if on else ())
+        attrs = tuple((k, v) for k, v in module.attributes if k != "hlorun.diff_outputs") + (
+            (("hlorun.diff_outputs", ArrayAttr(tuple(StringAttr(o.key) for o in outputs))),)
+            if on
+            else ()
+        )
         body = tuple(new_fn if x is fn else x for x in module.body)
         copies.append((dataclasses.replace(module, body=body, attributes=attrs), rw.ops, outputs))
     (prepared, ops, _), (instrumented, _, outputs) = copies

@@ -105,9 +105,9 @@ def ulp_distance(got: np.ndarray, exp: np.ndarray) -> np.ndarray:
         g = np.where(g < 0, -(g + m), g)
         e = np.where(e < 0, -(e + m), e)
         return np.abs(g - e).astype(np.float64)
-    return np.abs(
-        _ordered(got.view(view), width) - _ordered(exp.view(view), width)
-    ).astype(np.float64)
+    return np.abs(_ordered(got.view(view), width) - _ordered(exp.view(view), width)).astype(
+        np.float64
+    )
 
 
 def _float_view(a: np.ndarray) -> np.ndarray:

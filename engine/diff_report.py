@@ -61,9 +61,7 @@ class Row:
     def growth(self) -> float:
         """How much the error grows at this op: its max rel error over its operands'
         largest (1 when an operand brings as much as it has)."""
-        came = max(
-            (o.errors.max_rel for o in self.operands if o.errors is not None), default=0.0
-        )
+        came = max((o.errors.max_rel for o in self.operands if o.errors is not None), default=0.0)
         mine = self.errors.max_rel
         if mine == 0:
             return 0.0
@@ -224,12 +222,20 @@ class DiffReport:
         n = max(len(self.rows), 1)
         for i, r in enumerate(self.rows):
             rel = r.errors.max_rel
-            y = -17.0 if rel == 0 else max(-17.0, min(2.0, math.log10(rel) if rel < math.inf else 2.0))
+            y = (
+                -17.0
+                if rel == 0
+                else max(-17.0, min(2.0, math.log10(rel) if rel < math.inf else 2.0))
+            )
             x = pad + (w - 2 * pad) * i / max(n - 1, 1)
             yy = pad + (h - 2 * pad) * (2.0 - y) / 19.0
             color = "#c0392b" if r.errors.over else "#2e86c1"
-            tip = html.escape(f"op {r.index} {r.op} r{r.result_index}: max rel {rel:.3g} at {r.location}")
-            pts.append(f'<circle cx="{x:.1f}" cy="{yy:.1f}" r="3" fill="{color}"><title>{tip}</title></circle>')
+            tip = html.escape(
+                f"op {r.index} {r.op} r{r.result_index}: max rel {rel:.3g} at {r.location}"
+            )
+            pts.append(
+                f'<circle cx="{x:.1f}" cy="{yy:.1f}" r="3" fill="{color}"><title>{tip}</title></circle>'
+            )
         axis = "".join(
             f'<text x="4" y="{pad + (h - 2 * pad) * (2.0 - d) / 19.0 + 4:.1f}" font-size="10">1e{d}</text>'
             for d in (0, -4, -8, -12, -16)

@@ -43,7 +43,8 @@ def _inputs(path: str) -> list[np.ndarray]:
 
 
 def _save(path: str, results: list) -> None:
-    np.savez(path, **{f"arr_{i}": _raw(np.asarray(r)) for i, r in enumerate(results)})
+    members: dict = {f"arr_{i}": _raw(np.asarray(r)) for i, r in enumerate(results)}
+    np.savez(path, **members)
 
 
 def run_xla(program: str, inputs: list[np.ndarray]) -> list:

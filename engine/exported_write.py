@@ -21,7 +21,7 @@ import numpy as np
 from ..parser.errors import UnsupportedError
 from ..parser.ir import Module, TensorType, Type
 from .dtypes import dtype_of
-from .exported import _EXPORTED, _AVAL, _TREE, DTYPES
+from .exported import _AVAL, _EXPORTED, _TREE, DTYPES
 
 _DTYPE_CODES = {name: code for code, name in DTYPES.items()}
 _KIND = {"leaf": 0, "none": 1, "tuple": 2, "list": 3, "dict": 4}

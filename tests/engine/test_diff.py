@@ -111,7 +111,9 @@ def test_planted_change_found_in_values_recorded_from_the_changed_program(engine
 
 
 def test_planted_change_found_between_two_versions():
-    report = hlorun.diff(fixture("block.mlir"), inputs("block"), against=fixture("block_changed.mlir"))
+    report = hlorun.diff(
+        fixture("block.mlir"), inputs("block"), against=fixture("block_changed.mlir")
+    )
     first = report.first_divergence
     assert first["op"] == "stablehlo.tanh"
     assert first["other_op"] == "stablehlo.logistic"
@@ -123,7 +125,9 @@ def test_planted_change_found_between_two_versions():
 
 @pytest.mark.parametrize("engine", ["xla", "iree"])
 def test_f16_reduction_order(engine):
-    report = hlorun.diff(fixture("f16sum.mlir"), inputs("f16sum"), against=recorded("f16sum", engine))
+    report = hlorun.diff(
+        fixture("f16sum.mlir"), inputs("f16sum"), against=recorded("f16sum", engine)
+    )
     first = report.first_divergence
     assert first["op"] == "stablehlo.reduce"
     assert first["location"].endswith(generator_line("lax.reduce(x, np.float16(0)"))
@@ -345,7 +349,11 @@ def _python_with(package: str, env_var: str) -> str | None:
     exe = os.environ.get(env_var)
     if exe:
         return exe
-    return sys.executable if importlib.util.find_spec(package) is not None else None
+    try:
+        found = importlib.util.find_spec(package) is not None
+    except ImportError:  # its parent package is not installed
+        found = False
+    return sys.executable if found else None
 
 
 @pytest.mark.slow
