@@ -146,14 +146,7 @@ def measure(
         d = np.abs(g - e)
         bad = d > 0
         rel = np.divide(d, np.abs(e), out=np.zeros_like(d), where=e != 0)
-        return Errors(
-            float(d.max(initial=0.0)),
-            float(rel.max(initial=0.0)),
-            float(d.max(initial=0.0)),
-            int(bad.sum()),
-            exp.size,
-            int(np.argmax(np.where(bad, d, -1).ravel())) if bad.any() else -1,
-        )
+        return _errors(d, rel, d, bad)
     g = _float_view(got)
     e = _float_view(exp)
     gn, en = np.isnan(g), np.isnan(e)
@@ -174,11 +167,16 @@ def measure(
     with np.errstate(invalid="ignore", over="ignore"):
         limit = tol.atol + tol.rtol * s
     bad = (d > limit) & (ulps > tol.ulp)
+    return _errors(d, rel, ulps, bad)
+
+
+def _errors(d: np.ndarray, rel: np.ndarray, ulps: np.ndarray, bad: np.ndarray) -> Errors:
+    """The maxima of elementwise abs / rel / ULP errors and the elements over."""
     return Errors(
         float(d.max(initial=0.0)),
         float(rel.max(initial=0.0)),
         float(ulps.max(initial=0.0)),
         int(bad.sum()),
-        exp.size,
+        d.size,
         int(np.argmax(np.where(bad, d, -1.0).ravel())) if bad.any() else -1,
     )
