@@ -86,7 +86,7 @@ def run_hlorun(ins: Instrumented, inputs: Sequence[Any], **options: Any) -> Hlor
             out.trips.setdefault(index, []).append(counts.pop(index, 0))
 
     try:
-        run(ins.prepared, list(inputs), callback=callback, **options)
+        run(ins.prepared, list(inputs), function=ins.function, callback=callback, **options)
     except HloError as e:
         raise _at_source(e, ins) from None
     return out

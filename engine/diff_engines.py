@@ -278,7 +278,7 @@ class HlorunEngine:
         from .api import run
         from .diff import expand
 
-        return expand(ins, run(ins.module, list(inputs)))
+        return expand(ins, run(ins.module, list(inputs), function=ins.function))
 
 
 class ProgramEngine:

@@ -368,6 +368,8 @@ def instrument(
     fn = entry_function(module, function)
     if fn.body is None:
         raise UnsupportedError(f"hlorun diff: @{fn.name} has no body", fn.pos)
+    # the copies' entry is @main (jax.export and IREE call it so) unless that is taken
+    name = "main" if "main" not in module.functions else fn.name
     copies: list[tuple[Module, list[OpInfo], list[Output]]] = []
     for on in (False, True):
         rw = _Rewriter(module, on, trip_counts if on else None)
@@ -384,6 +386,7 @@ def instrument(
         ftype = FunctionType(fn.type.inputs, (*fn.type.results, *(e.value.type for e in extras)))
         new_fn = dataclasses.replace(
             fn,
+            name=name,
             type=ftype,
             body=Region((Block(args, (*body_ops, ret)),)),
             result_attrs=fn.result_attrs + (None,) * len(extras) if fn.result_attrs else (),
@@ -397,4 +400,4 @@ def instrument(
         body = tuple(new_fn if x is fn else x for x in module.body)
         copies.append((dataclasses.replace(module, body=body, attributes=attrs), rw.ops, outputs))
     (prepared, ops, _), (instrumented, _, outputs) = copies
-    return Instrumented(prepared, instrumented, ops, outputs, len(fn.type.results))
+    return Instrumented(prepared, instrumented, ops, outputs, len(fn.type.results), name)

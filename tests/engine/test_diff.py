@@ -371,3 +371,14 @@ def test_real_engines(engine, package, env_var):
         assert first["op"] == "stablehlo.convert" and first["cause"] == "optimization"
     # the f32 block: reassociated sums stay within the f32 tolerance
     assert not hlorun.diff(fixture("block.mlir"), inputs("block"), against=engine).diverged
+
+
+def test_an_entry_not_named_main_is_the_copies_main():
+    text = """func.func @forward(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = stablehlo.sqrt %x : tensor<2xf32>
+  return %0 : tensor<2xf32>
+}"""
+    ins = instrument(parse_module(text))
+    assert ins.function == "main" and list(ins.module.functions) == ["main"]
+    report = hlorun.diff(text, [np.array([4.0, 9.0], np.float32)], against="hlorun")
+    assert [r.op for r in report.rows] == ["stablehlo.sqrt"] and not report.diverged
