@@ -40,7 +40,7 @@ from ..parser import print_module
 from ..parser.errors import InterpreterError, UnsupportedError
 from ..parser.ir import Module
 from .diff_instrument import Instrumented
-from .dtypes import dtype_of
+from .dtypes import dtype_of, static_shape
 
 WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "diff_worker.py")
 XLA_NO_EXCESS_PRECISION = "--xla_allow_excess_precision=false"
@@ -234,10 +234,16 @@ class NpzValues:
         out = {}
         for k, a in self.arrays.items():
             t = types.get(k.split(".it")[0])
-            if t is not None:
-                dt = dtype_of(t)
-                a = a.view(dt) if a.dtype != dt and a.dtype.itemsize == dt.itemsize else a
-            out[k] = a
+            if t is None:
+                continue
+            dt = dtype_of(t)
+            a = a.view(dt) if a.dtype != dt and a.dtype.itemsize == dt.itemsize else a
+            rank = len(static_shape(t))
+            if ".it" not in k and a.ndim > rank:  # stacked per iteration (--iterations)
+                for n, row in enumerate(a.reshape((-1, *a.shape[a.ndim - rank :]))):
+                    out[f"{k}.it{n}"] = row
+            else:
+                out[k] = a
         return out
 
 

@@ -382,3 +382,30 @@ def test_an_entry_not_named_main_is_the_copies_main():
     assert ins.function == "main" and list(ins.module.functions) == ["main"]
     report = hlorun.diff(text, [np.array([4.0, 9.0], np.float32)], against="hlorun")
     assert [r.op for r in report.rows] == ["stablehlo.sqrt"] and not report.diverged
+
+
+def test_recorded_values_read_back(tmp_path):
+    values = tmp_path / "values.npz"
+    p = _cli(
+        "block.mlir", "--inputs", "block.inputs.npz", "--against", "hlorun", "--record", str(values)
+    )
+    assert p.returncode == 0, p.stderr
+    back = _cli("block.mlir", "--inputs", "block.inputs.npz", "--against", str(values))
+    assert back.returncode == 0, back.stderr
+    assert "54 op results compared" in back.stdout
+
+
+def test_values_saved_from_an_emitted_program_per_iteration(tmp_path):
+    # what a user does on another machine: run the emitted copy, save its extra results
+    # under the keys the copy lists; stacked (per-iteration) results split by NpzValues
+    module = parse_module(LOOPS)
+    from hlorun.engine.diff import run_hlorun, trip_counts
+
+    ins = instrument(module, trip_counts=trip_counts(run_hlorun(instrument(module), LOOP_INPUTS)))
+    keys = [a.value for a in ins.module.attr("hlorun.diff_outputs").elements]
+    results = hlorun.run(ins.module, LOOP_INPUTS)
+    np.savez(tmp_path / "v.npz", **dict(zip(keys, results[1:])))
+    report = hlorun.diff(LOOPS, LOOP_INPUTS, against=str(tmp_path / "v.npz"), iterations=True)
+    sine_rows = [r for r in report.rows if r.op == "stablehlo.sine"]
+    assert [r.iteration for r in sine_rows] == [0, 1, 2, 3]
+    assert not report.diverged
