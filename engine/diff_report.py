@@ -219,7 +219,9 @@ class DiffReport:
         plot, the first divergence, and the table of rows."""
         w, h, pad = 900, 260, 40
         pts = []
+        line = []
         n = max(len(self.rows), 1)
+        first = self.first_row
         for i, r in enumerate(self.rows):
             rel = r.errors.max_rel
             y = (
@@ -230,20 +232,36 @@ class DiffReport:
             x = pad + (w - 2 * pad) * i / max(n - 1, 1)
             yy = pad + (h - 2 * pad) * (2.0 - y) / 19.0
             color = "#c0392b" if r.errors.over else "#2e86c1"
+            line.append(f"{x:.1f},{yy:.1f}")
+            if r is first:
+                pts.append(
+                    f'<line x1="{x:.1f}" y1="{pad}" x2="{x:.1f}" y2="{h - pad}" '
+                    'stroke="#c0392b" stroke-dasharray="4 3"/>'
+                    f'<text x="{x + 4:.1f}" y="{pad + 12}" font-size="11" fill="#c0392b">'
+                    f"first divergence: op {r.index} {html.escape(_short(r.op))}</text>"
+                )
             tip = html.escape(
                 f"op {r.index} {r.op} r{r.result_index}: max rel {rel:.3g} at {r.location}"
             )
             pts.append(
-                f'<circle cx="{x:.1f}" cy="{yy:.1f}" r="3" fill="{color}"><title>{tip}</title></circle>'
+                f'<g><title>{tip}</title><circle cx="{x:.1f}" cy="{yy:.1f}" r="3" fill="{color}"/></g>'
             )
-        axis = "".join(
-            f'<text x="4" y="{pad + (h - 2 * pad) * (2.0 - d) / 19.0 + 4:.1f}" font-size="10">1e{d}</text>'
-            for d in (0, -4, -8, -12, -16)
+        axis = (
+            "".join(
+                f'<text x="4" y="{pad + (h - 2 * pad) * (2.0 - d) / 19.0 + 4:.1f}" font-size="10">1e{d}</text>'
+                for d in (0, -4, -8, -12)
+            )
+            + f'<text x="4" y="{h - pad + 4}" font-size="10">0</text>'
         )
         svg = (
             f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}">'
             f'<rect x="{pad}" y="{pad}" width="{w - 2 * pad}" height="{h - 2 * pad}" '
-            'fill="none" stroke="#999"/>' + axis + "".join(pts) + "</svg>"
+            'fill="none" stroke="#999"/>'
+            + axis
+            + f'<polyline points="{" ".join(line)}" fill="none" stroke="#aab7c4"/>'
+            + "".join(pts)
+            + f'<text x="{w / 2:.0f}" y="{h - 12}" font-size="11" text-anchor="middle">'
+            "op results in the order ops finish</text></svg>"
         )
         body_rows = "".join(
             "<tr{}><td>{}</td><td>{}</td><td>{}</td><td>{:.3g}</td><td>{:.3g}</td>"
