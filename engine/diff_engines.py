@@ -11,7 +11,8 @@ of the instrumented copy (engine/diff_instrument.py), keyed ``op{i}.r{k}[.it{n}]
   optimization off the process has ``XLA_FLAGS=--xla_allow_excess_precision=false``.
 - ``IreeEngine``: ``iree.compiler.compile_str(text, input_type="stablehlo",
   target_backends=["llvm-cpu"])`` and ``iree.runtime`` in a fresh process.  IREE demotes
-  f64 to f32 and i64 to i32 by default (``--iree-input-demote-f64-to-f32``,
+  f64 to f32 by default (iree-base-compiler 3.13: the compiled function takes f32), and
+  has a flag demoting i64 to i32 (``--iree-input-demote-f64-to-f32``,
   ``--iree-input-demote-i64-to-i32``): both are turned off.
 - ``NpzValues``: values recorded elsewhere (``--emit-instrumented`` programs run on a
   TPU or GPU), checked against the op names in the file's metadata.
@@ -28,6 +29,7 @@ import functools
 import importlib.util
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -101,10 +103,9 @@ def _work(
         )
         if proc.returncode != 0:
             lines = (proc.stderr or proc.stdout).strip().splitlines()
-            raise InterpreterError(
-                f"hlorun diff: {kind} failed: "
-                + (lines[-1] if lines else f"exit {proc.returncode}")
-            )
+            named = [ln for ln in lines if re.match(r"[A-Za-z_.]*(Error|Exception)\b", ln)]
+            why = (named or lines or [f"exit status {proc.returncode}"])[-1]
+            raise InterpreterError(f"hlorun diff: {kind} failed: {why}")
         with np.load(out, allow_pickle=False) as z:
             return [z[f"arr_{i}"] for i in range(len(z.files))]
 

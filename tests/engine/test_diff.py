@@ -409,3 +409,19 @@ def test_values_saved_from_an_emitted_program_per_iteration(tmp_path):
     sine_rows = [r for r in report.rows if r.op == "stablehlo.sine"]
     assert [r.iteration for r in sine_rows] == [0, 1, 2, 3]
     assert not report.diverged
+
+
+@pytest.mark.slow
+def test_iree_keeps_f64_and_i64():
+    if _python_with("iree.compiler", "HLORUN_IREE_PYTHON") is None:
+        pytest.skip("iree.compiler is not installed here and HLORUN_IREE_PYTHON is not set")
+    text = """func.func @main(%a: tensor<2xf64>, %b: tensor<2xi64>) -> (tensor<2xf64>, tensor<2xi64>) {
+  %c = stablehlo.constant dense<1.0e-10> : tensor<2xf64>
+  %0 = stablehlo.add %a, %c : tensor<2xf64>
+  %k = stablehlo.constant dense<4294967296> : tensor<2xi64>
+  %1 = stablehlo.add %b, %k : tensor<2xi64>
+  return %0, %1 : tensor<2xf64>, tensor<2xi64>
+}"""
+    # 1 + 1e-10 is 1 in f32, and 2**32 + 1 does not fit i32: demoted, both would differ
+    report = hlorun.diff(text, [np.array([1.0, 2.0]), np.array([1, 2], np.int64)], against="iree")
+    assert len(report.rows) == 2 and not report.diverged
