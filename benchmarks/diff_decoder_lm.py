@@ -99,14 +99,11 @@ def main() -> None:
         t_hl = time.perf_counter() - t0
         clear_cache()
         module = prepare(path)
-        from hlorun.engine.diff_engines import _stablehlo_version
-
-        container = exported_bytes(module, _stablehlo_version(sys.executable))
         t0 = time.perf_counter()
         _work(
             sys.executable,
             "xla",
-            container,
+            lambda version: exported_bytes(module, version),
             ".exported",
             inputs,
             env={"JAX_PLATFORMS": "cpu", "JAX_ENABLE_X64": "1"},

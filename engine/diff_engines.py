@@ -25,7 +25,6 @@ set, else this interpreter (``pip install 'hlorun[jax]'`` / ``'hlorun[iree]'``).
 
 from __future__ import annotations
 
-import functools
 import importlib.util
 import json
 import os
@@ -33,7 +32,7 @@ import re
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -78,36 +77,67 @@ def _raw(a: np.ndarray) -> np.ndarray:
 def _work(
     python: str,
     kind: str,
-    program: bytes | str,
+    program: bytes | str | Callable[[str], bytes],
     suffix: str,
     inputs: Sequence[Any],
     flags: Sequence[str] = (),
     env: dict[str, str] | None = None,
 ) -> list[np.ndarray]:
-    """Run the worker; the raw outputs (unsigned views, viewed back by the caller)."""
+    """Run the worker; the raw outputs (unsigned views, viewed back by the caller).
+    ``program`` may be a function of the engine's StableHLO version: the worker
+    (``{kind}-serve``) then says its version first and reads the program's path."""
     with tempfile.TemporaryDirectory(prefix="hlorun-diff-") as tmp:
         prog = os.path.join(tmp, "program" + suffix)
-        with open(prog, "wb") as f:
-            f.write(program.encode() if isinstance(program, str) else program)
         arrays = [np.asarray(a) for a in inputs]
         inp = os.path.join(tmp, "inputs.npz")
         members: dict[str, Any] = {f"arr_{i}": _raw(a) for i, a in enumerate(arrays)}
         members["dtypes"] = np.array([a.dtype.name for a in arrays])
         np.savez(inp, **members)
         out = os.path.join(tmp, "outputs.npz")
-        proc = subprocess.run(
-            [python, WORKER, kind, prog, inp, out, *flags],
-            capture_output=True,
-            text=True,
-            env={**os.environ, **(env or {})},
-        )
-        if proc.returncode != 0:
-            lines = (proc.stderr or proc.stdout).strip().splitlines()
-            named = [ln for ln in lines if re.match(r"[A-Za-z_.]*(Error|Exception)\b", ln)]
-            why = (named or lines or [f"exit status {proc.returncode}"])[-1]
-            raise InterpreterError(f"hlorun diff: {kind} failed: {why}")
+        env = {**os.environ, **(env or {})}
+        if callable(program):
+            proc = subprocess.Popen(
+                [python, WORKER, kind + "-serve", inp, out, *flags],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                env=env,
+            )
+            assert proc.stdin is not None and proc.stdout is not None
+            version = proc.stdout.readline().split()
+            try:
+                data = program(version[0]) if version else b""
+            except BaseException:
+                proc.kill()
+                proc.communicate()
+                raise
+            with open(prog, "wb") as f:
+                f.write(data)
+            stdout, stderr = proc.communicate(prog + "\n")
+            _check(kind, proc.returncode, stdout, stderr)
+        else:
+            with open(prog, "wb") as f:
+                f.write(program.encode() if isinstance(program, str) else program)
+            done = subprocess.run(
+                [python, WORKER, kind, prog, inp, out, *flags],
+                capture_output=True,
+                text=True,
+                env=env,
+            )
+            _check(kind, done.returncode, done.stdout, done.stderr)
         with np.load(out, allow_pickle=False) as z:
             return [z[f"arr_{i}"] for i in range(len(z.files))]
+
+
+def _check(kind: str, returncode: int, stdout: str, stderr: str) -> None:
+    """An engine that failed is told by its exception's line."""
+    if returncode == 0:
+        return
+    lines = (stderr or stdout).strip().splitlines()
+    named = [ln for ln in lines if re.match(r"[A-Za-z_.]*(Error|Exception)\b", ln)]
+    why = (named or lines or [f"exit status {returncode}"])[-1]
+    raise InterpreterError(f"hlorun diff: {kind} failed: {why}")
 
 
 def _typed(ins: Instrumented, raw: Sequence[np.ndarray]) -> list[np.ndarray]:
@@ -132,23 +162,17 @@ class XlaEngine:
     ) -> dict[str, np.ndarray]:
         from .diff import expand
 
-        container = exported_bytes(ins.module, _stablehlo_version(self.python))
         env = {"JAX_PLATFORMS": "cpu", "JAX_ENABLE_X64": "1"}
         if not optimize:
             env["XLA_FLAGS"] = (
                 os.environ.get("XLA_FLAGS", "") + " " + XLA_NO_EXCESS_PRECISION
             ).strip()
+
+        def container(version: str) -> bytes:  # at the version of the worker's jaxlib
+            return exported_bytes(ins.module, version)
+
         raw = _work(self.python, "xla", container, ".exported", inputs, env=env)
         return expand(ins, _typed(ins, raw))
-
-
-@functools.cache
-def _stablehlo_version(python: str) -> str:
-    """The StableHLO version of the jaxlib that ``python`` imports."""
-    proc = subprocess.run([python, WORKER, "version-xla"], capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise InterpreterError(f"hlorun diff: jax does not start: {proc.stderr.strip()[-300:]}")
-    return proc.stdout.split()[0]
 
 
 def exported_bytes(module: Module, version: str = "current") -> bytes:

@@ -3,11 +3,13 @@
 Standalone: it imports only NumPy and the engine's own packages (never hlorun), so that
 it runs in whatever environment has jax or IREE installed::
 
-    python diff_worker.py version-xla
     python diff_worker.py xla   PROGRAM.exported INPUTS.npz OUTPUTS.npz
+    python diff_worker.py xla-serve INPUTS.npz OUTPUTS.npz
     python diff_worker.py iree  PROGRAM.mlir     INPUTS.npz OUTPUTS.npz [COMPILER FLAG...]
 
-INPUTS.npz holds ``arr_i`` (the raw bits of each input as unsigned integers, booleans
+``xla-serve`` prints the StableHLO version of its jaxlib (the version the container's
+portable artifact must be readable at) and reads the program's path from standard
+input, so that one process both says it and runs.  INPUTS.npz holds ``arr_i`` (the raw bits of each input as unsigned integers, booleans
 as they are) and ``dtypes`` (their dtype names, ml_dtypes' for bfloat16 and the small
 floats); OUTPUTS.npz holds ``arr_i``, the raw bits of each result the same way.  Errors
 go to standard error with exit status 2.
@@ -81,12 +83,15 @@ def run_iree(program: str, inputs: list[np.ndarray], flags: list[str]) -> list:
 
 def main(argv: list[str]) -> int:
     try:
-        if argv[0] == "version-xla":
+        if argv[0] == "xla-serve":
             import jax
             from jax._src.lib.mlir.dialects import hlo
 
-            print(hlo.get_current_version(), jax.__version__)
-            return 0
+            print(hlo.get_current_version(), jax.__version__, flush=True)
+            program = sys.stdin.readline().strip()
+            if not program:
+                return 2
+            argv = ["xla", program, *argv[1:]]
         kind, program, inputs, outputs = argv[:4]
         values = _inputs(inputs)
         if kind == "xla":
