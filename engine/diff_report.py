@@ -206,9 +206,14 @@ class DiffReport:
             lines.append(f"  cause: {first.cause}" + _why(first.detail))
         g = self.growth
         if g is not None:
+            grew = (
+                "its operands agree"
+                if math.isinf(g.growth)
+                else f"{g.growth:.3g} times its operands'"
+            )
             lines.append(
                 f"largest growth: op {g.index} {g.op} at {g.location} "
-                f"(max rel {g.errors.max_rel:.3g}, x{g.growth:.3g} its operands')"
+                f"(max rel {g.errors.max_rel:.3g}, {grew})"
             )
         return "\n".join(lines)
 

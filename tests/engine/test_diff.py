@@ -15,6 +15,7 @@ import os
 import subprocess
 import sys
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -97,6 +98,12 @@ def test_bf16_mlp_against_iree_reports_the_first_matmul():
     assert first["op"] == "stablehlo.dot_general"
     assert first["location"].endswith(generator_line("h = jnp.tanh(x @ w1)"))
     assert first["cause"] == "value"
+    # an independent reference: the exact product (f64 holds it: 64 products of 8-bit
+    # significands) rounded once to bf16; IREE's recorded value is not that
+    x, w1 = (a.astype(np.float64) for a in inputs("mlp")[:2])
+    exact = (x @ w1).astype(ml_dtypes.bfloat16)
+    iree = NpzValues(fixture("mlp.iree.npz")).arrays[f"op{first['op_index']}.r0"]
+    assert (iree.view(ml_dtypes.bfloat16) != exact).any()
 
 
 @pytest.mark.parametrize("engine", ["xla", "iree"])
