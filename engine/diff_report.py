@@ -21,6 +21,7 @@ class OperandError:
     index: int
     result: int
     errors: Errors | None
+    over: bool | None = None  # its row's verdict (None: not compared)
 
     def to_json(self) -> dict[str, Any]:
         e = self.errors
@@ -30,7 +31,7 @@ class OperandError:
             "max_abs": None if e is None else _num(e.max_abs),
             "max_rel": None if e is None else _num(e.max_rel),
             "max_ulp": None if e is None else _num(e.max_ulp),
-            "over": None if e is None else e.over,
+            "over": self.over,
         }
 
 
@@ -51,6 +52,14 @@ class Row:
     cause: str | None = None
     detail: dict[str, Any] = field(default_factory=dict)
     other_op: str | None = None  # the op the other side has here, when another one
+    # over tolerance against hlorun's value, but within it against hlorun's value
+    # computed from the other side's operands, all of them within tolerance: the
+    # tolerated error of its operands passed on (e.g. through a cancellation)
+    passed_on: bool = False
+
+    @property
+    def over(self) -> bool:
+        return self.errors.over and not self.passed_on
 
     @property
     def location(self) -> str:
@@ -84,7 +93,8 @@ class Row:
             "max_ulp": _num(e.max_ulp),
             "elements_over": e.bad,
             "elements": e.size,
-            "over": e.over,
+            "over": self.over,
+            "passed_on": self.passed_on,
             "scaled_tolerance": self.scaled,
             "operands": [o.to_json() for o in self.operands],
             **({"other_op": self.other_op} if self.other_op else {}),
@@ -109,7 +119,7 @@ class DiffReport:
 
     @property
     def first_row(self) -> Row | None:
-        return next((r for r in self.rows if r.errors.over), None)
+        return next((r for r in self.rows if r.over), None)
 
     @property
     def first_divergence(self) -> dict[str, Any] | None:
@@ -135,7 +145,7 @@ class DiffReport:
     @property
     def growth(self) -> Row | None:
         """The row over tolerance whose error grows most over its operands'."""
-        over = [r for r in self.rows if r.errors.over]
+        over = [r for r in self.rows if r.over]
         return max(over, key=lambda r: r.growth, default=None)
 
     @property
@@ -166,7 +176,7 @@ class DiffReport:
         first = self.first_row
         shown = self.rows
         if limit is not None and len(shown) > limit:
-            keep = {id(r) for r in shown if r.errors.over}
+            keep = {id(r) for r in shown if r.over}
             if first is not None:
                 i = self.rows.index(first)
                 keep |= {id(r) for r in self.rows[max(0, i - 3) : i + 1]}
@@ -174,7 +184,7 @@ class DiffReport:
         for r in shown:
             e = r.errors
             res = str(r.result_index) + ("" if r.iteration is None else f"@{r.iteration}")
-            mark = "!" if e.over else " "
+            mark = "!" if r.over else ("~" if r.passed_on else " ")
             lines.append(
                 f"{r.index:>5}{mark}{_short(r.op):<28} {res:>3} {e.max_abs:>10.3g} "
                 f"{e.max_rel:>10.3g} {e.max_ulp:>9.4g}  {r.location}"
@@ -199,7 +209,7 @@ class DiffReport:
             state = (
                 "not compared"
                 if o.errors is None
-                else f"max ulp {o.errors.max_ulp:.4g}" + (" (over)" if o.errors.over else "")
+                else f"max ulp {o.errors.max_ulp:.4g}" + (" (over)" if o.over else "")
             )
             lines.append(f"  operand from op {o.index} result {o.result}: {state}")
         if first.cause:
@@ -236,7 +246,7 @@ class DiffReport:
             )
             x = pad + (w - 2 * pad) * i / max(n - 1, 1)
             yy = pad + (h - 2 * pad) * (2.0 - y) / 19.0
-            color = "#c0392b" if r.errors.over else "#2e86c1"
+            color = "#c0392b" if r.over else "#2e86c1"
             line.append(f"{x:.1f},{yy:.1f}")
             if r is first:
                 pts.append(
@@ -271,7 +281,7 @@ class DiffReport:
         body_rows = "".join(
             "<tr{}><td>{}</td><td>{}</td><td>{}</td><td>{:.3g}</td><td>{:.3g}</td>"
             "<td>{:.4g}</td><td>{}</td></tr>".format(
-                ' class="over"' if r.errors.over else "",
+                ' class="over"' if r.over else "",
                 r.index,
                 html.escape(r.op),
                 r.result_index if r.iteration is None else f"{r.result_index}@{r.iteration}",

@@ -432,3 +432,32 @@ def test_iree_keeps_f64_and_i64():
     # 1 + 1e-10 is 1 in f32, and 2**32 + 1 does not fit i32: demoted, both would differ
     report = hlorun.diff(text, [np.array([1.0, 2.0]), np.array([1, 2], np.int64)], against="iree")
     assert len(report.rows) == 2 and not report.diverged
+
+
+def test_dot_tolerance_scales_with_the_magnitude_of_its_terms(tmp_path):
+    from hlorun.engine.diff_engines import save_values
+
+    text = """func.func @main(%a: tensor<1x3xf32>, %b: tensor<3x1xf32>) -> tensor<1x1xf32> {
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<1x3xf32>, tensor<3x1xf32>) -> tensor<1x1xf32>
+  %1 = stablehlo.negate %0 : tensor<1x1xf32>
+  return %1 : tensor<1x1xf32>
+}"""
+    a = np.array([[1e4, -1e4, 1.0]], np.float32)
+    b = np.ones((3, 1), np.float32)
+    ins = instrument(parse_module(text))
+    # 1e4 - 1e4 + 1 = 1 exactly; 1.004 is within 1e-5 of the terms' 20001 in magnitude
+    got = np.array([[1.004]], np.float32)
+    path = tmp_path / "v.npz"
+    save_values(path, ins, {"op0.r0": got, "op1.r0": -got})
+    report = hlorun.diff(text, [a, b], against=str(path))
+    dot, neg = report.rows
+    assert dot.scaled and not dot.errors.over
+    # the negate is elementwise: against |exp| = 1 the dot's tolerated error is over,
+    # but the negate of the other side's own operand is exact: the error passed on
+    assert neg.errors.over and neg.passed_on and not neg.over
+    assert not report.diverged
+    # a negate that adds an error of its own is over
+    save_values(path, ins, {"op0.r0": got, "op1.r0": -got * np.float32(1.01)})
+    report = hlorun.diff(text, [a, b], against=str(path))
+    assert report.first_divergence["op"] == "stablehlo.negate"
+    assert [o["over"] for o in report.first_divergence["operands"]] == [False]
