@@ -46,6 +46,7 @@ from .diff_metrics import Tolerance, measure, tolerance
 from .diff_report import DiffReport, OperandError, Row
 from .dtypes import dtype_of
 from .loading import Origins
+from .platform_index import takes_platform_index, with_platform_index
 from .profile import where_text
 
 SCALED_OPS = ("stablehlo.dot_general", "stablehlo.dot", "stablehlo.convolution")
@@ -448,8 +449,11 @@ def diff(
     from .diff_engines import engine_for
 
     mod = prepare(module)
-    inputs = list(inputs)
     ins = instrument(mod, function)
+    entry = ins.prepared.functions[ins.function]
+    if takes_platform_index(entry):  # every engine gets the same arguments (cpu's index)
+        inputs = with_platform_index(entry, inputs, None, None)
+    inputs = list(inputs)
     hl = run_hlorun(ins, inputs)
     if iterations and hl.trips:
         ins = instrument(mod, function, trip_counts(hl))

@@ -70,7 +70,7 @@ def _installed(package: str) -> bool:
 
 
 def _raw(a: np.ndarray) -> np.ndarray:
-    a = np.ascontiguousarray(a)
+    a = np.array(a, order="C", copy=None)  # (ascontiguousarray makes a 0-d array 1-d)
     return a if a.dtype == np.bool_ else a.view(f"uint{8 * a.dtype.itemsize}")
 
 

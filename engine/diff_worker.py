@@ -23,7 +23,7 @@ import numpy as np
 
 
 def _raw(a: np.ndarray) -> np.ndarray:
-    a = np.ascontiguousarray(a)
+    a = np.array(a, order="C", copy=None)  # (ascontiguousarray makes a 0-d array 1-d)
     if a.dtype == np.bool_:
         return a
     return a.view(f"uint{8 * a.dtype.itemsize}")

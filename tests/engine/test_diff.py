@@ -461,3 +461,20 @@ def test_dot_tolerance_scales_with_the_magnitude_of_its_terms(tmp_path):
     report = hlorun.diff(text, [a, b], against=str(path))
     assert report.first_divergence["op"] == "stablehlo.negate"
     assert [o["over"] for o in report.first_divergence["operands"]] == [False]
+
+
+def test_scalar_values_keep_their_shape(tmp_path):
+    from hlorun.engine.diff_engines import HlorunEngine, save_values
+
+    text = """func.func @main(%x: tensor<3xf32>) -> tensor<f32> {
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %0 = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [0] : (tensor<3xf32>, tensor<f32>) -> tensor<f32>
+  %1 = stablehlo.sqrt %0 : tensor<f32>
+  return %1 : tensor<f32>
+}"""
+    x = [np.array([1.0, 2.0, 6.0], np.float32)]
+    ins = instrument(parse_module(text))
+    save_values(tmp_path / "v.npz", ins, HlorunEngine().values(ins, x))
+    values = NpzValues(tmp_path / "v.npz").values(ins, x)
+    assert values["op2.r0"].shape == () and values["op2.r0"] == np.float32(3.0)
+    assert not hlorun.diff(text, x, against=str(tmp_path / "v.npz")).diverged
