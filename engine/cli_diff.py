@@ -26,9 +26,16 @@ def _load(path: str):
     return prepare(path)
 
 
-def emit(module, path: str, version: str = "current") -> None:
-    """Write ``module`` to ``path``: text, portable artifact or Exported, by extension."""
+def emit(module, path: str, version: str = "WEEK_12") -> None:
+    """Write ``module`` to ``path``: text, portable artifact or Exported, by extension;
+    ``version``: a StableHLO version, or a compatibility requirement (``WEEK_4``,
+    ``WEEK_12``, ``MAX``: what StableHLO's own serializer offers; jax writes
+    ``WEEK_12``'s, readable by a jaxlib of three months ago)."""
     from ..parser import print_module
+    from ..parser.vhlo.version import get_version_from_compatibility_requirement
+
+    if version.upper() in ("NONE", "WEEK_4", "WEEK_12", "MAX"):
+        version = str(get_version_from_compatibility_requirement(version))
 
     if path.endswith(".mlirbc"):
         from ..parser.vhlo.artifact import serialize_portable_artifact
@@ -169,8 +176,9 @@ def add_command(sub: argparse._SubParsersAction) -> None:
     )
     d.add_argument(
         "--target",
-        default="current",
-        help="StableHLO version of an emitted .mlirbc / .exported (default: current)",
+        default="WEEK_12",
+        help="StableHLO version of an emitted .mlirbc / .exported, or WEEK_4, WEEK_12, "
+        "MAX (default WEEK_12: readable by the StableHLO of 12 weeks ago)",
     )
     d.add_argument(
         "--record", metavar="OUT", default=None, help="save the other engine's per-op values"
