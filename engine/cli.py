@@ -4,6 +4,7 @@
     hlorun verify [--split-input-file] FILE
     hlorun fold [--split-input-file] [--max-elements N] [--stats] FILE
     hlorun test PATH... [-k PATTERN] [-j N] [--junit-xml FILE]
+    hlorun diff PROGRAM [B] [--inputs FILE] --against xla|iree|VALUES.npz ...
     hlorun interpret [--split-input-file] [--args "[dense<..> : tensor<..>, ...]"]
                      [--interpreter-print-dense] [--probe-output-dir DIR]
                      [--float-eq bitwise|ieee] [--entry NAME] [--profile]
@@ -389,6 +390,7 @@ _COMMANDS: dict[str, Callable[[argparse._SubParsersAction], None] | tuple[str, s
     "ops": ("cli_ops", "add_command"),
     "fold": ("cli_fold", "add_command"),
     "test": ("cli_test", "add_command"),
+    "diff": ("cli_diff", "add_command"),
     "vhlo": _add_vhlo_tools,
     "compat": _add_vhlo_tools,
 }

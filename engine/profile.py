@@ -78,7 +78,7 @@ class OpProfile(Profile):
         rows = sorted(self.sites.values(), key=lambda s: -s.seconds)[: max(n, 0)]
         lines = [f"{'self ms':>10} {'%':>6} {'calls':>7}  op  location"]
         for s in rows:
-            where = _where(s.op, origin)
+            where = where_text(s.op, origin)
             lines.append(
                 f"{s.seconds * 1e3:>10.3f} {100 * s.seconds / total:>6.1f} {s.count:>7}  "
                 f"{s.name}  {where}"
@@ -121,7 +121,9 @@ class OpProfile(Profile):
             json.dump(self.trace_events(module), f)
 
 
-def _where(op: Any, origin: Origins) -> str:
+def where_text(op: Any, origin: Origins) -> str:
+    """``file:line:col`` of ``op`` in the program text, then ``from: file:line`` of its
+    ``loc`` (the producer's source line), as ``--profile-top`` prints them."""
     pos = getattr(op, "pos", None)
     parts = [str(pos)] if pos is not None and pos.line > 0 else []
     src = origin(op)

@@ -17,6 +17,8 @@ _LAZY = {
     "run": "engine",
     "compile": "engine",
     "Program": "engine",
+    "diff": "engine.diff",
+    "DiffReport": "engine.diff_report",
     "HloError": "parser.errors",
     "ParseError": "parser.errors",
     "VerificationError": "parser.errors",

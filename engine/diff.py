@@ -1,0 +1,472 @@
+"""``hlorun.diff``: find the first op where another engine departs from the spec's value.
+
+``diff(module, inputs, against=...)`` runs ``module`` on hlorun (every op's results
+seen through ``run``'s ``callback``) and an instrumented copy of it
+(engine/diff_instrument.py: every op's results also outputs) on the other engine:
+``"xla"`` (jaxlib on CPU), ``"iree"`` (IREE's llvm-cpu), a ``VALUES.npz`` of per-op
+values recorded elsewhere, or another version of the program (ops matched by location
+and op name); engine/diff_engines.py runs them.  Then, op by op in the order they
+finish, it measures each result's max abs / rel / ULP error (engine/diff_metrics.py),
+finds the first op over tolerance, the errors of its operands, and where the error
+grows most.
+
+For the first divergence it tells an op's own value from a compiler optimization
+(``cause``): materializing a value does not make a compiler round its other uses, so
+hlorun recomputes the op from the other engine's recorded operands, as declared
+(rounded) and with the operands' producers recomputed in f32 (not rounded to their
+16-bit or 8-bit types), and the other engine reruns with the optimization off where
+it has a switch (XLA: ``--xla_allow_excess_precision=false``).  ``cause`` is
+``"optimization"`` when the divergence disappears either way, else ``"value"``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from ..parser import print_module
+from ..parser.errors import HloError, InterpreterError
+from ..parser.ir import (
+    Block,
+    Function,
+    FunctionType,
+    Module,
+    Region,
+    TensorType,
+    Value,
+)
+from .api import prepare, run
+from .diff_instrument import DIFF_POS_FILE, Instrumented, OpInfo, instrument
+from .diff_metrics import Tolerance, measure, tolerance
+from .diff_report import DiffReport, OperandError, Row
+from .dtypes import dtype_of
+from .loading import Origins
+from .platform_index import takes_platform_index, with_platform_index
+from .profile import where_text
+
+SCALED_OPS = ("stablehlo.dot_general", "stablehlo.dot", "stablehlo.convolution")
+# the float element types of tensor types narrower than f32, and f32 itself
+_NARROW = re.compile(r"(?<=[x<])(bf16|f16|f8E[0-9A-Z]+|f6E[0-9A-Z]+|f4E[0-9A-Z]+)(?=>)")
+_F32 = re.compile(r"(?<=[x<])f32(?=>)")
+
+
+@dataclass
+class HlorunValues:
+    """hlorun's value of each numbered op: the result lists of its executions."""
+
+    executions: dict[int, list[list[np.ndarray]]] = field(default_factory=dict)
+    trips: dict[int, list[int]] = field(default_factory=dict)  # while index -> trip counts
+
+    def last(self, index: int) -> list[np.ndarray] | None:
+        runs = self.executions.get(index)
+        return runs[-1] if runs else None
+
+
+def run_hlorun(ins: Instrumented, inputs: Sequence[Any], **options: Any) -> HlorunValues:
+    """Run the prepared copy on hlorun; every op's results through the callback."""
+    out = HlorunValues()
+    first_body_op: dict[int, int] = {}  # while index -> its body's first numbered op
+    for info in ins.ops:
+        if info.loops and info.loops[-1] not in first_body_op:
+            first_body_op[info.loops[-1]] = info.index
+    body_of = {v: k for k, v in first_body_op.items()}
+    counts: dict[int, int] = {}
+
+    def callback(name: str, pos: Any, results: list[Any]) -> None:
+        if pos is None or pos.filename != DIFF_POS_FILE:
+            return
+        index = pos.line - 1
+        out.executions.setdefault(index, []).append(results)
+        loop = body_of.get(index)
+        if loop is not None:
+            counts[loop] = counts.get(loop, 0) + 1
+        if index in first_body_op:
+            out.trips.setdefault(index, []).append(counts.pop(index, 0))
+
+    try:
+        run(ins.prepared, list(inputs), function=ins.function, callback=callback, **options)
+    except HloError as e:
+        raise _at_source(e, ins) from None
+    return out
+
+
+def _at_source(err: HloError, ins: Instrumented) -> HloError:
+    """An error at an op of the prepared copy, told at the user's op."""
+    pos = err.pos
+    if pos is not None and pos.filename == DIFF_POS_FILE and 0 < pos.line <= len(ins.ops):
+        op = ins.ops[pos.line - 1].op
+        return type(err)(err.message, op.pos if op.pos.line > 0 else None)
+    return err
+
+
+def trip_counts(values: HlorunValues) -> dict[int, int]:
+    """While op index -> its trip count, for the loops that ran a constant count."""
+    return {k: v[0] for k, v in values.trips.items() if v and all(t == v[0] for t in v)}
+
+
+def expand(ins: Instrumented, outputs: Sequence[Any]) -> dict[str, np.ndarray]:
+    """The extra outputs of the instrumented copy keyed ``op{i}.r{k}[.it{n}]``."""
+    extra = list(outputs)[ins.num_results :]
+    if len(extra) != len(ins.outputs):
+        raise InterpreterError(
+            f"hlorun diff: the instrumented program returned {len(extra)} values for "
+            f"{len(ins.outputs)} op results"
+        )
+    values: dict[str, np.ndarray] = {}
+    for o, a in zip(ins.outputs, extra):
+        a = np.asarray(a)
+        if o.stacked:
+            rows = a.reshape((-1, *a.shape[len(o.stacked) :]))
+            for n, row in enumerate(rows):
+                values[f"{o.key}.it{n}"] = row
+        else:
+            values[o.key] = a
+    return values
+
+
+# ------------------------------------------------------------------------- one op
+
+
+def _one_op_module(info: OpInfo, widen: bool) -> str:
+    """A module whose ``main`` runs ``info``'s op alone on its arguments."""
+    op = info.op
+    args = tuple(Value(f"%a{i}", v.type) for i, v in enumerate(op.operands))
+    results: tuple[Value, ...]
+    if len(op.results) == 1:
+        results = (Value("%r", op.results[0].type),)
+    else:
+        results = tuple(Value(f"%r#{i}", v.type) for i, v in enumerate(op.results))
+    new = replace(op, operands=args, results=results)
+    ret = type(op)("func.return", operands=results)
+    fn = Function(
+        "main",
+        FunctionType(tuple(a.type for a in args), tuple(r.type for r in results)),
+        Region((Block(args, (new, ret)),)),
+    )
+    text = print_module(Module((fn,)))
+    return _NARROW.sub("f32", text) if widen else text
+
+
+def run_op(
+    info: OpInfo, operands: Sequence[np.ndarray], widen: bool = False, round_back: bool = True
+) -> list[np.ndarray]:
+    """hlorun's results of ``info``'s op on ``operands``; ``widen``: its 16-bit and
+    smaller float types computed in f32 (the results rounded back, unless not
+    ``round_back``)."""
+    text = _one_op_module(info, widen)
+    if widen:
+        operands = [
+            a.astype(np.float32) if a.dtype.kind == "V" or _is_narrow(a) else a for a in operands
+        ]
+    results = run(text, list(operands))
+    if widen and round_back:
+        results = [
+            np.asarray(r).astype(dtype_of(t)) if isinstance(t, TensorType) else r
+            for r, t in zip(results, info.result_types)
+        ]
+    return [np.asarray(r) for r in results]
+
+
+def _is_narrow(a: np.ndarray) -> bool:
+    return (
+        a.dtype.kind == "f"
+        and a.dtype.itemsize < 4
+        or a.dtype.name.startswith(("bfloat16", "float8", "float6", "float4"))
+    )
+
+
+def _abs_scale(info: OpInfo, operands: Sequence[np.ndarray], k: int) -> np.ndarray | None:
+    """The sum of the magnitudes of the terms of each element of result ``k``: the op
+    run on the operands' magnitudes (in f64 for float types)."""
+    if info.name not in (*SCALED_OPS, "stablehlo.reduce"):
+        return None
+    if info.name == "stablehlo.reduce":
+        body = info.op.regions[0].entry.operations
+        if not body or body[0].name != "stablehlo.add":
+            return None
+    try:
+        mags = [np.abs(np.asarray(a).astype(np.float64)) for a in operands]
+        text = _F32.sub("f64", _NARROW.sub("f64", _one_op_module(info, False)))
+        return np.asarray(run(text, mags)[k])
+    except (HloError, ValueError, TypeError):
+        return None
+
+
+# ------------------------------------------------------------------------- diff
+
+
+@dataclass
+class _Context:
+    ins: Instrumented
+    hl: HlorunValues
+    other: dict[str, np.ndarray]
+    inputs: list[Any]
+    tol: tuple[float | None, float | None, int | None]
+
+    def recorded(self, ref: tuple[Any, int] | None, iteration: int | None) -> np.ndarray | None:
+        """The other engine's value of an operand (constants and inputs: hlorun's)."""
+        if ref is None:
+            return None
+        idx, k = ref
+        if idx == "arg":
+            return np.asarray(self.inputs[k]) if k < len(self.inputs) else None
+        info = self.ins.ops[idx]
+        if info.constant:
+            last = self.hl.last(idx)
+            return None if last is None else np.asarray(last[k])
+        key = f"op{idx}.r{k}" + ("" if iteration is None else f".it{iteration}")
+        return self.other.get(key)
+
+    def tolerance(self, t: Any) -> Tolerance:
+        return tolerance(t, *self.tol)
+
+
+def _rows(ctx: _Context, origin: Origins, iterations: bool, first: bool) -> list[Row]:
+    rows: list[Row] = []
+    done: dict[tuple[Any, int, int | None], Row] = {}
+    outputs = {(o.index, o.result): o for o in ctx.ins.outputs}
+    for info in sorted(ctx.ins.ops, key=lambda i: i.completion):
+        runs = ctx.hl.executions.get(info.index)
+        if not info.instrumented or not runs:
+            continue
+        for k, t in enumerate(info.result_types):
+            o = outputs.get((info.index, k))
+            if o is None:
+                continue
+            its: list[int | None] = list(range(len(runs))) if o.stacked and iterations else [None]
+            for it in its:
+                key = o.key + ("" if it is None else f".it{it}")
+                got = ctx.other.get(key)
+                if got is None:
+                    continue
+                exp = np.asarray(runs[-1 if it is None else it][k])
+                got = _as_type(got, exp)
+                tol = ctx.tolerance(t)
+                err = measure(got, exp, tol)
+                scaled = False
+                if err.over and info.name in (*SCALED_OPS, "stablehlo.reduce"):
+                    operands = [np.asarray(a) for a in _hl_operands(ctx, info, it)]
+                    scale = _abs_scale(info, operands, k) if operands else None
+                    if scale is not None:
+                        err = measure(got, exp, tol, scale)
+                        scaled = True
+                ops_err = []
+                for ref in info.operand_ops:
+                    if ref is not None and ref[0] != "arg":
+                        r = done.get((ref[0], ref[1], it))
+                        ops_err.append(
+                            OperandError(ref[0], ref[1], None, None)
+                            if r is None
+                            else OperandError(ref[0], ref[1], r.errors, r.over)
+                        )
+                row = Row(
+                    index=info.index,
+                    op=info.name,
+                    where=where_text(info.op, origin),
+                    source=origin(info.op),
+                    result_index=k,
+                    iteration=it,
+                    type=str(t),
+                    errors=err,
+                    scaled=scaled,
+                    operands=ops_err,
+                )
+                if err.over:
+                    row.passed_on = _passed_on(ctx, info, k, it, got, tol, done)
+                done[(info.index, k, it)] = row
+                rows.append(row)
+                if first and row.over:
+                    return rows
+    return rows
+
+
+def _passed_on(
+    ctx: _Context,
+    info: OpInfo,
+    k: int,
+    it: int | None,
+    got: np.ndarray,
+    tol: Tolerance,
+    done: dict[tuple[Any, int, int | None], Row],
+) -> bool:
+    """Whether result ``k`` is within tolerance of hlorun's value computed from the
+    other side's operands, every one of them within tolerance itself (or an input or
+    a constant): the op adds no error of its own to what its operands bring."""
+    if _captures(info) or not info.operand_ops:
+        return False
+    for ref in info.operand_ops:
+        if ref is None:
+            return False
+        if ref[0] == "arg" or ctx.ins.ops[ref[0]].constant:
+            continue
+        r = done.get((ref[0], ref[1], it))
+        if r is None or r.over:
+            return False
+    operands = [ctx.recorded(ref, it) for ref in info.operand_ops]
+    if any(a is None for a in operands):
+        return False
+    try:
+        mine = run_op(info, operands)[k]  # type: ignore[arg-type]
+    except HloError:
+        return False
+    return not measure(got, _as_type(mine, got), tol).over
+
+
+def _hl_operands(ctx: _Context, info: OpInfo, it: int | None) -> list[np.ndarray]:
+    """hlorun's values of an op's operands ([] when one is not known)."""
+    out = []
+    for ref in info.operand_ops:
+        if ref is None:
+            return []
+        if ref[0] == "arg":
+            out.append(np.asarray(ctx.inputs[ref[1]]))
+            continue
+        runs = ctx.hl.executions.get(ref[0])
+        if not runs:
+            return []
+        out.append(np.asarray(runs[-1 if it is None else min(it, len(runs) - 1)][ref[1]]))
+    return out
+
+
+def _as_type(got: Any, exp: np.ndarray) -> np.ndarray:
+    """``got`` with ``exp``'s dtype (a same-width view of raw bits, or a cast)."""
+    got = np.asarray(got)
+    if got.dtype == exp.dtype:
+        return got.reshape(exp.shape) if got.size == exp.size else got
+    if got.dtype.itemsize == exp.dtype.itemsize and got.dtype.kind in "uiV":
+        return got.view(exp.dtype).reshape(exp.shape)
+    return got.astype(exp.dtype).reshape(exp.shape)
+
+
+def explain(ctx: _Context, row: Row, engine: Any) -> None:
+    """Fill ``row.cause`` and ``row.detail``: recompute the op from the other engine's
+    operands (rounded as declared, and not rounded), rerun the other engine with its
+    optimization off."""
+    info = ctx.ins.ops[row.index]
+    it = row.iteration
+    got = ctx.other.get(f"op{row.index}.r{row.result_index}" + ("" if it is None else f".it{it}"))
+    detail: dict[str, Any] = {}
+    optimization = False
+    operands = [ctx.recorded(ref, it) for ref in info.operand_ops]
+    t = info.result_types[row.result_index]
+    tol = ctx.tolerance(t)
+    if got is not None and all(a is not None for a in operands) and not _captures(info):
+        try:
+            exp = run_op(info, operands)[row.result_index]  # type: ignore[arg-type]
+            own = measure(_as_type(got, exp), exp, tol)
+            detail["recomputed_from_recorded_operands"] = {
+                "max_ulp": own.max_ulp,
+                "over": own.over,
+            }
+            detail["origin"] = "here" if own.over else "operands"
+            wide_ops = [
+                _unrounded(ctx, ref, a, it)
+                for ref, a in zip(info.operand_ops, operands)
+                if a is not None
+            ]
+            wide = run_op(info, wide_ops, widen=True)[row.result_index]  # type: ignore[arg-type]
+            unrounded = measure(_as_type(got, wide), wide, tol)
+            detail["recomputed_unrounded"] = {
+                "max_ulp": unrounded.max_ulp,
+                "over": unrounded.over,
+            }
+            if own.over and not unrounded.over:
+                optimization = True
+        except HloError as e:
+            detail["recompute_error"] = e.message
+    if engine is not None and getattr(engine, "optimization_switch", None):
+        try:
+            values = engine.values(ctx.ins, ctx.inputs, optimize=False)
+            key = f"op{row.index}.r{row.result_index}" + ("" if it is None else f".it{it}")
+            runs = ctx.hl.executions[row.index]
+            exp = np.asarray(runs[-1 if it is None else it][row.result_index])
+            off = values.get(key)
+            if off is not None:
+                rerun = measure(_as_type(off, exp), exp, tol)
+                detail["rerun_without_optimization"] = {
+                    "switch": engine.optimization_switch,
+                    "max_ulp": rerun.max_ulp,
+                    "max_abs": rerun.max_abs,
+                    "over": rerun.over,
+                }
+                if not rerun.over:
+                    optimization = True
+        except HloError as e:
+            detail["rerun_error"] = e.message
+    row.cause = "optimization" if optimization else "value"
+    row.detail = detail
+
+
+def _captures(info: OpInfo) -> bool:
+    """Whether the op's regions read values defined outside them (not run alone)."""
+    return info.name in ("stablehlo.while", "stablehlo.if", "stablehlo.case")
+
+
+def _unrounded(
+    ctx: _Context, ref: tuple[Any, int] | None, recorded: np.ndarray, it: int | None
+) -> np.ndarray:
+    """An operand as its producer computes it before rounding to a 16-bit or smaller
+    float type: the producer recomputed in f32 from the other engine's operands."""
+    if ref is None or ref[0] == "arg" or not _is_narrow(np.asarray(recorded)):
+        return recorded
+    producer = ctx.ins.ops[ref[0]]
+    if producer.constant or _captures(producer):
+        return recorded
+    operands = [ctx.recorded(r, it) for r in producer.operand_ops]
+    if any(a is None for a in operands):
+        return recorded
+    try:
+        return run_op(producer, operands, widen=True, round_back=False)[ref[1]]  # type: ignore[arg-type]
+    except HloError:
+        return recorded
+
+
+def diff(
+    module: str | bytes | os.PathLike | Module,
+    inputs: Sequence[Any] = (),
+    against: Any = "xla",
+    *,
+    function: str | None = None,
+    rtol: float | None = None,
+    atol: float | None = None,
+    ulp: int | None = None,
+    iterations: bool = False,
+    first: bool = False,
+    cause: bool = True,
+) -> DiffReport:
+    """Compare ``module`` run on hlorun with the same program on ``against``: "xla",
+    "iree", the path of a ``VALUES.npz`` (per-op values keyed ``op{i}.r{k}[.it{n}]``),
+    another version of the program (text, bytes, path or Module: ops matched by
+    location and op name), or an engine object (engine/diff_engines.py).  ``rtol`` /
+    ``atol`` / ``ulp`` replace the default tolerances (engine/diff_metrics.py);
+    ``iterations`` compares the ops of loops per iteration; ``first`` stops at the
+    first divergence; ``cause=False`` skips telling its cause."""
+    from .diff_engines import engine_for
+
+    mod = prepare(module)
+    ins = instrument(mod, function)
+    entry = ins.prepared.functions[ins.function]
+    if takes_platform_index(entry):  # every engine gets the same arguments (cpu's index)
+        inputs = with_platform_index(entry, inputs, None, None)
+    inputs = list(inputs)
+    hl = run_hlorun(ins, inputs)
+    if iterations and hl.trips:
+        ins = instrument(mod, function, trip_counts(hl))
+    engine = engine_for(against)
+    other = engine.values(ins, inputs)
+    ctx = _Context(ins, hl, other, inputs, (rtol, atol, ulp))
+    origin = Origins(mod)
+    rows = _rows(ctx, origin, iterations, first)
+    renamed = getattr(engine, "renamed", {})
+    for row in rows:
+        row.other_op = renamed.get(row.index)
+    report = DiffReport(rows=rows, against=engine.name)
+    first_row = report.first_row
+    if first_row is not None and cause:
+        explain(ctx, first_row, engine)
+    return report

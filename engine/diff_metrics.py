@@ -1,0 +1,188 @@
+"""Error measures of ``hlorun diff``: max abs, max rel and max ULP error of one result,
+and the default tolerances per element type.
+
+An element of ``got`` (the other engine) passes against ``exp`` (hlorun, the spec's
+value) when ``|got - exp| <= atol + rtol * scale`` or when it is at most ``ulp`` units
+in the last place away; ``scale`` is the largest magnitude of the result (normwise: a
+value got by subtracting nearly equal numbers carries its inputs' absolute error;
+``elementwise=True``: ``|exp|`` itself), and for ``dot_general``, ``convolution`` and
+``reduce`` (an ``add`` body) at least the sum of the magnitudes of the terms the
+element adds up.  NaN matches NaN (any payload); an infinity matches only itself.
+
+Defaults (``TOLERANCES``; the README's table says the same):
+
+- f64: ``rtol = 1e-13``, ``atol = 0``, ``ulp = 2``;
+- f32: ``rtol = 1e-6`` (about 8 ulp of the result's largest element: libraries'
+  ``exp``, ``tanh``... differ by a few ulp), ``atol = 1e-37`` (subnormals flushed to
+  zero), ``ulp = 2``;
+- f16, bf16 and the 8-bit and smaller float types: ``rtol`` a quarter of the type's
+  epsilon, ``ulp = 0``: compilers compute these types in f32 and round once, so a one
+  ulp difference means that a different value was rounded (excess precision,
+  reassociation) rather than a different approximation;
+- integers, booleans: exact.
+
+``--rtol``, ``--atol``, ``--ulp`` replace the default of every type.  An op over
+tolerance whose value is within it when hlorun computes the op from the other side's
+operands, all within tolerance, only passes on their tolerated error (engine/diff.py
+``_passed_on``): it is not a divergence.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import ml_dtypes
+import numpy as np
+
+from ..parser.ir import ComplexType, FloatType, Type
+from .dtypes import dtype_of, element_type
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    rtol: float
+    atol: float
+    ulp: int
+
+
+# element type name -> default tolerance (the module docstring says why)
+TOLERANCES: dict[str, Tolerance] = {
+    "f64": Tolerance(1e-13, 0.0, 2),
+    "f32": Tolerance(1e-6, 1e-37, 2),
+    "tf32": Tolerance(2.0**-12, 1e-37, 0),
+}
+EXACT = Tolerance(0.0, 0.0, 0)
+
+
+def default_tolerance(t: Type) -> Tolerance:
+    """The default tolerance of values of type ``t`` (a tensor type or element type)."""
+    e = element_type(t)
+    if isinstance(e, ComplexType):
+        e = e.element_type
+    if not isinstance(e, FloatType):
+        return EXACT
+    if e.name in TOLERANCES:
+        return TOLERANCES[e.name]
+    eps = float(ml_dtypes.finfo(dtype_of(e)).eps)
+    return Tolerance(eps / 4, 0.0, 0)
+
+
+def tolerance(t: Type, rtol: float | None, atol: float | None, ulp: int | None) -> Tolerance:
+    d = default_tolerance(t)
+    return Tolerance(
+        d.rtol if rtol is None else rtol,
+        d.atol if atol is None else atol,
+        d.ulp if ulp is None else ulp,
+    )
+
+
+@dataclass
+class Errors:
+    """The errors of one result: max abs, max rel, max ULP, and how many elements are
+    over the tolerance (``bad``) of how many (``size``)."""
+
+    max_abs: float = 0.0
+    max_rel: float = 0.0
+    max_ulp: float = 0.0
+    bad: int = 0
+    size: int = 0
+    worst: int = -1  # flat index of the worst element over tolerance (max abs), or -1
+
+    @property
+    def over(self) -> bool:
+        return self.bad > 0
+
+
+def _ordered(bits: np.ndarray, width: int) -> np.ndarray:
+    """Float bit patterns as integers ordered like the floats (two's complement map)."""
+    b = bits.astype(np.int64)
+    sign = np.int64(1) << (width - 1)
+    return np.where(b & sign, -(b & (sign - 1)), b)
+
+
+def ulp_distance(got: np.ndarray, exp: np.ndarray) -> np.ndarray:
+    """Units in the last place between floats of one dtype, elementwise (f64: float)."""
+    width = 8 * got.dtype.itemsize
+    view = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}[width]
+    if width == 64:
+        g = got.view(np.int64).astype(object)
+        e = exp.view(np.int64).astype(object)
+        m = 1 << 63
+        g = np.where(g < 0, -(g + m), g)
+        e = np.where(e < 0, -(e + m), e)
+        return np.abs(g - e).astype(np.float64)
+    return np.abs(_ordered(got.view(view), width) - _ordered(exp.view(view), width)).astype(
+        np.float64
+    )
+
+
+def _float_view(a: np.ndarray) -> np.ndarray:
+    return a.astype(np.float64) if a.dtype != np.float64 else a
+
+
+def measure(
+    got: np.ndarray,
+    exp: np.ndarray,
+    tol: Tolerance,
+    scale: np.ndarray | None = None,
+    elementwise: bool = False,
+) -> Errors:
+    """The errors of ``got`` against ``exp`` (arrays of one dtype and shape)."""
+    got = np.asarray(got)
+    exp = np.asarray(exp)
+    if got.shape != exp.shape:
+        return Errors(np.inf, np.inf, np.inf, max(exp.size, 1), exp.size)
+    if got.dtype.kind == "c":
+        parts = [
+            measure(g, e, tol, scale, elementwise)
+            for g, e in ((got.real, exp.real), (got.imag, exp.imag))
+        ]
+        a, b = parts
+        return Errors(
+            max(a.max_abs, b.max_abs),
+            max(a.max_rel, b.max_rel),
+            max(a.max_ulp, b.max_ulp),
+            max(a.bad, b.bad),
+            exp.size,
+            a.worst if a.bad else b.worst,
+        )
+    if got.dtype.kind in "biu" or got.dtype == np.bool_:
+        g = got.astype(np.float64)
+        e = exp.astype(np.float64)
+        d = np.abs(g - e)
+        bad = d > 0
+        rel = np.divide(d, np.abs(e), out=np.zeros_like(d), where=e != 0)
+        return _errors(d, rel, d, bad)
+    g = _float_view(got)
+    e = _float_view(exp)
+    gn, en = np.isnan(g), np.isnan(e)
+    same = (g == e) | (gn & en)
+    with np.errstate(invalid="ignore", over="ignore"):
+        d = np.where(same, 0.0, np.abs(g - e))
+    d = np.where(np.isnan(d), np.inf, d)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rel = np.where(same, 0.0, d / np.abs(e))
+    rel = np.where(np.isnan(rel), np.inf, rel)
+    ulps = np.where(same, 0.0, ulp_distance(got, exp))
+    ulps = np.where(gn ^ en, np.inf, ulps)
+    finite = np.abs(e[np.isfinite(e)])
+    norm = float(finite.max(initial=0.0))  # the result's largest magnitude
+    s = np.abs(e) if scale is None else np.abs(_float_view(np.asarray(scale)))
+    if not elementwise:
+        s = np.maximum(s, norm)
+    with np.errstate(invalid="ignore", over="ignore"):
+        limit = tol.atol + tol.rtol * s
+    bad = (d > limit) & (ulps > tol.ulp)
+    return _errors(d, rel, ulps, bad)
+
+
+def _errors(d: np.ndarray, rel: np.ndarray, ulps: np.ndarray, bad: np.ndarray) -> Errors:
+    """The maxima of elementwise abs / rel / ULP errors and the elements over."""
+    return Errors(
+        float(d.max(initial=0.0)),
+        float(rel.max(initial=0.0)),
+        float(ulps.max(initial=0.0)),
+        int(bad.sum()),
+        d.size,
+        int(np.argmax(np.where(bad, d, -1.0).ravel())) if bad.any() else -1,
+    )
