@@ -107,6 +107,24 @@ def _budget(per_tensor: int, live: int) -> MemoryBudget:
 # when their result takes at most FOLD_MAX_BYTES.
 FOLD_MAX_BYTES = 4 << 20
 
+# Calls to functions of at most this many ops (nested regions' ops counted) are planned
+# inline: JAX's closed_call, _where, _cumsum, remat and pjit functions, which loop
+# bodies call once per iteration.
+INLINE_MAX_OPS = 256
+
+
+def _count_ops(ops: Sequence[Operation], cap: int) -> int:
+    """How many ops ``ops`` hold, nested regions included, counting stops past ``cap``."""
+    n = 0
+    stack = list(ops)
+    while stack and n <= cap:
+        op = stack.pop()
+        n += 1
+        for r in op.regions:
+            for b in r.blocks:
+                stack.extend(b.operations)
+    return n
+
 
 class Interpreter(StepCompiler):
     """Runs the functions of one module.  One instance per process of a process grid."""
@@ -120,6 +138,7 @@ class Interpreter(StepCompiler):
         profile: Profile | None = None,
         inplace: bool = True,
         fast_ops: bool = True,
+        inline_calls: bool = True,
     ):
         self.module = module
         self.limits = limits or Limits()
@@ -128,6 +147,10 @@ class Interpreter(StepCompiler):
         self.inplace = inplace  # buffer reuse (off: every result is a new array)
         self.fast_ops = fast_ops  # engine.fastpath (off: every op calls its kernel)
         self._plans: dict[str, FunctionPlan] = {}
+        # calls to small functions planned as the callee's steps (no per-call frame);
+        # the names of the callees being inlined (recursion is never inlined)
+        self.inline_calls = inline_calls
+        self._inlining: list[str] = []
         self._depth = 0
         self._fast = True  # no limit, callback or profile to check per step
         self._budget_memo = _budget(self.limits.memory_cap, self.limits.live_cap)
@@ -179,8 +202,7 @@ class Interpreter(StepCompiler):
                 where.pos if where else plan.function.pos,
                 op=where.name if where else None,
             )
-        for op in ops[:-1]:
-            steps.append(self._prepare_op(op, scope, plan))
+        self._prepare_ops(ops[:-1], scope, plan, steps)
         ret = ops[-1]
         returns = tuple(scope.lookup(v.name, ret) for v in ret.operands)
         bp = BlockPlan(steps, args, returns)
@@ -197,6 +219,54 @@ class Interpreter(StepCompiler):
         bp.max_nbytes = max((st.nbytes for st in steps), default=0)
         bp.max_live = self._live_bytes(bp, block)
         return bp
+
+    def _prepare_ops(
+        self, ops: Sequence[Operation], scope: Scope, plan: FunctionPlan, steps: list[Step]
+    ) -> None:
+        for op in ops:
+            body = self._inline_body(op) if op.name in CALL_OPS else None
+            if body is None:
+                steps.append(self._prepare_op(op, scope, plan))
+                continue
+            # a call inlined at plan time: the callee's ops become steps of this block,
+            # its arguments the call's operand slots, the call's results its returns
+            operands = [scope.lookup(v.name, op) for v in op.operands]
+            inner = Scope(plan, None, scope.batched)  # a callee sees only its arguments
+            inner.names.update((a.name, s) for a, s in zip(body.arguments, operands))
+            name = op.attr("callee").root
+            self._inlining.append(name)
+            try:
+                self._prepare_ops(body.operations[:-1], inner, plan, steps)
+            finally:
+                self._inlining.pop()
+            ret = body.operations[-1]
+            for r, v in zip(op.results, ret.operands):
+                scope.names[r.name] = inner.lookup(v.name, ret)
+
+    def _inline_body(self, op: Operation) -> Block | None:
+        """The callee's block when a ``func.call`` is inlined at plan time: a callee of
+        one block of at most ``INLINE_MAX_OPS`` ops (nested ones counted), not already
+        being inlined (recursion), whose signature matches the call (the verifier
+        checked it; a mismatch is left to the call step's error)."""
+        if not self.inline_calls:
+            return None
+        name = getattr(op.attr("callee"), "root", None)
+        fn = self.module.functions.get(name) if name is not None else None
+        if fn is None or fn.body is None or len(fn.body.blocks) != 1 or name in self._inlining:
+            return None
+        body = fn.body.blocks[0]
+        ops = body.operations
+        if (
+            not ops
+            or ops[-1].name not in RETURN_OPS
+            or len(body.arguments) != len(op.operands)
+            or len(ops[-1].operands) != len(op.results)
+            or [a.type for a in body.arguments] != list(op.operand_types)
+            or list(ops[-1].operand_types) != list(op.result_types)
+            or _count_ops(ops, INLINE_MAX_OPS) > INLINE_MAX_OPS
+        ):
+            return None
+        return body
 
     @staticmethod
     def _live_bytes(bp: BlockPlan, block: Block) -> int:

@@ -1,0 +1,132 @@
+"""The model suite's harness: hlorun, its NumPy floor and (when jax is installed)
+``jax.jit`` of the same exported program, timed interleaved in one run.
+
+Run: ``python3 -m pytest benchmarks/models`` (not part of the README's test command).
+Each round times the floor, then jax (when present), then hlorun (pytest-benchmark's
+``pedantic`` with the other two in its setup), so all three see the same machine load.
+The table at the end gives the medians, hlorun's peak traced memory, the ratios and
+the targets (issue "Speed III").
+"""
+
+from __future__ import annotations
+
+import gc
+import statistics
+import tracemalloc
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+BUDGET_S = 4.0  # time per side, roughly
+
+
+@dataclass
+class ModelRow:
+    name: str
+    hlorun_s: float
+    floor_s: float
+    jax_s: float | None
+    peak_mb: float | None
+    floor_target: float | None
+    jax_target: float | None
+
+    def ok(self) -> bool:
+        good = self.floor_target is None or self.hlorun_s / self.floor_s <= self.floor_target
+        if self.jax_target is not None and self.jax_s is not None:
+            good &= self.hlorun_s / self.jax_s <= self.jax_target
+        return good
+
+
+MODEL_ROWS: dict[str, ModelRow] = {}
+
+
+def _median_time(fn: Callable[[], Any], timer, out: list[float]) -> None:
+    t0 = timer()
+    fn()
+    out.append(timer() - t0)
+
+
+@pytest.fixture
+def model_versus(benchmark, request):
+    """``model_versus(run, floor, jax_run=None, floor_target=, jax_target=)``."""
+
+    def measure(
+        run: Callable[[], Any],
+        floor: Callable[[], Any],
+        jax_run: Callable[[], Any] | None = None,
+        *,
+        floor_target: float | None = None,
+        jax_target: float | None = None,
+    ) -> Any:
+        import time
+
+        timer = time.perf_counter
+        floors: list[float] = []
+        jaxes: list[float] = []
+
+        def setup() -> None:
+            _median_time(floor, timer, floors)
+            if jax_run is not None:
+                _median_time(jax_run, timer, jaxes)
+
+        t0 = timer()
+        run()
+        once = timer() - t0
+        rounds = max(5, min(100, int(BUDGET_S / max(once, 1e-6))))
+        gc.collect()
+        result = benchmark.pedantic(run, setup=setup, rounds=rounds, iterations=1, warmup_rounds=1)
+        hl = benchmark.stats.stats.median
+        fl = statistics.median(floors)
+        jx = statistics.median(jaxes) if jaxes else None
+        gc.collect()
+        tracemalloc.start()
+        try:
+            base, _ = tracemalloc.get_traced_memory()
+            tracemalloc.reset_peak()
+            run()
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        name = request.node.callspec.id if hasattr(request.node, "callspec") else request.node.name
+        MODEL_ROWS[name] = ModelRow(
+            name, hl, fl, jx, (peak - base) / 2**20, floor_target, jax_target
+        )
+        benchmark.extra_info.update(
+            floor_median_s=fl,
+            jax_median_s=jx,
+            ratio_floor=round(hl / fl, 3),
+            ratio_jax=None if jx is None else round(hl / jx, 3),
+        )
+        return result
+
+    return measure
+
+
+def _fmt(s: float | None) -> str:
+    if s is None:
+        return "-"
+    return f"{s * 1e3:.2f} ms" if s >= 1e-3 else f"{s * 1e6:.1f} us"
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    if not MODEL_ROWS:
+        return
+    tr = terminalreporter
+    tr.section("models: hlorun vs NumPy floor and jax.jit (medians, same run)")
+    w = max(len(r.name) for r in MODEL_ROWS.values())
+    tr.write_line(
+        f"{'model':<{w}} {'hlorun':>11} {'numpy':>11} {'jax.jit':>11} {'/numpy':>7} "
+        f"{'target':>7} {'/jax':>6} {'target':>7} {'peak MB':>8}  ok"
+    )
+    for r in MODEL_ROWS.values():
+        rf = r.hlorun_s / r.floor_s
+        rj = "-" if r.jax_s is None else f"{r.hlorun_s / r.jax_s:.2f}"
+        ft = "-" if r.floor_target is None else f"{r.floor_target:g}"
+        jt = "-" if r.jax_target is None else f"{r.jax_target:g}"
+        peak = "-" if r.peak_mb is None else f"{r.peak_mb:.0f}"
+        tr.write_line(
+            f"{r.name:<{w}} {_fmt(r.hlorun_s):>11} {_fmt(r.floor_s):>11} {_fmt(r.jax_s):>11} "
+            f"{rf:>7.2f} {ft:>7} {rj:>6} {jt:>7} {peak:>8}  {'yes' if r.ok() else 'NO'}"
+        )
