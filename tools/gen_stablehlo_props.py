@@ -61,20 +61,34 @@ def _is_attr(decl: str) -> bool:
     return "Attr" in decl or decl.startswith("StableHLO_")
 
 
-def specs(td: str) -> dict[str, tuple[tuple[str, bool], ...]]:
+def op_definitions(td: str) -> dict[str, tuple[list[tuple[str, str]], str]]:
+    """Each op ``def`` of ``td`` by mnemonic: its attribute arguments ``(constraint,
+    name)`` (from its own ``let arguments`` or its class's) and its body."""
     text = _strip(td)
     classes: dict[str, str] = {}
     for m in re.finditer(r"\nclass\s+(\w+)\s*<", text):
         classes[m.group(1)] = _body(text, m.end())
-    out: dict[str, tuple[tuple[str, bool], ...]] = {}
+    out: dict[str, tuple[list[tuple[str, str]], str]] = {}
     for m in re.finditer(r'\ndef\s+\w+\s*:\s*(\w+)\s*<\s*"([a-z_][a-z0-9_.]*)"', text):
         parent, mnemonic = m.group(1), m.group(2)
-        args = _arguments(_body(text, m.end()))
+        body = _body(text, m.end())
+        args = _arguments(body)
         if args is None:
             args = _arguments(classes.get(parent, "")) or []
-        attrs = sorted((n, d.startswith(OPTIONAL)) for d, n in args if _is_attr(d))
-        out[f"stablehlo.{mnemonic}"] = tuple(attrs)
+        out[mnemonic] = ([(d, n) for d, n in args if _is_attr(d)], body)
     return out
+
+
+def is_optional(constraint: str) -> bool:
+    """Stored optionally by ODS (``writeOptionalAttribute``)."""
+    return constraint.startswith(OPTIONAL)
+
+
+def specs(td: str) -> dict[str, tuple[tuple[str, bool], ...]]:
+    return {
+        f"stablehlo.{mnemonic}": tuple(sorted((n, is_optional(d)) for d, n in args))
+        for mnemonic, (args, _) in op_definitions(td).items()
+    }
 
 
 def render(table: dict) -> str:
