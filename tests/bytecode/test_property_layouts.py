@@ -162,3 +162,21 @@ def test_the_tensorflow_file_with_a_bad_no_inline_is_refused():
     err = _refused(bytes(bad))
     msg = str(err)
     assert "func.func" in msg and f"offset {start:#x}" in msg and "MLIR23.0.0git" in msg
+
+
+def test_builtin_func_props_table_up_to_date():
+    """tools/gen_builtin_func_props.py over an LLVM checkout (HLORUN_LLVM_DIR) writes
+    the committed table."""
+    import os
+    import subprocess
+    import sys
+
+    from hlorun.parser.bytecode.builtin_func_props import SOURCE_REVISION
+
+    llvm = os.environ.get("HLORUN_LLVM_DIR", "/work/.mirror/llvm+llvm-project/repo")
+    if not Path(llvm).exists():
+        pytest.skip("no llvm-project checkout (HLORUN_LLVM_DIR) to regenerate the table from")
+    tool = Path(__file__).resolve().parents[2] / "tools" / "gen_builtin_func_props.py"
+    args = [sys.executable, str(tool), "--check", "--llvm", llvm, "--revision", SOURCE_REVISION]
+    r = subprocess.run(args, capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
