@@ -474,8 +474,10 @@ def threefry_gpu(call: Call, k0: Any, k1: Any, x0: Any, x1: Any) -> tuple[Any, .
 
 def pivots_to_permutation(pivots: np.ndarray, size: int) -> np.ndarray:
     """Apply the row swaps i <-> pivots[..., i] (0-based) in order to arange(size)
-    (jax/_src/lax/linalg.py _generic_lu_pivots_to_permutation).  The swaps are
-    sequential: one vectorized step per pivot, over the whole batch."""
+    (jax/_src/lax/linalg.py _generic_lu_pivots_to_permutation).  A pivot outside
+    [0, size) swaps nothing, as jaxlib's GPU kernel (jaxlib/gpu/lu_pivot_kernels.cu.cc
+    ComputePermutation) leaves that row in place.  The swaps are sequential: one
+    vectorized step per pivot, over the whole batch."""
     pivots = np.asarray(pivots).astype(np.int64)
     batch = pivots.shape[:-1]
     perm = np.broadcast_to(np.arange(size, dtype=np.int32), (*batch, size)).copy()
@@ -483,7 +485,8 @@ def pivots_to_permutation(pivots: np.ndarray, size: int) -> np.ndarray:
     piv = pivots.reshape(-1, pivots.shape[-1])
     rows = np.arange(flat.shape[0])
     for i in range(min(piv.shape[-1], size)):
-        j = np.clip(piv[:, i], 0, size - 1)
+        j = piv[:, i]
+        j = np.where((j >= 0) & (j < size), j, i)
         a, b = flat[rows, i].copy(), flat[rows, j].copy()
         flat[rows, i], flat[rows, j] = b, a
     return flat.reshape(perm.shape)
