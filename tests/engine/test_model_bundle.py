@@ -192,3 +192,23 @@ def test_cli_error_for_a_missing_function(tmp_path):
     shutil.rmtree(d / "constants")
     rc, out, err = _cli("interpret", str(d), "--entry", "nope")
     assert rc == 1 and "no function 'nope'" in err and "Traceback" not in err
+
+
+SAVED = Path(__file__).resolve().parents[1] / "fixtures" / "torch_xla_saved"
+
+
+def test_a_folder_torch_xla_saved():
+    """A real save_as_stablehlo folder (torch_xla 2.9; PROVENANCE.json): the user's one
+    input, the model's eager torch output within 1e-4 of its scale."""
+    x = np.load(SAVED / "saved_cnn.inputs.npz")["arr_0"]
+    want = np.load(SAVED / "saved_cnn.outputs.npz")["arr_0"]
+    (got,) = hlorun.run(str(SAVED / "saved_cnn"), [x])
+    bound = 1e-4 * (np.abs(want).max() + np.abs(want))
+    assert got.shape == want.shape and np.all(np.abs(got - want) <= bound)
+    rc, out, err = _cli(
+        "interpret",
+        str(SAVED / "saved_cnn"),
+        "--inputs",
+        str(SAVED / "saved_cnn.inputs.npz"),
+    )
+    assert rc == 0 and "tensor<2x4xf32>" in out, err
