@@ -26,7 +26,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gen_stablehlo_props import is_optional, op_definitions  # noqa: E402
+from gen_stablehlo_props import is_optional, op_definitions, write_or_check  # noqa: E402
 
 OUT = Path(__file__).resolve().parent.parent / "parser" / "bytecode" / "builtin_func_props.py"
 SOURCES = (
@@ -80,14 +80,7 @@ def main() -> int:
     ap.add_argument("--check", action="store_true")
     a = ap.parse_args()
     table, custom = layouts({d: read(a.llvm, p) for d, p in SOURCES})
-    text = render(table, custom, a.revision)
-    if a.check:
-        if not OUT.exists() or OUT.read_text() != text:
-            print(f"{OUT} is out of date: run tools/gen_builtin_func_props.py")
-            return 1
-        return 0
-    OUT.write_text(text)
-    return 0
+    return write_or_check(OUT, render(table, custom, a.revision), a.check)
 
 
 if __name__ == "__main__":

@@ -107,13 +107,18 @@ def main() -> int:
     ap.add_argument("--repo", default=DEFAULT_REPO)
     ap.add_argument("--check", action="store_true")
     a = ap.parse_args()
-    text = render(specs(read_td(a.repo, "StablehloOps.td")))
-    if a.check:
-        if not OUT.exists() or OUT.read_text() != text:
-            print(f"{OUT} is out of date: run tools/gen_stablehlo_props.py")
+    return write_or_check(OUT, render(specs(read_td(a.repo, "StablehloOps.td"))), a.check)
+
+
+def write_or_check(out: Path, text: str, check: bool) -> int:
+    """Write ``text`` to ``out``; with ``check``, only compare (exit status 1 when it
+    differs)."""
+    if check:
+        if not out.exists() or out.read_text() != text:
+            print(f"{out} is out of date: run tools/{Path(sys.argv[0]).name}")
             return 1
         return 0
-    OUT.write_text(text)
+    out.write_text(text)
     return 0
 
 

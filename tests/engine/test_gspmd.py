@@ -71,12 +71,16 @@ module attributes {{mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 1 : i32}}
 """
 
 
-def test_each_device_sees_its_own_tile() -> None:
-    # a 2x2 tiling of a 4x6 array over 4 devices; the body adds its partition id
-    body = """    %p = stablehlo.partition_id : tensor<ui32>
+# a manual region's body: its 2x3 piece plus the partition id
+ADD_PARTITION_ID = """    %p = stablehlo.partition_id : tensor<ui32>
     %pf = stablehlo.convert %p : (tensor<ui32>) -> tensor<f32>
     %pb = stablehlo.broadcast_in_dim %pf, dims = [] : (tensor<f32>) -> tensor<2x3xf32>
     %2 = stablehlo.add %1, %pb : tensor<2x3xf32>"""
+
+
+def test_each_device_sees_its_own_tile() -> None:
+    # a 2x2 tiling of a 4x6 array over 4 devices; the body adds its partition id
+    body = ADD_PARTITION_ID
     text = _program(
         "{devices=[2,2]<=[4]}",
         "tensor<4x6xf32>",
@@ -152,10 +156,7 @@ def test_the_users_module_is_not_changed() -> None:
 def test_device_count_from_the_shardings_without_num_partitions() -> None:
     """An export whose module says nothing of its partitions (no mhlo.num_partitions):
     its shardings name devices 0 and 1, so the manual region runs on two devices."""
-    body = """    %p = stablehlo.partition_id : tensor<ui32>
-    %pf = stablehlo.convert %p : (tensor<ui32>) -> tensor<f32>
-    %pb = stablehlo.broadcast_in_dim %pf, dims = [] : (tensor<f32>) -> tensor<2x3xf32>
-    %2 = stablehlo.add %1, %pb : tensor<2x3xf32>"""
+    body = ADD_PARTITION_ID
     text = _program(
         "{devices=[2,1]0,1}",
         "tensor<4x3xf32>",
