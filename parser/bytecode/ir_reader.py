@@ -37,7 +37,7 @@ from .encoding import (
     V_USE_LIST_ORDERING,
     Cursor,
 )
-from .properties import has_layout_choice, property_spec, read_some_layout, unknown_op
+from .properties import has_layouts, property_spec, read_some_layout, unknown_op
 from .properties import read_properties as read_ods_properties
 from .sections import read_section_header
 
@@ -352,7 +352,7 @@ class IRReader:
             if not isinstance(a, DictionaryAttr):
                 raise pc.error(f"op '{opname.name}': properties are not a dictionary")
             return a.entries
-        if has_layout_choice(opname.name):
+        if has_layouts(opname.name):
             return self._read_some_layout(p, opname.name)
         r = DialectReader(pc, fr, self.version)
         entries = read_ods_properties(r, opname.name)
@@ -361,9 +361,10 @@ class IRReader:
         return tuple(entries)
 
     def _read_some_layout(self, p: Cursor, name: str) -> tuple:
-        """An op whose layout changed across LLVM releases: the one its blob decodes
-        with (properties.read_some_layout); recorded when it is not the one the writer
-        writes, so that a rewrite reproduces the file."""
+        """A builtin / func op (whose layout may have changed across LLVM releases):
+        the layout its blob decodes with (properties.read_some_layout), else an error
+        naming the producer; recorded when it is not the one the writer writes, so
+        that a rewrite reproduces the file."""
         fr = self.fr
 
         def open_reader() -> DialectReader:

@@ -123,9 +123,10 @@ def property_spec(op_name: str) -> Spec | None:
     return None
 
 
-def has_layout_choice(op_name: str) -> bool:
-    """Did producers write this op's properties in more than one layout?"""
-    return len(layouts(op_name)) > 1
+def has_layouts(op_name: str) -> bool:
+    """Is this a builtin / func op whose layouts we know (read by ``read_some_layout``:
+    one of them, each attribute of its declared kind)?"""
+    return bool(layouts(op_name))
 
 
 # ODS attribute constraints (OptionalAttr<...> stripped) -> is this attribute of it?

@@ -180,3 +180,16 @@ def test_builtin_func_props_table_up_to_date():
     args = [sys.executable, str(tool), "--check", "--llvm", llvm, "--revision", SOURCE_REVISION]
     r = subprocess.run(args, capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_a_module_of_a_layout_we_do_not_know_is_refused():
+    """builtin.module gained an inherent `dlti` in LLVM after TensorFlow 2.21's, with a
+    hand-written encoding we have not seen: a three-field blob is refused, naming the
+    producer, not misread."""
+    m = parse_module("module @m {\n" + PROGRAM + "}\n")
+    three = (("dlti", True), ("sym_name", True), ("sym_visibility", True))
+    data = write_bytecode(m, 6, "MLIR24", property_layouts={"builtin.module": three})
+    msg = str(_refused(data))
+    assert "builtin.module" in msg and "MLIR24" in msg and "offset 0x" in msg
+    two = write_bytecode(m, 6, "MLIR24")
+    assert read_bytecode_file(two).module.name == "m"
