@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 
 from ...parser.errors import InterpreterError, UnsupportedError
-from ...parser.ir import TupleType
 from ...shape_inference.optable import kernel
 from ..values import TOKEN, RegionFn
 from .check import CUSTOM_CALL_CHECKS
@@ -73,19 +72,7 @@ def create_token(*inputs, result_type):
 @kernel("stablehlo.custom_call", context=True, operand_types=True, quantized="native")
 def custom_call(*operands, call_target_name: str, result_types, context, operand_types, **attrs):
     """spec "custom_call": ``check.*`` targets, then user-registered targets, then the
-    built-in targets of jax.export (engine/kernels/custom_targets.py).  One result of
-    tuple type (XLA builder calls: ``Qr``, ``Eigh``, ``LuDecomposition``): the target
-    computes the tuple's elements, packed into the one tuple value."""
-    if len(result_types) == 1 and isinstance(result_types[0], TupleType):
-        out = custom_call(
-            *operands,
-            call_target_name=call_target_name,
-            result_types=result_types[0].types,
-            context=context,
-            operand_types=operand_types,
-            **attrs,
-        )
-        return (tuple(out),)
+    built-in targets of jax.export (engine/kernels/custom_targets.py)."""
     check = CUSTOM_CALL_CHECKS.get(call_target_name)
     if check is not None:
         return check(

@@ -25,7 +25,9 @@ its signature names (all of them when it takes ``**kwargs``):
   ``f(*arrays) -> tuple of arrays`` (runs that function of the module);
 * ``attributes``: every attribute of the op, decoded (a dict by name).
 
-It returns one value per result (a tuple, or a single array for one result).
+It returns one value per result (a tuple, or a single array for one result); for one
+result of tuple type, ``result_types`` are the tuple's elements and it returns one value
+per element (``with_tuple_result``).
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from ...parser.errors import InterpreterError, UnsupportedError
-from ...parser.ir import TensorType, Type
+from ...parser.ir import TensorType, TupleType, Type
 from ..dtypes import dtype_of
 from .chlo_structured import _descending_key
 
@@ -81,7 +83,24 @@ def builtin_target(name: str) -> Callable[..., tuple[Any, ...]] | None:
         call = Call(name, tuple(result_types), context, attrs)
         return call.cast(fn(call, *operands))
 
-    return run
+    return with_tuple_result(run)
+
+
+def with_tuple_result(run: Callable[..., Any]) -> Callable[..., Any]:
+    """``run`` (a custom_call kernel) also for one result of tuple type, as XLA's
+    builder libraries write ``Qr``, ``Eigh``, ``LuDecomposition``
+    (xla/hlo/builder/lib/{qr,self_adjoint_eig,lu_decomposition}.cc): the target
+    computes the tuple's elements, packed into the one tuple value that
+    ``get_tuple_element`` reads."""
+
+    def wrapped(*operands: Any, result_types: Sequence[Type], **kw: Any) -> Any:
+        if len(result_types) == 1 and isinstance(result_types[0], TupleType):
+            out = run(*operands, result_types=result_types[0].types, **kw)
+            out = out if isinstance(out, tuple | list) else (out,)
+            return (tuple(np.asarray(v) if isinstance(v, np.generic) else v for v in out),)
+        return run(*operands, result_types=result_types, **kw)
+
+    return wrapped
 
 
 # ----------------------------------------------------------------------------- user targets
@@ -145,7 +164,7 @@ def user_target(name: str) -> Callable[..., Any] | None:
             keywords = {k: v for k, v in keywords.items() if k in wanted}
         return fn(*operands, **keywords)
 
-    return run
+    return with_tuple_result(run)
 
 
 def _backend_config(attrs: dict[str, Any]) -> dict[str, Any] | str | None:
