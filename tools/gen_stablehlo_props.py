@@ -51,8 +51,9 @@ def _arguments(body: str) -> list[tuple[str, str]] | None:
         return None
     out = []
     for item in _split_top(m.group(1)):
-        if ":$" in item:
-            decl, name = item.rsplit(":$", 1)
+        parts = re.split(r":\s*\$", item)  # `Constraint:$name`, or split over lines
+        if len(parts) > 1:
+            decl, name = ":$".join(parts[:-1]), parts[-1]
             out.append((" ".join(decl.split()), name.strip()))
     return out
 

@@ -44,8 +44,8 @@ Layout = tuple[tuple[str, bool, str], ...]
 Spec = tuple[tuple[str, bool], ...]
 
 _DICTS = "OptionalAttr<DictArrayAttr>"
-# Layouts earlier LLVM releases wrote, each op's newest first: the ODS arguments of
-# FuncOps.td before the change named.
+# Layouts earlier releases wrote, each op's newest first: the ODS arguments of FuncOps.td
+# / StablehloOps.td before the change named ("" constraint: any attribute).
 OLDER_LAYOUTS: dict[str, tuple[Layout, ...]] = {
     # before llvm/llvm-project#119970 (LLVM 20) added no_inline
     "func.func": (
@@ -63,16 +63,39 @@ OLDER_LAYOUTS: dict[str, tuple[Layout, ...]] = {
         (("callee", False, "FlatSymbolRefAttr"), ("no_inline", True, "UnitAttr")),
         (("callee", False, "FlatSymbolRefAttr"),),
     ),
+    # StablehloOps.td before openxla/stablehlo#2956 (result_tilings, 2026-04): the eight
+    # fields TensorFlow 2.21's StableHLO writes (its generated StablehloOps.h.inc)
+    "stablehlo.custom_call": (
+        (
+            ("api_version", True, ""),
+            ("backend_config", True, ""),
+            ("call_target_name", False, ""),
+            ("called_computations", True, ""),
+            ("has_side_effect", True, ""),
+            ("operand_layouts", True, ""),
+            ("output_operand_aliases", True, ""),
+            ("result_layouts", True, ""),
+        ),
+    ),
+    # before openxla/stablehlo#2990 (has_dynamic_root, 2026-08)
+    "stablehlo.collective_broadcast": (
+        (("channel_handle", True, ""), ("replica_groups", False, "")),
+    ),
 }
-# The ops of CUSTOM_ENCODING (hand-written encodings) with the layouts we know.
-# builtin.module: the ODS layout of BuiltinOps.td before its inherent `dlti`.
+# Ops whose layouts are kept here by hand: those of CUSTOM_ENCODING (hand-written
+# encodings) and ops of dialects we have no generated table for.
 HAND_LAYOUTS: dict[str, tuple[Layout, ...]] = {
+    # the ODS layout of BuiltinOps.td before its inherent `dlti`
     "builtin.module": (
         (
             ("sym_name", True, "OptionalAttr<SymbolNameAttr>"),
             ("sym_visibility", True, "OptionalAttr<StrAttr>"),
         ),
     ),
+    # openxla/xla xla/mlir_hlo/mhlo/IR/hlo_ops.td CopyOp (its one inherent attribute,
+    # as TensorFlow 2.21's generated hlo_ops.h.inc Properties has it); TensorFlow
+    # leaves mhlo.copy in the StableHLO of Keras recurrent layers
+    "mhlo.copy": ((("cross_program_prefetch_index", True, "OptionalAttr<I32Attr>"),),),
 }
 # Where hlorun's writer writes an older layout than the newest: the one it has always
 # written (its output stays byte for byte the same).
@@ -81,10 +104,16 @@ WRITE_LAYOUT: dict[str, Layout] = {"func.func": OLDER_LAYOUTS["func.func"][0]}
 
 @functools.cache
 def layouts(op_name: str) -> tuple[Layout, ...]:
-    """Every known layout of a builtin / func op, newest first; () for other ops."""
-    if op_name in CUSTOM_ENCODING:
+    """Every known layout of a builtin / func op, and of another op producers wrote in
+    more than one (OLDER_LAYOUTS) or that we know by hand, newest first; () for other
+    ops (``property_spec`` reads them)."""
+    if op_name in CUSTOM_ENCODING or op_name in HAND_LAYOUTS:
         return HAND_LAYOUTS.get(op_name, ())
     newest = PROPERTY_LAYOUTS.get(op_name)
+    if newest is None and op_name in OLDER_LAYOUTS and op_name.startswith("stablehlo."):
+        from .stablehlo_props import PROPERTY_SPECS
+
+        newest = tuple((n, opt, "") for n, opt in PROPERTY_SPECS.get(op_name, ()))
     if newest is None:
         return ()
     return (newest, *OLDER_LAYOUTS.get(op_name, ()))

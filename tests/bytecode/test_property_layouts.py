@@ -29,7 +29,7 @@ from hlorun.parser.errors import ParseError
 from hlorun.parser.ir import StringAttr, UnitAttr
 
 TF = Path(__file__).resolve().parent.parent / "fixtures" / "tensorflow_bytecode"
-TF_CASES = ["affine", "stats"]
+TF_CASES = ["affine", "stats", "scale64", "eigh", "qr"]  # scale64: f64 dense constants
 
 NEW_FUNC = spec_of(layouts("func.func")[0])  # with no_inline
 OLD_FUNC = spec_of(layouts("func.func")[1])  # before LLVM 20
@@ -62,6 +62,33 @@ def _varints(c: Cursor) -> list[int]:
     return out
 
 
+def _eager(name: str):
+    ref = np.load(TF / f"{name}.npz")
+    args = [ref[f"arg_{i}"] for i in range(sum(k.startswith("arg_") for k in ref))]
+    outs = [ref[f"out_{i}"] for i in range(sum(k.startswith("out_") for k in ref))]
+    return args, outs
+
+
+def _check_outputs(name, args, got, want):
+    """TF's eager outputs; decompositions up to their freedom: eigh's eigenvectors up to
+    sign (A v = v w, orthonormal), qr's Q and R up to the sign of each column / row
+    (Q R = A, Q orthonormal, |R| the same)."""
+    assert len(got) == len(want)
+    if name == "eigh":
+        (a,), (w, v) = args, got
+        close(w, want[0])
+        np.testing.assert_allclose(a @ v, v * w[None, :], atol=1e-4 * np.abs(a).max())
+        np.testing.assert_allclose(v.T @ v, np.eye(len(w)), atol=1e-5)
+    elif name == "qr":
+        (a,), (q, r) = args, got
+        np.testing.assert_allclose(q @ r, a, atol=1e-5 * np.abs(a).max())
+        np.testing.assert_allclose(q.T @ q, np.eye(q.shape[1]), atol=1e-5)
+        close(np.abs(r), np.abs(want[1]))
+    else:
+        for g, e in zip(got, want):
+            close(g, e)
+
+
 @pytest.mark.parametrize("name", TF_CASES)
 def test_tensorflow_bytecode_reads_runs_and_rewrites(name):
     data = (TF / f"{name}.mlirbc").read_bytes()
@@ -69,13 +96,41 @@ def test_tensorflow_bytecode_reads_runs_and_rewrites(name):
     assert bf.producer.startswith("MLIR")
     assert bf.property_layouts["func.func"] == NEW_FUNC  # the LLVM 20+ layout
     assert rewrite(bf) == data  # written back byte for byte, in TF's layout
-    ref = np.load(TF / f"{name}.npz")
-    args = [ref[f"arg_{i}"] for i in range(sum(k.startswith("arg_") for k in ref))]
+    args, want = _eager(name)
     for program in (data, (TF / f"{name}.mlir").read_text()):
-        outs = hlorun.run(program, args)
-        assert len(outs) == sum(k.startswith("out_") for k in ref)
-        for i, got in enumerate(outs):
-            close(got, ref[f"out_{i}"])
+        _check_outputs(name, args, hlorun.run(program, args), want)
+
+
+def test_tensorflow_custom_call_layout_before_result_tilings():
+    """TF 2.21's StableHLO writes custom_call's eight fields (api_version ...
+    result_layouts, no result_tilings): read, the attributes in their places."""
+    bf = read_bytecode_file((TF / "eigh.mlirbc").read_bytes())
+    assert "result_tilings" not in dict(bf.property_layouts["stablehlo.custom_call"])
+    ops = bf.module.functions["main"].body.blocks[0].operations
+    (call,) = [op for op in ops if op.name == "stablehlo.custom_call"]
+    attrs = dict(call.attributes)
+    assert attrs["call_target_name"] == StringAttr("Eigh")
+    assert attrs["backend_config"].value.count(",") == 3  # "lower,sort,max_iter,tol"
+
+
+def test_tensorflow_mhlo_copy_reads():
+    """A Keras SimpleRNN's loop keeps mhlo.copy (its one optional inherent attribute,
+    absent here): the file reads and writes back byte for byte."""
+    data = (TF / "simple_rnn.mlirbc").read_bytes()
+    bf = read_bytecode_file(data)
+    names = [op.name for op in _all_ops(bf.module)]
+    assert "mhlo.copy" in names
+    assert rewrite(bf) == data
+
+
+def _all_ops(module):
+    stack = [f.body for f in module.functions.values() if f.body is not None]
+    while stack:
+        region = stack.pop()
+        for b in region.blocks:
+            for op in b.operations:
+                yield op
+                stack.extend(op.regions)
 
 
 def test_func_func_with_and_without_no_inline():
