@@ -248,3 +248,29 @@ def test_a_module_of_a_layout_we_do_not_know_is_refused():
     assert "builtin.module" in msg and "MLIR24" in msg and "offset 0x" in msg
     two = write_bytecode(m, 6, "MLIR24")
     assert read_bytecode_file(two).module.name == "m"
+
+
+CB = """func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = "stablehlo.collective_broadcast"(%x) <{replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>}> : (tensor<2xf32>) -> tensor<2xf32>
+  %1 = stablehlo.custom_call @foo(%0) {api_version = 2 : i32, backend_config = "cfg"} : (tensor<2xf32>) -> tensor<2xf32>
+  return %1 : tensor<2xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("which", [0, 1])
+def test_stablehlo_layouts_of_two_releases(which):
+    """collective_broadcast before / after has_dynamic_root, custom_call before / after
+    result_tilings: each blob reads back with its attributes in their places."""
+    pl = {
+        op: spec_of(layouts(op)[which])
+        for op in ("stablehlo.collective_broadcast", "stablehlo.custom_call")
+    }
+    data = write_bytecode(parse_module(CB), 6, "MLIR", property_layouts=pl)
+    bf = read_bytecode_file(data)
+    assert bf.property_layouts == ({} if which == 0 else pl)
+    cb, call, _ = bf.module.functions["main"].body.blocks[0].operations
+    assert "replica_groups" in cb.property_names
+    attrs = dict(call.attributes)
+    assert attrs["backend_config"] == StringAttr("cfg") and "api_version" in call.property_names
+    assert rewrite(bf) == data
