@@ -62,9 +62,10 @@ def resolve_bundle(module: Any, inputs: Any, function: str | None) -> tuple[Any,
         if os.path.isdir(module):
             from .model_bundle import is_bundle_dir, load_bundle
 
-            if is_bundle_dir(module):
-                bundle = load_bundle(module, function)
-                return bundle.module, bundle.arguments(inputs), None
+            if not is_bundle_dir(module):
+                raise ParseError(f"{module}: a folder, and not one PyTorch/XLA saved a model to")
+            bundle = load_bundle(module, function)
+            return bundle.module, bundle.arguments(inputs), None
     return module, inputs, function
 
 

@@ -150,7 +150,7 @@ def load_bundle(path: str | os.PathLike, function: str | None = None) -> Bundle:
     return _load(root, function, stamps)
 
 
-@functools.lru_cache(maxsize=8)
+@functools.lru_cache(maxsize=4)
 def _load(root: Path, function: str, stamps: tuple) -> Bundle:
     from .loading import load_path
 

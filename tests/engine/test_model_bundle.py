@@ -212,3 +212,8 @@ def test_a_folder_torch_xla_saved():
         str(SAVED / "saved_cnn.inputs.npz"),
     )
     assert rc == 0 and "tensor<2x4xf32>" in out, err
+
+
+def test_cli_a_folder_that_is_not_a_saved_model(tmp_path):
+    rc, out, err = _cli("interpret", str(tmp_path))
+    assert rc == 1 and "not one PyTorch/XLA saved" in err and "Traceback" not in err
