@@ -120,7 +120,7 @@ def _npy(path: Path, what: str) -> np.ndarray:
             return np.load(f, allow_pickle=False)
     except FileNotFoundError as e:
         raise ParseError(f"{path}: missing ({what})") from e
-    except (OSError, ValueError) as e:
+    except (OSError, ValueError, EOFError) as e:
         raise ParseError(f"{path}: not an np.save file ({what}): {e}") from e
 
 
@@ -167,10 +167,11 @@ def _load(root: Path, function: str, stamps: tuple) -> Bundle:
     module = load_path(program)
     # the user's inputs: every position the export saw, used or not (unused_inputs)
     positions = [loc.position for loc in locations if loc.kind == "input_arg"]
-    for entry in meta.get("unused_inputs") or ():
-        loc = entry[0] if isinstance(entry, list | tuple) and entry else None
-        if isinstance(loc, dict) and loc.get("type_") == "input_arg":
-            positions.append(int(loc.get("position", -1)))
+    unused = meta.get("unused_inputs") or ()
+    for i, entry in enumerate(unused if isinstance(unused, list) else ()):
+        if isinstance(entry, list) and entry and isinstance(entry[0], dict):
+            if entry[0].get("type_") == "input_arg":
+                positions.append(_location(entry[0], meta_path, i).position)
     weights = {
         loc.name: _npy(root / "data" / loc.name, f"weight '{loc.name}'")
         for loc in locations

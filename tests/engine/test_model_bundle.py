@@ -217,3 +217,29 @@ def test_a_folder_torch_xla_saved():
 def test_cli_a_folder_that_is_not_a_saved_model(tmp_path):
     rc, out, err = _cli("interpret", str(tmp_path))
     assert rc == 1 and "not one PyTorch/XLA saved" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda d: (d / "functions" / "forward.meta").write_text("{not json"),
+        lambda d: (d / "functions" / "forward.meta").write_text("[1, 2]"),
+        lambda d: (d / "functions" / "forward.meta").write_text('{"input_locations": 3}'),
+        lambda d: (d / "functions" / "forward.meta").write_text(
+            json.dumps(_meta("forward", [{"type_": "input_arg", "position": "x"}]))
+        ),
+        lambda d: (d / "functions" / "forward.meta").write_text(
+            json.dumps({**_meta("forward", []), "unused_inputs": [[{"type_": "input_arg"}]]})
+        ),
+        lambda d: (d / "data" / "fc.weight").write_bytes(b""),
+        lambda d: (d / "data" / "fc.weight").write_bytes(b"\x93NUMPY garbage"),
+        lambda d: (d / "functions" / "forward.bytecode").write_bytes(b"ML\xefR\x00"),
+    ],
+)
+def test_a_damaged_folder_is_an_error_not_a_traceback(tmp_path, damage):
+    d = save_folder(tmp_path / "model")
+    damage(d)
+    with pytest.raises(HloError):
+        hlorun.run(str(d), [X, UNUSED, Y])
+    rc, out, err = _cli("interpret", str(d))
+    assert rc == 1 and "Traceback" not in err
