@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..parser.errors import HloError
 from ..parser.ir import Module
-from .loading import load_module, looks_like_path, with_origin
+from .loading import load_module, looks_like_path, resolve_bundle, with_origin
 from .memory import MemoryBudget
 from .plan import DEFAULT_MEMORY_CAP, Profile
 from .platform_index import with_platform_index
@@ -206,7 +206,10 @@ def _run(
     ``module`` is MLIR text, bytes (MLIR bytecode or a portable artifact), a path to
     either, or a parsed ``Module``; ``inputs`` are NumPy arrays (or Python scalars) of
     the entry function's argument types; the entry is ``function``, else ``main``, else
-    the only function.  ``memory_cap`` bounds the bytes of any one tensor (or is an
+    the only function.  ``module`` may also be the folder PyTorch/XLA saves a model to
+    (``torch_xla.stablehlo.save_as_stablehlo``): ``inputs`` are then the user's inputs
+    only, as ``StableHLOGraphModule`` takes them, and ``function`` names the saved
+    callable (default ``forward``; engine/model_bundle.py).  ``memory_cap`` bounds the bytes of any one tensor (or is an
     ``engine.memory.MemoryBudget``: per tensor and live total; engine/memory.py);
     ``max_steps`` / ``timeout`` (seconds) stop runaway programs with an
     ``InterpreterError``.  ``callback(op_name, pos, results)`` sees every op's results.
@@ -252,6 +255,7 @@ def _run(
     """
     if probe_dir is not None:
         probe_dir = os.fspath(probe_dir)
+    module, inputs, function = resolve_bundle(module, inputs, function)
     table: OrderedDict[tuple, Program] | None = None
     key: tuple | None = None
     prog = None

@@ -14,7 +14,8 @@
 
 plus the portable-artifact commands of ``engine/cli_artifacts.py`` (deserialize,
 serialize, vhlo, compat).  FILE may be MLIR text or MLIR bytecode (a portable
-artifact).  Flags follow ``stablehlo-translate`` / ``stablehlo-opt`` where they exist.  Every
+artifact); for ``interpret`` also the folder PyTorch/XLA saves a model to (its inputs
+the user's only, ``--entry`` the saved callable).  Flags follow ``stablehlo-translate`` / ``stablehlo-opt`` where they exist.  Every
 diagnostic is printed as ``file:line:col: error: ...`` and makes the exit status 1;
 hlorun never shows a Python traceback for a bad program.
 """
@@ -191,6 +192,7 @@ def cmd_interpret(args: argparse.Namespace) -> int:
         save_outputs,
         take_file_from_inputs,
     )
+    from .loading import resolve_bundle
 
     take_file_from_inputs(args)
     if args.grid == "mpi":  # imports mpi4py (initializes MPI) only when asked
@@ -202,7 +204,8 @@ def cmd_interpret(args: argparse.Namespace) -> int:
     if args.file is None:
         print("error: give a FILE to run, or --exported FILE", file=sys.stderr)
         return 1
-    text, data = _read_program(args.file)
+    folder = os.path.isdir(args.file)  # a model PyTorch/XLA saved (engine/model_bundle.py)
+    text, data = (None, None) if folder else _read_program(args.file)
     lines = _source_lines(args.file, text) if text is not None else []
     inputs = load_inputs(args) or []
     if args.args is not None:
@@ -218,18 +221,21 @@ def cmd_interpret(args: argparse.Namespace) -> int:
     chunks = split_input(text, args.split_input_file) if text is not None else [None]
     for chunk in chunks:
         try:
-            if chunk is None:
+            entry, call_inputs = args.entry, inputs
+            if folder:  # --entry names the saved callable; the inputs are the user's
+                module, call_inputs, entry = resolve_bundle(args.file, inputs, args.entry)
+            elif chunk is None:
                 assert data is not None
                 module = _bytecode_module(data, args.file)
             else:
                 module = parse_module(chunk.text, args.file)
             if not module.functions:
                 continue
-            for fn in entry_points(module, args.entry):
+            for fn in entry_points(module, entry):
                 ran += 1
                 results = run(
                     module,
-                    inputs,
+                    call_inputs,
                     function=fn.name,
                     float_eq=args.float_eq,
                     probe_dir=args.probe_output_dir,
@@ -335,7 +341,12 @@ def _add_interpret(sub: argparse._SubParsersAction) -> None:
         default="bitwise",
         help="float equality of check.expect_eq: bitwise (spec) or ieee",
     )
-    i.add_argument("--entry", default=None, help="entry function (default: main, or the only one)")
+    i.add_argument(
+        "--entry",
+        default=None,
+        help="entry function (default: main, or the only one); for a folder PyTorch/XLA "
+        "saved a model to, the saved callable (default: forward)",
+    )
     i.add_argument("--max-steps", type=int, default=None, help="stop after this many ops")
     i.add_argument("--timeout", type=float, default=None, help="stop after this many seconds")
     i.add_argument(

@@ -19,10 +19,10 @@ verification and the user's Module is never changed.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 
-from ..parser.errors import UnsupportedError
+from ..parser.errors import HloError, UnsupportedError
 from ..parser.ir import (
     ArrayAttr,
     Block,
@@ -39,6 +39,7 @@ from ..parser.ir import (
     Value,
 )
 from ..parser.vhlo.walk import iter_ops
+from .hlo_sharding import parse_hlo_sharding
 
 FULL_TO_SHARD = "SPMDFullToShardShape"
 SHARD_TO_FULL = "SPMDShardToFullShape"
@@ -60,17 +61,61 @@ def _walk(region: Region) -> Iterator[Operation]:
     return iter_ops(op for block in region.blocks for op in block.operations)
 
 
-def is_gspmd_global(mod: Module) -> bool:
-    """Does ``mod`` declare more than one partition and carry GSPMD's sharding calls
-    (a global program, not a per-device one)?"""
-    n = mod.attr("mhlo.num_partitions")
-    if not isinstance(n, IntegerAttr) or n.value <= 1:
-        return False
+def _has_gspmd_calls(mod: Module) -> bool:
     for item in mod.body:
         if isinstance(item, Function) and item.body is not None:
             if any(_target(op) in _GSPMD_TARGETS for op in _walk(item.body)):
                 return True
     return False
+
+
+def is_gspmd_global(mod: Module) -> bool:
+    """Does ``mod`` span more than one partition (``gspmd_partitions``) and carry
+    GSPMD's sharding calls (a global program, not a per-device one)?"""
+    return _has_gspmd_calls(mod) and gspmd_partitions(mod) > 1
+
+
+def gspmd_partitions(mod: Module) -> int:
+    """The partitions a GSPMD program spans: its ``mhlo.num_partitions``, else (exports
+    that do not write it) one more than the largest device id its ``mhlo.sharding``
+    strings name."""
+    n = mod.attr("mhlo.num_partitions")
+    if isinstance(n, IntegerAttr):
+        return n.value
+    return max(sharding_devices(_sharding_texts(mod)), 1)
+
+
+def sharding_devices(texts: Iterable[str]) -> int:
+    """One more than the largest device id the HLO sharding strings name (0: none)."""
+    n = 0
+    for text in texts:
+        try:
+            parsed = parse_hlo_sharding(text)
+        except HloError:
+            continue  # read again, with its error, where it is used
+        for s in parsed if isinstance(parsed, tuple) else (parsed,):
+            if s.tiles is not None and s.tiles.size:
+                n = max(n, int(s.tiles.max()) + 1)
+            elif s.device is not None:
+                n = max(n, s.device + 1)
+    return n
+
+
+def _sharding_texts(mod: Module) -> Iterator[str]:
+    """Every ``mhlo.sharding`` string of ``mod``: of ops, function arguments, results."""
+    for item in mod.body:
+        if not isinstance(item, Function):
+            continue
+        for attrs in (*item.arg_attrs, *item.result_attrs):
+            if isinstance(attrs, DictionaryAttr):
+                a = attrs.get("mhlo.sharding")
+                if isinstance(a, StringAttr):
+                    yield a.value
+        if item.body is not None:
+            for op in _walk(item.body):
+                a = op.attr("mhlo.sharding")
+                if isinstance(a, StringAttr):
+                    yield a.value
 
 
 def outline_manual_regions(mod: Module) -> Module:

@@ -2,7 +2,8 @@
 function and arguments it is run with.
 
 ``load_module`` takes MLIR text, bytes (MLIR bytecode, a portable artifact, or UTF-8
-text), a path to either, or a parsed ``Module``.
+text), a path to either, or a parsed ``Module``; ``resolve_bundle`` the folder
+PyTorch/XLA saves a model to (engine/model_bundle.py).
 """
 
 from __future__ import annotations
@@ -53,12 +54,33 @@ def load_module(module: str | bytes | os.PathLike | Module) -> Module:
     )
 
 
+def resolve_bundle(module: Any, inputs: Any, function: str | None) -> tuple[Any, Any, str | None]:
+    """A folder PyTorch/XLA saved a model to (engine/model_bundle.py) as (the program of
+    its callable ``function``, the arguments with its weights and constants, the
+    program's entry ``None``); anything else unchanged."""
+    if isinstance(module, str) and looks_like_path(module) or isinstance(module, os.PathLike):
+        if os.path.isdir(module):
+            from .model_bundle import is_bundle_dir, load_bundle
+
+            if not is_bundle_dir(module):
+                raise ParseError(f"{module}: a folder, and not one PyTorch/XLA saved a model to")
+            bundle = load_bundle(module, function)
+            return bundle.module, bundle.arguments(inputs), None
+    return module, inputs, function
+
+
 def looks_like_path(text: str) -> bool:
     """A one-line string that is not program text (text always has a ``{`` or a newline)."""
     return "\n" not in text and "{" not in text
 
 
 def load_path(path: Path) -> Module:
+    if path.is_dir():
+        from .model_bundle import is_bundle_dir, load_bundle
+
+        if is_bundle_dir(path):  # a saved PyTorch/XLA model: its default function
+            return load_bundle(path).module
+        raise ParseError(f"{path}: a folder, and not one PyTorch/XLA saved a model to")
     try:
         data = path.read_bytes()
     except FileNotFoundError as e:

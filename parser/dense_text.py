@@ -265,7 +265,7 @@ def _place_bits(out: np.ndarray, hexes: list[tuple[int, int]], t: FloatType) -> 
     if t.name == "tf32" or out.dtype.itemsize * 8 not in (8, 16, 32, 64):
         return None
     nbits = out.dtype.itemsize * 8
-    if t.name.startswith(("f4", "f6")):
+    if t.name.startswith(("f4E", "f6E")):  # the sub-byte formats (not f64)
         return None
     u = out.view(np.dtype(f"u{out.dtype.itemsize}"))
     for i, bits in hexes:

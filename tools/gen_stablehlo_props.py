@@ -51,8 +51,9 @@ def _arguments(body: str) -> list[tuple[str, str]] | None:
         return None
     out = []
     for item in _split_top(m.group(1)):
-        if ":$" in item:
-            decl, name = item.rsplit(":$", 1)
+        parts = re.split(r":\s*\$", item)  # `Constraint:$name`, or split over lines
+        if len(parts) > 1:
+            decl, name = ":$".join(parts[:-1]), parts[-1]
             out.append((" ".join(decl.split()), name.strip()))
     return out
 
@@ -61,20 +62,34 @@ def _is_attr(decl: str) -> bool:
     return "Attr" in decl or decl.startswith("StableHLO_")
 
 
-def specs(td: str) -> dict[str, tuple[tuple[str, bool], ...]]:
+def op_definitions(td: str) -> dict[str, tuple[list[tuple[str, str]], str]]:
+    """Each op ``def`` of ``td`` by mnemonic: its attribute arguments ``(constraint,
+    name)`` (from its own ``let arguments`` or its class's) and its body."""
     text = _strip(td)
     classes: dict[str, str] = {}
     for m in re.finditer(r"\nclass\s+(\w+)\s*<", text):
         classes[m.group(1)] = _body(text, m.end())
-    out: dict[str, tuple[tuple[str, bool], ...]] = {}
+    out: dict[str, tuple[list[tuple[str, str]], str]] = {}
     for m in re.finditer(r'\ndef\s+\w+\s*:\s*(\w+)\s*<\s*"([a-z_][a-z0-9_.]*)"', text):
         parent, mnemonic = m.group(1), m.group(2)
-        args = _arguments(_body(text, m.end()))
+        body = _body(text, m.end())
+        args = _arguments(body)
         if args is None:
             args = _arguments(classes.get(parent, "")) or []
-        attrs = sorted((n, d.startswith(OPTIONAL)) for d, n in args if _is_attr(d))
-        out[f"stablehlo.{mnemonic}"] = tuple(attrs)
+        out[mnemonic] = ([(d, n) for d, n in args if _is_attr(d)], body)
     return out
+
+
+def is_optional(constraint: str) -> bool:
+    """Stored optionally by ODS (``writeOptionalAttribute``)."""
+    return constraint.startswith(OPTIONAL)
+
+
+def specs(td: str) -> dict[str, tuple[tuple[str, bool], ...]]:
+    return {
+        f"stablehlo.{mnemonic}": tuple(sorted((n, is_optional(d)) for d, n in args))
+        for mnemonic, (args, _) in op_definitions(td).items()
+    }
 
 
 def render(table: dict) -> str:
@@ -93,13 +108,18 @@ def main() -> int:
     ap.add_argument("--repo", default=DEFAULT_REPO)
     ap.add_argument("--check", action="store_true")
     a = ap.parse_args()
-    text = render(specs(read_td(a.repo, "StablehloOps.td")))
-    if a.check:
-        if not OUT.exists() or OUT.read_text() != text:
-            print(f"{OUT} is out of date: run tools/gen_stablehlo_props.py")
+    return write_or_check(OUT, render(specs(read_td(a.repo, "StablehloOps.td"))), a.check)
+
+
+def write_or_check(out: Path, text: str, check: bool) -> int:
+    """Write ``text`` to ``out``; with ``check``, only compare (exit status 1 when it
+    differs)."""
+    if check:
+        if not out.exists() or out.read_text() != text:
+            print(f"{out} is out of date: run tools/{Path(sys.argv[0]).name}")
             return 1
         return 0
-    OUT.write_text(text)
+    out.write_text(text)
     return 0
 
 

@@ -25,7 +25,9 @@ its signature names (all of them when it takes ``**kwargs``):
   ``f(*arrays) -> tuple of arrays`` (runs that function of the module);
 * ``attributes``: every attribute of the op, decoded (a dict by name).
 
-It returns one value per result (a tuple, or a single array for one result).
+It returns one value per result (a tuple, or a single array for one result); for one
+result of tuple type, ``result_types`` are the tuple's elements and it returns one value
+per element (``with_tuple_result``).
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from ...parser.errors import InterpreterError, UnsupportedError
-from ...parser.ir import TensorType, Type
+from ...parser.ir import TensorType, TupleType, Type
 from ..dtypes import dtype_of
 from .chlo_structured import _descending_key
 
@@ -81,7 +83,24 @@ def builtin_target(name: str) -> Callable[..., tuple[Any, ...]] | None:
         call = Call(name, tuple(result_types), context, attrs)
         return call.cast(fn(call, *operands))
 
-    return run
+    return with_tuple_result(run)
+
+
+def with_tuple_result(run: Callable[..., Any]) -> Callable[..., Any]:
+    """``run`` (a custom_call kernel) also for one result of tuple type, as XLA's
+    builder libraries write ``Qr``, ``Eigh``, ``LuDecomposition``
+    (xla/hlo/builder/lib/{qr,self_adjoint_eig,lu_decomposition}.cc): the target
+    computes the tuple's elements, packed into the one tuple value that
+    ``get_tuple_element`` reads."""
+
+    def wrapped(*operands: Any, result_types: Sequence[Type], **kw: Any) -> Any:
+        if len(result_types) == 1 and isinstance(result_types[0], TupleType):
+            out = run(*operands, result_types=result_types[0].types, **kw)
+            out = out if isinstance(out, tuple | list) else (out,)
+            return (tuple(np.asarray(v) if isinstance(v, np.generic) else v for v in out),)
+        return run(*operands, result_types=result_types, **kw)
+
+    return wrapped
 
 
 # ----------------------------------------------------------------------------- user targets
@@ -145,7 +164,7 @@ def user_target(name: str) -> Callable[..., Any] | None:
             keywords = {k: v for k, v in keywords.items() if k in wanted}
         return fn(*operands, **keywords)
 
-    return run
+    return with_tuple_result(run)
 
 
 def _backend_config(attrs: dict[str, Any]) -> dict[str, Any] | str | None:
@@ -474,8 +493,10 @@ def threefry_gpu(call: Call, k0: Any, k1: Any, x0: Any, x1: Any) -> tuple[Any, .
 
 def pivots_to_permutation(pivots: np.ndarray, size: int) -> np.ndarray:
     """Apply the row swaps i <-> pivots[..., i] (0-based) in order to arange(size)
-    (jax/_src/lax/linalg.py _generic_lu_pivots_to_permutation).  The swaps are
-    sequential: one vectorized step per pivot, over the whole batch."""
+    (jax/_src/lax/linalg.py _generic_lu_pivots_to_permutation).  A pivot outside
+    [0, size) swaps nothing, as jaxlib's GPU kernel (jaxlib/gpu/lu_pivot_kernels.cu.cc
+    ComputePermutation) leaves that row in place.  The swaps are sequential: one
+    vectorized step per pivot, over the whole batch."""
     pivots = np.asarray(pivots).astype(np.int64)
     batch = pivots.shape[:-1]
     perm = np.broadcast_to(np.arange(size, dtype=np.int32), (*batch, size)).copy()
@@ -483,7 +504,8 @@ def pivots_to_permutation(pivots: np.ndarray, size: int) -> np.ndarray:
     piv = pivots.reshape(-1, pivots.shape[-1])
     rows = np.arange(flat.shape[0])
     for i in range(min(piv.shape[-1], size)):
-        j = np.clip(piv[:, i], 0, size - 1)
+        j = piv[:, i]
+        j = np.where((j >= 0) & (j < size), j, i)
         a, b = flat[rows, i].copy(), flat[rows, j].copy()
         flat[rows, i], flat[rows, j] = b, a
     return flat.reshape(perm.shape)

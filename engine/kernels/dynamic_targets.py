@@ -76,7 +76,10 @@ def _called_region(call: Call) -> RegionFn:
 @target("stablehlo.dynamic_reduce_window")
 def dynamic_reduce_window(call: Call, *operands: Any) -> tuple[np.ndarray, ...]:
     """jax/_src/lax/windowed_reductions.py: (operands..., inits..., window_dimensions,
-    window_strides, base_dilations, window_dilations, padding) -> reduce_window."""
+    window_strides, base_dilations, window_dilations, padding) -> reduce_window, the
+    reducer ``called_computations[0]`` of (accumulators..., elements...); a reducer that
+    is not one associative op per result folds each window in order from its init
+    value, as XLA's evaluator does (window.py ``_folds_as_tree``)."""
     n = len(call.result_types)
     if len(operands) != 2 * n + 5:
         raise call.fail(f"expects {2 * n + 5} operands, got {len(operands)}")

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .custom_targets import Call, target
+from .custom_targets import Call, target, zeros
 from .solver_lapack import (
     geqrf_matrix,
     getrf_matrix,
@@ -124,3 +124,39 @@ def gtsv2(call: Call, dl: Any, d: Any, du: Any, b: Any) -> tuple[np.ndarray, ...
         return (gtsv_matrix(*ops)[3],)
 
     return call.batched(one, [np.asarray(dl), np.asarray(d), np.asarray(du), y], _nb(call, y))
+
+
+# ----------------------------------------------------------------------------- before FFI
+
+# jaxlib's legacy (api_version 2) eigh targets take their parameters as the raw bytes of
+# a descriptor in backend_config (jaxlib/gpu/solver_kernels.h SyevdDescriptor /
+# SyevjDescriptor: SolverType type; gpusolverFillMode_t uplo; int batch, n, lwork: five
+# little-endian int32).  The fill-mode values: cuBLAS's CUBLAS_FILL_MODE_LOWER = 0,
+# UPPER = 1; hipSOLVER's HIPSOLVER_FILL_MODE_UPPER = 121, LOWER = 122.
+_FILL_MODES = {"cusolver": {0: True, 1: False}, "hipsolver": {122: True, 121: False}}
+
+
+def _legacy_lower(call: Call) -> bool:
+    raw = call.attrs.get("backend_config")
+    data = raw.encode("latin-1") if isinstance(raw, str) else bytes(raw or b"")
+    if len(data) < 8:
+        raise call.fail(f"expects a 20-byte descriptor in backend_config, got {len(data)}")
+    uplo = int.from_bytes(data[4:8], "little", signed=True)
+    modes = _FILL_MODES[call.name.split("_", 1)[0]]
+    if uplo not in modes:
+        raise call.fail(f"unknown fill mode {uplo} in its descriptor")
+    return modes[uplo]
+
+
+@target(*(f"{s}_{r}" for s in _SOLVERS for r in ("syevd", "syevj")))
+def syevd_legacy(call: Call, a: Any, *batch_size: Any) -> tuple[np.ndarray, ...]:
+    """jaxlib/gpu_solver.py ``_syevd_hlo`` before the FFI targets: (a[, batch size when
+    the batch is dynamic]) -> (eigenvectors, eigenvalues ascending, info, workspace);
+    the triangle read is the descriptor's fill mode."""
+    lower = _legacy_lower(call)
+    if len(call.result_types) != 4:
+        raise call.fail(f"expects 4 results, got {len(call.result_types)}")
+    x = call.operand(0, a)
+    head = Call(call.name, call.result_types[:3], call.context, call.attrs)
+    v, w, info = head.batched(lambda m: syevd_matrix(m, lower, True), [x], x.ndim - 2)
+    return v, w, info, zeros(call.result_types[3])

@@ -12,6 +12,14 @@ Their conventions are those of jax's TPU lowerings and XLA's expanders for them:
 * ``LuDecomposition`` (_lu_tpu_lowering_rule): (a) -> (lu, 0-based pivots,
   permutation), the outputs of lax.linalg.lu_p.
 
+XLA's builder libraries (xla/hlo/builder/lib/qr.cc, self_adjoint_eig.cc,
+lu_decomposition.cc), as TensorFlow and PyTorch/XLA use them, write the same targets
+with one result of tuple type: ``Qr`` -> tuple<a's type, taus (batch..., min(m, n)) of
+a's element type>, ``Eigh`` (opaque "lower,sort,max_iter,tol") -> tuple<a's type,
+eigenvalues (batch..., n) of the real component type>, ``LuDecomposition`` ->
+tuple<a's type, pivots (batch..., min(m, n)) s32, permutation (batch..., m) s32>; the
+custom_call kernel runs these targets on the tuple's elements (control_flow.py).
+
 Batch dimensions are all but the last two; each matrix goes through the LAPACK
 routine of the same decomposition (solver_lapack.py).
 """

@@ -3,7 +3,8 @@
 engine/gspmd.py outlines each region between SPMDFullToShardShape and
 SPMDShardToFullShape into a private function; this target runs it once per device (a
 1 x N process grid, partition p being device p, N the module's
-``mhlo.num_replicas * mhlo.num_partitions``), each device getting its piece of every
+``mhlo.num_replicas`` times the partitions: ``mhlo.num_partitions``, else the devices
+the shardings name), each device getting its piece of every
 input by the input's ``mhlo.sharding`` (engine/hlo_sharding.py), and puts the
 per-device results back together by the output shardings.  A piece that the last tile
 of an uneven cut pads is padded with zeros; padding is dropped when putting back.
@@ -18,6 +19,7 @@ import numpy as np
 from ...parser.ir import IntegerAttr, TensorType
 from ..dtypes import dtype_of, static_shape
 from ..grid import GridRunOptions, run_grid
+from ..gspmd import gspmd_partitions
 from ..hlo_sharding import HloSharding, parse_hlo_sharding, shard_slices
 from .custom_targets import Call, target
 
@@ -30,13 +32,10 @@ def _sharding(text: Any, call: Call) -> HloSharding:
 
 
 def _devices(call: Call) -> int:
+    """``mhlo.num_replicas`` x the partitions (engine/gspmd.py gspmd_partitions)."""
     module = call.context.interpreter.module
-    n = 1
-    for key in ("mhlo.num_replicas", "mhlo.num_partitions"):
-        a = module.attr(key)
-        if isinstance(a, IntegerAttr):
-            n *= a.value
-    return n
+    a = module.attr("mhlo.num_replicas")
+    return (a.value if isinstance(a, IntegerAttr) else 1) * gspmd_partitions(module)
 
 
 def _piece(x: np.ndarray, s: HloSharding, device: int, t: Any, call: Call) -> np.ndarray:

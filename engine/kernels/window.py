@@ -149,8 +149,9 @@ def reduce_window(
     """spec "reduce_window": pad with init values and dilate, view the windows as strided
     views, and fold each window from its init value: ``body(...body(body(init, w_0),
     w_1)..., w_{k-1})`` over window positions in ascending order (a valid in-order
-    schedule), one region call per position on whole tensors.  Windows with many
-    positions use the adjacent-pair tree of ``reduce`` instead."""
+    schedule, XLA's), one region call per position on whole tensors.  Windows with many
+    positions of a body that folds (``_folds_as_tree``) use the adjacent-pair tree of
+    ``reduce`` instead."""
     n = len(operands) // 2
     dtypes = [dtype_of(t) for t in result_types]
     xs = promote("stablehlo.reduce_window", operands[:n], result_types)
@@ -176,7 +177,7 @@ def reduce_window(
     if size == 0:
         return tuple(np.empty(out_shape, dtype=dt) for dt in dtypes)
     step = _fold_step(body, n, result_types)
-    if _uses_pair_tree(k, size):
+    if _uses_pair_tree(k, size) and _folds_as_tree(body, n):
         flat = tuple(np.ascontiguousarray(w).reshape(out_shape + (k,)) for w in wins)
         ts = tree_region(flat, rank, step, dtypes)
         ts = tuple(np.squeeze(t, axis=rank) for t in ts)
@@ -314,6 +315,19 @@ def _uses_pair_tree(k: int, size: int) -> bool:
     (``size`` windows), rather than left to right?  The fast paths follow the same
     schedule, so they read it here."""
     return k >= _WINDOW_TREE_MIN and size * k <= _WINDOW_TREE_MAX_ELEMS
+
+
+def _folds_as_tree(body: RegionFn, n: int) -> bool:
+    """May a window's positions combine as a tree?  Only when every result's combiner
+    is an op that folds (the op table's ufunc column: add, multiply, max, min, and, or,
+    xor), so the schedule changes no more than rounding.  Any other body (subtract, or
+    a region that is not one op per result) folds in order from the init value, as
+    XLA's HloEvaluator does: ``acc = body(acc, element)`` over the window's positions,
+    row-major (a non-commutative reducer's result depends on it)."""
+    ops = combiners(body, n)
+    return ops is not None and all(
+        any(reduce_ufunc(op, kind) is not None for kind in "bifc") for op in ops
+    )
 
 
 def _native_combiners(

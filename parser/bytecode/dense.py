@@ -26,7 +26,7 @@ def _storage(elem: Type) -> tuple[np.dtype, int]:
         return dt, 1 if elem.width == 1 else (elem.width + 7) // 8
     if isinstance(elem, FloatType):
         bits = {"tf32": 19}.get(elem.name, dt.itemsize * 8)
-        if elem.name.startswith(("f4", "f6")):
+        if elem.name.startswith(("f4E", "f6E")):  # f4E2M1FN, f6E2M3FN, f6E3M2FN (not f64)
             bits = 8
         return dt, (bits + 7) // 8
     if isinstance(elem, ComplexType):

@@ -37,8 +37,8 @@ from .encoding import (
     V_USE_LIST_ORDERING,
     Cursor,
 )
+from .properties import has_layouts, property_spec, read_some_layout, unknown_op
 from .properties import read_properties as read_ods_properties
-from .properties import unknown_op
 from .sections import read_section_header
 
 if TYPE_CHECKING:
@@ -122,6 +122,7 @@ class IRReader:
         self.fr = fr
         self.version = fr.version
         self.use_list_orders: dict[tuple, tuple] = {}
+        self.property_layouts: dict[str, tuple] = {}
         self.slots: list[Slot] = []
 
     # ---- structure -------------------------------------------------------------------
@@ -160,6 +161,7 @@ class IRReader:
             registered,
             blobs,
             tuple(self.fr.resources.external_groups),
+            self.property_layouts,
         )
 
     def read_op(self, c: Cursor, scope: Scope, path: tuple, depth: int) -> OpRec:
@@ -350,11 +352,35 @@ class IRReader:
             if not isinstance(a, DictionaryAttr):
                 raise pc.error(f"op '{opname.name}': properties are not a dictionary")
             return a.entries
+        if has_layouts(opname.name):
+            return self._read_some_layout(p, opname.name)
         r = DialectReader(pc, fr, self.version)
         entries = read_ods_properties(r, opname.name)
         if not pc.at_end():
             raise pc.error(f"op '{opname.name}': {pc.remaining()} trailing property bytes")
         return tuple(entries)
+
+    def _read_some_layout(self, p: Cursor, name: str) -> tuple:
+        """A builtin / func op (whose layout may have changed across LLVM releases):
+        the layout its blob decodes with (properties.read_some_layout), else an error
+        naming the producer; recorded when it is not the one the writer writes, so
+        that a rewrite reproduces the file."""
+        fr = self.fr
+
+        def open_reader() -> DialectReader:
+            c = Cursor(p.data, p.pos, p.end, p.filename, "Properties")
+            return DialectReader(c, fr, self.version)
+
+        found = read_some_layout(open_reader, name)
+        if found is None:
+            raise Cursor(p.data, p.pos, p.end, p.filename, "Properties").error(
+                f"op '{name}': its {p.end - p.pos} property bytes decode with none of "
+                f"the layouts known for it (file produced by: {fr.producer})"
+            )
+        entries, spec = found
+        if spec != property_spec(name):
+            self.property_layouts[name] = spec
+        return entries
 
     # ---- building the IR ---------------------------------------------------------------
     def build(self, root: OpRec) -> Operation:

@@ -8,43 +8,134 @@ unregistered op stores one optional dictionary attribute (BytecodeWriter.cpp
 ``PropertiesSectionBuilder::emit``).
 
 Which ops have which inherent attributes: the dialect codec's ``property_spec``, else
-the table below (builtin / func, from BuiltinOps.td and FuncOps.td), the stablehlo
-table (``stablehlo_props.py``, generated from StablehloOps.td) or the VHLO table
-(VhloOps.td: every VHLO attribute is required).  An op with no inherent attribute has
-no properties.
+the builtin / func layouts (``builtin_func_props.py``, generated from LLVM's
+BuiltinOps.td and FuncOps.td, with the older layouts below), the stablehlo table
+(``stablehlo_props.py``, generated from StablehloOps.td) or the VHLO table (VhloOps.td:
+every VHLO attribute is required).  An op with no inherent attribute has no properties.
+
+Plain MLIR bytecode records no func dialect version and properties carry no per-field
+lengths, so an op whose layout changed across LLVM releases (``func.func`` gained
+``no_inline`` in LLVM 20) is read with the layout that decodes its blob exactly, each
+attribute of its declared kind (``read_some_layout``).  The layouts of one op differ in
+their number of fields (one varint each), so at most one consumes a blob exactly.
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 
-from ..ir import Attribute
+from ..errors import ParseError
+from ..ir import (
+    ArrayAttr,
+    Attribute,
+    DictionaryAttr,
+    FunctionType,
+    StringAttr,
+    SymbolRefAttr,
+    TypeAttr,
+    UnitAttr,
+)
+from .builtin_func_props import CUSTOM_ENCODING, PROPERTY_LAYOUTS
 from .dialect_api import DialectReader, DialectWriter, get_codec
 
-# (name, optional) in name order.
-KNOWN_SPECS: dict[str, tuple[tuple[str, bool], ...]] = {
-    "builtin.module": (("sym_name", True), ("sym_visibility", True)),
+# (name, optional, ODS constraint) in name order: what ODS writeProperties writes.
+Layout = tuple[tuple[str, bool, str], ...]
+Spec = tuple[tuple[str, bool], ...]
+
+_DICTS = "OptionalAttr<DictArrayAttr>"
+# Layouts earlier releases wrote, each op's newest first: the ODS arguments of FuncOps.td
+# / StablehloOps.td before the change named ("" constraint: any attribute).
+OLDER_LAYOUTS: dict[str, tuple[Layout, ...]] = {
+    # before llvm/llvm-project#119970 (LLVM 20) added no_inline
     "func.func": (
-        ("arg_attrs", True),
-        ("function_type", False),
-        ("res_attrs", True),
-        ("sym_name", False),
-        ("sym_visibility", True),
+        (
+            ("arg_attrs", True, _DICTS),
+            ("function_type", False, "TypeAttrOf<FunctionType>"),
+            ("res_attrs", True, _DICTS),
+            ("sym_name", False, "SymbolNameAttr"),
+            ("sym_visibility", True, "OptionalAttr<StrAttr>"),
+        ),
     ),
-    "func.call": (("arg_attrs", True), ("callee", False), ("no_inline", True), ("res_attrs", True)),
+    # before llvm/llvm-project#123176 (arg_attrs / res_attrs on call ops, LLVM 21);
+    # before #119970 (no_inline)
+    "func.call": (
+        (("callee", False, "FlatSymbolRefAttr"), ("no_inline", True, "UnitAttr")),
+        (("callee", False, "FlatSymbolRefAttr"),),
+    ),
+    # StablehloOps.td before openxla/stablehlo#2956 (result_tilings, 2026-04): the eight
+    # fields TensorFlow 2.21's StableHLO writes (its generated StablehloOps.h.inc)
+    "stablehlo.custom_call": (
+        (
+            ("api_version", True, ""),
+            ("backend_config", True, ""),
+            ("call_target_name", False, ""),
+            ("called_computations", True, ""),
+            ("has_side_effect", True, ""),
+            ("operand_layouts", True, ""),
+            ("output_operand_aliases", True, ""),
+            ("result_layouts", True, ""),
+        ),
+    ),
+    # before openxla/stablehlo#2990 (has_dynamic_root, 2026-08)
+    "stablehlo.collective_broadcast": (
+        (("channel_handle", True, ""), ("replica_groups", False, "")),
+    ),
 }
+# Ops whose layouts are kept here by hand: those of CUSTOM_ENCODING (hand-written
+# encodings) and ops of dialects we have no generated table for.
+HAND_LAYOUTS: dict[str, tuple[Layout, ...]] = {
+    # the ODS layout of BuiltinOps.td before its inherent `dlti`
+    "builtin.module": (
+        (
+            ("sym_name", True, "OptionalAttr<SymbolNameAttr>"),
+            ("sym_visibility", True, "OptionalAttr<StrAttr>"),
+        ),
+    ),
+    # openxla/xla xla/mlir_hlo/mhlo/IR/hlo_ops.td CopyOp (its one inherent attribute,
+    # as TensorFlow 2.21's generated hlo_ops.h.inc Properties has it); TensorFlow
+    # leaves mhlo.copy in the StableHLO of Keras recurrent layers
+    "mhlo.copy": ((("cross_program_prefetch_index", True, "OptionalAttr<I32Attr>"),),),
+}
+# Where hlorun's writer writes an older layout than the newest: the one it has always
+# written (its output stays byte for byte the same).
+WRITE_LAYOUT: dict[str, Layout] = {"func.func": OLDER_LAYOUTS["func.func"][0]}
 
 
 @functools.cache
-def property_spec(op_name: str) -> tuple[tuple[str, bool], ...] | None:
+def layouts(op_name: str) -> tuple[Layout, ...]:
+    """Every known layout of a builtin / func op, and of another op producers wrote in
+    more than one (OLDER_LAYOUTS) or that we know by hand, newest first; () for other
+    ops (``property_spec`` reads them)."""
+    if op_name in CUSTOM_ENCODING or op_name in HAND_LAYOUTS:
+        return HAND_LAYOUTS.get(op_name, ())
+    newest = PROPERTY_LAYOUTS.get(op_name)
+    if newest is None and op_name in OLDER_LAYOUTS and op_name.startswith("stablehlo."):
+        from .stablehlo_props import PROPERTY_SPECS
+
+        newest = tuple((n, opt, "") for n, opt in PROPERTY_SPECS.get(op_name, ()))
+    if newest is None:
+        return ()
+    return (newest, *OLDER_LAYOUTS.get(op_name, ()))
+
+
+def spec_of(layout: Layout) -> Spec:
+    return tuple((name, optional) for name, optional, _ in layout)
+
+
+@functools.cache
+def property_spec(op_name: str) -> Spec | None:
+    """The (name, optional) fields an op's properties are written with (None: the op
+    has no inherent attributes, or we do not know them)."""
     dialect = op_name.split(".", 1)[0]
     codec = get_codec(dialect)
     if codec is not None:
         spec = codec.property_spec(op_name)
         if spec is not None:
             return spec
-    if op_name in KNOWN_SPECS:
-        return KNOWN_SPECS[op_name]
+    known = layouts(op_name)
+    if known:
+        return spec_of(WRITE_LAYOUT.get(op_name, known[0])) or None
     if dialect == "stablehlo":
         from .stablehlo_props import PROPERTY_SPECS
 
@@ -61,16 +152,69 @@ def property_spec(op_name: str) -> tuple[tuple[str, bool], ...] | None:
     return None
 
 
-def read_properties(r: DialectReader, op_name: str) -> tuple[tuple[str, Attribute], ...]:
-    spec = property_spec(op_name)
-    if spec is None:
-        raise r.error(f"no properties encoding known for op '{op_name}'")
+def has_layouts(op_name: str) -> bool:
+    """Is this a builtin / func op whose layouts we know (read by ``read_some_layout``:
+    one of them, each attribute of its declared kind)?"""
+    return bool(layouts(op_name))
+
+
+# ODS attribute constraints (OptionalAttr<...> stripped) -> is this attribute of it?
+_KINDS: dict[str, Callable[[Attribute], bool]] = {
+    "SymbolNameAttr": lambda a: isinstance(a, StringAttr),
+    "StrAttr": lambda a: isinstance(a, StringAttr),
+    "UnitAttr": lambda a: isinstance(a, UnitAttr),
+    "FlatSymbolRefAttr": lambda a: isinstance(a, SymbolRefAttr) and not a.nested,
+    "TypeAttrOf<FunctionType>": lambda a: (
+        isinstance(a, TypeAttr) and isinstance(a.type, FunctionType)
+    ),
+    "DictArrayAttr": lambda a: (
+        isinstance(a, ArrayAttr) and all(isinstance(e, DictionaryAttr) for e in a.elements)
+    ),
+}
+
+
+def of_kind(attr: Attribute, constraint: str) -> bool:
+    """Is ``attr`` of the ODS ``constraint``?  (A constraint not in _KINDS takes any.)"""
+    if constraint.startswith("OptionalAttr<") and constraint.endswith(">"):
+        constraint = constraint[len("OptionalAttr<") : -1]
+    check = _KINDS.get(constraint)
+    return check is None or check(attr)
+
+
+def read_some_layout(
+    open_reader: Callable[[], DialectReader], op_name: str
+) -> tuple[tuple[tuple[str, Attribute], ...], Spec] | None:
+    """Decode an op's property blob with the first of its layouts that reads it to the
+    last byte with attributes of the declared kinds: (entries, that layout's spec), or
+    None when none does.  ``open_reader()`` gives a reader at the blob's start."""
+    for layout in layouts(op_name):
+        r = open_reader()
+        try:
+            entries = read_spec(r, spec_of(layout))
+        except ParseError:
+            continue
+        if not r.cursor.at_end():
+            continue
+        kinds = {name: constraint for name, _, constraint in layout}
+        if all(of_kind(a, kinds[name]) for name, a in entries):
+            return entries, spec_of(layout)
+    return None
+
+
+def read_spec(r: DialectReader, spec: Spec) -> tuple[tuple[str, Attribute], ...]:
     out = []
     for name, optional in spec:
         a = r.read_optional_attribute() if optional else r.read_attribute()
         if a is not None:
             out.append((name, a))
     return tuple(out)
+
+
+def read_properties(r: DialectReader, op_name: str) -> tuple[tuple[str, Attribute], ...]:
+    spec = property_spec(op_name)
+    if spec is None:
+        raise r.error(f"no properties encoding known for op '{op_name}'")
+    return read_spec(r, spec)
 
 
 def write_properties(w: DialectWriter, spec, attrs: dict) -> None:

@@ -74,6 +74,9 @@ class BytecodeFile:
     # Dialect resource blobs, zero-copy: {(dialect, key): (alignment, memoryview)}.
     resource_blobs: dict[tuple[str, str], tuple[int, memoryview]] = field(default_factory=dict)
     external_resources: tuple = ()
+    # Property layouts (name, optional) the file wrote that are not the ones the writer
+    # writes by default, by op name (an older or newer LLVM's func.func...).
+    property_layouts: dict[str, tuple] = field(default_factory=dict)
 
 
 class FileReader:

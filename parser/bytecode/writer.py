@@ -128,9 +128,12 @@ def function_op(f: Function) -> Operation:
 class _Builder:
     """ir.Operation tree -> WOp tree, resolving operands by name through the scopes."""
 
-    def __init__(self, version: int, registered: dict[str, bool], late_ops=()):
+    def __init__(
+        self, version: int, registered: dict[str, bool], late_ops=(), property_layouts=None
+    ):
         self.version = version
         self.registered = registered
+        self.property_layouts = property_layouts or {}
         self.late = {id(op): rank for rank, op in enumerate(late_ops)}
 
     def is_registered(self, name: str) -> bool:
@@ -145,7 +148,7 @@ class _Builder:
         props: tuple[Any, ...] | None = None  # the shapes of WOp.props
         dict_attrs = attrs
         if self.version >= V_NATIVE_PROPERTIES:
-            spec = property_spec(op.name) if reg else None
+            spec = (self.property_layouts.get(op.name) or property_spec(op.name)) if reg else None
             if spec is not None:
                 names = {n for n, _ in spec}
                 missing = [n for n, opt in spec if not opt and n not in attrs]
@@ -308,6 +311,7 @@ class BytecodeWriter:
         registered: dict | None = None,
         resources: tuple = (),
         late_ops=(),
+        property_layouts: dict | None = None,
     ):
         if not 0 <= version <= MAX_SUPPORTED_VERSION:
             raise WriteError(
@@ -317,7 +321,7 @@ class BytecodeWriter:
         self.version = version
         self.producer = producer
         self.orders = use_list_orders or {}
-        self.builder = _Builder(version, registered or {}, late_ops)
+        self.builder = _Builder(version, registered or {}, late_ops, property_layouts)
         self.compute_orders = bool(late_ops)
         self.root = self.builder.build(root, (), [])
         compute_isolation(self.root)
@@ -602,6 +606,7 @@ def write_bytecode(
     registered: dict[str, bool] | None = None,
     resources: tuple = (),
     late_ops: tuple = (),
+    property_layouts: dict | None = None,
 ) -> bytes:
     """MLIR bytecode of ``module`` at bytecode ``version`` with ``producer``.
 
@@ -609,12 +614,21 @@ def write_bytecode(
     file that was read (so that the bytes are reproduced).  ``late_ops``: operations of
     ``module`` that a rewrite created after all others, oldest first (e.g. ops a
     version downgrade replaced): their uses are the newest in MLIR's use-lists, and
-    the writer records the orders this implies, as MLIR's does (see uselists.py)."""
+    the writer records the orders this implies, as MLIR's does (see uselists.py).
+    ``property_layouts``: {op name: (name, optional) fields} for ops whose properties
+    are to be written in another layout than the default (``BytecodeFile``'s)."""
     root = module_op(module) if isinstance(module, Module) else module
     if isinstance(module, Module) and not resources:
         resources = blob_resources(module.resources)
     w = BytecodeWriter(
-        root, version, producer, use_list_orders, registered, resources, late_ops=late_ops
+        root,
+        version,
+        producer,
+        use_list_orders,
+        registered,
+        resources,
+        late_ops=late_ops,
+        property_layouts=property_layouts,
     )
     return w.write()
 
@@ -641,4 +655,5 @@ def rewrite(bf: Any) -> bytes:
         bf.producer,
         use_list_orders=bf.use_list_orders,
         registered=bf.registered_ops,
+        property_layouts=bf.property_layouts,
     )

@@ -71,12 +71,16 @@ module attributes {{mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 1 : i32}}
 """
 
 
-def test_each_device_sees_its_own_tile() -> None:
-    # a 2x2 tiling of a 4x6 array over 4 devices; the body adds its partition id
-    body = """    %p = stablehlo.partition_id : tensor<ui32>
+# a manual region's body: its 2x3 piece plus the partition id
+ADD_PARTITION_ID = """    %p = stablehlo.partition_id : tensor<ui32>
     %pf = stablehlo.convert %p : (tensor<ui32>) -> tensor<f32>
     %pb = stablehlo.broadcast_in_dim %pf, dims = [] : (tensor<f32>) -> tensor<2x3xf32>
     %2 = stablehlo.add %1, %pb : tensor<2x3xf32>"""
+
+
+def test_each_device_sees_its_own_tile() -> None:
+    # a 2x2 tiling of a 4x6 array over 4 devices; the body adds its partition id
+    body = ADD_PARTITION_ID
     text = _program(
         "{devices=[2,2]<=[4]}",
         "tensor<4x6xf32>",
@@ -147,3 +151,37 @@ def test_the_users_module_is_not_changed() -> None:
     (got,) = hlorun.compile(mod)(np.ones((4, 3), np.float32))
     np.testing.assert_array_equal(got, -np.ones((4, 3), np.float32))
     assert [f.name for f in mod.functions.values()] == before
+
+
+def test_device_count_from_the_shardings_without_num_partitions() -> None:
+    """An export whose module says nothing of its partitions (no mhlo.num_partitions):
+    its shardings name devices 0 and 1, so the manual region runs on two devices."""
+    body = ADD_PARTITION_ID
+    text = _program(
+        "{devices=[2,1]0,1}",
+        "tensor<4x3xf32>",
+        "tensor<2x3xf32>",
+        body,
+        "{devices=[2,1]0,1}",
+        "tensor<4x3xf32>",
+    ).replace("attributes {mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 1 : i32} ", "")
+    assert "num_partitions" not in text
+    x = np.arange(12, dtype=np.float32).reshape(4, 3)
+    want = x + np.repeat([0.0, 1.0], 2)[:, None]  # rows 0-1 on device 0, 2-3 on 1
+    (got,) = hlorun.run(text, [x])
+    np.testing.assert_array_equal(got, want)
+
+
+def test_device_count_from_argument_shardings() -> None:
+    from hlorun.engine.gspmd import gspmd_partitions, sharding_devices
+    from hlorun.parser import parse_module
+
+    assert sharding_devices(["{devices=[1,2]<=[2]}", "{maximal device=2}", "{replicated}"]) == 3
+    assert sharding_devices(["{replicated}", "{bogus"]) == 0
+    m = parse_module(
+        'func.func @main(%x: tensor<4xf32> {mhlo.sharding = "{devices=[4]<=[4]}"}) '
+        "-> tensor<4xf32> {\n  return %x : tensor<4xf32>\n}\n"
+    )
+    assert gspmd_partitions(m) == 4
+    m2 = parse_module("module attributes {mhlo.num_partitions = 8 : i32} {\n}\n")
+    assert gspmd_partitions(m2) == 8

@@ -30,6 +30,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[2]
 SHARED_TESTS = REPO.parent / "shared" / "stablehlo" / "tests"
 REGRESSIONS = Path(__file__).resolve().parent / "regressions"
+PRODUCER_BYTECODE = REPO / "tests" / "fixtures" / "tensorflow_bytecode"
 
 TIME_LIMIT = 2.0  # CPU seconds one input may take (load + verify + round trip + run)
 # An input is interrupted and called a hang after HARD_STOP CPU seconds (SIGPROF), or
@@ -70,7 +71,8 @@ class Outcome:
 # ------------------------------------------------------------------------------ seeds
 def seed_corpus(root: Path = SHARED_TESTS) -> list[str | bytes]:
     """The seed programs: every ``// -----`` chunk of every ``.mlir`` file (up to
-    MAX_SEED_CHARS) and every ``.mlir.bc`` artifact, in a fixed order."""
+    MAX_SEED_CHARS) and every ``.mlir.bc`` artifact, in a fixed order, then the plain
+    MLIR bytecode producers wrote (PRODUCER_BYTECODE: other property layouts)."""
     seeds: list[str | bytes] = []
     for path in sorted(root.rglob("*.mlir")):
         text = path.read_text(encoding="utf-8", errors="replace")
@@ -81,6 +83,8 @@ def seed_corpus(root: Path = SHARED_TESTS) -> list[str | bytes]:
             if body and len(body) <= MAX_SEED_CHARS:
                 seeds.append(body + "\n")
     for path in sorted(root.rglob("*.mlir.bc")):
+        seeds.append(path.read_bytes())
+    for path in sorted(PRODUCER_BYTECODE.glob("*.mlirbc")):
         seeds.append(path.read_bytes())
     return seeds
 

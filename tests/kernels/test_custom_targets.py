@@ -151,6 +151,60 @@ def test_lu_pivots_to_permutation(name):
     assert perm.tolist() == [[2, 0, 3, 1, 4], [0, 1, 2, 3, 4]]
 
 
+def test_lu_pivots_out_of_range_leave_rows_in_place():
+    """jaxlib/gpu/lu_pivot_kernels.cu.cc: a pivot < 0 or >= the permutation size swaps
+    nothing (it is not clamped to the last row)."""
+    piv = np.array([[5, 1, 9], [-1, 4, 0]], np.int32)
+    (perm,) = gpu("cu_lu_pivots_to_permutation", [piv], [((2, 4), np.int32)], nb=1)
+    # row 0: 0<->5 skipped, 1<->1, 2<->9 skipped; row 1: skipped, 1<->4 skipped, 2<->0
+    assert perm.tolist() == [[0, 1, 2, 3], [2, 1, 0, 3]]
+
+
+# jaxlib/gpu/solver_kernels.h Syev{d,j}Descriptor: type, uplo, batch, n, lwork (int32)
+_FILL = {("cusolver", True): 0, ("cusolver", False): 1}
+_FILL.update({("hipsolver", True): 122, ("hipsolver", False): 121})
+
+
+def _descriptor_text(*fields: int) -> str:
+    import struct
+
+    return "".join(f"\\{b:02X}" for b in struct.pack("<5i", *fields))
+
+
+@pytest.mark.parametrize("solver", ["hipsolver", "cusolver"])
+@pytest.mark.parametrize("routine", ["syevd", "syevj"])
+@pytest.mark.parametrize("lower", [True, False])
+def test_legacy_eigh_targets(solver, routine, lower):
+    """The targets before the FFI names (api_version 2, an opaque descriptor): the
+    triangle read is the descriptor's fill mode; results v, w ascending, info, work."""
+    from tests.support.custom_call import col_major
+
+    sym = rand((2, 4, 4), np.float32)
+    sym = sym + np.swapaxes(sym, -1, -2)
+    keep = np.tril(np.ones((4, 4), bool)) if lower else np.triu(np.ones((4, 4), bool))
+    a = np.where(keep, sym, np.float32(100)).astype(np.float32)  # the other half: noise
+    lwork = 7
+    config = _descriptor_text(0, _FILL[solver, lower], 2, 4, lwork)
+    attrs = (
+        f'backend_config = "{config}", api_version = 2 : i32, '
+        f"operand_layouts = [{col_major(3)}], "
+        f"result_layouts = [{col_major(3)}, {row_major(2)}, {row_major(1)}, {row_major(1)}]"
+    )
+    results = [(a.shape, a.dtype), ((2, 4), np.float32), ((2,), np.int32), ((lwork,), a.dtype)]
+    v, w, info, work = run(f"{solver}_{routine}", [a], results, attrs)
+    np.testing.assert_allclose(w, np.linalg.eigvalsh(sym), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(sym @ v, v * w[..., None, :], atol=1e-3)
+    assert info.tolist() == [0, 0] and work.shape == (lwork,)
+
+
+def test_legacy_eigh_unknown_fill_mode_is_refused():
+    a = np.eye(2, dtype=np.float32)
+    attrs = f'backend_config = "{_descriptor_text(0, 7, 1, 2, 1)}", api_version = 2 : i32'
+    results = [(a.shape, a.dtype), ((2,), np.float32), ((), np.int32), ((1,), a.dtype)]
+    with pytest.raises(InterpreterError, match="fill mode 7"):
+        run("hipsolver_syevd", [a], results, attrs)
+
+
 # ----------------------------------------------------------------------------- tpu
 
 
