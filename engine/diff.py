@@ -52,7 +52,6 @@ from .profile import where_text
 SCALED_OPS = ("stablehlo.dot_general", "stablehlo.dot", "stablehlo.convolution")
 # the float element types of tensor types narrower than f32, and f32 itself
 _NARROW = re.compile(r"(?<=[x<])(bf16|f16|f8E[0-9A-Z]+|f6E[0-9A-Z]+|f4E[0-9A-Z]+)(?=>)")
-_F32 = re.compile(r"(?<=[x<])f32(?=>)")
 
 
 @dataclass
@@ -190,8 +189,13 @@ def _abs_scale(info: OpInfo, operands: Sequence[np.ndarray], k: int) -> np.ndarr
         if not body or body[0].name != "stablehlo.add":
             return None
     try:
-        mags = [np.abs(np.asarray(a).astype(np.float64)) for a in operands]
-        text = _F32.sub("f64", _NARROW.sub("f64", _one_op_module(info, False)))
+        # a tolerance's magnitude, not a value: sums of non-negative terms in f32 (f64
+        # operands stay f64) are accurate to a few ULPs, at half f64 BLAS's cost
+        mags = [
+            np.abs(np.asarray(a).astype(np.float64 if a.dtype == np.float64 else np.float32))
+            for a in operands
+        ]
+        text = _NARROW.sub("f32", _one_op_module(info, False))
         return np.asarray(run(text, mags)[k])
     except (HloError, ValueError, TypeError):
         return None
