@@ -62,7 +62,10 @@ def custom_call_shape(
     """The result types of ``custom_call @mhlo.<op>``: those the op's own shape function
     infers from the operands and ``mhlo.attributes``."""
     op_ctx = ShapeContext(row.name, ctx.pos, ctx.result_types, ctx.regions, ctx.operand_values)
-    inferred = row.shape(op_ctx, *operand_types, **call_attributes(op_ctx, row, attributes))
+    shape = row.shape
+    if shape is None:  # (mhlo_target_row returns rows with a shape function)
+        return None
+    inferred = shape(op_ctx, *operand_types, **call_attributes(op_ctx, row, attributes))
     if inferred is None or isinstance(inferred, tuple):
         return inferred
     return (inferred,)

@@ -364,7 +364,8 @@ def set_dimension_size(operand, size, *, dimension: int, result_type: Type, **_:
             f"set_dimension_size: size {n} is outside [0, {full}] (dimension {dimension})",
             op="stablehlo.set_dimension_size",
         )
-    declared = result_type.shape[dimension] if isinstance(result_type, TensorType) else None
+    shape = result_type.shape if isinstance(result_type, TensorType) else None
+    declared = shape[dimension] if shape is not None else None
     if declared is not None and declared != n:
         raise InterpreterError(
             f"set_dimension_size: size {n} differs from the result's static dimension "

@@ -38,11 +38,13 @@ def program_fixtures(producer: str) -> list[str]:
 
 
 def export_failures(producer: str) -> dict[str, str]:
-    """What the producer itself cannot export: fixture name -> the producer's error."""
+    """What the producer itself cannot export: fixture name -> the producer's error
+    (``export_failed``), or why its program is not its eager function
+    (``export_wrong``: e.g. torch_xla's torch.trace returns the diagonal)."""
     return {
         name: e["error"]
         for name, e in manifest(producer)["fixtures"].items()
-        if e["status"] == "export_failed"
+        if e["status"] in ("export_failed", "export_wrong")
     }
 
 
