@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ...shape_inference.mhlo import call_attributes
-from ...shape_inference.optable import OP_TABLE, OpDef, ShapeContext, kernel, register_kernel
+from ...shape_inference.optable import OP_TABLE, OpDef, ShapeContext, kernel
 
 
 @kernel("mhlo.copy", quantized="native")
@@ -24,8 +24,14 @@ def copy(operand: Any, *, result_type: Any, cross_program_prefetch_index: Any = 
     return operand
 
 
-# mhlo.erf is HLO kErf: the error function, as chlo.erf (the same kernel).
-register_kernel("mhlo.erf", OP_TABLE["chlo.erf"].kernel)  # type: ignore[arg-type]
+_CHLO_ERF = OP_TABLE["chlo.erf"].kernel
+
+
+@kernel("mhlo.erf")
+def erf(operand: np.ndarray, *, result_type: Any) -> np.ndarray:
+    """mhlo.erf (HLO kErf): the error function, by chlo.erf's kernel."""
+    assert _CHLO_ERF is not None
+    return _CHLO_ERF(operand, result_type=result_type)
 
 
 def call_op(
