@@ -113,9 +113,10 @@ def _scaled(a: np.ndarray, phase: np.ndarray, axis: int) -> np.ndarray:
 
 def as_program_outputs(exp: list[np.ndarray], entry: dict[str, Any]) -> list[np.ndarray]:
     """The eager outputs in the shapes and integer dtypes of the exported program's
-    signature (``program_outputs``), where the producer's export differs from its eager
+    ``@main`` (``program_outputs``), where the producer's export differs from its eager
     run without changing a value: torch_xla returns nn.LSTM's h_n as 1x1x2x6 for eager's
-    1x2x6; torchax's indices (argmax, topk, sort) are i32 for torch's int64."""
+    1x2x6 and max_pool2d's indices as ui32; torchax's indices (argmax, topk, sort) are
+    i32 for torch's int64."""
     specs = entry.get("program_outputs")
     if specs is None:
         return exp
