@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pytest
 
 import hlorun
@@ -103,3 +104,44 @@ def test_fixtures_cover_model_families(producer: str) -> None:
     fixtures = manifest(producer)["fixtures"]
     families = {e["family"] for n, e in fixtures.items() if e["status"] == "ok"}
     assert {"cnn", "rnn", "transformer", "linalg"} <= families
+
+
+# ----------------------------------------------------------------------------- the checks
+
+
+def _qr() -> tuple[np.ndarray, list[np.ndarray]]:
+    a = np.random.default_rng(0).standard_normal((5, 3)).astype(np.float32)
+    q, r = np.linalg.qr(a)
+    return a, [q, r]
+
+
+def test_allclose_check_catches_an_element_off_by_more_than_the_tolerance() -> None:
+    _, (q, _) = _qr()
+    bad = q.copy()
+    bad[2, 1] += 3e-4 * (np.abs(q).max() + abs(q[2, 1]))
+    check_outputs([q], [q], {"kind": "allclose"}, [])
+    with pytest.raises(AssertionError, match=r"1 of 15 elements off; worst at \(2, 1\)"):
+        check_outputs([bad], [q], {"kind": "allclose"}, [])
+
+
+def test_sign_check_allows_paired_column_signs_only() -> None:
+    a, (q, r) = _qr()
+    flip = np.array([1, -1, 1], np.float32)
+    signs = {"kind": "signs", "groups": [[[0, -1], [1, -2]]]}
+    check_outputs([q * flip, r * flip[:, None]], [q, r], signs, [a])
+    with pytest.raises(AssertionError):  # Q's column flipped, R's row not
+        check_outputs([q * flip, r], [q, r], signs, [a])
+    with pytest.raises(AssertionError):  # no sign freedom in an allclose check
+        check_outputs([q * flip, r * flip[:, None]], [q, r], {"kind": "allclose"}, [a])
+
+
+def test_integers_compare_exactly_in_the_programs_width() -> None:
+    exp = [np.array([[3, 2]], np.int64)]
+    entry = {"program_outputs": [{"shape": [2], "dtype": "int32"}]}
+    check_outputs(
+        [np.array([3, 2], np.int32)], as_program_outputs(exp, entry), {"kind": "allclose"}, []
+    )
+    with pytest.raises(AssertionError):
+        check_outputs(
+            [np.array([3, 1], np.int32)], as_program_outputs(exp, entry), {"kind": "allclose"}, []
+        )

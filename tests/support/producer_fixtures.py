@@ -92,7 +92,10 @@ def assert_close(got: np.ndarray, exp: np.ndarray, what: str) -> None:
     bound = RTOL * (scale + np.abs(e))
     bad = ~nan & ~(err <= bound)
     if bad.any():
-        i = np.unravel_index(np.argmax(np.where(bad, err - bound, -np.inf)), e.shape)
+        i = tuple(
+            int(k)
+            for k in np.unravel_index(np.argmax(np.where(bad, err - bound, -np.inf)), e.shape)
+        )
         raise AssertionError(
             f"{what}: {int(bad.sum())} of {e.size} elements off; worst at {i}: got {g[i]}, "
             f"expected {e[i]} (bound {bound[i]:.3g})"
