@@ -35,10 +35,11 @@ from tests.support.producer_fixtures import (
 # calls of engine/kernels/solver_tpu.py); remove this list when it lands.  Each rule is
 # (producer or "*", form or "*", custom_call target the program holds or "*", reason).
 # TensorFlow's plain MLIR bytecode (producer MLIR23.0.0git) needs func.func's no_inline
-# property; with it alone (tried), 30 of its 47 files run and match, and the others stop
-# at: mhlo.copy's properties (the RNN loops), custom_call's property layout (the
-# Qr / Eigh / ProductOfElementaryHouseholderReflectors calls) and some dense elements
-# ("bad dense elements data": conv_misc_layers, linalg_f64_solve_cholesky).
+# property; with it alone (tried), 32 of its 50 files run and match, and the others stop
+# at: mhlo.copy's properties (the 6 RNN fixtures: "no properties encoding known for op
+# 'mhlo.copy'"), custom_call's properties (the 9 Qr / Eigh fixtures, misread) and
+# "bad dense elements data: 8 bytes for 1 elements of 1 bytes" (conv_misc_layers,
+# image_ops, linalg_f64_solve_cholesky).
 PENDING_OTHER_HALF: list[tuple[str, str, str, str]] = [
     ("tensorflow", "bytecode", "*", "needs TF plain bytecode: func.func no_inline, ..."),
     ("*", "*", "Qr", "needs tuple-result custom_call (Qr)"),
