@@ -17,7 +17,8 @@ Facts and their sources:
   (the ``DefaultValued...`` default of the .td, else None / ``()``, as the spec's
   semantics section of the op reads an absent optional attribute);
 - section: the op's heading in stablehlo/docs/spec.md (``### dot_general``), or the
-  dialect's own document for chlo.
+  dialect's own document for chlo; for mhlo ops, openxla/xla's
+  xla/mlir_hlo/mhlo/IR/hlo_ops.td (MHLO has no document of its own).
 
 Value kinds (what ``pretty_ops`` parses and ``pretty_print`` prints for a keyword):
 "i64" / "i32" (IntegerAttr of that type), "i64_array" (``array<i64: ...>``),
@@ -317,6 +318,10 @@ _ROWS: tuple[tuple[str, tuple[AttrDecl, ...], tuple[str, ...]], ...] = (
         _a("mhlo.frontend_attributes", "dict", None),
         _a("error_message", "string", None),
         _a("rng_algorithm", "enum:rng_algorithm", None),
+        # XLA's HLO-to-StableHLO legalization: custom_call @mhlo.<op> carries the op's
+        # own attributes (shape_inference/mhlo.py)
+        _a("mhlo.attributes", "dict", None),
+        _a("mhlo.version", "i64", None),
     ), ()),
     # ---- chlo (ChloOps.td)
     *(
@@ -347,6 +352,9 @@ _ROWS: tuple[tuple[str, tuple[AttrDecl, ...], tuple[str, ...]], ...] = (
         _a("is_reverse", "bool", False),
         _a("is_associative", "bool", None),
     ), ("body",)),
+    # ---- mhlo ops that producers leave in their StableHLO (xla/mlir_hlo/mhlo/IR/hlo_ops.td)
+    ("mhlo.copy", (_a("cross_program_prefetch_index", "i32", None),), ()),
+    ("mhlo.erf", (), ()),
     # ---- the check and interpreter test dialects (stablehlo/docs/test-dialects.md)
     ("check.expect_almost_eq", (_a("tolerance", "f32", 1e-4),), ()),
     ("check.expect_almost_eq_const", (_a("value", "dense"), _a("tolerance", "f32", 1e-4)), ()),
@@ -412,6 +420,8 @@ def _section(name: str) -> str:
         return f"spec.md#{mnemonic}"
     if dialect == "chlo":
         return f"chlo.md#{mnemonic}"
+    if dialect == "mhlo":  # openxla/xla: xla/mlir_hlo/mhlo/IR/hlo_ops.td
+        return f"hlo_ops.td#{mnemonic}"
     return "test-dialects.md"
 
 

@@ -22,6 +22,7 @@ FAMILIES = (
     "elementwise",
     "gather_scatter",
     "linalg",
+    "mhlo",
     "movement",
     "quantization",
     "random",

@@ -16,6 +16,8 @@ from ..parser.ir import (
     Type,
     TypeExtensions,
 )
+from .mhlo import custom_call_shape as mhlo_custom_call_shape
+from .mhlo import mhlo_target_row
 from .optable import ShapeContext, define_op
 from .typeutil import type_text
 from .verifier import compatible
@@ -258,15 +260,21 @@ def _check_aliases(ctx: ShapeContext, operand_types: tuple[Type, ...], aliases) 
 def custom_call_shape(
     ctx: ShapeContext,
     *operand_types: Type,
+    call_target_name="",
     operand_layouts=None,
     result_layouts=None,
     output_operand_aliases=(),
     backend_config=None,
     api_version=1,
-    **_: object,
+    **attrs: object,
 ):
     """custom_call: layouts, output_operand_aliases and backend_config agree with the
-    operands and results (the StableHLO dialect's CustomCallOp verifier)."""
+    operands and results (the StableHLO dialect's CustomCallOp verifier).  A call of an
+    mhlo op (``@mhlo.<op>``, shape_inference/mhlo.py) is that op: its result types are
+    the op's shape function's."""
+    row = mhlo_target_row(call_target_name)
+    if row is not None:
+        return mhlo_custom_call_shape(ctx, row, operand_types, attrs.get("mhlo.attributes"))
     if operand_layouts is not None or result_layouts is not None:
         if operand_layouts is None or result_layouts is None:
             raise ctx.error(

@@ -69,6 +69,8 @@ FAMILIES_BY_OP: dict[str, tuple[str, ...]] = {
     "interpreter.print": ("check",),
     "interpreter.probe": ("check",),
     "interpreter.run_parallel": ("collective",),
+    "mhlo.copy": ("mhlo",),
+    "mhlo.erf": ("mhlo",),
     "sdy.constant": ("sdy",),
     "sdy.data_flow_edge": ("sdy",),
     "sdy.func_data_flow_edge": ("sdy",),

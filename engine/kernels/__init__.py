@@ -25,6 +25,7 @@ FAMILIES = (
     "elementwise",
     "gather_scatter",
     "linalg",
+    "mhlo",
     "movement",
     "quantization",
     "random",

@@ -6,11 +6,13 @@ from __future__ import annotations
 import numpy as np
 
 from ...parser.errors import InterpreterError, UnsupportedError
+from ...shape_inference.mhlo import mhlo_target_row
 from ...shape_inference.optable import kernel
 from ..values import TOKEN, RegionFn
 from .check import CUSTOM_CALL_CHECKS
 from .custom_targets import USER_TARGETS as CUSTOM_CALLS  # noqa: F401  (tests pop from it)
 from .custom_targets import builtin_target, register_custom_call, user_target
+from .mhlo import call_op
 
 __all__ = ["register_custom_call"]  # the registry lives in custom_targets.py
 
@@ -72,6 +74,7 @@ def create_token(*inputs, result_type):
 @kernel("stablehlo.custom_call", context=True, operand_types=True, quantized="native")
 def custom_call(*operands, call_target_name: str, result_types, context, operand_types, **attrs):
     """spec "custom_call": ``check.*`` targets, then user-registered targets, then the
+    mhlo ops of XLA's legalization (``@mhlo.<op>``: engine/kernels/mhlo.py), then the
     built-in targets of jax.export (engine/kernels/custom_targets.py)."""
     check = CUSTOM_CALL_CHECKS.get(call_target_name)
     if check is not None:
@@ -79,8 +82,18 @@ def custom_call(*operands, call_target_name: str, result_types, context, operand
             *operands, context=context, operand_types=operand_types, result_types=result_types
         )
     fn = user_target(call_target_name)
+    mhlo_row = mhlo_target_row(call_target_name) if fn is None else None
     if fn is not None:
         out = fn(*operands, result_types=result_types, context=context, **attrs)
+    elif mhlo_row is not None and mhlo_row.kernel is not None:
+        out = call_op(
+            mhlo_row,
+            operands,
+            result_types=result_types,
+            attributes=attrs.get("mhlo.attributes"),
+            context=context,
+            operand_types=operand_types,
+        )
     else:
         builtin = builtin_target(call_target_name)
         if builtin is None:

@@ -348,3 +348,32 @@ def reverse(operand, *, dimensions, **_: Any) -> np.ndarray:
 def get_dimension_size(operand, *, dimension: int, result_type: Type | None = None, **_: Any):
     """spec: get_dimension_size (result si32)."""
     return np.array(operand.shape[dimension], dtype=_result_dtype(result_type, np.dtype(np.int32)))
+
+
+@kernel("stablehlo.set_dimension_size", quantized="native")
+def set_dimension_size(operand, size, *, dimension: int, result_type: Type, **_: Any):
+    """set_dimension_size (not in the spec; XLA's SetDimensionSize): dimension
+    ``dimension`` gets the runtime size ``size``, at most the operand's; the elements up
+    to it are the operand's (XLA leaves the rest as padding, which a static array has
+    no room for: the result holds the first ``size``).  A result type whose dimension is
+    static must have that size."""
+    n = int(size)
+    full = operand.shape[dimension]
+    if not 0 <= n <= full:
+        raise InterpreterError(
+            f"set_dimension_size: size {n} is outside [0, {full}] (dimension {dimension})",
+            op="stablehlo.set_dimension_size",
+        )
+    shape = result_type.shape if isinstance(result_type, TensorType) else None
+    declared = shape[dimension] if shape is not None else None
+    if declared is not None and declared != n:
+        raise InterpreterError(
+            f"set_dimension_size: size {n} differs from the result's static dimension "
+            f"{dimension} of size {declared}",
+            op="stablehlo.set_dimension_size",
+        )
+    if n == full:
+        return operand
+    index = [slice(None)] * operand.ndim
+    index[dimension] = slice(0, n)
+    return operand[tuple(index)]

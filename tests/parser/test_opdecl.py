@@ -84,6 +84,8 @@ _NOT_IN_SPEC = {
     ("custom_call", "mhlo.frontend_attributes"),
     ("custom_call", "error_message"),
     ("custom_call", "rng_algorithm"),
+    ("custom_call", "mhlo.attributes"),  # XLA's custom_call @mhlo.<op> (shape_inference/mhlo.py)
+    ("custom_call", "mhlo.version"),
     ("infeed", "layout"),
     ("collective_reduce", "use_global_device_ids"),
 }
