@@ -29,45 +29,14 @@ from tests.support.producer_fixtures import (
     program_fixtures,
 )
 
-# ----------------------------------------------------------------------------- pending
-
-# What the other half of issue 28 adds (parser/bytecode and the tuple-result custom
-# calls of engine/kernels/solver_tpu.py); remove this list when it lands.  Each rule is
-# (producer or "*", form or "*", custom_call target the program holds or "*", reason).
-# TensorFlow's plain MLIR bytecode (producer MLIR23.0.0git) needs func.func's no_inline
-# property; with it alone (tried), 32 of its 50 files run and match, and the others stop
-# at: mhlo.copy's properties (the 6 RNN fixtures: "no properties encoding known for op
-# 'mhlo.copy'"), custom_call's properties (the 9 Qr / Eigh fixtures, misread) and
-# "bad dense elements data: 8 bytes for 1 elements of 1 bytes" (conv_misc_layers,
-# image_ops, linalg_f64_solve_cholesky).
-PENDING_OTHER_HALF: list[tuple[str, str, str, str]] = [
-    ("tensorflow", "bytecode", "*", "needs TF plain bytecode: func.func no_inline, ..."),
-    ("*", "*", "Qr", "needs tuple-result custom_call (Qr)"),
-    ("*", "*", "Eigh", "needs tuple-result custom_call (Eigh)"),
-    ("*", "*", "LuDecomposition", "needs tuple-result custom_call (LuDecomposition)"),
-]
-
-
-def _pending(producer: str, form: str, entry: dict[str, Any]) -> str | None:
-    for p, f, target, reason in PENDING_OTHER_HALF:
-        if p in ("*", producer) and f in ("*", form):
-            if target == "*" or target in entry.get("custom_call_targets", ()):
-                return reason
-    return None
-
 
 def _params() -> list[Any]:
-    out = []
-    for producer in PRODUCERS:
-        fixtures = manifest(producer)["fixtures"]
-        for name in program_fixtures(producer):
-            for form in FORMS:
-                reason = _pending(producer, form, fixtures[name])
-                marks = [pytest.mark.xfail(strict=False, reason=reason)] if reason else []
-                out.append(
-                    pytest.param(producer, name, form, marks=marks, id=f"{producer}-{name}-{form}")
-                )
-    return out
+    return [
+        pytest.param(producer, name, form, id=f"{producer}-{name}-{form}")
+        for producer in PRODUCERS
+        for name in program_fixtures(producer)
+        for form in FORMS
+    ]
 
 
 @pytest.mark.parametrize(("producer", "name", "form"), _params())
