@@ -153,6 +153,23 @@ class QuantizedType(Type):
     storage_min: int | None = None
     storage_max: int | None = None
 
+    def __post_init__(self) -> None:
+        # MLIR keeps storage_min/max always and prints them only when they are not the
+        # storage type's full range (QuantTypes.cpp, quant dialect printer): so
+        # ``i8<-128:127>`` and ``i8`` are one type.  The canonical form here is None.
+        st = self.storage_type
+        if (
+            isinstance(st, IntegerType)
+            and st.width >= 1
+            and self.storage_min is not None
+            and self.storage_max is not None
+        ):
+            lo = 0 if st.is_unsigned else -(1 << (st.width - 1))
+            hi = (1 << st.width) - 1 if st.is_unsigned else (1 << (st.width - 1)) - 1
+            if self.storage_min == lo and self.storage_max == hi:
+                object.__setattr__(self, "storage_min", None)
+                object.__setattr__(self, "storage_max", None)
+
     def _key(self) -> tuple:  # scales by bit pattern: NaN-safe, sign-of-zero-safe
         bits = np.array(self.scales, np.float64).tobytes()
         rest = (self.zero_points, self.quantized_dimension, self.storage_min, self.storage_max)

@@ -26,7 +26,7 @@ from ..parser.ir import (
     TypeExtensions,
 )
 from .optable import REQUIRED, ShapeContext, shape_function
-from .typeutil import ranked_shape, type_text
+from .typeutil import ranked_shape, require_per_tensor, type_text
 
 # --------------------------------------------------------------------------------------
 # helpers
@@ -567,6 +567,7 @@ def transpose(ctx: ShapeContext, operand: Type, *, permutation):
 def reverse(ctx: ShapeContext, operand: Type, *, dimensions):
     """spec: reverse: type(result) = type(operand)."""
     t = tensor_operand(ctx, operand, "operand", "reverse_i1")
+    require_per_tensor(ctx, t, "reverse_i1")
     dims = int_tuple(dimensions)
     check_unique(ctx, "reverse_c2", "dimensions", dims)  # reverse_c2
     check_range(ctx, "reverse_c3", "dimensions", dims, t.rank, "rank-of('result')")  # c3
