@@ -479,10 +479,16 @@ class DenseElementsAttr(Attribute):
     type: TensorType
     array: np.ndarray
     hex: bool = False
+    # The element of a splat of a zero-element type (``dense<(0.0,0.0)> :
+    # tensor<2x0x3xcomplex<f32>>``): MLIR keeps it (its storage holds one element), so
+    # it differs from ``dense<>`` in text and bytecode.  None otherwise.
+    empty_splat: np.ndarray | None = None
 
     @cached_property
     def _key(self) -> tuple:
         a = self.array
+        if self.empty_splat is not None:
+            return (self.type, a.dtype.str, a.shape, "empty splat", self.empty_splat.tobytes())
         if a.size > 1 and self.is_splat:  # a lazy splat never materializes
             return (self.type, a.dtype.str, a.shape, "splat", a.reshape(-1)[:1].tobytes())
         return (self.type, a.dtype.str, a.shape, a.tobytes())
