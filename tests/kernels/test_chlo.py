@@ -506,6 +506,32 @@ def test_conj_square_complex():
     same(sq, np.array([(1 - 4) + 4j, (9 - 0.25) + 3j], np.complex64))
 
 
+@pytest.mark.parametrize(("dt", "ct"), [(np.float32, C64), (np.float64, C128)])
+def test_complex_square_follows_chlo_decomposition(dt, ct):
+    """ChloDecompositionPatternsMath.td: real = 0 when x is finite and |x| = |y|, else
+    (x - y)(x + y); imag = 2xy (each operation in the operand's own precision)."""
+    big, inf, nan = np.finfo(dt).max, np.inf, np.nan
+    cases = [
+        (big, big, 0.0, inf),  # |x| = |y|: real 0 (not inf - inf)
+        (-inf, -big, inf, inf),  # x not finite: (-inf + max)(-inf - max) = inf
+        (3.0, -3.0, 0.0, -18.0),
+        (inf, inf, nan, inf),  # (inf - inf)(inf + inf) = NaN
+        (2.0, 0.5, 3.75, 2.0),
+    ]
+    z = np.array([complex(x, y) for x, y, _, _ in cases], dtype=np.result_type(dt, np.complex64))
+    got = K("chlo.square")(z, result_type=T((len(cases),), ct))
+    for g, (x, y, re, im) in zip(got.tolist(), cases):
+        for part, want in ((g.real, re), (g.imag, im)):
+            assert (np.isnan(part) and np.isnan(want)) or part == want, (x, y, g)
+    # the same parts as the decomposition's f32 arithmetic gives, bit for bit
+    rng = np.random.default_rng(3)
+    x, y = (rng.standard_normal(64) * 1e3).astype(dt), (rng.standard_normal(64) * 1e3).astype(dt)
+    got = K("chlo.square")(
+        x + 1j * y.astype(np.result_type(dt, np.complex64)), result_type=T((64,), ct)
+    )
+    assert np.array_equal(got.real, (x - y) * (x + y)) and np.array_equal(got.imag, dt(2) * (x * y))
+
+
 def test_asin_acos_kernel_reconstructs_asin_and_acos():
     rng = np.random.default_rng(7)
     z = np.concatenate(
