@@ -165,8 +165,23 @@ def _lgamma(x: np.ndarray) -> np.ndarray:
 
 
 def _digamma(x: np.ndarray) -> np.ndarray:
+    """psi(x); NaN at the poles (0, -1, -2, ...).  For x < 0 by the reflection
+    psi(x) = psi(1 - x) - pi / tan(pi x), with tan(pi x) = tan(pi r) for r = x - round(x)
+    (exact): scipy reduces pi * x after rounding it, which near a pole loses the
+    digits that remain (20 ULP at -0.99, millions at -4 + 1e-10)."""
     pole = (x <= 0) & (x == np.floor(x))
-    return np.where(pole, np.nan, special.psi(x))
+    neg = (x < 0) & ~pole
+    r = np.where(neg, x - np.round(x), 0.5)
+    a = np.abs(r)
+    with np.errstate(all="ignore"):
+        # pi cot(pi r): for |r| > 1/4 as pi tan(pi (1/2 - |r|)) (1/2 - |r| is exact), so
+        # that cot(pi / 2) is 0, not 1e-16
+        cot = np.where(
+            a > 0.25, np.copysign(np.pi * np.tan(np.pi * (0.5 - a)), r), np.pi / np.tan(np.pi * r)
+        )
+        reflected = special.psi(np.where(neg, 1.0 - x, 1.0)) - cot
+        y = np.where(neg, reflected, special.psi(np.where(neg, 1.0, x)))
+    return np.where(pole, np.nan, y)
 
 
 def _erfc(x: np.ndarray) -> np.ndarray:
