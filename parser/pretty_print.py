@@ -359,8 +359,9 @@ def _item_text(a: Attribute, kind: str, gap: str) -> str | None:
         n = _typed_int(a, int(kind[1:]))
         return None if n is None else str(n)
     if kind == "ui64":
-        ok = isinstance(a, IntegerAttr) and a.type == IntegerType(64, "unsigned")
-        return str(a.value) if ok and 0 <= a.value < 1 << 64 else None
+        if isinstance(a, IntegerAttr) and a.type == IntegerType(64, "unsigned"):
+            return str(a.value) if 0 <= a.value < 1 << 64 else None
+        return None
     if kind.startswith("enum:"):
         case = _enum(a, kind[5:])
         return None if case is None else gap + case

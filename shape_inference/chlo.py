@@ -259,24 +259,27 @@ def check_bounded_broadcast(ctx: ShapeContext, *types: TensorType) -> None:
     ChloOps.cpp's getNumpyBroadcastType calls): a dimension's size is its static size
     or its bound; two sizes other than 1 must be equal, and both bounded or both
     static."""
-    dims_of = []
+    dims_of: list[list[tuple[int, bool]]] = []  # (size or bound, bounded) per dim
     for t in types:
         if t.shape is None:
             return
         bounds = t.bounds or (None,) * len(t.shape)
-        dims = []
-        for d, b in zip(t.shape, bounds):
-            if d is None and b is None:
+        dims: list[tuple[int, bool]] = []
+        for d, bound in zip(t.shape, bounds):
+            if d is not None:
+                dims.append((d, False))
+            elif bound is not None:
+                dims.append((bound, True))
+            else:
                 return  # an unbounded dynamic dimension: the lenient rule applies
-            dims.append((d, False) if d is not None else (b, True))
         dims_of.append(dims)
     acc = dims_of[0]
     for dims in dims_of[1:]:
         rank = max(len(acc), len(dims))
-        a = [(1, False)] * (rank - len(acc)) + acc
-        b = [(1, False)] * (rank - len(dims)) + dims
-        out = []
-        for x, y in zip(a, b):
+        lhs = [(1, False)] * (rank - len(acc)) + acc
+        rhs = [(1, False)] * (rank - len(dims)) + dims
+        out: list[tuple[int, bool]] = []
+        for x, y in zip(lhs, rhs):
             if x[0] == 1:
                 out.append(y)
             elif y[0] == 1:

@@ -103,7 +103,7 @@ def _body_types(
             raise ctx.error(
                 label, f"element type {_elem(inputs[i])} is not promotable to {_elem(a)}"
             )
-        if isinstance(init, TensorType) and not _shapes_ok(init, r):
+        if isinstance(init, TensorType) and isinstance(r, TensorType) and not _shapes_ok(init, r):
             raise ctx.error(label, f"body result shape {r} differs from the init value's {init}")
         if allowed is not None:
             _check_subsequence(ctx, label, n + i, b, allowed)

@@ -14,11 +14,8 @@ from hlorun.engine.element import ulp_distance
 from tests.property.elements import BY_NAME
 from tests.support.progen import dense_text
 
-BODY = """
-  %cst = stablehlo.constant dense<0xFC00> : tensor<f16>
-  %0 = "stablehlo.reduce_window"(%x, %cst) <{padding = dense<[[0, 0], [8, 0]]> : tensor<2x2xi64>, window_dimensions = array<i64: 1, 9>}> ({
-  ^bb0(%arg1: tensor<f16>, %arg2: tensor<f16>):
-    %1 = stablehlo.maximum %arg1, %arg2 : tensor<f16>
+# logaddexp(%arg1, %arg2) as jax.export writes it, its result %10
+LOGADDEXP_OPS = """    %1 = stablehlo.maximum %arg1, %arg2 : tensor<f16>
     %2 = stablehlo.subtract %arg1, %arg2 : tensor<f16>
     %3 = stablehlo.compare NE, %2, %2, FLOAT : (tensor<f16>, tensor<f16>) -> tensor<i1>
     %4 = stablehlo.add %arg1, %arg2 : tensor<f16>
@@ -28,11 +25,21 @@ BODY = """
     %8 = stablehlo.log_plus_one %7 : tensor<f16>
     %9 = stablehlo.add %1, %8 : tensor<f16>
     %10 = stablehlo.select %3, %4, %9 : tensor<i1>, tensor<f16>
-    stablehlo.return %10 : tensor<f16>
+"""
+
+BODY = (
+    """
+  %cst = stablehlo.constant dense<0xFC00> : tensor<f16>
+  %0 = "stablehlo.reduce_window"(%x, %cst) <{padding = dense<[[0, 0], [8, 0]]> : tensor<2x2xi64>, window_dimensions = array<i64: 1, 9>}> ({
+  ^bb0(%arg1: tensor<f16>, %arg2: tensor<f16>):
+"""
+    + LOGADDEXP_OPS
+    + """    stablehlo.return %10 : tensor<f16>
   }) : (tensor<8x9xf16>, tensor<f16>) -> tensor<8x9xf16>
   return %0 : tensor<8x9xf16>
 }
 """
+)
 
 
 @pytest.mark.parametrize("form", ["parameter", "constant"])
@@ -53,21 +60,11 @@ def test_f16_cumlogsumexp(form):
     assert ulp_distance(got, want).max() <= 2
 
 
-LOGADDEXP = """
-func.func private @logaddexp(%a: tensor<f16>, %b: tensor<f16>) -> tensor<f16> {
-  %1 = stablehlo.maximum %a, %b : tensor<f16>
-  %2 = stablehlo.subtract %a, %b : tensor<f16>
-  %3 = stablehlo.compare NE, %2, %2, FLOAT : (tensor<f16>, tensor<f16>) -> tensor<i1>
-  %4 = stablehlo.add %a, %b : tensor<f16>
-  %5 = stablehlo.abs %2 : tensor<f16>
-  %6 = stablehlo.negate %5 : tensor<f16>
-  %7 = stablehlo.exponential %6 : tensor<f16>
-  %8 = stablehlo.log_plus_one %7 : tensor<f16>
-  %9 = stablehlo.add %1, %8 : tensor<f16>
-  %10 = stablehlo.select %3, %4, %9 : tensor<i1>, tensor<f16>
-  return %10 : tensor<f16>
-}
-"""
+LOGADDEXP = (
+    "func.func private @logaddexp(%arg1: tensor<f16>, %arg2: tensor<f16>) -> tensor<f16> {\n"
+    + LOGADDEXP_OPS
+    + "  return %10 : tensor<f16>\n}\n"
+)
 
 
 @pytest.mark.parametrize(("n", "m"), [(6, 5), (1, 3), (9, 1)])
