@@ -211,6 +211,22 @@ NEGATIVE = [
     ),
     # ReplicaGroupMeshAxesAttr::verify: the mesh is a symbol or a #stablehlo.mesh
     ("replica_group_mesh_axes", all_gather("5 : i64")),
+    # StablehloOps.td result types: iota's is static (bounds on its result are refused)
+    ("iota_o1", func("", f"%0 = stablehlo.iota dim = 0 : {B3}")),
+    ("iota_o1", func("", "%0 = stablehlo.iota dim = 0 : tensor<?xf32>")),
+    # ... reshape's and broadcast_in_dim's static or with one dynamic dimension, bounded
+    (
+        "reshape_o1",
+        func("%a: tensor<4xf32>", "%0 = stablehlo.reshape %a : (tensor<4xf32>) -> tensor<?xf32>"),
+    ),
+    (
+        "broadcast_in_dim_o1",
+        func(
+            "%a: tensor<4xf32>",
+            "%0 = stablehlo.broadcast_in_dim %a, dims = [2] : (tensor<4xf32>) -> "
+            "tensor<?x?x4xf32, #stablehlo.bounds<3, ?, ?>>",
+        ),
+    ),
 ]
 
 VALID = {
@@ -223,6 +239,10 @@ VALID = {
     "reduce_rank1_accumulator": reduce("tensor<3xf32>", "tensor<3xf32>"),
     # a bound broadcasts with 1
     "broadcast_bounded_with_one": binary("chlo.broadcast_add", B3, "tensor<1xf32>", B3),
+    "reshape_single_bounded": func(
+        "%a: tensor<4xf32>",
+        "%0 = stablehlo.reshape %a : (tensor<4xf32>) -> tensor<?xf32, #stablehlo.bounds<4>>",
+    ),
     "mesh_inline": all_gather(MESH),
     "mesh_symbol": all_gather("@mesh"),
     # i8<-128:127> is i8: one type (MLIR prints the bounds only when they narrow)
