@@ -393,6 +393,10 @@ def _inputs(fn) -> list[np.ndarray] | None:
             dt = numpy_dtype(t)
         except (TypeError, ValueError):
             return None
+        # NumPy sizes an array by the product of its nonzero dimensions too: a
+        # tensor<9223372036854775807x0xf32> has no elements and no NumPy array either
+        if np.prod([d for d in shape if d], dtype=object) * dt.itemsize >= 1 << 63:
+            return None
         args.append(np.ones(shape, dtype=dt) if dt.kind != "b" else np.ones(shape, bool))
     return args
 
