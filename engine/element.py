@@ -93,6 +93,37 @@ def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where(same | both_nan, 0.0, np.where(finite, d, np.inf)).reshape(shape)
 
 
+ULP_MAX = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+def ulp_difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """check.expect_close's ULP difference as uint64 (ULPDifference of stablehlo/tests/
+    CheckOps.cpp): 0 when bitwise equal or both NaN; for two finite values, the
+    distance of their magnitudes' bit patterns (their sum across a sign change); when
+    either is not finite, 2^64 - 1."""
+    shape = a.shape
+    a = np.ascontiguousarray(a).reshape(-1)
+    b = np.ascontiguousarray(b).reshape(-1)
+    bits, signed = _float_bits(a.dtype)
+    u = _UINT[a.dtype.itemsize]
+    ua = a.view(u).astype(np.uint64)
+    ub = b.view(u).astype(np.uint64)
+    if bits < 64:
+        full = np.uint64((1 << bits) - 1)
+        ua, ub = ua & full, ub & full
+    sign = np.uint64(1 << (bits - 1) if signed else 1 << bits)  # unsigned: no sign bit
+    ma, mb = ua & (sign - np.uint64(1)), ub & (sign - np.uint64(1))
+    opposite = (ua & sign) != (ub & sign)
+    with np.errstate(invalid="ignore", over="ignore"):
+        fa = a.astype(np.float64)
+        fb = b.astype(np.float64)
+        finite = np.isfinite(fa) & np.isfinite(fb)
+        both_nan = np.isnan(fa) & np.isnan(fb)
+    d = np.where(opposite, ma + mb, np.where(ma > mb, ma - mb, mb - ma))
+    d = np.where(finite, d, ULP_MAX)
+    return np.where((ua == ub) | both_nan, np.uint64(0), d).reshape(shape)
+
+
 def format_element(value, dtype: np.dtype) -> str:
     """One element in MLIR's notation (ints as-is, floats as %e, bools true/false)."""
     if dtype == np.bool_:

@@ -267,6 +267,10 @@ def _outline(
     if any(len(op.operands) != 1 or len(op.results) != 1 for op in starts + ends):
         raise UnsupportedError("SPMDFullToShardShape / SPMDShardToFullShape take one value")
     in_shardings = [_source_sharding(ops, op.operands[0], fn) for op in starts]
+    # SPMDFullToShardShape's own sharding names the manual axes of a partly manual region
+    # (``last_tile_dims={manual, ...}``); "{manual}" when the region is fully manual
+    manual = [op.attr("mhlo.sharding") for op in starts]
+    manual_shardings = [a.value if isinstance(a, StringAttr) else "{manual}" for a in manual]
     out_shardings = []
     for op in ends:
         a = op.attr("mhlo.sharding")
@@ -293,6 +297,7 @@ def _outline(
                     (
                         ("in_shardings", ArrayAttr(tuple(map(StringAttr, in_shardings)))),
                         ("out_shardings", ArrayAttr(tuple(map(StringAttr, out_shardings)))),
+                        ("manual_shardings", ArrayAttr(tuple(map(StringAttr, manual_shardings)))),
                     )
                 ),
             ),

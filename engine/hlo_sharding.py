@@ -150,11 +150,13 @@ def shard_slices(
         if sharding.kind == "maximal" and sharding.device != device:
             return None
         return tuple(slice(0, n) for n in shape), tuple(shape)
-    if any(g != "replicated" for g in sharding.subgroups):
+    if any(g not in ("replicated", "manual") for g in sharding.subgroups):
         raise UnsupportedError(
-            f"a sharding with last_tile_dims={{{', '.join(sharding.subgroups)}}} "
-            "(partly manual): hlorun runs fully manual regions only"
+            f"a sharding with last_tile_dims={{{', '.join(sharding.subgroups)}}}: "
+            "hlorun reads replicated and manual subgroups"
         )
+    # replicated and manual subgroup dimensions do not cut the array: the devices along
+    # them hold the same tile (manual: of their own manual partition's value)
     index = sharding.tile_index(device)
     counts = sharding.tile_counts()
     if index is None:
@@ -170,3 +172,39 @@ def shard_slices(
         slices.append(slice(start, min(start + chunk, n)))
         padded.append(chunk)
     return tuple(slices), tuple(padded)
+
+
+def manual_group(sharding: HloSharding, device: int) -> tuple[int, ...]:
+    """The devices of ``device``'s manual partition: those sharing its indices along the
+    ``manual`` subgroup dimensions (XLA's GetManualSubgroupSharding groups, as a
+    partly manual region's SPMDFullToShardShape sharding names them:
+    ``{devices=[1,2,2]0,1,2,3 last_tile_dims={manual}}`` groups {0, 2} and {1, 3}).  A
+    fully manual sharding (``{manual}``) or one without manual subgroups: the device
+    alone."""
+    if sharding.kind != "tiled" or "manual" not in sharding.subgroups:
+        return (device,)
+    assert sharding.tiles is not None
+    where = np.argwhere(sharding.tiles == device)
+    if len(where) == 0:
+        return (device,)
+    r = sharding.tile_rank
+    manual = [r + k for k, g in enumerate(sharding.subgroups) if g == "manual"]
+    index = where[0]
+    pick = tuple(int(index[a]) if a in manual else slice(None) for a in range(sharding.tiles.ndim))
+    return tuple(sorted(int(d) for d in np.asarray(sharding.tiles[pick]).reshape(-1)))
+
+
+def group_block(
+    sharding: HloSharding, shape: tuple[int, ...], devices: tuple[int, ...]
+) -> tuple[slice, ...] | None:
+    """The block of a full array of ``shape`` that ``devices`` (one manual partition)
+    hold together under ``sharding``: the smallest box around their tiles (a partition
+    of a mesh holds a box).  None when none of them holds a tile."""
+    boxes = [shard_slices(sharding, shape, d) for d in devices]
+    held = [b[0] for b in boxes if b is not None]
+    if not held:
+        return None
+    return tuple(
+        slice(min(b[i].start for b in held), max(b[i].stop for b in held))
+        for i in range(len(shape))
+    )

@@ -146,7 +146,7 @@ class Interpreter(StepCompiler):
         self.profile = profile
         self.inplace = inplace  # buffer reuse (off: every result is a new array)
         self.fast_ops = fast_ops  # engine.fastpath (off: every op calls its kernel)
-        self._plans: dict[str, FunctionPlan] = {}
+        self._plans: dict[tuple[str, bool], FunctionPlan] = {}
         # calls to small functions planned as the callee's steps (no per-call frame);
         # the names of the callees being inlined (recursion is never inlined)
         self.inline_calls = inline_calls
@@ -156,20 +156,24 @@ class Interpreter(StepCompiler):
         self._budget_memo = _budget(self.limits.memory_cap, self.limits.live_cap)
 
     # ---------------------------------------------------------------- preparing
-    def plan(self, name: str) -> FunctionPlan:
-        plan = self._plans.get(name)
+    def plan(self, name: str, batched: bool = False) -> FunctionPlan:
+        """The plan of function ``name``; ``batched``: the plan a call from inside a
+        region that a kernel runs on whole tensors uses (its values may carry extra
+        leading dimensions, as the region's own do)."""
+        key = (name, batched)
+        plan = self._plans.get(key)
         if plan is None:
             fn = self.module.functions.get(name)
             if fn is None:
                 raise InterpreterError(f"no function named @{name} in the module")
             if fn.body is None:
                 raise UnsupportedError(f"function @{name} is a declaration without a body", fn.pos)
-            plan = self._plans[name] = FunctionPlan(fn)  # callees may refer to it (recursion)
+            plan = self._plans[key] = FunctionPlan(fn)  # callees may refer to it (recursion)
             try:
-                scope = Scope(plan)
+                scope = Scope(plan, batched=batched)
                 plan.block = self._prepare_block(fn.body, scope, plan, top=True)
             except BaseException:
-                del self._plans[name]
+                del self._plans[key]
                 raise
             template = [None] * plan.nslots
             for slot, value in plan.consts.items():
@@ -353,7 +357,7 @@ class Interpreter(StepCompiler):
         kind = "kernel"
         fast = None
         if op.name in CALL_OPS:
-            fn = self._call_kernel(op)
+            fn = self._call_kernel(op, in_region)
             kwargs: dict[str, Any] = {}
             multi = True
             kind = "call"
@@ -497,7 +501,7 @@ class Interpreter(StepCompiler):
         step.nbytes = held_nbytes(value)  # a lazy splat holds one element (engine/memory.py)
         plan.consts[step.results[0]] = value
 
-    def _call_kernel(self, op: Operation) -> Callable[..., Any]:
+    def _call_kernel(self, op: Operation, batched: bool = False) -> Callable[..., Any]:
         callee = op.attr("callee")
         name = getattr(callee, "root", None)
         if name is None:
@@ -507,12 +511,12 @@ class Interpreter(StepCompiler):
                 f"'{name}' does not reference a valid function", op.pos, op=op.name
             )
         try:
-            self.plan(name)  # prepared now; a callee that cannot be fails when called
+            self.plan(name, batched)  # prepared now; a callee that cannot be fails when called
         except HloError:
             pass
 
         def call(*args: Any) -> tuple[Any, ...]:
-            return self.call(name, args)
+            return self.call(name, args, batched)
 
         return call
 
@@ -526,10 +530,10 @@ class Interpreter(StepCompiler):
             and self.profile is None
         )
 
-    def call(self, name: str, args: Sequence[Any]) -> tuple[Any, ...]:
-        plan = self._plans.get(name)
+    def call(self, name: str, args: Sequence[Any], batched: bool = False) -> tuple[Any, ...]:
+        plan = self._plans.get((name, batched))
         if plan is None or plan.block is None:
-            plan = self.plan(name)
+            plan = self.plan(name, batched)
         block = plan.block
         assert block is not None
         nargs = len(block.args)

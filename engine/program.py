@@ -25,6 +25,7 @@ import numpy as np
 
 from ..parser.errors import HloError, InterpreterError
 from ..parser.ir import Function, Module, TensorType, TupleType, numpy_dtype
+from ..shape_inference.mesh_groups import inline_mesh_symbols
 from .grid import GridRunOptions, ProcessGrid, ProcessHandle, run_grid
 from .gspmd import is_gspmd_global, outline_manual_regions
 from .interpreter import DEFAULT_MEMORY_CAP, Interpreter, Limits, Profile
@@ -74,6 +75,8 @@ class Program:
             from ..shape_inference import verify_module
 
             verify_module(mod)
+        # replica groups naming a mesh by symbol get the mesh the symbol holds
+        mod = inline_mesh_symbols(mod)
         self.module = mod
         self.function = entry_function(mod, function)
         self.takes_platform_index = takes_platform_index(self.function)

@@ -340,9 +340,13 @@ class AttrParser(TypeParser):
             return DenseElementsAttr(t, fast, False)
         try:
             array, is_hex = decode_dense(body, t)
+            splat = None
+            if array.size == 0 and body.strip() and not body.lstrip().startswith(("[", '"')):
+                # a splat of a zero-element type keeps its element (MLIR's storage)
+                splat, _ = decode_dense(body, TensorType((), t.element_type))
         except (LiteralError, ValueError, OverflowError, TypeError) as e:
             raise c.error(f"invalid dense literal: {e}", start) from None
-        return DenseElementsAttr(t, array, is_hex)
+        return DenseElementsAttr(t, array, is_hex, splat)
 
     def _dense_type(self, start: int) -> TensorType:
         """``: tensor<...>`` after ``dense<...>``."""

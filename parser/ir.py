@@ -139,11 +139,8 @@ class ComplexType(Type):
 
 @dataclass(frozen=True)
 class QuantizedType(Type):
-    """``!quant.uniform<storage<min:max>:expressed:axis, scale:zero_point, ...>``.
-
-    Per-tensor when ``quantized_dimension`` is None, per-axis otherwise (then
-    ``scales``/``zero_points`` have one entry per slice along that dimension).
-    """
+    """``!quant.uniform<storage<min:max>:expressed:axis, scale:zero_point, ...>``: per-tensor
+    when ``quantized_dimension`` is None, else one scale and zero point per slice."""
 
     storage_type: IntegerType
     expressed_type: Type
@@ -152,6 +149,15 @@ class QuantizedType(Type):
     quantized_dimension: int | None = None
     storage_min: int | None = None
     storage_max: int | None = None
+
+    def __post_init__(self) -> None:
+        # i8<-128:127> is i8: MLIR prints only narrowing bounds (quant dialect printer)
+        st = self.storage_type
+        half = 1 << (st.width - 1) if isinstance(st, IntegerType) else 0
+        full = (0, 2 * half - 1) if getattr(st, "is_unsigned", False) else (-half, half - 1)
+        if half and (self.storage_min, self.storage_max) == full:
+            object.__setattr__(self, "storage_min", None)
+            object.__setattr__(self, "storage_max", None)
 
     def _key(self) -> tuple:  # scales by bit pattern: NaN-safe, sign-of-zero-safe
         bits = np.array(self.scales, np.float64).tobytes()
@@ -172,10 +178,8 @@ class QuantizedType(Type):
         """QuantOps' UniformQuantizedType printer: ``i8``/``u8`` storage (``<min:max>``
         when narrowed), ``:expressed``, ``:axis`` when per-axis, then ``scale[:zp]``."""
         st = self.storage_type
-        if isinstance(st, IntegerType):
-            storage = ("u" if st.is_unsigned else "i") + str(st.width)
-        else:
-            storage = type_text(st)
+        kind = "u" if getattr(st, "is_unsigned", False) else "i"
+        storage = f"{kind}{st.width}" if isinstance(st, IntegerType) else type_text(st)
         if self.storage_min is not None and self.storage_max is not None:
             storage += f"<{self.storage_min}:{self.storage_max}>"
         head = f"{storage}:{type_text(self.expressed_type)}"
@@ -462,10 +466,14 @@ class DenseElementsAttr(Attribute):
     type: TensorType
     array: np.ndarray
     hex: bool = False
+    # a zero-element type's splat element (MLIR stores it: not ``dense<>``), else None
+    empty_splat: np.ndarray | None = None
 
     @cached_property
     def _key(self) -> tuple:
         a = self.array
+        if self.empty_splat is not None:
+            return (self.type, a.dtype.str, a.shape, "empty splat", self.empty_splat.tobytes())
         if a.size > 1 and self.is_splat:  # a lazy splat never materializes
             return (self.type, a.dtype.str, a.shape, "splat", a.reshape(-1)[:1].tobytes())
         return (self.type, a.dtype.str, a.shape, a.tobytes())

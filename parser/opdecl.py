@@ -21,7 +21,7 @@ Facts and their sources:
   xla/mlir_hlo/mhlo/IR/hlo_ops.td (MHLO has no document of its own).
 
 Value kinds (what ``pretty_ops`` parses and ``pretty_print`` prints for a keyword):
-"i64" / "i32" (IntegerAttr of that type), "i64_array" (``array<i64: ...>``),
+"i64" / "i32" / "ui64" (IntegerAttr of that type), "i64_array" (``array<i64: ...>``),
 "bool_array" (``array<i1: ...>``), "bool",
 "unit", "string", "f32", "enum:<kind>" (``#stablehlo<kind CASE>``), "precision_config"
 (array of precision enums), "dense" (elements), "i64_elements" (I64ElementsAttr),
@@ -51,7 +51,7 @@ REQUIRED: Any = _Required()
 # Every value kind a declaration may use (module docstring); "enum:<kind>" besides.
 KINDS = frozenset(
     (
-        "i64 i32 i64_array bool_array bool unit string f32 precision_config dense "
+        "i64 i32 ui64 i64_array bool_array bool unit string f32 precision_config dense "
         "i64_elements dot_dimension_numbers gather_dimension_numbers "
         "scatter_dimension_numbers conv_dimension_numbers ragged_dot_dimension_numbers "
         "dot_algorithm channel_handle result_accuracy dict symbol array any"
@@ -359,8 +359,9 @@ _ROWS: tuple[tuple[str, tuple[AttrDecl, ...], tuple[str, ...]], ...] = (
     ("check.expect_almost_eq", (_a("tolerance", "f32", 1e-4),), ()),
     ("check.expect_almost_eq_const", (_a("value", "dense"), _a("tolerance", "f32", 1e-4)), ()),
     ("check.expect_close", (
-        _a("max_ulp_difference", "i64", 1),
-        _a("min_ulp_difference", "i64", 0),
+        # CheckOps.td: UI64Attr, spelled `max_ulp_difference = N` (no type)
+        _a("max_ulp_difference", "ui64", 1, key="max_ulp_difference"),
+        _a("min_ulp_difference", "ui64", 0, key="min_ulp_difference"),
     ), ()),
     ("check.expect_eq_const", (_a("value", "dense"),), ()),
     ("check.expect_serialized_eq", (

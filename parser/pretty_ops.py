@@ -72,6 +72,26 @@ def i64_scalar(name: str) -> Converter:
     return conv
 
 
+UI64 = IntegerType(64, "unsigned")
+
+
+def ui64_scalar(name: str) -> Converter:
+    """``key = N`` of a ``UI64Attr`` (check.expect_close's ULP bounds): 0 to 2^64 - 1."""
+
+    def conv(p: OpParser, key: str):
+        c = p.c
+        m = c.match(lx.INTEGER_RE)
+        if m is None:
+            raise c.error(f"expected an integer for '{key}', found {c.describe()}")
+        text = m.group(0)
+        value = int(text, 0) if "x" in text else int(text)
+        if not 0 <= value < 1 << 64:
+            raise c.error(f"integer value {value} does not fit in ui64", m.start())
+        return [(name, IntegerAttr(value, UI64))]
+
+    return conv
+
+
 def enum(name: str, kind: str, dialect: str = "stablehlo") -> Converter:
     def conv(p: OpParser, key: str):
         w = p.c.keyword()
@@ -173,6 +193,8 @@ def _converter(a: AttrDecl) -> Converter:
     kind = a.kind
     if kind == "i64":
         return i64_scalar(a.name)
+    if kind == "ui64":
+        return ui64_scalar(a.name)
     if kind == "i64_array":
         return i64_array(a.name)
     if kind == "string":

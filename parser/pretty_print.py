@@ -351,13 +351,17 @@ def _keyword_form(op_name: str, n_operands: int | None, types: str = "functional
 
 def _item_text(a: Attribute, kind: str, gap: str) -> str | None:
     """A keyword item's value by opdecl kind: "i64_array", "i64" (``N : i64`` printed as
-    N), "i32", "enum:<kind>" (after ``gap``: ``BasePrinter.enum_gap``), "string", "bool"."""
+    N), "i32", "ui64", "enum:<kind>" (after ``gap``: ``BasePrinter.enum_gap``), "string", "bool"."""
     if kind == "i64_array":
         ints = _i64_array(a)
         return None if ints is None else _ints(ints)
     if kind in ("i64", "i32"):
         n = _typed_int(a, int(kind[1:]))
         return None if n is None else str(n)
+    if kind == "ui64":
+        if isinstance(a, IntegerAttr) and a.type == IntegerType(64, "unsigned"):
+            return str(a.value) if 0 <= a.value < 1 << 64 else None
+        return None
     if kind.startswith("enum:"):
         case = _enum(a, kind[5:])
         return None if case is None else gap + case

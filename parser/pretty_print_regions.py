@@ -9,10 +9,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .ir import (
+    Attribute,
     Block,
     FloatAttr,
     IndexType,
     IntegerAttr,
+    IntegerType,
     Operation,
     Region,
     TensorType,
@@ -185,6 +187,17 @@ def _p_reduce(p: BasePrinter, op: Operation, depth: int) -> str | None:
 # ---- the check and interpreter test dialects (docs/test-dialects.md) ---------------------
 
 
+_UI64 = IntegerType(64, "unsigned")
+
+
+def _test_item(p: BasePrinter, v: Attribute) -> str:
+    """A ``key = value`` item's value: a UI64Attr (check.expect_close's ULP bounds) as
+    its bare number, as CheckOps.td's assembly format spells it; others in full."""
+    if isinstance(v, IntegerAttr) and v.type == _UI64:
+        return str(v.value)
+    return p.attr(v)
+
+
 def _p_test_dialect(p: BasePrinter, op: Operation, depth: int) -> str | None:
     """`check.expect_eq_const %a, dense<...> : tensor<...>`, `check.expect_almost_eq %a, %b,
     tolerance = 1.000000e-03 : f64 : tensor<...>`, `interpreter.probe %x, probe_id = "p" :
@@ -201,7 +214,7 @@ def _p_test_dialect(p: BasePrinter, op: Operation, depth: int) -> str | None:
     parts = [v.name for v in op.operands]
     if value is not None:
         parts.append(p.attr(value))
-    parts += [f"{k} = {p.attr(v)}" for k, v in custom if k != "value"]
+    parts += [f"{k} = {_test_item(p, v)}" for k, v in custom if k != "value"]
     s = op.name + (" " + ", ".join(parts) if parts else "")
     s += p.attr_dict(op, op.property_names)
     ins, outs = op.operand_types, op.result_types

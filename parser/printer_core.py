@@ -267,6 +267,8 @@ class BasePrinter:
         if a.hex:
             return _hex_blob(first_element(arr) if lazy else arr, elem)
         if arr.size == 0:
+            if a.empty_splat is not None:
+                return _format_elements(a.empty_splat.reshape(1), elem)[0]
             return ""
         if a.is_splat:
             return _format_elements(first_element(arr), elem)[0]

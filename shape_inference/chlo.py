@@ -253,6 +253,52 @@ def broadcast_shapes(
     return tuple(out)
 
 
+def check_bounded_broadcast(ctx: ShapeContext, *types: TensorType) -> None:
+    """NumPy-style broadcasting of operands that are all static or bounded
+    (getNumpyBroadcastShape, stablehlo/transforms/StablehloBroadcastLowering.cpp, which
+    ChloOps.cpp's getNumpyBroadcastType calls): a dimension's size is its static size
+    or its bound; two sizes other than 1 must be equal, and both bounded or both
+    static."""
+    dims_of: list[list[tuple[int, bool]]] = []  # (size or bound, bounded) per dim
+    for t in types:
+        if t.shape is None:
+            return
+        bounds = t.bounds or (None,) * len(t.shape)
+        dims: list[tuple[int, bool]] = []
+        for d, bound in zip(t.shape, bounds):
+            if d is not None:
+                dims.append((d, False))
+            elif bound is not None:
+                dims.append((bound, True))
+            else:
+                return  # an unbounded dynamic dimension: the lenient rule applies
+        dims_of.append(dims)
+    acc = dims_of[0]
+    for dims in dims_of[1:]:
+        rank = max(len(acc), len(dims))
+        lhs = [(1, False)] * (rank - len(acc)) + acc
+        rhs = [(1, False)] * (rank - len(dims)) + dims
+        out: list[tuple[int, bool]] = []
+        for x, y in zip(lhs, rhs):
+            if x[0] == 1:
+                out.append(y)
+            elif y[0] == 1:
+                out.append(x)
+            elif x[0] != y[0]:
+                raise ctx.error(
+                    "chlo.broadcast.shape",
+                    f"incompatible shapes for broadcasting {x[0]} and {y[0]}",
+                )
+            elif x[1] != y[1]:
+                raise ctx.error(
+                    "chlo.broadcast.bounds",
+                    "cannot mix bounded and static dimensions in broadcast",
+                )
+            else:
+                out.append(x)
+        acc = out
+
+
 def _broadcast_dim(ctx: ShapeContext, a: int | None, b: int | None) -> int | None:
     if a == 1:
         return b
@@ -295,6 +341,8 @@ def _broadcast_binary_shape(op: str, operands: tuple[Any, str]):
         if a.shape is None or b.shape is None:
             shape_: tuple[int | None, ...] | None = None
         else:
+            if broadcast_dimensions is None:
+                check_bounded_broadcast(ctx, a, b)
             shape_ = broadcast_shapes(ctx, a.shape, b.shape, broadcast_dimensions)
         if op == "chlo.broadcast_compare":
             return TensorType(shape_, I1)
@@ -372,6 +420,7 @@ def _broadcast_select_shape(ctx: ShapeContext, pred: Type, on_true: Type, on_fal
         )
     if p.shape is None or t.shape is None or f.shape is None:
         return TensorType(None, t.element_type)
+    check_bounded_broadcast(ctx, p, t, f)
     shape_ = broadcast_shapes(ctx, t.shape, f.shape, None)
     shape_ = broadcast_shapes(ctx, shape_, p.shape, None)
     return TensorType(shape_, t.element_type)

@@ -14,6 +14,7 @@ from ..parser.ir import (
 )
 from .chlo import check_elem, is_chlo_any, is_chlo_integer, merge_dim, tensor_operand
 from .decode import decode_attribute
+from .linalg import check_precision
 from .optable import REQUIRED, ShapeContext, define_op
 from .verifier import compatible
 
@@ -198,6 +199,8 @@ def _ragged_dot_shape(
     b = tensor_operand(ctx, rhs, "rhs")
     gs = tensor_operand(ctx, group_sizes, "group_sizes")
     check_elem(ctx, gs, is_chlo_integer, "group_sizes", "integer")
+    # inferRaggedDotOp -> hlo::verifyPrecisionConfig (ChloOps.cpp, TypeInference.cpp)
+    check_precision(ctx, "chlo.ragged_dot.precision_config", tuple(precision_config or ()))
     dims = ragged_dot_fields(ragged_dot_dimension_numbers)
     if a.shape is None or b.shape is None or gs.shape is None:
         return None
@@ -269,6 +272,46 @@ def _check_scan_body(
             raise ctx.error("chlo.scan.body", f"operand and body argument {i} are incompatible")
 
 
+def _check_scan_returned(
+    ctx: ShapeContext,
+    returned: tuple[Type, ...],
+    results: tuple[Type, ...],
+    n_carries: int,
+    dimension: int,
+    size: int | None,
+) -> None:
+    """ScanOp::inferReturnTypeComponents (ChloOps.cpp): the body returns at least one
+    value per carry; result i has the shape of returned value i, with the scanned
+    dimension inserted for outputs; InferTensorType compares shapes with the results."""
+    if len(returned) < n_carries:
+        raise ctx.error("chlo.scan.body", f"body must return at least {n_carries} values (carries)")
+    if len(returned) != len(results):
+        raise ctx.error(
+            "chlo.scan.results",
+            f"body returns {len(returned)} values but the op has {len(results)} results",
+        )
+    n_out = len(returned) - n_carries
+    for i, (ret, res) in enumerate(zip(returned, results)):
+        if not (isinstance(ret, TensorType) and isinstance(res, TensorType)):
+            continue
+        if ret.shape is None or res.shape is None:
+            continue
+        shape = ret.shape
+        if i < n_out:
+            if dimension > len(shape):
+                raise ctx.error(
+                    "chlo.scan.dimension", f"dimension {dimension} is out of range for output {i}"
+                )
+            shape = shape[:dimension] + (size,) + shape[dimension:]
+        if not compatible(
+            TensorType(shape, res.element_type), TensorType(res.shape, res.element_type)
+        ):
+            raise ctx.error(
+                "chlo.scan.results",
+                f"result #{i} type {res} is incompatible with the body's returned {ret}",
+            )
+
+
 def _scan_shape(
     ctx: ShapeContext,
     *operands: Type,
@@ -282,10 +325,13 @@ def _scan_shape(
     """chlo.scan (docs/chlo.md): ``body(input slices..., carries...) -> (output slices...,
     carries...)`` along ``dimension``; carries keep the inits' types."""
     block_types = None
+    returned: tuple[Type, ...] | None = None
     if ctx.regions:
         region = ctx.regions[0]
         if region.blocks:
             block_types = tuple(v.type for v in region.blocks[0].arguments)
+            if region.blocks[0].operations:
+                returned = tuple(v.type for v in region.blocks[0].operations[-1].operands)
     if block_types is not None and len(block_types) != len(operands):  # ScanOp::verify
         raise ctx.error(
             "chlo.scan.body",
@@ -299,6 +345,10 @@ def _scan_shape(
         raise ctx.error("chlo.scan.empty", "at least one of inputs or outputs must be present")
     if dimension < 0:
         raise ctx.error("chlo.scan.dimension", f"dimension must be non-negative, got {dimension}")
+    if scan_dim_size is not None and scan_dim_size < 0:  # ConfinedAttr<I64Attr, [IntNonNegative]>
+        raise ctx.error(
+            "chlo.scan.dimension", f"scan_dim_size must be non-negative, got {scan_dim_size}"
+        )
     size: int | None = scan_dim_size
     for t in inputs:
         if not isinstance(t, TensorType) or t.shape is None:
@@ -316,6 +366,8 @@ def _scan_shape(
     results = ctx.result_types
     if len(results) < len(inits):
         raise ctx.error("chlo.scan.results", "there must be one carry result per init")
+    if returned is not None:
+        _check_scan_returned(ctx, returned, results, len(inits), dimension, size)
     n_out = len(results) - len(inits)
     for i, (init, carry) in enumerate(zip(inits, results[n_out:])):
         if (

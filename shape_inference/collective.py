@@ -31,7 +31,7 @@ from ..parser.ir import (
 from .decode import decode_op_attributes
 from .mesh_groups import MeshAxesError, flatten_mesh_axes, is_mesh_axes
 from .optable import OP_TABLE, REQUIRED, ShapeContext, define_op
-from .typeutil import is_promotable, require_tensor, type_text
+from .typeutil import is_promotable, require_per_tensor, require_tensor, type_text
 from .verifier import compatible
 
 
@@ -224,6 +224,8 @@ def all_gather_shape(
     op=None,
 ):
     """spec "all_gather" (C1)-(C6); the exact result size (C6) needs the grid: kernel."""
+    for t in operands:
+        require_per_tensor(ctx, t, "all_gather_i1")
     _non_negative(ctx, "all_gather_dim", all_gather_dim, "all_gather_c1")
     check_replica_groups(
         ctx,
@@ -365,6 +367,8 @@ def all_to_all_shape(
     op=None,
 ):
     """spec "all_to_all" (C1)-(C9)."""
+    for t in operands:
+        require_per_tensor(ctx, t, "all_to_all_i1")
     _non_negative(ctx, "split_dimension", split_dimension, "all_to_all_c1")
     _non_negative(ctx, "concat_dimension", concat_dimension, "all_to_all_c3")
     if split_count <= 0:
@@ -493,6 +497,8 @@ def collective_broadcast_shape(
     op=None,
 ):
     """spec "collective_broadcast" (C1)-(C6)."""
+    for t in operands:
+        require_per_tensor(ctx, t, "collective_broadcast_i1")
     _unique_groups(
         ctx,
         replica_groups,
@@ -570,6 +576,7 @@ def collective_permute_shape(
     """spec "collective_permute" (C1)-(C5)."""
     check_pairs(ctx, source_target_pairs, _PAIR_LABELS["collective_permute"])
     t = require_tensor(ctx, operand, "collective_permute_i1", "operand")
+    require_per_tensor(ctx, t, "collective_permute_i1")
     if ctx.result_types and not compatible(ctx.result_types[0], t):  # collective_permute_c5
         raise ctx.error(
             "collective_permute_c5",

@@ -19,7 +19,7 @@ from ..parser.ir import (
 from .mhlo import custom_call_shape as mhlo_custom_call_shape
 from .mhlo import mhlo_target_row
 from .optable import ShapeContext, define_op
-from .typeutil import type_text
+from .typeutil import require_per_tensor, type_text
 from .verifier import compatible
 
 
@@ -142,7 +142,10 @@ def case_shape(ctx: ShapeContext, index: Type):
 
 
 def identity_shape(ctx: ShapeContext, *operand_types: Type):
-    """optimization_barrier (C1): results have the operands' types."""
+    """optimization_barrier (C1): results have the operands' types (tensors, per-tensor
+    quantized tensors or tokens: ODS ``HLO_TensorOrToken``)."""
+    for t in operand_types:
+        require_per_tensor(ctx, t, "optimization_barrier_i1")
     return operand_types
 
 

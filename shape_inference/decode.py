@@ -88,6 +88,7 @@ def decode_attribute(attr: Attribute) -> Any:
 KIND_CLASSES: dict[str, tuple[type, ...]] = {
     "i64": (IntegerAttr,),
     "i32": (IntegerAttr,),
+    "ui64": (IntegerAttr,),
     "i64_array": (DenseArrayAttr,),
     "bool_array": (DenseArrayAttr,),
     "bool": (BoolAttr,),

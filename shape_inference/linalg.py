@@ -15,11 +15,19 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from ..parser.ir import ComplexType, FloatType, QuantizedType, TensorType, Type, TypeExtensions
+from ..parser.ir import (
+    ComplexType,
+    FloatType,
+    IntegerType,
+    QuantizedType,
+    TensorType,
+    Type,
+    TypeExtensions,
+)
 from .dot_algorithm import check_dot_algorithm
 from .optable import REQUIRED, ShapeContext, shape_function
 from .quantization import check_quantized_contraction
-from .typeutil import require_tensor, require_tensors
+from .typeutil import require_per_tensor, require_tensor, require_tensors
 
 # --------------------------------------------------------------------------------------
 # helpers
@@ -119,7 +127,7 @@ def _check_quantized_combo(ctx: ShapeContext, label: str, le: Type, re_: Type) -
 _PRECISIONS = ("DEFAULT", "HIGH", "HIGHEST")
 
 
-def _check_precision(ctx: ShapeContext, label: str, precision_config: Sequence[object]) -> None:
+def check_precision(ctx: ShapeContext, label: str, precision_config: Sequence[object]) -> None:
     """precision_config: at most 2 of DEFAULT / HIGH / HIGHEST (the spec says exactly
     2; MLIR's verifier, which the verifier suite follows, accepts 0, 1 or 2)."""
     if len(precision_config) > 2:
@@ -163,6 +171,7 @@ def dot_general(
 ) -> Type | None:
     """spec: dot_general (C1-C12, C14-C24; C13 is not enforced, as upstream)."""
     lt, rt = require_tensors(ctx, (lhs, "dot_general_i1"), (rhs, "dot_general_i2"))
+    require_per_tensor(ctx, lt, "dot_general_i1")
     lb, rb = tuple(lhs_batching_dimensions), tuple(rhs_batching_dimensions)
     lc, rc = tuple(lhs_contracting_dimensions), tuple(rhs_contracting_dimensions)
     if len(lb) != len(rb):  # dot_general_c1
@@ -183,7 +192,7 @@ def dot_general(
             "dot_general_c4",
             "has duplicated dimension from rhs_batching_dimensions and rhs_contracting_dimensions",
         )
-    _check_precision(ctx, "dot_general_c11", precision_config)
+    check_precision(ctx, "dot_general_c11", precision_config)
     check_dot_algorithm(ctx, algorithm, precision_config)
     ls, rs = lt.shape, rt.shape
     if ls is None or rs is None:
@@ -242,7 +251,8 @@ def dot(
     """Legacy stablehlo.dot: (vector|matrix) x (vector|matrix), contracting the last
     dimension of lhs with the first of rhs."""
     lt, rt = require_tensors(ctx, (lhs, "dot_i1"), (rhs, "dot_i2"))
-    _check_precision(ctx, "dot_general_c11", precision_config)
+    require_per_tensor(ctx, lt, "dot_i1")
+    check_precision(ctx, "dot_general_c11", precision_config)
     ls, rs = lt.shape, rt.shape
     if ls is None or rs is None:
         return None
@@ -381,7 +391,7 @@ def _conv_shape(
         raise ctx.error(
             f"{op}_c23", "feature_group_count and batch_group_count cannot both exceed 1"
         )
-    _check_precision(ctx, f"{op}_c24", precision_config)
+    check_precision(ctx, f"{op}_c24", precision_config)
     batch = ls[input_batch_dimension]
     feat = ls[input_feature_dimension]
     kin = rs[kernel_input_feature_dimension]
@@ -457,6 +467,7 @@ def _conv_shape(
 def convolution(ctx: ShapeContext, lhs: Type, rhs: Type, *, padding=None, **attrs) -> Type | None:
     """spec: convolution (C1-C34)."""
     lt, rt = require_tensors(ctx, (lhs, "convolution_i1"), (rhs, "convolution_i2"))
+    require_per_tensor(ctx, lt, "convolution_i1")
     pad = None
     pad_shape = None
     if padding is not None:
@@ -478,7 +489,14 @@ def dynamic_conv(ctx: ShapeContext, lhs: Type, rhs: Type, padding: Type, **attrs
     lt, rt, pt = require_tensors(
         ctx, (lhs, "dynamic_conv_i1"), (rhs, "dynamic_conv_i2"), (padding, "dynamic_conv_i3")
     )
+    require_per_tensor(ctx, lt, "dynamic_conv_i1")
     pshape = pt.shape
+    pe = pt.element_type
+    # dynamic_conv_i3: "2-dimensional tensor of integer type" (ODS HLO_Static2DIntTensor)
+    if not isinstance(pe, IntegerType) or pe.is_bool:
+        raise ctx.error("dynamic_conv_i3", f"expects padding of integer type, got {pe}")
+    if pshape is not None and None in pshape:
+        raise ctx.error("dynamic_conv_i3", f"expects a statically shaped padding, got {pt}")
     if pshape is not None and len(pshape) != 2:  # dynamic_conv_c4
         raise ctx.error("dynamic_conv_c4", "expects padding to be a 2-D tensor")
     return _conv_shape(ctx, "dynamic_conv", lt, rt, None, pshape or (None, None), **attrs)

@@ -15,7 +15,7 @@ A mesh given by symbol (``mesh = @name``) is left to the interpreter.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TypeGuard
 
 import numpy as np
@@ -26,9 +26,14 @@ from ..parser.ir import (
     DenseArrayAttr,
     DenseElementsAttr,
     DialectAttr,
+    Function,
     IntegerAttr,
+    Module,
     OpaqueAttr,
+    Operation,
+    Region,
     StringAttr,
+    SymbolRefAttr,
 )
 
 _SUB_AXIS = re.compile(
@@ -125,8 +130,11 @@ def flatten_mesh_axes(attr: DialectAttr) -> np.ndarray | None:
     stands for; None when the mesh is a symbol (resolved by the interpreter, if ever).
     Raises ``MeshAxesError`` when the axes are not the mesh's."""
     mesh = _param(attr, "mesh")
-    if not (isinstance(mesh, DialectAttr) and mesh.name == "mesh"):
+    if isinstance(mesh, SymbolRefAttr):
         return None
+    if not (isinstance(mesh, DialectAttr) and mesh.name == "mesh"):
+        # ReplicaGroupMeshAxesAttr::verify (StablehloOps.cpp)
+        raise MeshAxesError("mesh must be a FlatSymbolRefAttr or MeshAttr")
     axes, device_ids = _mesh(mesh)
     refs = _refs(_param(attr, "axes"))
     sizes = dict(axes)
@@ -155,3 +163,65 @@ def flatten_mesh_axes(attr: DialectAttr) -> np.ndarray | None:
     if not fine:
         return grid.reshape(1, 1)
     return grid.transpose(rest + comm).reshape(-1, group)
+
+
+def _symbol_meshes(module: Module) -> dict[str, DialectAttr]:
+    """The meshes module-level symbols hold: the ``mesh`` or ``stablehlo.mesh``
+    attribute of the symbol (a function, or an op with ``sym_name``), as the reference
+    interpreter resolves ``mesh = @name`` (stablehlo/reference/Ops.cpp)."""
+    found: dict[str, DialectAttr] = {}
+    for item in module.body:
+        if isinstance(item, Function):
+            name: str | None = item.name
+        else:
+            sym = item.attr("sym_name")
+            name = sym.value if isinstance(sym, StringAttr) else None
+        if name is None:
+            continue
+        attrs = dict(item.attributes)
+        for key in ("mesh", "stablehlo.mesh"):
+            mesh = attrs.get(key)
+            if isinstance(mesh, DialectAttr) and mesh.name == "mesh":
+                found[name] = mesh
+                break
+    return found
+
+
+def inline_mesh_symbols(module: Module) -> Module:
+    """``module`` with every ``replica_group_mesh_axes<mesh = @name, ...>`` whose symbol
+    holds a mesh given that mesh inline (the module itself when there is none)."""
+    meshes = _symbol_meshes(module)
+    if not meshes:
+        return module
+
+    def attr(a: Attribute) -> Attribute:
+        mesh = _param(a, "mesh") if is_mesh_axes(a) else None
+        if isinstance(mesh, SymbolRefAttr) and not mesh.nested and mesh.root in meshes:
+            assert isinstance(a, DialectAttr)
+            params = tuple((k, meshes[mesh.root] if k == "mesh" else v) for k, v in a.params)
+            return replace(a, params=params)
+        return a
+
+    def op(o: Operation) -> Operation:
+        attrs = tuple((k, attr(v)) for k, v in o.attributes)
+        regions = tuple(region(r) for r in o.regions)
+        if attrs == o.attributes and all(a is b for a, b in zip(regions, o.regions)):
+            return o
+        return replace(o, attributes=attrs, regions=regions)
+
+    def region(r: Region) -> Region:
+        blocks = tuple(replace(b, operations=tuple(op(o) for o in b.operations)) for b in r.blocks)
+        if all(
+            all(x is y for x, y in zip(nb.operations, b.operations))
+            for nb, b in zip(blocks, r.blocks)
+        ):
+            return r
+        return replace(r, blocks=blocks)
+
+    body = tuple(
+        replace(item, body=region(item.body))
+        if isinstance(item, Function) and item.body is not None
+        else item
+        for item in module.body
+    )
+    return replace(module, body=body)

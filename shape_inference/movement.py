@@ -26,7 +26,7 @@ from ..parser.ir import (
     TypeExtensions,
 )
 from .optable import REQUIRED, ShapeContext, shape_function
-from .typeutil import ranked_shape, type_text
+from .typeutil import ranked_shape, require_per_tensor, type_text
 
 # --------------------------------------------------------------------------------------
 # helpers
@@ -221,6 +221,8 @@ def iota(ctx: ShapeContext, *, iota_dimension: int):
     if result is None:
         return None
     _check_iota_result(ctx, result, "iota_o1")
+    if not result.is_static:  # ODS: HLO_StaticShapeIntFpComplexOrQuantizedTensor
+        raise ctx.error("iota_o1", f"expects a statically shaped result, got {result}")
     if not 0 <= iota_dimension < result.rank:  # iota_c1
         raise ctx.error(
             "iota_c1",
@@ -325,6 +327,20 @@ def _check_broadcast(
                 )
 
 
+def require_static_or_single_bounded(ctx: ShapeContext, t: TensorType | None, label: str) -> None:
+    """ODS ``HLO_StaticShapeTensorPerAxisQuantizedTensorOrBoundedTensor`` (the results of
+    broadcast_in_dim and reshape): static, or one dynamic dimension and it bounded
+    (Base.cpp hasSingleBoundedDimension)."""
+    if t is None or t.is_static:
+        return
+    dynamic = [i for i, d in enumerate(ranked_shape(t)) if d is None]
+    bounds = t.bounds or ()
+    if len(dynamic) != 1 or sum(b is not None for b in bounds) != 1:
+        raise ctx.error(
+            label, "result must be statically shaped or single bounded dimension tensor"
+        )
+
+
 @shape_function(
     "stablehlo.broadcast_in_dim", attrs={"broadcast_dimensions": REQUIRED}, traits={"foldable"}
 )
@@ -332,11 +348,7 @@ def broadcast_in_dim(ctx: ShapeContext, operand: Type, *, broadcast_dimensions):
     """spec: broadcast_in_dim (verifier: the result type is given)."""
     operand = tensor_operand(ctx, operand, "operand", "broadcast_in_dim_i1")
     result = declared_result(ctx, "broadcast_in_dim_o1")
-    if result is not None and not result.is_static and result.bounds is None:
-        raise ctx.error(
-            "broadcast_in_dim_o1",
-            "result must be statically shaped or single bounded dimension tensor",
-        )
+    require_static_or_single_bounded(ctx, result, "broadcast_in_dim_o1")
     _check_broadcast(ctx, "broadcast_in_dim", operand, result, int_tuple(broadcast_dimensions))
     return None
 
@@ -476,6 +488,7 @@ def reshape(ctx: ShapeContext, operand: Type):
     """spec: reshape (verifier: the result type is given)."""
     operand = tensor_operand(ctx, operand, "operand", "reshape_i1")
     result = declared_result(ctx, "reshape_o1")
+    require_static_or_single_bounded(ctx, result, "reshape_o1")
     if result is not None:
         _check_reshape(ctx, "reshape", operand, result)
     return None
@@ -567,6 +580,7 @@ def transpose(ctx: ShapeContext, operand: Type, *, permutation):
 def reverse(ctx: ShapeContext, operand: Type, *, dimensions):
     """spec: reverse: type(result) = type(operand)."""
     t = tensor_operand(ctx, operand, "operand", "reverse_i1")
+    require_per_tensor(ctx, t, "reverse_i1")
     dims = int_tuple(dimensions)
     check_unique(ctx, "reverse_c2", "dimensions", dims)  # reverse_c2
     check_range(ctx, "reverse_c3", "dimensions", dims, t.rank, "rank-of('result')")  # c3

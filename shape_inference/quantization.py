@@ -37,6 +37,8 @@ def quantized_type_violation(t: TensorType) -> tuple[str, str] | None:
     st = q.storage_type
     if st.is_bool:
         return "quantized_type_c3", f"storage type {st} is not an integer type"
+    if st.width > 32:  # MLIR's QuantizedType::verifyInvariants: MaxStorageBits = 32
+        return "quantized_type_c3", f"illegal storage type size: {st.width}"
     lo, hi = _int_range(st.width, st.is_unsigned)
     smin = lo if q.storage_min is None else q.storage_min
     smax = hi if q.storage_max is None else q.storage_max
@@ -54,6 +56,10 @@ def quantized_type_violation(t: TensorType) -> tuple[str, str] | None:
         return "quantized_type_c5", f"scales must be positive, got {list(q.scales)}"
     with np.errstate(over="ignore"):
         as_expressed = np.asarray(q.scales, dtype=numpy_dtype(q.expressed_type))
+    if not (as_expressed.astype(np.float64) > 0).all():  # C4 with C5: rounds to 0
+        return "quantized_type_c5", (
+            f"scales must be positive in {q.expressed_type}, got {list(q.scales)}"
+        )
     if not np.isfinite(as_expressed.astype(np.float64)).all():
         return "quantized_type_c6", (
             f"scales must be finite in {q.expressed_type}, got {list(q.scales)}"

@@ -67,13 +67,20 @@ def _signature(
 
 
 def _body_types(
-    ctx: ShapeContext, label: str, inputs: Sequence[Type], inits: Sequence[Type] | None = None
+    ctx: ShapeContext,
+    label: str,
+    inputs: Sequence[Type],
+    inits: Sequence[Type] | None = None,
+    allowed: Sequence[int | None] | None = None,
 ) -> tuple[Type, ...]:
     """Check a reduce-style body ``(E0..EN-1, E0..EN-1) -> (E0..EN-1)`` with
     ``is_promotable(element_type(inputs[i]), Ei)``; return the ``Ei``.
 
-    Like the StableHLO verifier, a body may also work on non-0-d accumulators when its
-    types have the shape of the corresponding init value (the MHLO generalisation)."""
+    Like the StableHLO verifier (verifyReducerShape, TypeInference.cpp), the body may
+    work on accumulators of rank > 0: the returned value's shape is the init value's,
+    and an argument's dimensions are a subsequence of ``allowed`` (reduce: the result's
+    dimensions; reduce_window: the window dimensions).  With ``allowed`` None, bodies
+    are 0-d (or of the init value's shape)."""
     n = len(inputs)
     args, rets = _signature(ctx, 0, label)
     if len(args) != 2 * n:
@@ -86,7 +93,9 @@ def _body_types(
         init = inits[i] if inits is not None else None
         init_shape = init.shape if isinstance(init, TensorType) else ()
         for t in (a, b, r):
-            if not isinstance(t, TensorType) or (t.shape != () and t.shape != init_shape):
+            if not isinstance(t, TensorType) or t.shape is None:
+                raise ctx.error(label, f"body types must be ranked tensors, got {t}")
+            if allowed is None and t.shape != () and t.shape != init_shape:
                 raise ctx.error(label, f"body types must be 0-dimensional tensors, got {t}")
         if not (a == b == r):
             raise ctx.error(label, f"body argument/result types #{i} differ: {a}, {b}, {r}")
@@ -94,10 +103,35 @@ def _body_types(
             raise ctx.error(
                 label, f"element type {_elem(inputs[i])} is not promotable to {_elem(a)}"
             )
-        if isinstance(init, TensorType) and _shape(r) != init.shape:
+        if isinstance(init, TensorType) and isinstance(r, TensorType) and not _shapes_ok(init, r):
             raise ctx.error(label, f"body result shape {r} differs from the init value's {init}")
+        if allowed is not None:
+            _check_subsequence(ctx, label, n + i, b, allowed)
         es.append(_elem(a))
     return tuple(es)
+
+
+def _check_subsequence(
+    ctx: ShapeContext, label: str, index: int, arg: Type, allowed: Sequence[int | None]
+) -> None:
+    """verifyReducerShape: the dimensions of body argument ``index`` match, in order, a
+    subsequence of ``allowed`` (``?`` matches anything)."""
+    shape = _shape(arg) or ()
+    if len(shape) > len(allowed):
+        raise ctx.error(
+            label,
+            f"the rank of the body's argument #{index} is expected to be <= {len(allowed)}, "
+            f"got {len(shape)}",
+        )
+    k = 0
+    for d in allowed:
+        if k < len(shape) and _dims_ok(d, shape[k]):
+            k += 1
+    if k != len(shape):
+        raise ctx.error(
+            label,
+            f"the shape of the body's argument #{index} is not compatible with the op's input",
+        )
 
 
 def _tensor(
@@ -175,7 +209,8 @@ def reduce_shape(ctx: ShapeContext, *operand_types: Type, dimensions: Sequence[i
                 )  # reduce_c4
     if len(set(dims)) != len(dims):
         raise ctx.error("reduce_c5", f"dimensions {list(dims)} are not unique")  # reduce_c5
-    es = _body_types(ctx, "reduce_c6", inputs, inits)  # reduce_c6
+    allowed = None if shape is None else [s for i, s in enumerate(shape) if i not in dims]
+    es = _body_types(ctx, "reduce_c6", inputs, inits, allowed)  # reduce_c6
     if shape is None:
         return tuple(_tensor(None, e) for e in es)
     out = tuple(s for i, s in enumerate(shape) if i not in dims)  # reduce_c7
@@ -231,13 +266,15 @@ def reduce_window_shape(
                 "reduce_window_c2", "all inputs must have the same shape"
             )  # reduce_window_c2
     for x, v in zip(inputs, inits):
-        if not _is_scalar(v):
-            raise ctx.error("reduce_window_i2", f"init values must be 0-dimensional, got {v}")
+        # reduce_window_i2 says 0-dimensional; upstream's verifier (verifyReducerShape)
+        # accepts an init value of the shape of the body's accumulator: so do we.
+        if not isinstance(v, TensorType):
+            raise ctx.error("reduce_window_i2", f"init values must be tensors, got {v}")
         if _elem(x) != _elem(v):
             raise ctx.error("reduce_window_c3", f"input element type {_elem(x)} != init {_elem(v)}")
     shape = tensors[0].shape
     if shape is None:
-        es = _body_types(ctx, "reduce_window_c13", inputs)
+        es = _body_types(ctx, "reduce_window_c13", inputs, inits)
         return tuple(_tensor(None, e) for e in es)
     rank = len(shape)
     wd = _int_tuple(window_dimensions)
@@ -262,7 +299,7 @@ def reduce_window_shape(
         vals.append(sizes)
     wd, ws, bd, wdil = vals
     pad = _padding(ctx, "reduce_window_c12", padding, rank)  # reduce_window_c12
-    es = _body_types(ctx, "reduce_window_c13", inputs)  # reduce_window_c13
+    es = _body_types(ctx, "reduce_window_c13", inputs, inits, wd)  # reduce_window_c13
     out: list[int | None] = []
     out_bounds: list[int | None] = []
     in_bounds = tensors[0].bounds or (None,) * rank
@@ -342,7 +379,9 @@ def select_and_scatter_shape(
     if shape is None:
         return _tensor(None, es)
     rank = len(shape)
-    wd = _int_tuple(window_dimensions) or (1,) * rank
+    # an absent window_dimensions is an empty one (verifySelectAndScatterOp's
+    # value_or({})): only a rank-0 operand takes it
+    wd = _int_tuple(window_dimensions) or ()
     ws = _int_tuple(window_strides) or (1,) * rank
     if len(wd) != rank:
         raise ctx.error("select_and_scatter_c4", f"window_dimensions must have {rank} elements")

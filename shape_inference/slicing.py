@@ -27,7 +27,7 @@ from .movement import (
     tensor_with_bounds,
 )
 from .optable import REQUIRED, ShapeContext, shape_function
-from .typeutil import ranked_shape, type_text
+from .typeutil import ranked_shape, require_per_tensor, type_text
 
 # --------------------------------------------------------------------------------------
 # slice, dynamic_slice, dynamic_update_slice, real_dynamic_slice
@@ -109,6 +109,7 @@ def _check_start_indices(
 def dynamic_slice(ctx: ShapeContext, operand: Type, *start_indices: Type, slice_sizes):
     """spec: dynamic_slice: shape(result) = slice_sizes."""
     t = tensor_operand(ctx, operand, "operand", "dynamic_slice_i1")
+    require_per_tensor(ctx, t, "dynamic_slice_i1")
     sizes = int_tuple(slice_sizes)
     if len(sizes) != t.rank:  # dynamic_slice_c2
         raise ctx.error(
@@ -138,6 +139,8 @@ def dynamic_update_slice(ctx: ShapeContext, operand: Type, update: Type, *start_
     """spec: dynamic_update_slice: type(result) = type(operand)."""
     t = tensor_operand(ctx, operand, "operand", "dynamic_update_slice_i1")
     u = tensor_operand(ctx, update, "update", "dynamic_update_slice_i2")
+    require_per_tensor(ctx, t, "dynamic_update_slice_i1")
+    require_per_tensor(ctx, u, "dynamic_update_slice_i2")
     if u.element_type != t.element_type:  # dynamic_update_slice_c2
         raise ctx.error(
             "dynamic_update_slice_c2",
@@ -172,6 +175,7 @@ def real_dynamic_slice(
 ):
     """StableHLO dialect op (not in the spec): slice with index lists as 1-d operands."""
     t = tensor_operand(ctx, operand, "operand", "real_dynamic_slice_i1")
+    require_per_tensor(ctx, t, "real_dynamic_slice_i1")
     sizes = [
         one_d_size(ctx, x, name, "real_dynamic_slice_c1")
         for x, name in (

@@ -77,3 +77,12 @@ def require_tensors(ctx: ShapeContext, *operands: tuple[Type, str]) -> tuple[Ten
     """Each ``(type, label)`` operand is a tensor (the spec's ``<op>_i<N>`` input types);
     return them as tensor types."""
     return tuple(require_tensor(ctx, t, label) for t, label in operands)
+
+
+def require_per_tensor(ctx: ShapeContext, t: Type, label: str) -> None:
+    """``t`` is not per-axis quantized: the spec's Inputs / Outputs tables say "tensor or
+    per-tensor quantized tensor" for it (ODS ``HLO_Tensor`` in StablehloOps.td, which
+    only the ops listing ``HLO_TensorOrPerAxisQuantizedTensor`` widen)."""
+    e = t.element_type if isinstance(t, TensorType) else t
+    if isinstance(e, QuantizedType) and e.quantized_dimension is not None:
+        raise ctx.error(label, f"expects a tensor or per-tensor quantized tensor, got {t}")

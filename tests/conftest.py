@@ -2,10 +2,22 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Hypothesis draws the same examples on every run ("repeatable", derandomized): CI's
+# and the README command's verdicts do not depend on the run (a planted bug is caught
+# every time or never).  HYPOTHESIS_PROFILE=explore draws fresh examples, to look for
+# new failures locally.  (tests/property/ picks its own "ci" / "thorough" profiles.)
+settings.register_profile("repeatable", derandomize=True)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(
+    "explore" if os.environ.get("HYPOTHESIS_PROFILE") == "explore" else "repeatable"
+)
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared" / "stablehlo"

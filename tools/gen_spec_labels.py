@@ -40,6 +40,7 @@ _CHLO_STRUCTURAL: tuple[tuple[str, str], ...] = (
     ("chlo.broadcast.element_type", "broadcasting binary ops: mismatched operand types"),
     ("chlo.broadcast.shape", "broadcasting binary ops: operand shapes broadcast"),
     ("chlo.broadcast.dimensions", "broadcast_dimensions: one per lower-rank dim, in range"),
+    ("chlo.broadcast.bounds", "static or bounded operands: no bounded with static dim"),
     ("chlo.broadcast_select.element_type", "broadcast_select: mismatched operand types"),
     ("chlo.constant.value", "constant: the result type is the value's"),
     ("chlo.constant_like.value", "constant_like: value's type matches the element type"),
@@ -58,6 +59,7 @@ _CHLO_STRUCTURAL: tuple[tuple[str, str], ...] = (
     ("chlo.ragged_dot.group_dimensions", "ragged_dot: rhs group dims by ragged mode"),
     ("chlo.ragged_dot.dimensions", "ragged_dot: dims in range, disjoint, sizes match"),
     ("chlo.ragged_dot.group_sizes", "ragged_dot: group_sizes shape, group count"),
+    ("chlo.ragged_dot.precision_config", "ragged_dot: precision config of <= 2 entries"),
 )
 # ChloOps.td operand element types (docs/chlo.md "Operands"): chlo.<op>.element_type.
 _CHLO_TYPED_OPS = (

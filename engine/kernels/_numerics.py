@@ -410,6 +410,24 @@ def clogistic(z: np.ndarray) -> np.ndarray:
     return np.where(inf, zero.astype(z.dtype), r)
 
 
+def cexp(z: np.ndarray) -> np.ndarray:
+    """exp(z) as StableHLO's complex math expander writes it
+    (stablehlo/transforms/StablehloComplexMathExpanderPatterns.td, the pattern XLA and
+    upstream's accuracy tests assume), not C99 Annex G: with e = exp(x),
+    real = e cos(y), imag = e sin(y), except imag = +0 when y = 0 (either sign), and,
+    where e overflows, exp(x / 2) (cos y + i sin y) exp(x / 2).  So
+    exp(-inf - inf i) = NaN + NaN i (Annex G: +-0 +- 0i)."""
+    x, y = z.real, z.imag
+    with np.errstate(all="ignore"):
+        e = np.exp(x)
+        big = e == np.inf
+        half = np.exp(x * 0.5)
+        cs, sn = np.cos(y), np.sin(y)
+        re = np.where(big, (half * cs) * half, e * cs)
+        im = np.where(y == 0, 0.0, np.where(big, (half * sn) * half, e * sn))
+    return make_complex(re, im, z.dtype)
+
+
 def cexpm1(z: np.ndarray) -> np.ndarray:
     """exp(z) - 1 without cancellation for small z: the real part is
     expm1(re) cos(im) - 2 sin(im/2)**2, the imaginary part exp(re) sin(im) (+-0 kept

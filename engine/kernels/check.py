@@ -21,7 +21,7 @@ from ...parser.errors import InterpreterError
 from ...parser.ir import QuantizedType, TensorType, Type
 from ...shape_inference.optable import kernel
 from ..dtypes import static_shape
-from ..element import equal_mask, first_mismatch, format_element, ulp_distance
+from ..element import equal_mask, first_mismatch, format_element, ulp_difference
 from ..format import format_value
 from .quantization import dequantize
 
@@ -84,9 +84,11 @@ def _expect_close(actual, expected, *, max_ulp, min_ulp, check="check.expect_clo
     else:
         parts = [(actual, expected)]
     bad = np.zeros(actual.shape, dtype=bool)
-    for a, e in parts:
-        d = ulp_distance(np.asarray(a), np.asarray(e))
-        bad |= (d < min_ulp) | (d > max_ulp)
+    lo, hi = np.uint64(min_ulp), np.uint64(max_ulp)  # UI64Attr (CheckOps.td)
+    d = np.zeros(actual.shape, dtype=np.uint64)
+    for a, e in parts:  # a complex number's difference: the larger of its parts'
+        d = np.maximum(d, ulp_difference(np.asarray(a), np.asarray(e)))
+    bad |= (d < lo) | (d > hi)
     if bad.any():
         _fail(check, actual, expected, bad, f" (ULP distance outside [{min_ulp}, {max_ulp}])")
 

@@ -37,6 +37,7 @@ from ...parser.errors import InterpreterError, UnsupportedError
 from ...parser.ir import QuantizedType, TensorType, Type
 from ...shape_inference.optable import OP_TABLE, kernel, register_kernel
 from ..dtypes import dtype_of
+from ._numerics import make_complex
 
 F16, F32, F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
 C64, C128 = np.dtype(np.complex64), np.dtype(np.complex128)
@@ -164,8 +165,23 @@ def _lgamma(x: np.ndarray) -> np.ndarray:
 
 
 def _digamma(x: np.ndarray) -> np.ndarray:
+    """psi(x); NaN at the poles (0, -1, -2, ...).  For x < 0 by the reflection
+    psi(x) = psi(1 - x) - pi / tan(pi x), with tan(pi x) = tan(pi r) for r = x - round(x)
+    (exact): scipy reduces pi * x after rounding it, which near a pole loses the
+    digits that remain (20 ULP at -0.99, millions at -4 + 1e-10)."""
     pole = (x <= 0) & (x == np.floor(x))
-    return np.where(pole, np.nan, special.psi(x))
+    neg = (x < 0) & ~pole
+    r = np.where(neg, x - np.round(x), 0.5)
+    a = np.abs(r)
+    with np.errstate(all="ignore"):
+        # pi cot(pi r): for |r| > 1/4 as pi tan(pi (1/2 - |r|)) (1/2 - |r| is exact), so
+        # that cot(pi / 2) is 0, not 1e-16
+        cot = np.where(
+            a > 0.25, np.copysign(np.pi * np.tan(np.pi * (0.5 - a)), r), np.pi / np.tan(np.pi * r)
+        )
+        reflected = special.psi(np.where(neg, 1.0 - x, 1.0)) - cot
+        y = np.where(neg, reflected, special.psi(np.where(neg, 1.0, x)))
+    return np.where(pole, np.nan, y)
 
 
 def _erfc(x: np.ndarray) -> np.ndarray:
@@ -264,9 +280,16 @@ def _polygamma(n: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 
 def _complex_square(z: np.ndarray) -> np.ndarray:
-    """docs/chlo.md: complex((x.real - x.imag) * (x.real + x.imag), x.real * x.imag * 2)."""
-    a, b = z.real, z.imag
-    return ((a - b) * (a + b)) + 1j * (a * b * 2)
+    """CHLO's decomposition (stablehlo/transforms/ChloDecompositionPatternsMath.td), in
+    the operand's own precision: real = 0 when x is finite and |x| = |y|, else
+    (x - y) * (x + y); imag = 2 * (x * y).  So square(max + max*i) = 0 + inf*i and
+    square(-inf - max*i) = inf + inf*i."""
+    x, y = z.real, z.imag
+    with np.errstate(all="ignore"):
+        zero = np.isfinite(x) & (np.abs(x) == np.abs(y))
+        re = np.where(zero, x.dtype.type(0), (x - y) * (x + y))
+        im = x.dtype.type(2) * (x * y)
+    return make_complex(re, im, z.dtype)
 
 
 def _identity(x: np.ndarray) -> np.ndarray:
@@ -307,7 +330,17 @@ unary("chlo.atanh", np.arctanh, np.arctanh)
 unary("chlo.cosh", np.cosh, np.cosh)
 unary("chlo.sinh", np.sinh, np.sinh)
 unary("chlo.tan", np.tan, np.tan)
-unary("chlo.square", np.square, _complex_square)
+
+
+@kernel("chlo.square")
+def square(operand: np.ndarray, *, result_type: Type) -> np.ndarray:
+    """chlo.square: x * x; complex operands by CHLO's decomposition, in their precision."""
+    dt = out_dtype(result_type)
+    if dt.kind == "c":
+        return _complex_square(np.asarray(operand, dtype=dt))
+    return _real(np.square, operand, dt)
+
+
 unary("chlo.conj", _identity, np.conj)
 unary("chlo.bessel_i1e", _i1e, None)
 unary("chlo.digamma", _digamma, None)

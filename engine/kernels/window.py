@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from ...parser.errors import InterpreterError
+from ...parser.errors import InterpreterError, UnsupportedError
 from ...parser.ir import QuantizedType, Type
 from ...shape_inference.optable import OP_TABLE, kernel
 from ..dtypes import dtype_of
@@ -153,6 +153,14 @@ def reduce_window(
     positions of a body that folds (``_folds_as_tree``) use the adjacent-pair tree of
     ``reduce`` instead."""
     n = len(operands) // 2
+    if any(v.ndim for v in operands[n:]):
+        # the verifier accepts them, as upstream's does; spec (I2) says 0-dimensional
+        raise UnsupportedError(
+            "init values of rank > 0 (spec reduce_window (I2): init_values are "
+            "0-dimensional tensors)",
+            op="stablehlo.reduce_window",
+            label="reduce_window_i2",
+        )
     dtypes = [dtype_of(t) for t in result_types]
     xs = promote("stablehlo.reduce_window", operands[:n], result_types)
     inits = [v.reshape(()) for v in promote("stablehlo.reduce_window", operands[n:], result_types)]

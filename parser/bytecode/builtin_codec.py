@@ -273,9 +273,10 @@ class BuiltinCodec(DialectCodec):
             raise r.error("builtin dialect: dense elements of a non-static tensor type")
         try:
             arr = dense.array_from_raw(t, blob)
+            splat = dense.empty_splat_from_raw(t, blob)
         except (ValueError, TypeError) as e:
             raise r.error(f"builtin dialect: bad dense elements data: {e}") from None
-        return DenseElementsAttr(t, arr)
+        return DenseElementsAttr(t, arr, empty_splat=splat)
 
     def _read_DenseStringElementsAttr(self, r):
         t = r.read_type()
@@ -399,7 +400,7 @@ class BuiltinCodec(DialectCodec):
                     dense.check_storage(attr.type)
                     blob = b""
                 else:
-                    blob = dense.raw_from_array(attr.type, attr.array)
+                    blob = dense.raw_from_array(attr.type, attr.array, attr.empty_splat)
             except (TypeError, ValueError):
                 return False
             w.write_varint(A["DenseIntOrFPElementsAttr"])

@@ -17,6 +17,7 @@ from ..attributes import first_element
 from ..ir import ComplexType, FloatType, IndexType, IntegerType, TensorType, Type, numpy_dtype
 
 _UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+_I1 = IntegerType(1)
 
 
 def _storage(elem: Type) -> tuple[np.dtype, int]:
@@ -97,10 +98,31 @@ def array_from_raw(t: TensorType, blob) -> np.ndarray:
     return arr
 
 
-def raw_from_array(t: TensorType, arr: np.ndarray) -> bytes | memoryview:
-    """The bytecode blob of a dense elements attribute (splats store one element)."""
+def empty_splat_from_raw(t: TensorType, blob) -> np.ndarray | None:
+    """The element a zero-element tensor's blob holds when it is a splat (one element's
+    bytes: MLIR keeps a splat's element whatever the tensor's size), else None."""
     elem = t.element_type
     dt, esize = _storage(elem)
+    if math.prod(_static_shape(t)) != 0 or len(blob) != (1 if elem == _I1 else esize):
+        return None
+    raw = np.frombuffer(blob, dtype=np.uint8)
+    if elem == _I1:
+        raw = (raw != 0).astype(np.uint8)
+    return _from_bytes(elem, raw, dt, esize).reshape(())
+
+
+def raw_from_array(
+    t: TensorType, arr: np.ndarray, empty_splat: np.ndarray | None = None
+) -> bytes | memoryview:
+    """The bytecode blob of a dense elements attribute (splats store one element, a
+    zero-element splat too)."""
+    elem = t.element_type
+    dt, esize = _storage(elem)
+    if empty_splat is not None:
+        arr = np.asarray(empty_splat).reshape(1)
+        if elem == _I1:
+            return b"\xff" if bool(arr[0]) else b"\x00"
+        return _to_bytes(elem, arr, dt, esize)
     arr = np.asarray(arr)
     if arr.size > 1 and not any(arr.strides):  # a lazy splat: never materialized
         flat = first_element(arr)

@@ -185,3 +185,68 @@ def test_device_count_from_argument_shardings() -> None:
     assert gspmd_partitions(m) == 4
     m2 = parse_module("module attributes {mhlo.num_partitions = 8 : i32} {\n}\n")
     assert gspmd_partitions(m2) == 8
+
+
+def test_manual_groups_of_a_partly_manual_sharding() -> None:
+    """The devices along the non-manual dimensions of the tile assignment form one
+    manual partition: {devices=[1,2,2]0,1,2,3 last_tile_dims={manual}} groups {0, 2}
+    and {1, 3} (the manual index is the last one)."""
+    from hlorun.engine.hlo_sharding import manual_group
+
+    s = parse_hlo_sharding("{devices=[1,2,2]0,1,2,3 last_tile_dims={manual}}")
+    assert not isinstance(s, tuple)
+    assert [manual_group(s, d) for d in range(4)] == [(0, 2), (1, 3), (0, 2), (1, 3)]
+    full = parse_hlo_sharding("{manual}")
+    assert not isinstance(full, tuple) and manual_group(full, 3) == (3,)
+    # a manual subgroup does not cut the array: devices along it hold the same tile
+    m = parse_hlo_sharding("{devices=[2,1,2]<=[4] last_tile_dims={manual}}")
+    assert not isinstance(m, tuple)
+    assert [shard_slices(m, (4, 3), d)[0][0] for d in range(4)] == [
+        slice(0, 2),
+        slice(0, 2),
+        slice(2, 4),
+        slice(2, 4),
+    ]
+
+
+PARTLY_MANUAL = """
+module attributes {mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func @main(%x: tensor<8x2xf32>) -> tensor<8x2xf32> {
+    %0 = stablehlo.custom_call @Sharding(%x) {mhlo.sharding = "IN"} : (tensor<8x2xf32>) -> tensor<8x2xf32>
+    %1 = stablehlo.custom_call @SPMDFullToShardShape(%0) {mhlo.sharding = "{devices=[2,1,2]<=[2,2]T(1,0) last_tile_dims={manual}}"} : (tensor<8x2xf32>) -> tensor<4x2xf32>
+    %r = stablehlo.reverse %1, dims = [0] : tensor<4x2xf32>
+    %s = "stablehlo.all_reduce"(%r) ({
+      ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+        %t = stablehlo.add %a, %b : tensor<f32>
+        stablehlo.return %t : tensor<f32>
+    }) {replica_groups = dense<[[0, 2], [1, 3]]> : tensor<2x2xi64>, channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, use_global_device_ids} : (tensor<4x2xf32>) -> tensor<4x2xf32>
+    %2 = stablehlo.custom_call @Sharding(%s) {mhlo.sharding = "{devices=[2,1,2]<=[2,2]T(1,0) last_tile_dims={manual}}"} : (tensor<4x2xf32>) -> tensor<4x2xf32>
+    %3 = stablehlo.custom_call @SPMDShardToFullShape(%2) {mhlo.sharding = "OUT"} : (tensor<4x2xf32>) -> tensor<8x2xf32>
+    return %3 : tensor<8x2xf32>
+  }
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("in_sharding", "out_sharding"),
+    [
+        # the input tiled over both mesh axes (the automatic one too), the output likewise
+        ("{devices=[4,1]<=[4]}", "{devices=[4,1]<=[4]}"),
+        # tiled over the manual axis only, replicated over the automatic one
+        (
+            "{devices=[2,1,2]<=[4] last_tile_dim_replicate}",
+            "{devices=[2,1,2]<=[4] last_tile_dim_replicate}",
+        ),
+    ],
+)
+def test_partly_manual_region_runs(in_sharding: str, out_sharding: str) -> None:
+    """A 2 x 2 mesh, device = 2 * m + a, manual along m (SPMDFullToShardShape's
+    ``last_tile_dims={manual}``), automatic along a: manual partition m holds rows
+    4m .. 4m + 3 whole (the automatic axis does not cut it), reverses them, and a psum
+    over m adds the two partitions; every partition's block of the output is that sum."""
+    x = np.arange(16, dtype=np.float32).reshape(8, 2)
+    text = PARTLY_MANUAL.replace('"IN"', f'"{in_sharding}"').replace('"OUT"', f'"{out_sharding}"')
+    (got,) = hlorun.run(text, [x])
+    total = x[:4][::-1] + x[4:][::-1]
+    np.testing.assert_array_equal(np.asarray(got), np.concatenate([total, total]))

@@ -1037,3 +1037,44 @@ def test_fast_dot_general_equals_the_kernel(ty, ls, rs, lb, rb, lc, rc):
     np.testing.assert_allclose(
         fast, want, rtol=1e-4, atol=1e-3 * max(1.0, np.abs(want).max(initial=0))
     )
+
+
+WHILE_COND_ONLY = """func.func @main(%x: tensor<4xf32>, %n: tensor<i32>) -> (tensor<4xf32>, tensor<i32>) {
+  %lim = stablehlo.add %n, %n : tensor<i32>
+  %cap = stablehlo.add %lim, %n : tensor<i32>
+  %scale = stablehlo.multiply %x, %x : tensor<4xf32>
+  %zf = stablehlo.constant dense<0.0> : tensor<f32>
+  %s = stablehlo.reduce(%scale init: %zf) applies stablehlo.add across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %0:4 = stablehlo.while(%i = %c0, %acc = %x, %k = %lim, %t = %s) : tensor<i32>, tensor<4xf32>, tensor<i32>, tensor<f32>
+  cond {
+    %p = stablehlo.compare LT, %i, %k : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    %q = stablehlo.compare LT, %i, %cap : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    %zz = stablehlo.constant dense<1.0e9> : tensor<f32>
+    %r = stablehlo.compare LT, %t, %zz : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %pq = stablehlo.and %p, %q : tensor<i1>
+    %pr = stablehlo.and %pq, %r : tensor<i1>
+    stablehlo.return %pr : tensor<i1>
+  } do {
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %i1 = stablehlo.add %i, %one : tensor<i32>
+    %a1 = stablehlo.add %acc, %acc : tensor<4xf32>
+    stablehlo.return %i1, %a1, %k, %t : tensor<i32>, tensor<4xf32>, tensor<i32>, tensor<f32>
+  }
+  %after = stablehlo.add %x, %x : tensor<4xf32>
+  %out = stablehlo.add %0#1, %after : tensor<4xf32>
+  return %out, %0#0 : tensor<4xf32>, tensor<i32>
+}"""
+
+
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_values_only_the_while_cond_reads_live_through_the_loop(n):
+    """Values that only the cond region reads stay alive for every iteration: a
+    loop-carried operand the body passes through (%k, %t) and an outer value the cond
+    captures (%cap = 3n, used by no other op).  Released before the loop, the cond would
+    read a freed (or reused) slot.  Expected: the body doubles
+    %acc 2n times; %after is computed after the loop from %x."""
+    x = np.arange(4, dtype=np.float32) + 1
+    out, i = engine.run(WHILE_COND_ONLY, [x, np.array(n, np.int32)])
+    assert int(i) == 2 * n
+    np.testing.assert_array_equal(out, x * 2 ** (2 * n) + 2 * x)

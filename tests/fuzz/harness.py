@@ -10,7 +10,9 @@ failing program to a minimal one, which ``save_regression`` keeps under
 
 Seeds: ``/work/shared/stablehlo/tests/**/*.mlir`` (split at ``// -----``) and the
 ``*.mlir.bc`` portable artifacts beside them.  Mutators: byte flips, token swaps,
-splices between programs, extreme numbers, deep nesting, huge shapes, Unicode.
+splices between programs, extreme numbers, deep nesting, huge shapes, Unicode, lines
+cut mid-way, attribute dictionaries where the generic form has none, NaN bit patterns
+in integer constants.
 """
 
 from __future__ import annotations
@@ -278,6 +280,82 @@ def unicode(rng: random.Random, prog: str | bytes, corpus: list) -> str | bytes:
     return prog[:i] + s + prog[i:]
 
 
+def cut_line(rng: random.Random, prog: str | bytes, corpus: list) -> str | bytes:
+    """An op's line cut mid-way (at a token boundary or anywhere), the next lines kept:
+    the op's custom form ends early and the next op follows (``check.expect_almost_eq_const
+    %0, dense<...>`` then ``%1 = ...``)."""
+    if isinstance(prog, bytes):
+        return byte_flip(rng, prog, corpus)
+    lines = prog.splitlines()
+    ops = [i for i, line in enumerate(lines) if re.match(r"\s*(%[\w#:]+\s*=\s*)?[\w\"]", line)]
+    if not ops:
+        return prog
+    i = rng.choice(ops)
+    line = lines[i]
+    toks = _tokens(line)
+    if toks and rng.random() < 0.7:
+        cut = rng.choice(toks).start()
+    else:
+        cut = rng.randrange(len(line) + 1)
+    lines[i] = line[:cut]
+    if rng.random() < 0.5 and i + 1 < len(lines):  # or the next op joins the cut line
+        lines[i] = lines[i] + " " + lines.pop(i + 1).lstrip()
+    return "\n".join(lines) + "\n"
+
+
+_GENERIC_OP = re.compile(r'^(\s*(?:%[\w#:]+(?:\s*,\s*%[\w#:]+)*\s*=\s*)?"[\w.]+"\(.*)$', re.M)
+_ATTR_DICTS = (
+    "{}",
+    "{dimensions = array<i64: 0>}",
+    "{a = 1 : i64}",
+    "{dimensions = array<i64: 0>, b}",
+    '{"quoted key" = unit}',
+    "{x = {y = [1, 2]}}",
+    "{mhlo.frontend_attributes = {}}",
+)
+
+
+def trailing_attrs(rng: random.Random, prog: str | bytes, corpus: list) -> str | bytes:
+    """A generic-form op with an attribute dictionary where the syntax has none: after
+    its type, before it, or a second one (``"stablehlo.reverse"(%x) {...} : (t) -> t
+    {...}``)."""
+    if isinstance(prog, bytes):
+        return byte_flip(rng, prog, corpus)
+    found = list(_GENERIC_OP.finditer(prog))
+    if not found:
+        return extreme_number(rng, prog, corpus)
+    m = rng.choice(found)
+    line = m.group(1)
+    attrs = rng.choice(_ATTR_DICTS)
+    where = rng.randrange(3)
+    if where == 0:
+        line = line + " " + attrs
+    elif where == 1 and " : " in line:
+        k = line.rindex(" : ")
+        line = line[:k] + " " + attrs + line[k:]
+    else:
+        k = line.find(")")
+        line = line[: k + 1] + " " + attrs + line[k + 1 :] if k >= 0 else line + attrs
+    return prog[: m.start(1)] + line + prog[m.end(1) :]
+
+
+NAN_BITS = ("0x7FC00001", "0xFFC00000", "0x7FF8000000000001", "0x7F800000", "0xFFFFFFFF")
+_INT_DENSE = re.compile(r"dense<(\[?[-\d, \[\]]+\]?)>\s*:\s*tensor<[\dx]*[iu]i?\d+>")
+
+
+def nan_bit_ints(rng: random.Random, prog: str | bytes, corpus: list) -> str | bytes:
+    """An integer constant (a shape or index operand, often) whose elements are the bit
+    patterns of NaNs and infinities: ``dense<[0x7FC00001]> : tensor<1xi64>``."""
+    if isinstance(prog, bytes):
+        return byte_flip(rng, prog, corpus)
+    found = list(_INT_DENSE.finditer(prog))
+    if not found:
+        return extreme_number(rng, prog, corpus)
+    m = rng.choice(found)
+    body = re.sub(r"-?\d+", lambda _: rng.choice(NAN_BITS), m.group(1))
+    return prog[: m.start(1)] + body + prog[m.end(1) :]
+
+
 MUTATORS: tuple[Callable[[random.Random, str | bytes, list], str | bytes], ...] = (
     byte_flip,
     token_swap,
@@ -286,6 +364,9 @@ MUTATORS: tuple[Callable[[random.Random, str | bytes, list], str | bytes], ...] 
     huge_shape,
     deep_nest,
     unicode,
+    cut_line,
+    trailing_attrs,
+    nan_bit_ints,
 )
 
 
@@ -315,6 +396,10 @@ def _inputs(fn) -> list[np.ndarray] | None:
         try:
             dt = numpy_dtype(t)
         except (TypeError, ValueError):
+            return None
+        # NumPy sizes an array by the product of its nonzero dimensions too: a
+        # tensor<9223372036854775807x0xf32> has no elements and no NumPy array either
+        if np.prod([d for d in shape if d], dtype=object) * dt.itemsize >= 1 << 63:
             return None
         args.append(np.ones(shape, dtype=dt) if dt.kind != "b" else np.ones(shape, bool))
     return args

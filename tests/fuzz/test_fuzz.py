@@ -123,3 +123,35 @@ def test_a_crash_is_classified_as_one(monkeypatch):
 
     monkeypatch.setattr(harness, "run_pipeline", spin)
     assert harness.check("anything", hard_stop=0.2).kind == "hang"
+
+
+def test_mutators_make_the_shapes_campaigns_found():
+    """The mutators reach the shapes of past campaign failures: a custom-form line cut
+    mid-way with the next op after it, a generic op with an attribute dictionary where
+    the syntax has none, integer shape operands holding NaN bit patterns."""
+    import random
+
+    prog = (
+        "func.func @main() {\n"
+        "  %s = stablehlo.constant dense<[4]> : tensor<1xi64>\n"
+        '  %r = "stablehlo.reverse"(%s) {dimensions = array<i64: 0>} : (tensor<1xi64>) -> tensor<1xi64>\n'
+        "  check.expect_almost_eq_const %r, dense<[4.0]> : tensor<1xf32>\n"
+        "  func.return\n}\n"
+    )
+    rng = random.Random(5)
+    cuts = {harness.cut_line(rng, prog, []) for _ in range(200)}
+    assert any("check.expect_almost_eq_const %r, dense<" in c and "func.return" in c for c in cuts)
+    assert any(c.count("\n") < prog.count("\n") for c in cuts)  # a line joined to the next
+    trailing = {harness.trailing_attrs(rng, prog, []) for _ in range(200)}
+    assert any(
+        '"stablehlo.reverse"' in line and line.rstrip().endswith("}") and "->" in line
+        for t in trailing
+        for line in t.splitlines()
+    )
+    nans = {harness.nan_bit_ints(rng, prog, []) for _ in range(50)}
+    assert any("dense<[0x7FC00001]> : tensor<1xi64>" in t for t in nans)
+    for mutator in (harness.cut_line, harness.trailing_attrs, harness.nan_bit_ints):
+        assert mutator in harness.MUTATORS
+        for _ in range(20):  # every outcome is a good one
+            out = harness.check(mutator(rng, prog, []))
+            assert out.ok, out.detail

@@ -13,7 +13,8 @@ op                 f32    f64
 erf, erf_inv       0.5+   4
 erfc               0.5+   6
 lgamma (x > 0)     0.5+   4
-digamma            0.5+   16  (negative x: reflection cancels)
+digamma            0.5+   16  (negative x: reflection cancels near the roots;
+                              3 within 0.1 of a pole)
 bessel_i1e         0.5+   6
 zeta, polygamma    0.5+   8
 acos ... tan       0.5+   4   (real; NumPy's SIMD float64 functions claim <= 4 ULP,
@@ -182,6 +183,22 @@ def test_unary_accuracy(op, dt):
     ref = [fn(mp.mpf(float(v))) for v in x]
     bound = 0.51 if dt == np.float32 else f64_bound
     assert max_ulps(got, ref, dt) <= bound
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_digamma_near_its_poles(dt):
+    """Within 0.1 of the poles 0, -1, ..., -40 (and at -0.99, 20 ULP once in float64),
+    digamma is within 3 ULP of mpmath: the reflection reduces pi x exactly."""
+    mp = mpmath_or_skip()
+    mp.mp.prec = 120
+    rng = np.random.default_rng(99)
+    lowest = 12 if dt == np.float64 else 6
+    d = np.concatenate([10.0 ** -rng.uniform(1, lowest, 150), rng.uniform(0.0, 0.1, 150)])
+    x = -rng.integers(0, 41, d.size) + rng.choice([-1.0, 1.0], d.size) * d
+    x = np.concatenate([x, [-0.99, -0.01, -1.01, -1.99, 0.01, -39.99, -1e-9]]).astype(dt)
+    x = x[~((x <= 0) & (x == np.floor(x)))]
+    got = run1("chlo.digamma", x)
+    assert max_ulps(got, [mp.digamma(mp.mpf(float(v))) for v in x], dt) <= 3
 
 
 @pytest.mark.parametrize("op", ["chlo.zeta", "chlo.polygamma"])
@@ -504,6 +521,32 @@ def test_conj_square_complex():
     same(K("chlo.conj")(x, result_type=T((2,), F32)), x)
     sq = K("chlo.square")(z, result_type=T((2,), C64))
     same(sq, np.array([(1 - 4) + 4j, (9 - 0.25) + 3j], np.complex64))
+
+
+@pytest.mark.parametrize(("dt", "ct"), [(np.float32, C64), (np.float64, C128)])
+def test_complex_square_follows_chlo_decomposition(dt, ct):
+    """ChloDecompositionPatternsMath.td: real = 0 when x is finite and |x| = |y|, else
+    (x - y)(x + y); imag = 2xy (each operation in the operand's own precision)."""
+    big, inf, nan = np.finfo(dt).max, np.inf, np.nan
+    cases = [
+        (big, big, 0.0, inf),  # |x| = |y|: real 0 (not inf - inf)
+        (-inf, -big, inf, inf),  # x not finite: (-inf + max)(-inf - max) = inf
+        (3.0, -3.0, 0.0, -18.0),
+        (inf, inf, nan, inf),  # (inf - inf)(inf + inf) = NaN
+        (2.0, 0.5, 3.75, 2.0),
+    ]
+    z = np.array([complex(x, y) for x, y, _, _ in cases], dtype=np.result_type(dt, np.complex64))
+    got = K("chlo.square")(z, result_type=T((len(cases),), ct))
+    for g, (x, y, re, im) in zip(got.tolist(), cases):
+        for part, want in ((g.real, re), (g.imag, im)):
+            assert (np.isnan(part) and np.isnan(want)) or part == want, (x, y, g)
+    # the same parts as the decomposition's f32 arithmetic gives, bit for bit
+    rng = np.random.default_rng(3)
+    x, y = (rng.standard_normal(64) * 1e3).astype(dt), (rng.standard_normal(64) * 1e3).astype(dt)
+    got = K("chlo.square")(
+        x + 1j * y.astype(np.result_type(dt, np.complex64)), result_type=T((64,), ct)
+    )
+    assert np.array_equal(got.real, (x - y) * (x + y)) and np.array_equal(got.imag, dt(2) * (x * y))
 
 
 def test_asin_acos_kernel_reconstructs_asin_and_acos():

@@ -8,6 +8,9 @@
   G's, taken from NumPy's complex functions (npymath implements Annex G) -- for expm1
   and log1p, which C does not define, from ``cexp(z) - 1`` and ``clog(1 + z)`` with
   the real 1 added to the real part only (keeping the sign of a zero imaginary part).
+  Except ``exponential``, which follows StableHLO's complex math expander
+  (StablehloComplexMathExpanderPatterns.td, as XLA and upstream's accuracy tests do):
+  its special values are worked element by element from that pattern (``_expander_exp``).
 """
 
 from __future__ import annotations
@@ -110,6 +113,38 @@ def test_power_within_3_ulp_of_mpmath(reference, tag):
 _PARTS = [0.0, -0.0, 1.0, -1.0, 2.5, -2.5, np.inf, -np.inf, np.nan]
 
 
+def _expander_exp(z: np.ndarray) -> np.ndarray:
+    """exp by StablehloComplexMathExpanderPatterns.td, one element at a time in Python
+    floats: e = exp(x); real = e cos(y), imag = e sin(y), except imag = +0 when y == 0,
+    and exp(x/2) (cos y + i sin y) exp(x/2) where e overflows."""
+    import math
+
+    def exp(v: float) -> float:
+        try:
+            return math.exp(v)
+        except OverflowError:
+            return math.inf
+
+    def trig(f, v: float) -> float:
+        return math.nan if math.isinf(v) or math.isnan(v) else f(v)
+
+    out = []
+    for w in z.tolist():
+        x, y = w.real, w.imag
+        e, h = exp(x), exp(x * 0.5)
+        c, s = trig(math.cos, y), trig(math.sin, y)
+        big = e == math.inf
+        with np.errstate(all="ignore"):
+            re = float(np.float64(h) * c * h) if big else float(np.float64(e) * c)
+            im = (
+                0.0
+                if y == 0
+                else (float(np.float64(h) * s * h) if big else float(np.float64(e) * s))
+            )
+        out.append(complex(re, im))
+    return np.array(out, dtype=np.complex128)
+
+
 def _annex_g(op: str, z: np.ndarray) -> np.ndarray:
     one_plus = np.empty_like(z)
     one_plus.real, one_plus.imag = 1.0 + z.real, z.imag
@@ -121,6 +156,8 @@ def _annex_g(op: str, z: np.ndarray) -> np.ndarray:
             return np.where(z == 0, z, out)  # expm1(+-0 +- 0i) = +-0 +- 0i, as real expm1
         if op == "stablehlo.log_plus_one":
             return np.log(one_plus)
+        if op == "stablehlo.exponential":
+            return _expander_exp(z)
         fn = {
             "stablehlo.exponential": np.exp,
             "stablehlo.log": np.log,
@@ -164,6 +201,19 @@ def test_annex_g_special_values(op, tag):
     ok |= ~special & (_ulps(got, want) <= MAX_ULP)
     bad = np.flatnonzero(~ok)
     assert not bad.size, "; ".join(f"{z[i]} -> {got[i]}, want {want[i]}" for i in bad[:4])
+
+
+@pytest.mark.parametrize("tag", sorted(TYPES))
+def test_exponential_special_values_of_the_expander(tag):
+    """Where the expander and Annex G part ways: exp(-inf - inf i) = NaN + NaN i (Annex
+    G: +-0 +- 0i), and the imaginary part is +0 when y = -0 (Annex G keeps -0)."""
+    dt, ty = TYPES[tag]
+    z = np.array([complex(-np.inf, -np.inf), complex(1.0, -0.0), complex(-np.inf, -0.0)], dt)
+    got = _run("stablehlo.exponential", z, ty)
+    assert np.isnan(got[0].real) and np.isnan(got[0].imag)
+    e = np.exp(1.0).astype(got.real.dtype)  # correctly rounded
+    assert got[1].real == e and got[1].imag == 0 and not np.signbit(got[1].imag)
+    assert got[2] == 0 and not np.signbit(got[2].imag)
 
 
 def test_logistic_of_huge_operands_is_zero_not_nan():

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import hlorun.engine.kernels  # noqa: F401  (fills the kernel column)
@@ -455,8 +455,27 @@ def gather_case(draw):
     )
 
 
+def _gather_example(shape, si, sizes, offset_dims):
+    """A gather case whose start indices index every operand dimension in order."""
+    rank = len(shape)
+    return dict(
+        operand=np.arange(int(np.prod(shape)), dtype=np.int32).reshape(shape),
+        si=np.array(si, dtype=np.int64),
+        offset_dims=offset_dims,
+        collapsed=(),
+        obd=(),
+        sibd=(),
+        smap=tuple(range(rank)),
+        ivd=1,
+        sizes=sizes,
+    )
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(gather_case())
+# start indices between dim - slice_size and dim - 1: clamped to dim - slice_size
+@example(_gather_example((5,), [[3], [4], [2], [5]], (3,), (1,)))
+@example(_gather_example((4, 6), [[3, 5], [2, 3], [1, 2]], (2, 4), (1, 2)))
 def test_gather_matches_spec_formula(c):
     expected = ref_gather(
         c["operand"],

@@ -11,7 +11,7 @@ import itertools
 import ml_dtypes
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import hlorun.engine.kernels  # noqa: F401  (fills the kernel column)
@@ -234,6 +234,9 @@ def dot_cases(draw):
 
 @settings(max_examples=60, deadline=None)
 @given(dot_cases())
+# contracting dimensions listed out of order: lhs [2, 1] pairs with rhs [0, 1]
+@example(([2, 3, 4], [4, 3, 2], [], [], [2, 1], [0, 1], 7))
+@example(([3, 2, 4, 2], [2, 3, 4, 5], [0], [1], [3, 2], [0, 2], 11))
 def test_dot_general_matches_loop_reference(case):
     lshape, rshape, lb, rb, lc, rc, seed = case
     rng = np.random.default_rng(seed)
@@ -261,6 +264,19 @@ def test_dot_general_matches_loop_reference(case):
     want_b = ref_dot_general(big_l, big_r, lb, rb, lc, rc, wrap_bits=64)
     got_b = dg(big_l, big_r, T(want.shape, I64), tuple(lb), tuple(rb), tuple(lc), tuple(rc))
     assert [int(v) for v in got_b.reshape(-1)] == [int(v) for v in want_b.reshape(-1)]
+
+
+def test_dot_general_contracting_dimensions_out_of_order():
+    """lhs contracting [2, 1] with rhs [0, 1]: lhs dim 2 pairs with rhs dim 0 and lhs
+    dim 1 with rhs dim 1 (not sorted first: that would pair 1 with 0)."""
+    rng = np.random.default_rng(0)
+    lhs = rng.integers(-5, 6, (2, 3, 4)).astype(np.int32)
+    rhs = rng.integers(-5, 6, (4, 3, 2)).astype(np.int32)
+    want = np.einsum("akj,jkb->ab", lhs, rhs)  # lhs (a, k, j) . rhs (j, k, b)
+    got = dg(lhs, rhs, T((2, 2), I32), lc=(2, 1), rc=(0, 1))
+    np.testing.assert_array_equal(got, want)
+    got_f = dg(lhs.astype(np.float32), rhs.astype(np.float32), T((2, 2), F32), lc=(2, 1), rc=(0, 1))
+    np.testing.assert_array_equal(got_f, want.astype(np.float32))
 
 
 def test_dot_legacy_matrix_vector():

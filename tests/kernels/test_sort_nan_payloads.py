@@ -77,3 +77,51 @@ func.func @main(%x: tensor<{n}x{name}>) -> tensor<{n}x{name}> {{
     got_bits = [int(b) for b in np.asarray(got).view(udt)]
     want = sorted(bits, key=lambda b: _total_key(b, width), reverse=direction == "GT")
     assert got_bits == want
+
+
+JAX_SORT_IN_A_CALLEE = """func.func @main(%x: tensor<2x7xf32>) -> tensor<2x7xf32> {
+  %r = func.call @sort(%x) : (tensor<2x7xf32>) -> tensor<2x7xf32>
+  return %r : tensor<2x7xf32>
+}
+func.func private @sort(%arg0: tensor<2x7xf32>) -> tensor<2x7xf32> {
+    %cst = stablehlo.constant dense<0x7FC00000> : tensor<f32>
+    %cst_0 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %0 = "stablehlo.sort"(%arg0) <{dimension = 1 : i64, is_stable = true}> ({
+    ^bb0(%arg1: tensor<f32>, %arg2: tensor<f32>):
+      %1 = stablehlo.compare EQ, %arg1, %cst_0, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %2 = stablehlo.select %1, %cst_0, %arg1 : tensor<i1>, tensor<f32>
+      %3 = stablehlo.compare NE, %arg1, %arg1, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %4 = stablehlo.select %3, %cst, %2 : tensor<i1>, tensor<f32>
+      %5 = stablehlo.compare EQ, %arg2, %cst_0, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %6 = stablehlo.select %5, %cst_0, %arg2 : tensor<i1>, tensor<f32>
+      %7 = stablehlo.compare NE, %arg2, %arg2, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %8 = stablehlo.select %7, %cst, %6 : tensor<i1>, tensor<f32>
+      %9 = stablehlo.compare LT, %4, %8, TOTALORDER : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      stablehlo.return %9 : tensor<i1>
+    }) : (tensor<2x7xf32>) -> tensor<2x7xf32>
+    return %0 : tensor<2x7xf32>
+}
+"""
+
+
+def test_jax_comparator_keeps_each_nan_bits():
+    """jnp.sort's comparator (canonicalising -0 and NaN with constants captured from the
+    enclosing function, TOTALORDER) inside a called function: the results are the
+    operands' own bits, NaNs of both signs included; only their order is the comparator's
+    (all NaNs tie, after +inf, in input order: the sort is stable)."""
+    bits = np.array(
+        [
+            [0xFFC00000, 0x3F800000, 0x7FC00000, 0xFFC00001, 0x80000000, 0x40000000, 0x7F800001],
+            [0, 0xFF800001, 0xFFC00000, 5, 0x7FC00000, 0xBF800000, 0xFFFFFFFF],
+        ],
+        dtype=np.uint32,
+    )
+    (got,) = hlorun.run(JAX_SORT_IN_A_CALLEE, [bits.view(np.float32).copy()])
+    out = np.asarray(got).view(np.uint32)
+    x = bits.view(np.float32)
+    for row_in, row_out, xin in zip(bits, out, x):
+        nan = np.isnan(xin)
+        # finite/infinite values ascending (-0 and +0 tie, stable), then the NaNs as given
+        order = sorted(np.flatnonzero(~nan), key=lambda k: float(xin[k]) + 0.0)
+        want = [int(row_in[k]) for k in order] + [int(b) for b in row_in[nan]]
+        assert [int(b) for b in row_out] == want

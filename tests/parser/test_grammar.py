@@ -532,7 +532,13 @@ def test_deep_nesting_gives_parse_error_not_crash(text):
 
 def test_moderate_nesting_parses():
     text = "func.func @f() {\n" + '"t.op"() ({\n' * 50 + "}) : () -> ()\n" * 50 + "func.return\n}"
-    parse_module(text)
+    m = parse_module(text)
+    depth, ops = 0, m.functions["f"].body.blocks[0].operations
+    while ops and ops[0].name == "t.op":  # 50 nested regions, one op each
+        depth += 1
+        blocks = ops[0].regions[0].blocks if ops[0].regions else ()
+        ops = blocks[0].operations if blocks else ()
+    assert depth == 50
 
 
 def test_generic_func_func_is_a_function():

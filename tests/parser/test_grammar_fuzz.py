@@ -72,8 +72,10 @@ def mutated(draw):
 
 
 def test_seeds_parse():
+    assert SEEDS
     for s in SEEDS:
-        parse_module(s)
+        m = parse_module(s)
+        assert m.body, s  # each seed holds at least one function or op
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])

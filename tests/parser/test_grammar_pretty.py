@@ -265,7 +265,7 @@ CASES = [
     ),
     (
         "check.expect_close %a, %b, max_ulp_difference = 3 : tensor<4xf32>, tensor<4xf32>",
-        '"check.expect_close"(%a, %b) {max_ulp_difference = 3 : i64} : (tensor<4xf32>, tensor<4xf32>) -> ()',
+        '"check.expect_close"(%a, %b) {max_ulp_difference = 3 : ui64} : (tensor<4xf32>, tensor<4xf32>) -> ()',
         T4,
     ),
     (

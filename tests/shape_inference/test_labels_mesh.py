@@ -96,3 +96,26 @@ def test_runs_on_a_grid():
     want = {0: [0, 0, 2, 2], 1: [1, 1, 3, 3], 2: [0, 0, 2, 2], 3: [1, 1, 3, 3]}
     for r, (out,) in enumerate(outs):
         assert out.tolist() == want[r]
+
+
+@pytest.mark.parametrize("key", ["mesh", "stablehlo.mesh"])
+def test_runs_with_a_mesh_named_by_symbol(key):
+    """``mesh = @name``: the mesh the symbol holds (its ``mesh`` or ``stablehlo.mesh``
+    attribute, as the reference interpreter resolves it) gives the groups."""
+    m = mesh({"x": 2, "y": 2})
+    text = f"func.func private @grid() attributes {{{key} = {m}}}\n" + all_gather(
+        f"#stablehlo.replica_group_mesh_axes<mesh = @grid, axes = [{ref('x')}]>"
+    )
+    assert_verifies(text)
+    outs = hlorun.run(text, [[np.full(2, i, np.float32)] for i in range(4)], num_replicas=4)
+    want = {0: [0, 0, 2, 2], 1: [1, 1, 3, 3], 2: [0, 0, 2, 2], 3: [1, 1, 3, 3]}
+    for r, (out,) in enumerate(outs):
+        assert out.tolist() == want[r]
+
+
+def test_a_symbol_without_a_mesh_is_refused_when_run():
+    text = "func.func private @grid()\n" + all_gather(
+        f"#stablehlo.replica_group_mesh_axes<mesh = @grid, axes = [{ref('x')}]>"
+    )
+    with pytest.raises(hlorun.HloError, match="ReplicaGroupMeshAxes|mesh"):
+        hlorun.run(text, [[np.full(2, i, np.float32)] for i in range(4)], num_replicas=4)

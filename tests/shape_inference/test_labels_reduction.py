@@ -75,9 +75,10 @@ NEGATIVE = [
     # reduce (I1) inputs: tensors; (I2) init_values: 0-dimensional tensors
     ("reduce_i1", reduce(input_=TOKEN)),
     ("reduce_i2", reduce(init=TOKEN)),
-    # reduce_window (I1) inputs; (I2) init_values: 0-dimensional tensors
+    # reduce_window (I1) inputs; (I2) init_values: tensors (upstream's verifier accepts
+    # rank > 0 ones of the body's accumulator shape; this body's is 0-d: C13)
     ("reduce_window_i1", reduce_window(input_=TOKEN)),
-    ("reduce_window_i2", reduce_window(init="tensor<1xf32>")),
+    ("reduce_window_c13", reduce_window(init="tensor<1xf32>")),
     ("reduce_window_i2", reduce_window(init=TOKEN)),
     # select_and_scatter (I1) operand, (I2) source: tensors; (I3) init_value: 0-d tensor
     ("select_and_scatter_i1", select_and_scatter(operand=TOKEN)),

@@ -16,6 +16,7 @@ from hlorun.parser.ir import (
     QuantizedType,
     Region,
     TensorType,
+    TypeExtensions,
     Value,
 )
 from hlorun.shape_inference.optable import OP_TABLE, ShapeContext
@@ -181,7 +182,12 @@ def test_scatter_two_inputs():
 
 def test_verifiers_accept_valid_results():
     assert infer("reshape", T((2, 3)), result_types=[T((3, 2))]) is None
-    assert infer("reshape", T((None, 3)), result_types=[T((3, None))]) is None
+    # a dynamic result dimension must be the one bounded one (StablehloOps.td: reshape's
+    # result is HLO_StaticShapeTensorPerAxisQuantizedTensorOrBoundedTensor)
+    bounded = TensorType((3, None), I32, TypeExtensions((None, 4)))
+    assert infer("reshape", T((None, 3)), result_types=[bounded]) is None
+    with pytest.raises(VerificationError, match="reshape_o1"):
+        infer("reshape", T((None, 3)), result_types=[T((3, None))])
     assert (
         infer(
             "broadcast_in_dim", T((1, 3)), result_types=[T((2, 3, 2))], broadcast_dimensions=(2, 1)

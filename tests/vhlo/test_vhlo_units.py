@@ -176,10 +176,36 @@ func.func @f(%arg0: tensor<3x2x4xf32>, %arg1: tensor<3x1xi32>) -> tensor<3x4xf32
 """
 
 
+def _cbrt_accuracy(fields: str) -> str:
+    return CBRT.replace(
+        "atol = 0.0,\n      rtol = 0.0, ulps = 0, mode = #stablehlo.result_accuracy_mode<HIGHEST>",
+        fields,
+    )
+
+
 @pytest.mark.parametrize(
     "src,target,op,line",
     [
         (CBRT, "1.9.0", "vhlo.cbrt_v2", 3),
+        # any field off its default blocks the downgrade: ulps, atol, rtol
+        (
+            _cbrt_accuracy("ulps = 1, mode = #stablehlo.result_accuracy_mode<DEFAULT>"),
+            "1.9.0",
+            "vhlo.cbrt_v2",
+            3,
+        ),
+        (
+            _cbrt_accuracy("atol = 1.0e-6, mode = #stablehlo.result_accuracy_mode<DEFAULT>"),
+            "1.9.0",
+            "vhlo.cbrt_v2",
+            3,
+        ),
+        (
+            _cbrt_accuracy("rtol = 0.5, mode = #stablehlo.result_accuracy_mode<DEFAULT>"),
+            "1.9.0",
+            "vhlo.cbrt_v2",
+            3,
+        ),
         (TAN, "1.3.0", "vhlo.tan_v2", 3),
         (GATHER, "1.0.0", "vhlo.gather_v2", 3),
     ],
@@ -191,6 +217,17 @@ def test_refused_downgrades(src, target, op, line):
     assert f"failed to legalize operation '{op}'" in e.value.message
     assert e.value.pos.line == line
     assert any(f"failed to convert VHLO to v{target}" in msg for _pos, msg in e.value.notes)
+
+
+def test_default_result_accuracy_downgrades():
+    """All fields at their defaults (getDefaultResultAccuracy): cbrt_v1 has no
+    result_accuracy, and the downgrade drops it."""
+    m = legalize_to_vhlo(
+        parse_module(_cbrt_accuracy("mode = #stablehlo.result_accuracy_mode<DEFAULT>"))
+    )
+    v = vhlo_to_version(m, "1.9.0")
+    op = v.body[0].regions[0].blocks[0].operations[0]
+    assert op.name == "vhlo.cbrt_v1" and "result_accuracy" not in dict(op.attributes)
 
 
 def test_allowed_downgrade_then_upgrade():
