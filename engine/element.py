@@ -61,38 +61,6 @@ def first_mismatch(bad: np.ndarray) -> tuple[int, ...]:
     return tuple(int(i) for i in np.unravel_index(flat, bad.shape)) if bad.ndim else ()
 
 
-def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """ULP distance of two float arrays of one dtype (docs/test-dialects.md): 0 when
-    bitwise equal or both NaN; for two finite values, the distance of their bit patterns
-    ordered as integers; otherwise unbounded (returned as a huge value)."""
-    shape = a.shape
-    a = a.reshape(-1)
-    b = b.reshape(-1)
-    dt = a.dtype
-    bits, signed = _float_bits(dt)
-    u = _UINT[dt.itemsize]
-    ua = np.ascontiguousarray(a).view(u).astype(np.int64) & ((1 << bits) - 1 if bits < 64 else -1)
-    ub = np.ascontiguousarray(b).view(u).astype(np.int64) & ((1 << bits) - 1 if bits < 64 else -1)
-    if signed and bits < 64:
-        sign = 1 << (bits - 1)
-        oa = np.where(ua & sign, -(ua & (sign - 1)), ua)
-        ob = np.where(ub & sign, -(ub & (sign - 1)), ub)
-    elif signed:  # f64: keep the arithmetic in int64 (magnitudes < 2**63)
-        mask = np.int64(0x7FFFFFFFFFFFFFFF)
-        oa = np.where(ua < 0, -(ua & mask), ua)
-        ob = np.where(ub < 0, -(ub & mask), ub)
-    else:
-        oa, ob = ua, ub
-    with np.errstate(invalid="ignore", over="ignore"):
-        fa = a.astype(np.float64)
-        fb = b.astype(np.float64)
-        finite = np.isfinite(fa) & np.isfinite(fb)
-        both_nan = np.isnan(fa) & np.isnan(fb)
-        d = np.abs(oa - ob).astype(np.float64)
-    same = ua == ub
-    return np.where(same | both_nan, 0.0, np.where(finite, d, np.inf)).reshape(shape)
-
-
 ULP_MAX = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
@@ -122,6 +90,15 @@ def ulp_difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     d = np.where(opposite, ma + mb, np.where(ma > mb, ma - mb, mb - ma))
     d = np.where(finite, d, ULP_MAX)
     return np.where((ua == ub) | both_nan, np.uint64(0), d).reshape(shape)
+
+
+def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """ULP distance of two float arrays of one dtype (docs/test-dialects.md), as float64:
+    ``ulp_difference`` (0 when bitwise equal or both NaN; for two finite values, the
+    distance of their bit patterns ordered as integers), unbounded (inf) when either
+    is not finite."""
+    d = ulp_difference(a, b)
+    return np.where(d == ULP_MAX, np.inf, d.astype(np.float64))
 
 
 def format_element(value, dtype: np.dtype) -> str:
