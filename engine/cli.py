@@ -29,11 +29,7 @@ from collections.abc import Callable
 
 from ..parser import parse_module
 from ..parser.errors import HloError, ParseError
-from ..parser.source import read_input, split_input
-
-
-def _source_lines(path: str, text: str) -> list[str]:
-    return text.splitlines()
+from ..parser.source import split_input
 
 
 def report(err: HloError, lines: list[str], out=None) -> None:
@@ -46,47 +42,30 @@ def report(err: HloError, lines: list[str], out=None) -> None:
     print(err.render(with_source=isinstance(err, ParseError)), file=out or sys.stderr)
 
 
-def _read_program(path: str) -> tuple[str | None, bytes | None]:
-    """(text, None) for MLIR text, (None, data) for MLIR bytecode."""
-    from ..parser.bytecode.encoding import is_bytecode
+def read_program(path: str):
+    """The one input reader (engine/program_source.py), loaded when a command runs."""
+    from .program_source import read_program as read
 
-    try:
-        data = read_input(path)
-    except FileNotFoundError as e:
-        raise ParseError(f"no such file: {path}") from e
-    if is_bytecode(data):
-        return None, data
-    try:
-        return data.decode("utf-8"), None
-    except UnicodeDecodeError as e:
-        raise ParseError(
-            f"{path}: neither MLIR bytecode nor UTF-8 text (byte offset {e.start})"
-        ) from e
-
-
-def _bytecode_module(data: bytes, path: str):
-    from ..parser.vhlo.artifact import deserialize_portable_artifact
-
-    return deserialize_portable_artifact(data, path)
+    return read(path)
 
 
 def cmd_format(args: argparse.Namespace) -> int:
     from .cli_artifacts import format_bytecode, format_text
 
-    text, data = _read_program(args.file)
-    if data is not None:
+    src = read_program(args.file)
+    if src.data is not None:
         sys.stdout.write(
-            format_bytecode(data, args.file, generic=args.generic, strip=args.strip_debuginfo)
+            format_bytecode(src.data, src.name, generic=args.generic, strip=args.strip_debuginfo)
         )
         return 0
-    assert text is not None
+    assert src.text is not None
     return print_chunks(
-        text,
+        src.text,
         args.split_input_file,
         lambda chunk: format_text(
-            chunk, args.file, generic=args.generic, strip=args.strip_debuginfo
+            chunk, src.name, generic=args.generic, strip=args.strip_debuginfo
         ),
-        _source_lines(args.file, text),
+        src.lines,
     )
 
 
@@ -111,22 +90,15 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from .. import shape_inference  # noqa: F401  (fills the op table)
     from ..shape_inference.verifier import collect_errors
 
-    text, data = _read_program(args.file)
-    if data is not None:
-        found: list[HloError] = list(collect_errors(_bytecode_module(data, args.file)))
-        for err in found:
-            report(err, [])
-        return 1 if found else 0
-    assert text is not None
-    lines = _source_lines(args.file, text)
+    src = read_program(args.file)
     failed = 0
-    for chunk in split_input(text, args.split_input_file):
+    for chunk in src.chunks(args.split_input_file):
         try:
-            found = list(collect_errors(parse_module(chunk.text, args.file)))
+            found: list[HloError] = list(collect_errors(src.module(chunk)))
         except HloError as e:
             found = [e]
         for err in found:
-            report(err, lines)
+            report(err, src.lines)
         failed += len(found)
     return 1 if failed else 0
 
@@ -201,8 +173,11 @@ def cmd_interpret(args: argparse.Namespace) -> int:
     if args.file is None:
         print("error: give a FILE to run, or --exported FILE", file=sys.stderr)
         return 1
-    text, data = _read_program(args.file)
-    lines = _source_lines(args.file, text) if text is not None else []
+    src = read_program(args.file)
+    if src.exported is not None:  # a container whatever its name: run as --exported
+        args.exported, args.file = args.file, None
+        return cmd_interpret_exported(args, src.exported)
+    lines = src.lines
     inputs = load_inputs(args) or []
     if args.args is not None:
         try:
@@ -214,14 +189,9 @@ def cmd_interpret(args: argparse.Namespace) -> int:
     ran = 0
     profile = _make_profile(args)
     module = None
-    chunks = split_input(text, args.split_input_file) if text is not None else [None]
-    for chunk in chunks:
+    for chunk in src.chunks(args.split_input_file):
         try:
-            if chunk is None:
-                assert data is not None
-                module = _bytecode_module(data, args.file)
-            else:
-                module = parse_module(chunk.text, args.file)
+            module = src.module(chunk)
             if not module.functions:
                 continue
             for fn in entry_points(module, args.entry):
@@ -370,12 +340,6 @@ def _add_interpret(sub: argparse._SubParsersAction) -> None:
     i.set_defaults(func=cmd_interpret)
 
 
-def _add_vhlo_tools(sub: argparse._SubParsersAction) -> None:
-    # listed for --help; main() hands their arguments to parser/vhlo/cli.py
-    sub.add_parser("vhlo", help="legalize to VHLO / convert to a target (hlorun vhlo --help)")
-    sub.add_parser("compat", help="can a program be served at a version (hlorun compat --help)")
-
-
 # Every sub-command, in --help order: command -> the function adding its parser, here or
 # (module, function) in the module defining the command.  build_parser adds only the
 # command about to run, importing only its module (startup, issue 19); every one for
@@ -389,8 +353,8 @@ _COMMANDS: dict[str, Callable[[argparse._SubParsersAction], None] | tuple[str, s
     "ops": ("cli_ops", "add_command"),
     "fold": ("cli_fold", "add_command"),
     "test": ("cli_test", "add_command"),
-    "vhlo": _add_vhlo_tools,
-    "compat": _add_vhlo_tools,
+    "vhlo": ("cli_artifacts", "add_commands"),
+    "compat": ("cli_artifacts", "add_commands"),
 }
 
 
@@ -430,10 +394,6 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str]) -> int:
     try:
-        if argv and argv[0] in ("vhlo", "compat"):
-            from .cli_artifacts import run_vhlo_tool
-
-            return run_vhlo_tool(argv[0], argv[1:])
         command = argv[0] if argv and not argv[0].startswith("-") else None
         args = build_parser(command).parse_args(argv)
         return args.func(args)

@@ -99,8 +99,9 @@ def save_outputs(args: argparse.Namespace, results: list[Any]) -> None:
         save_npz(args.outputs, results)
 
 
-def cmd_interpret_exported(args: argparse.Namespace) -> int:
-    """Run the container's function on ``--inputs``; print (and save) its results."""
+def cmd_interpret_exported(args: argparse.Namespace, program: Any = None) -> int:
+    """Run the container's function (``program``, else read from ``--exported``) on
+    ``--inputs``; print (and save) its results."""
     from .cli import _print_results
     from .exported import load_exported
 
@@ -109,7 +110,8 @@ def cmd_interpret_exported(args: argparse.Namespace) -> int:
             raise InterpreterError("give either FILE or --exported FILE, not both")
         if args.args is not None:
             raise InterpreterError("--args does not apply to --exported: use --inputs")
-        program = load_exported(args.exported)
+        if program is None:
+            program = load_exported(args.exported)
         inputs = as_declared(load_inputs(args) or [], program.in_avals)
         results = program.call_flat(
             *inputs,
