@@ -97,10 +97,32 @@ def cmd_verify(args: argparse.Namespace) -> int:
             found: list[HloError] = list(collect_errors(src.module(chunk)))
         except HloError as e:
             found = [e]
+        if args.verify_diagnostics and chunk is not None:
+            failed += _verify_diagnostics(chunk.text, found, src.name)
+            continue
         for err in found:
             report(err, src.lines)
         failed += len(found)
     return 1 if failed else 0
+
+
+def _verify_diagnostics(text: str, found: list[HloError], name: str) -> int:
+    """``verify --verify-diagnostics``: the errors against the chunk's ``expected-*``
+    annotations, as mlir-opt checks them (parser/verify_diagnostics.py); the number of
+    problems, each printed."""
+    from ..parser.verify_diagnostics import Diagnostic, check, expected_diagnostics
+
+    got = [
+        Diagnostic(
+            e.pos.line if e.pos is not None and e.pos.line else None,
+            f"'{e.op}' op {e.message}" if e.op else e.message,
+        )
+        for e in found
+    ]
+    problems = check(expected_diagnostics(text), got, name)
+    for p in problems:
+        print(p, file=sys.stderr)
+    return len(problems)
 
 
 def _parse_args_attr(spec: str) -> list:
@@ -159,11 +181,14 @@ def cmd_interpret(args: argparse.Namespace) -> int:
         cmd_interpret_exported,
         load_inputs,
         platform_arg,
+        platforms_arg,
+        register_custom_calls,
         save_outputs,
         take_file_from_inputs,
     )
 
     take_file_from_inputs(args)
+    register_custom_calls(args.custom_call)
     if args.grid == "mpi":  # imports mpi4py (initializes MPI) only when asked
         from .grid_mpi import quiet_unless_root
 
@@ -206,14 +231,17 @@ def cmd_interpret(args: argparse.Namespace) -> int:
                     timeout=args.timeout,
                     profile=profile,
                     platform=platform_arg(args.platform),
+                    platforms=platforms_arg(args.platforms),
                     grid=args.grid,
                 )
                 if args.grid == "mpi":
                     from .grid_mpi import gather_for_printing
 
                     results = gather_for_printing(results)
-                save_outputs(args, results)
                 types = fn.type.results
+                if args.outputs is not None:  # saved, not printed (they may be large)
+                    save_outputs(args, results)
+                    continue
                 show = (args.interpreter_print_dense, args.print_precision)
                 if results and all(isinstance(r, list) for r in results) and types:
                     for per_process in results:  # a process grid: one list per process
@@ -282,6 +310,13 @@ def _add_format(sub: argparse._SubParsersAction) -> None:
 def _add_verify(sub: argparse._SubParsersAction) -> None:
     v = sub.add_parser("verify", help="verify a program; print every error")
     _common(v)
+    v.add_argument(
+        "--verify-diagnostics",
+        "-verify-diagnostics",
+        action="store_true",
+        help="check the errors against the file's expected-error/-warning/-note/-remark "
+        "annotations (MLIR's syntax: -re, @+N, @-N, @above, @below, @unknown)",
+    )
     v.set_defaults(func=cmd_verify)
 
 
