@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 
 from . import lexer as lx
 from .attr_syntax import AttrParser, _symbol_name
-from .errors import SourcePos
+from .errors import ParseError, SourcePos
 from .ir import (
     ArrayAttr,
     Attribute,
@@ -254,12 +254,30 @@ class OpParser(AttrParser):
                         f"written dialect.op)",
                         pos,
                     )
-                handler = self.default_form
-            op = handler(self, name, defs, start)
+                try:
+                    op = self.default_form(self, name, defs, start)
+                except ParseError:
+                    raise self._unknown_custom_op(name, pos) from None
+            else:
+                op = handler(self, name, defs, start)
         loc = self.trailing_location()
         if loc is not None:
             op = _with_location(op, loc)
         return op
+
+    def _unknown_custom_op(self, name: str, pos: int) -> ParseError:
+        """An op name with no custom form whose text the generic reading could not take
+        either (a misspelled op with attributes): MLIR's "custom op ... is unknown",
+        with the close names of the dialect."""
+        import difflib
+
+        from .opdecl import OP_DECLS
+
+        close = difflib.get_close_matches(name, {*self.custom_forms, *OP_DECLS}, n=3)
+        hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+        return self.c.error(
+            f"custom op '{name}' is unknown (tried 'func.{name}' as well){hint}", pos
+        )
 
     def generic_body(self, name: str, defs, start: int) -> Operation:
         """After the quoted name: ``(operands) [successors] <{props}> (regions) {attrs} : type``."""
