@@ -285,7 +285,9 @@ def _report_profile(args: argparse.Namespace, profile, module) -> None:
 
 
 def _common(sp: argparse.ArgumentParser, nargs: str | None = None) -> None:
-    sp.add_argument("file", nargs=nargs, help="an .mlir file, or - for standard input")
+    sp.add_argument(
+        "file", nargs=nargs, metavar="FILE", help="an .mlir file, or - for standard input"
+    )
     sp.add_argument(
         "--split-input-file",
         "-split-input-file",
@@ -326,22 +328,37 @@ def _add_interpret(sub: argparse._SubParsersAction) -> None:
     i = sub.add_parser("interpret", help="run a program (like stablehlo-translate --interpret)")
     _common(i, nargs="?")
     add_exported_flags(i)
-    i.add_argument("--args", help='inputs as "[dense<...> : tensor<...>, ...]"')
+    i.add_argument(
+        "--args",
+        metavar='"[dense<..> : tensor<..>, ...]"',
+        help='inputs as "[dense<...> : tensor<...>, ...]"',
+    )
     i.add_argument(
         "--interpreter-print-dense",
         action="store_true",
         help="print results as dense<...> : tensor<...>",
     )
-    i.add_argument("--probe-output-dir", default=None, help="where interpreter.probe writes")
+    i.add_argument(
+        "--probe-output-dir", metavar="DIR", default=None, help="where interpreter.probe writes"
+    )
     i.add_argument(
         "--float-eq",
         choices=("bitwise", "ieee"),
         default="bitwise",
         help="float equality of check.expect_eq: bitwise (spec) or ieee",
     )
-    i.add_argument("--entry", default=None, help="entry function (default: main, or the only one)")
-    i.add_argument("--max-steps", type=int, default=None, help="stop after this many ops")
-    i.add_argument("--timeout", type=float, default=None, help="stop after this many seconds")
+    i.add_argument(
+        "--entry",
+        metavar="NAME",
+        default=None,
+        help="entry function (default: main, or the only one)",
+    )
+    i.add_argument(
+        "--max-steps", metavar="N", type=int, default=None, help="stop after this many ops"
+    )
+    i.add_argument(
+        "--timeout", metavar="S", type=float, default=None, help="stop after this many seconds"
+    )
     i.add_argument(
         "--grid",
         choices=("threads", "mpi"),

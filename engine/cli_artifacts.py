@@ -138,7 +138,9 @@ def _explicit(module):
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
     d = sub.add_parser("deserialize", help="print the StableHLO program of a portable artifact")
-    d.add_argument("file", help="a .mlir.bc / .mlirbc artifact (or text), or - for stdin")
+    d.add_argument(
+        "file", metavar="FILE", help="a .mlir.bc / .mlirbc artifact (or text), or - for stdin"
+    )
     d.add_argument(
         "--print-stablehlo-version",
         action="store_true",
@@ -152,8 +154,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     d.set_defaults(func=cmd_deserialize)
 
     s = sub.add_parser("serialize", help="write a portable artifact for a target version")
-    s.add_argument("file", help="an .mlir program (or artifact), or - for stdin")
-    s.add_argument("--target", required=True, help="X.Y.Z, current or minimum")
+    s.add_argument("file", metavar="FILE", help="an .mlir program (or artifact), or - for stdin")
+    s.add_argument("--target", metavar="V", required=True, help="X.Y.Z, current or minimum")
     s.add_argument("--strip-debuginfo", action="store_true", help="drop locations")
     s.add_argument(
         "--allow-other-dialects",
@@ -161,7 +163,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         help="keep ops and attributes of every other dialect as they are "
         "(sdy ones are always kept, as jax serializes them)",
     )
-    s.add_argument("-o", "--output", default=None, help="output file (default: stdout)")
+    s.add_argument(
+        "-o", "--output", metavar="OUT", default=None, help="output file (default: stdout)"
+    )
     s.set_defaults(func=cmd_serialize)
 
     from ..parser.vhlo.cli import add_compat_arguments, add_vhlo_arguments

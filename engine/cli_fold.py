@@ -47,7 +47,9 @@ def add_command(sub: argparse._SubParsersAction) -> None:
         "fold",
         help="fold constants with the interpreter (like stablehlo-opt --stablehlo-aggressive-folder)",
     )
-    f.add_argument("file", help="an .mlir file (text or bytecode), or - for standard input")
+    f.add_argument(
+        "file", metavar="FILE", help="an .mlir file (text or bytecode), or - for standard input"
+    )
     f.add_argument(
         "--split-input-file",
         "-split-input-file",
@@ -56,12 +58,14 @@ def add_command(sub: argparse._SubParsersAction) -> None:
     )
     f.add_argument(
         "--max-elements",
+        metavar="N",
         type=int,
         default=65536,
         help="fold no result of more elements than this (default 65536)",
     )
     f.add_argument(
         "--max-loop-steps",
+        metavar="N",
         type=int,
         default=100_000,
         help="interpreted steps a folded loop or call may take (default 100000)",

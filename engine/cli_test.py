@@ -24,18 +24,25 @@ def add_command(sub: argparse._SubParsersAction) -> None:
     t.add_argument(
         "-j",
         "--jobs",
+        metavar="N",
         type=int,
         default=None,
         help="processes to run files in (default: the number of cores)",
     )
     t.add_argument("--junit-xml", metavar="FILE", default=None, help="write a JUnit XML report")
     t.add_argument(
-        "--timeout", type=float, default=60.0, help="seconds per test (default 60; 0: none)"
+        "--timeout",
+        metavar="S",
+        type=float,
+        default=60.0,
+        help="seconds per test (default 60; 0: none)",
     )
     t.add_argument(
         "--float-eq", choices=("bitwise", "ieee"), default="bitwise", help="check.expect_eq"
     )
-    t.add_argument("--slowest", type=int, default=5, help="how many slowest files to list")
+    t.add_argument(
+        "--slowest", metavar="N", type=int, default=5, help="how many slowest files to list"
+    )
     from .cli_exported import add_custom_call_flag
 
     add_custom_call_flag(t)

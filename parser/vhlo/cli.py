@@ -179,7 +179,9 @@ def verify(expected: list[Expected], got: list[Diagnostic], filename: str, err: 
 
 def add_vhlo_arguments(p: argparse.ArgumentParser) -> None:
     """The arguments of ``hlorun vhlo`` (stablehlo-opt's spellings)."""
-    p.add_argument("file", help="a program (text, bytecode or artifact), or - for stdin")
+    p.add_argument(
+        "file", metavar="FILE", help="a program (text, bytecode or artifact), or - for stdin"
+    )
     p.add_argument(
         "--allow-other-dialects",
         action="store_true",
@@ -187,7 +189,10 @@ def add_vhlo_arguments(p: argparse.ArgumentParser) -> None:
         "(sdy ones are always kept, as jax serializes them)",
     )
     p.add_argument(
-        "--target", default=None, help="convert to this version: X.Y.Z, current or minimum"
+        "--target",
+        metavar="V",
+        default=None,
+        help="convert to this version: X.Y.Z, current or minimum",
     )
     p.add_argument(
         "--generic",
@@ -210,9 +215,14 @@ def add_vhlo_arguments(p: argparse.ArgumentParser) -> None:
 
 def add_compat_arguments(p: argparse.ArgumentParser) -> None:
     """The arguments of ``hlorun compat``."""
-    p.add_argument("file", help="a program (text, bytecode or artifact), or - for stdin")
     p.add_argument(
-        "--target", required=True, help="the version to serve: X.Y.Z, current or minimum"
+        "file", metavar="FILE", help="a program (text, bytecode or artifact), or - for stdin"
+    )
+    p.add_argument(
+        "--target",
+        metavar="V",
+        required=True,
+        help="the version to serve: X.Y.Z, current or minimum",
     )
     p.add_argument(
         "--allow-other-dialects",
