@@ -32,8 +32,13 @@ from ..parser.errors import HloError, ParseError
 from ..parser.source import split_input
 
 
-def report(err: HloError, lines: list[str], out=None) -> None:
-    """Print ``file:line:col: error: ...`` plus, for parse errors, the line and a caret."""
+def report(err: HloError, lines: list[str], out=None, name: str | None = None) -> None:
+    """Print ``file:line:col: error: ...`` plus, for parse errors, the line and a caret;
+    an error with no known place is about the file ``name`` (when given)."""
+    if name is not None and (err.pos is None or err.pos.filename == "<unknown>"):
+        err.pos = None
+        print(f"{name}: {err.render()}", file=out or sys.stderr)
+        return
     src = None
     if err.pos is not None and 0 < err.pos.line <= len(lines):
         src = lines[err.pos.line - 1]
@@ -249,7 +254,7 @@ def cmd_interpret(args: argparse.Namespace) -> int:
                 else:
                     _print_results(results, types, *show)
         except HloError as e:
-            report(e, lines)
+            report(e, lines, name=src.name)
             failed += 1
         sys.stdout.flush()
     if not ran and not failed:

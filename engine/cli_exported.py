@@ -200,8 +200,9 @@ def cmd_interpret_exported(args: argparse.Namespace, program: Any = None) -> int
         show_results(args, results, program.result_types)
         if profile is not None:
             _report_profile(args, profile, program.module)
-    except HloError as e:
-        print(e.render(), file=sys.stderr)
+    except HloError as e:  # an error with no place in a program is about the container
+        where = f"{args.exported}: " if e.pos is None else ""
+        print(where + e.render(), file=sys.stderr)
         return 1
     return 0
 
