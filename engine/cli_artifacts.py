@@ -168,7 +168,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     )
     s.set_defaults(func=cmd_serialize)
 
-    from ..parser.vhlo.cli import add_compat_arguments, add_vhlo_arguments
+    from ..parser.vhlo.cli_args import add_compat_arguments, add_vhlo_arguments
 
     v = sub.add_parser(
         "vhlo",

@@ -385,6 +385,6 @@ def summary_text(summary: Summary, slowest: int = 5) -> str:
             lines.append(f"  {f.seconds:8.2f}s  {f.path} ({len(f.outcomes)} tests)")
     total = sum(f.seconds for f in ran)
     empty = len(summary.files) - len(ran)
-    note = f", {empty} with no test" if empty else ""
-    lines.append(f"{summary.tally()} in {len(summary.files)} files{note} ({total:.2f}s of work)")
+    note = f" and {empty} with no test (selected)" if empty else ""
+    lines.append(f"{summary.tally()} in {len(ran)} files{note} ({total:.2f}s of work)")
     return "\n".join(lines)

@@ -22,6 +22,7 @@ from ..errors import HloError, SourcePos
 from ..ir import Function, Module, Operation
 from ..source import Chunk, read_text, split_input
 from ..verify_diagnostics import Diagnostic, Expected, check, expected_diagnostics
+from .cli_args import add_compat_arguments, add_vhlo_arguments
 from .common import LegalizeError, unwrap_generic_module
 from .convert import blockers, vhlo_to_version
 from .ir import VhloAttr
@@ -175,60 +176,6 @@ def verify(expected: list[Expected], got: list[Diagnostic], filename: str, err: 
 
 
 # ---- commands ----------------------------------------------------------------------------
-
-
-def add_vhlo_arguments(p: argparse.ArgumentParser) -> None:
-    """The arguments of ``hlorun vhlo`` (stablehlo-opt's spellings)."""
-    p.add_argument(
-        "file", metavar="FILE", help="a program (text, bytecode or artifact), or - for stdin"
-    )
-    p.add_argument(
-        "--allow-other-dialects",
-        action="store_true",
-        help="keep ops and attributes of every other dialect as they are "
-        "(sdy ones are always kept, as jax serializes them)",
-    )
-    p.add_argument(
-        "--target",
-        metavar="V",
-        default=None,
-        help="convert to this version: X.Y.Z, current or minimum",
-    )
-    p.add_argument(
-        "--generic",
-        action="store_true",
-        help="print in MLIR's generic form (--mlir-print-op-generic)",
-    )
-    p.add_argument(
-        "--split-input-file",
-        "-split-input-file",
-        action="store_true",
-        help="treat each chunk between lines '// -----' as its own program",
-    )
-    p.add_argument(
-        "--verify-diagnostics",
-        "-verify-diagnostics",
-        action="store_true",
-        help="check the errors against the file's expected-error annotations",
-    )
-
-
-def add_compat_arguments(p: argparse.ArgumentParser) -> None:
-    """The arguments of ``hlorun compat``."""
-    p.add_argument(
-        "file", metavar="FILE", help="a program (text, bytecode or artifact), or - for stdin"
-    )
-    p.add_argument(
-        "--target",
-        metavar="V",
-        required=True,
-        help="the version to serve: X.Y.Z, current or minimum",
-    )
-    p.add_argument(
-        "--allow-other-dialects",
-        action="store_true",
-        help="keep ops and attributes of every other dialect (sdy ones are always kept)",
-    )
 
 
 def dialects_kept(args: argparse.Namespace) -> AllowOther:

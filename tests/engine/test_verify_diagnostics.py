@@ -118,4 +118,4 @@ def test_hlorun_test_understands_every_form(tmp_path: Path):
     # @+1 points at the func line, where no error is reported
     assert statuses["wrong_line.mlir"] == "failed", summary_text(summary)
     text = summary_text(summary)
-    assert "in 6 files, 1 with no test" in text, text
+    assert "in 5 files and 1 with no test (selected)" in text, text
