@@ -277,7 +277,7 @@ def compat_report(m: Module, name: str, a: argparse.Namespace, out: TextIO, err:
     lines: dict[str, None] = {}
     for pos, what, first in blockers(m, v):
         known = pos is not None and pos.filename != "<unknown>"
-        where = f"{pos.filename}:{pos.line}" if known else name
+        where = f"{pos.filename}:{pos.line}" if pos is not None and known else name
         lines[f"{where}: {what} needs StableHLO {first} (target {Version.of(target)})"] = None
     for line in lines:
         print(line, file=out)
