@@ -4,9 +4,12 @@ Every ``.mlir`` / ``.mlirbc`` file under the given paths is a test file; a text 
 split at ``// -----`` lines (each piece is one test, named by its first function), a
 bytecode file is one test.  A test
 
-- with ``expected-error`` annotations (MLIR's ``--verify-diagnostics`` forms:
-  ``// expected-error@+1 {{...}}``, ``@-1``, ``@above``, ``@below``) passes when parsing
-  and verification report an error at every annotated line;
+- with ``expected-*`` annotations (MLIR's ``--verify-diagnostics`` syntax,
+  parser/verify_diagnostics.py) passes when parsing and verification report an error
+  at the line of every ``expected-error``;
+- in a file whose RUN lines only verify (``stablehlo-opt`` without ``--interpret``, as
+  stablehlo/tests/verifier's), passes when it parses and verifies (its FileCheck lines
+  are not checked); nothing runs;
 - otherwise passes when it parses, verifies and every entry function runs (``main``,
   else the only function, else every public function without arguments, as
   ``hlorun interpret`` picks them) with every ``check.*`` op passing.  The arguments of
@@ -158,6 +161,7 @@ def _run_bytecode(path: str, load: Callable[[], Any], options: Options) -> list[
 
 def _run_text(path: str, text: str, options: Options) -> list[Outcome]:
     inputs = _run_line_args(text)
+    verify_only = _verifier_file(text)
     out = []
     for chunk in split_input(text, True):
         if not chunk.body.strip() or _only_comments(chunk.body):
@@ -166,7 +170,7 @@ def _run_text(path: str, text: str, options: Options) -> list[Outcome]:
         if not _selected(options, path, 1, name):
             continue
         t0 = time.perf_counter()
-        status, message = _run_chunk(chunk, path, inputs, options)
+        status, message = _run_chunk(chunk, path, inputs, options, verify_only)
         out.append(Outcome(path, chunk.first_line, name, status, message, time.perf_counter() - t0))
     return out
 
@@ -198,9 +202,20 @@ def _run_line_args(text: str) -> list[Any] | None:
     return None
 
 
-def _run_chunk(chunk: Any, path: str, inputs: list[Any] | None, options: Options) -> tuple:
+def _verifier_file(text: str) -> bool:
+    """Whether the file's RUN lines only verify (``stablehlo-opt`` without
+    ``--interpret``, as in stablehlo/tests/verifier): its chunks are checked, not run."""
+    runs = [ln.strip() for ln in text.split("\n") if ln.strip().startswith("// RUN:")]
+    return any("stablehlo-opt" in r for r in runs) and not any(
+        "interpret" in r or "stablehlo-translate" in r for r in runs
+    )
+
+
+def _run_chunk(
+    chunk: Any, path: str, inputs: list[Any] | None, options: Options, verify_only: bool = False
+) -> tuple:
     expected = expected_diagnostics(chunk.text)
-    if expected:
+    if expected or verify_only:
         return _check_diagnostics(chunk, path, expected)
     return _run_module(lambda: parse_module(chunk.text, path), inputs, options)
 
@@ -220,6 +235,8 @@ def _check_diagnostics(chunk: Any, path: str, expected: list[Expected]) -> tuple
     bad = [e for e in expected if e.error]
     if bad:
         return "error", f"{path}:{bad[0].written_at}: {bad[0].error}"
+    if not expected:  # a chunk of a verifier file that must verify
+        return ("failed", found[0].render()) if found else ("passed", "")
     at = {e.pos.line if e.pos is not None and e.pos.line else None for e in found}
     missing = [e for e in expected if e.severity == "error" and e.line not in at]
     if not missing:
@@ -385,6 +402,6 @@ def summary_text(summary: Summary, slowest: int = 5) -> str:
             lines.append(f"  {f.seconds:8.2f}s  {f.path} ({len(f.outcomes)} tests)")
     total = sum(f.seconds for f in ran)
     empty = len(summary.files) - len(ran)
-    note = f" and {empty} with no test (selected)" if empty else ""
+    note = f" ({empty} more with no test selected)" if empty else ""
     lines.append(f"{summary.tally()} in {len(ran)} files{note} ({total:.2f}s of work)")
     return "\n".join(lines)

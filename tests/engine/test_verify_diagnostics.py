@@ -118,4 +118,21 @@ def test_hlorun_test_understands_every_form(tmp_path: Path):
     # @+1 points at the func line, where no error is reported
     assert statuses["wrong_line.mlir"] == "failed", summary_text(summary)
     text = summary_text(summary)
-    assert "in 5 files and 1 with no test (selected)" in text, text
+    assert "in 5 files (1 more with no test selected)" in text, text
+
+
+def test_a_verifier_file_is_checked_not_run(tmp_path: Path):
+    """A file whose RUN lines only run stablehlo-opt (stablehlo/tests/verifier's): a
+    chunk passes when it verifies, though its function takes arguments nobody gives;
+    an unexpected error fails it."""
+    path = _write(
+        tmp_path,
+        "ops.mlir",
+        "// RUN: stablehlo-opt %s -verify-diagnostics -split-input-file | FileCheck %s\n\n"
+        "func.func @takes_args(%a: tensor<2xf32>) -> tensor<2xf32> {\n"
+        "  %0 = stablehlo.add %a, %a : tensor<2xf32>\n"
+        "  func.return %0 : tensor<2xf32>\n}\n\n// -----\n\n" + FUNC.format(body=BAD_ADD),
+    )
+    summary = run_all([str(path)], Options(), 1)
+    assert [o.status for o in summary.outcomes] == ["passed", "failed"], summary_text(summary)
+    assert "compatible" in summary.outcomes[1].message
