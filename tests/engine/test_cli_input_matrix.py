@@ -7,6 +7,7 @@ as pytest).  In-process (``cli.main``) for the matrix, a subprocess for a few.""
 
 from __future__ import annotations
 
+import argparse
 import random
 import subprocess
 import sys
@@ -19,6 +20,11 @@ from tests.fuzz import harness
 
 JAX = Path(__file__).resolve().parents[1] / "fixtures" / "jax"
 
+# Each sub-command's arguments before FILE ({tmp}: the test's folder, {good}: a good
+# program).  ``ops`` takes an op name, not a program.  ``diff`` (when present) compares
+# a good program with FILE and, as diff(1), exits 2 on trouble.
+NOT_A_PROGRAM = {"ops"}
+ERROR_STATUS = {"diff": 2}
 COMMANDS = {
     "format": ["format"],
     "verify": ["verify"],
@@ -29,6 +35,7 @@ COMMANDS = {
     "serialize": ["serialize", "--target", "current", "-o", "{tmp}/out.mlirbc"],
     "vhlo": ["vhlo"],
     "compat": ["compat", "--target", "current"],
+    "diff": ["diff", "{good}"],
 }
 GOOD = (
     "func.func @main() -> tensor<i32> {\n"
@@ -85,16 +92,33 @@ def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str,
     return rc, out.out, out.err
 
 
-@pytest.mark.parametrize("command", list(COMMANDS))
+def _sub_commands() -> list[str]:
+    from hlorun.engine.cli import build_parser
+
+    parser = build_parser()
+    (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return list(sub.choices)
+
+
+def test_the_matrix_covers_every_sub_command():
+    missing = set(_sub_commands()) - set(COMMANDS) - NOT_A_PROGRAM
+    assert not missing, f"add {sorted(missing)} to COMMANDS: every sub-command runs the matrix"
+
+
+@pytest.mark.parametrize("command", [c for c in COMMANDS if c in _sub_commands()])
 def test_every_command_on_every_input(command: str, tmp_path: Path, capsys):
     inputs = _inputs(tmp_path)
     for name, path in inputs.items():
-        argv = [a.format(tmp=tmp_path) for a in COMMANDS[command]] + [str(path)]
+        argv = [a.format(tmp=tmp_path, good=inputs["good"]) for a in COMMANDS[command]]
+        argv.append(str(path))
         rc, _out, err = _run(argv, capsys)
         want = STATUS.get((command, name), 0 if name in OK_INPUTS else 1)
-        assert rc == want, f"hlorun {' '.join(argv)}: exit {rc}, expected {want}\n{err}"
+        if command in ERROR_STATUS:
+            want = ERROR_STATUS[command] if want == 1 else None
+        if want is not None:  # (diff: a good input may differ, 0 or 1)
+            assert rc == want, f"hlorun {' '.join(argv)}: exit {rc}, expected {want}\n{err}"
         assert "Traceback" not in err, err
-        if rc == 1 and command != "test":
+        if rc == ERROR_STATUS.get(command, 1) and name not in OK_INPUTS and command != "test":
             first = err.strip().splitlines()[0]
             assert "error:" in first, f"{name}: {err}"
             assert str(path) in err or path.name in err, f"{name}: the file is not named: {err}"
