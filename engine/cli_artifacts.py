@@ -137,6 +137,8 @@ def _explicit(module):
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
+    from ..parser.vhlo.cli_args import add_compat_arguments, add_dialects_flag, add_vhlo_arguments
+
     d = sub.add_parser("deserialize", help="print the StableHLO program of a portable artifact")
     d.add_argument(
         "file", metavar="FILE", help="a .mlir.bc / .mlirbc artifact (or text), or - for stdin"
@@ -157,18 +159,11 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     s.add_argument("file", metavar="FILE", help="an .mlir program (or artifact), or - for stdin")
     s.add_argument("--target", metavar="V", required=True, help="X.Y.Z, current or minimum")
     s.add_argument("--strip-debuginfo", action="store_true", help="drop locations")
-    s.add_argument(
-        "--allow-other-dialects",
-        action="store_true",
-        help="keep ops and attributes of every other dialect as they are "
-        "(sdy ones are always kept, as jax serializes them)",
-    )
+    add_dialects_flag(s)
     s.add_argument(
         "-o", "--output", metavar="OUT", default=None, help="output file (default: stdout)"
     )
     s.set_defaults(func=cmd_serialize)
-
-    from ..parser.vhlo.cli_args import add_compat_arguments, add_vhlo_arguments
 
     v = sub.add_parser(
         "vhlo",

@@ -59,13 +59,9 @@ def looks_like_path(text: str) -> bool:
 
 
 def load_path(path: Path) -> Module:
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError as e:
-        raise ParseError(f"no such file: {path}") from e
-    except OSError as e:
-        raise ParseError(f"{path}: cannot read: {e.strerror or e}") from e
-    return load_bytes(data, str(path))
+    from .program_source import read_bytes
+
+    return load_bytes(read_bytes(path), str(path))
 
 
 def load_bytes(data: bytes, filename: str) -> Module:

@@ -139,13 +139,17 @@ def read_program(path: str | os.PathLike) -> ProgramSource:
             if found is not None:
                 return found
         raise ParseError(f"{path}: is a folder, expected a program file (.mlir, .mlirbc)")
+    return _from_bytes(path, read_bytes(p))
+
+
+def read_bytes(path: Path) -> bytes:
+    """The bytes of a file, or a ``ParseError``: no such file, cannot read."""
     try:
-        data = p.read_bytes()
+        return path.read_bytes()
     except FileNotFoundError as e:
         raise ParseError(f"no such file: {path}") from e
     except OSError as e:
         raise ParseError(f"{path}: cannot read: {e.strerror or e}") from e
-    return _from_bytes(path, data)
 
 
 def _from_bytes(name: str, data: bytes) -> ProgramSource:

@@ -1,24 +1,34 @@
-"""The arguments of ``hlorun vhlo`` and ``hlorun compat`` (argparse only, so that
-building the ``hlorun`` parser for ``--help`` / ``--version`` loads nothing else)."""
+"""The arguments of ``hlorun vhlo``, ``compat`` and ``serialize`` that are theirs
+(argparse only, so that building the ``hlorun`` parser for ``--help`` / ``--version``
+loads nothing else)."""
 
 from __future__ import annotations
 
 import argparse
 
-__all__ = ["add_compat_arguments", "add_vhlo_arguments"]
+__all__ = ["add_compat_arguments", "add_dialects_flag", "add_vhlo_arguments"]
 
 
-def add_vhlo_arguments(p: argparse.ArgumentParser) -> None:
-    """The arguments of ``hlorun vhlo`` (stablehlo-opt's spellings)."""
-    p.add_argument(
-        "file", metavar="FILE", help="a program (text, bytecode or artifact), or - for stdin"
-    )
+def add_dialects_flag(p: argparse.ArgumentParser) -> None:
+    """``--allow-other-dialects`` (``dialects_kept`` in parser/vhlo/cli.py reads it)."""
     p.add_argument(
         "--allow-other-dialects",
         action="store_true",
         help="keep ops and attributes of every other dialect as they are "
         "(sdy ones are always kept, as jax serializes them)",
     )
+
+
+def _file_and_dialects(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "file", metavar="FILE", help="a program (text, bytecode or artifact), or - for stdin"
+    )
+    add_dialects_flag(p)
+
+
+def add_vhlo_arguments(p: argparse.ArgumentParser) -> None:
+    """The arguments of ``hlorun vhlo`` (stablehlo-opt's spellings)."""
+    _file_and_dialects(p)
     p.add_argument(
         "--target",
         metavar="V",
@@ -46,17 +56,10 @@ def add_vhlo_arguments(p: argparse.ArgumentParser) -> None:
 
 def add_compat_arguments(p: argparse.ArgumentParser) -> None:
     """The arguments of ``hlorun compat``."""
-    p.add_argument(
-        "file", metavar="FILE", help="a program (text, bytecode or artifact), or - for stdin"
-    )
+    _file_and_dialects(p)
     p.add_argument(
         "--target",
         metavar="V",
         required=True,
         help="the version to serve: X.Y.Z, current or minimum",
-    )
-    p.add_argument(
-        "--allow-other-dialects",
-        action="store_true",
-        help="keep ops and attributes of every other dialect (sdy ones are always kept)",
     )

@@ -14,22 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.engine.test_reliability import INFINITE_WHILE
+
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="SIGINT to a child process")
 
-LOOP = """func.func @main() -> tensor<i64> {
-  %c0 = stablehlo.constant dense<0> : tensor<i64>
-  %c1 = stablehlo.constant dense<1> : tensor<i64>
-  %r = stablehlo.while(%i = %c0) : tensor<i64>
-    cond {
-      %t = stablehlo.compare GE, %i, %c0 : (tensor<i64>, tensor<i64>) -> tensor<i1>
-      stablehlo.return %t : tensor<i1>
-    } do {
-      %n = stablehlo.add %i, %c1 : tensor<i64>
-      stablehlo.return %n : tensor<i64>
-    }
-  return %r : tensor<i64>
-}
-"""
+LOOP = INFINITE_WHILE  # (a scalar while loop: engine/codegen.py generates its loop)
 
 
 def _interrupt(args: list[str], wait: float = 3.0) -> tuple[int, str, float]:
