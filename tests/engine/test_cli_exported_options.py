@@ -17,6 +17,13 @@ from hlorun.parser.errors import HloError
 from tests.support.jax_fixtures import load_fixture
 
 JAX = Path(__file__).resolve().parents[1] / "fixtures" / "jax"
+MLP = [
+    "interpret",
+    "--exported",
+    str(JAX / "mlp.exported"),
+    "--inputs",
+    str(JAX / "mlp.inputs.npz"),
+]
 
 
 def _run(argv: list[str], capsys) -> tuple[int, str, str]:
@@ -28,19 +35,7 @@ def _run(argv: list[str], capsys) -> tuple[int, str, str]:
 def test_profile_flags_work_with_exported(tmp_path: Path, capsys):
     trace = tmp_path / "trace.json"
     rc, _, err = _run(
-        [
-            "interpret",
-            "--exported",
-            str(JAX / "mlp.exported"),
-            "--inputs",
-            str(JAX / "mlp.inputs.npz"),
-            "--profile",
-            "--profile-top",
-            "3",
-            "--profile-trace",
-            str(trace),
-        ],
-        capsys,
+        MLP + ["--profile", "--profile-top", "3", "--profile-trace", str(trace)], capsys
     )
     assert rc == 0, err
     assert "incl ms" in err  # the per-kind table
@@ -66,18 +61,7 @@ def test_platform_of_a_multi_platform_mlir(capsys):
 
 
 def test_unknown_platform_of_a_single_platform_export_is_refused(capsys):
-    rc, _, err = _run(
-        [
-            "interpret",
-            "--exported",
-            str(JAX / "mlp.exported"),
-            "--inputs",
-            str(JAX / "mlp.inputs.npz"),
-            "--platform",
-            "rocm",
-        ],
-        capsys,
-    )
+    rc, _, err = _run(MLP + ["--platform", "rocm"], capsys)
     assert rc == 1
     assert "platform 'rocm' is not one the module was exported for (cpu)" in err
 
