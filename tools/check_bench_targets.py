@@ -31,6 +31,9 @@ def main(argv: list[str]) -> int:
             print("check_bench_targets: no benchmark rows were recorded", file=sys.stderr)
             return 1
         rows = json.loads(rows_file.read_text())
+    if not rows:
+        print("check_bench_targets: no benchmark ran (check the -k pattern)", file=sys.stderr)
+        return 1
     missed = [row for row in rows if not row["ok"]]
     for row in missed:
         print(f"MISSED {row['name']}: {row['detail']}")
