@@ -83,6 +83,18 @@ def _with_location(op, loc: LocationAttr):
     )
 
 
+def _known_op(name: str) -> bool:
+    """Whether ``name`` is an op hlorun knows (a declaration, or a StableHLO op with a
+    VHLO form), or one of a dialect it does not check (any name goes there)."""
+    from .opdecl import OP_DECLS
+
+    if name in OP_DECLS or not name.startswith("stablehlo."):
+        return True
+    from .vhlo import table
+
+    return table.vhlo_op_for(name) is not None
+
+
 class OpParser(AttrParser):
     """Operations, regions, blocks and functions, over ``AttrParser``."""
 
@@ -257,6 +269,8 @@ class OpParser(AttrParser):
                 try:
                     op = self.default_form(self, name, defs, start)
                 except ParseError:
+                    if _known_op(name):
+                        raise
                     raise self._unknown_custom_op(name, pos) from None
             else:
                 op = handler(self, name, defs, start)
