@@ -1,21 +1,13 @@
-"""The ``hlorun`` command line.
+"""The ``hlorun`` command line: ``format``, ``verify``, ``interpret`` here; the other
+sub-commands in the modules ``_COMMANDS`` names (cli_artifacts, cli_ops, cli_fold,
+cli_test).  ``hlorun --help`` and the README's synopsis (generated from these argparse
+definitions by tools/gen_cli_synopsis.py) list every flag.
 
-    hlorun format [--split-input-file] [--generic] [--strip-debuginfo] FILE|-
-    hlorun verify [--split-input-file] FILE
-    hlorun fold [--split-input-file] [--max-elements N] [--stats] FILE
-    hlorun test PATH... [-k PATTERN] [-j N] [--junit-xml FILE]
-    hlorun interpret [--split-input-file] [--args "[dense<..> : tensor<..>, ...]"]
-                     [--interpreter-print-dense] [--probe-output-dir DIR]
-                     [--float-eq bitwise|ieee] [--entry NAME] [--profile]
-                     [--profile-trace FILE] [--profile-top N] [--print-precision=full]
-                     [--inputs in.npz | a.npy ...] [--outputs out.npz] [--platform P]
-                     FILE | --exported FILE
-
-plus the portable-artifact commands of ``engine/cli_artifacts.py`` (deserialize,
-serialize, vhlo, compat).  FILE may be MLIR text or MLIR bytecode (a portable
-artifact).  Flags follow ``stablehlo-translate`` / ``stablehlo-opt`` where they exist.  Every
-diagnostic is printed as ``file:line:col: error: ...`` and makes the exit status 1;
-hlorun never shows a Python traceback for a bad program.
+Every sub-command reads its FILE with engine/program_source.py (MLIR text, bytecode, a
+portable artifact, a jax.export container, ``-``).  Flags follow ``stablehlo-translate``
+/ ``stablehlo-opt`` where they exist.  Every diagnostic is printed as
+``file:line:col: error: ...`` and makes the exit status 1; Ctrl-C exits 130 naming the
+op that was running; hlorun never shows a Python traceback.
 """
 
 from __future__ import annotations

@@ -1,11 +1,10 @@
 """``hlorun`` commands for portable artifacts, mirroring the upstream tools:
-
-hlorun deserialize [--print-stablehlo-version] FILE|-     stablehlo-translate --deserialize
-hlorun serialize --target=V [--strip-debuginfo] [--allow-other-dialects] FILE|- [-o OUT]
-                                                          stablehlo-translate --serialize
-hlorun vhlo [--target=V] [--generic] [--split-input-file] [--verify-diagnostics] FILE|-
-                                                          stablehlo-opt --stablehlo-legalize-to-vhlo
-hlorun compat FILE --target=V                             can FILE be served at V?
+``deserialize`` (``stablehlo-translate --deserialize``), ``serialize``
+(``stablehlo-translate --serialize``), ``vhlo`` (``stablehlo-opt
+--stablehlo-legalize-to-vhlo [--vhlo-to-version]``) and ``compat`` (can FILE be served
+at a version).  Their flags: ``hlorun CMD --help``.  ``serialize``, ``vhlo`` and
+``compat`` keep the ``sdy`` dialect as jax serializes it (parser/vhlo/to_vhlo.py
+``KEEP_SDY``).
 """
 
 from __future__ import annotations

@@ -313,36 +313,37 @@ def run_all(
 def _run_in_pool(
     files: Sequence[str], options: Options, jobs: int, done: Callable[[FileReport], None]
 ) -> None:
-    """``run_file`` of every file over ``jobs`` worker processes.  The workers ignore
-    Ctrl-C; on Ctrl-C this process stops them at once (``Pool.terminate``) and raises
-    the KeyboardInterrupt, whatever they were running."""
+    """``run_file`` of every file over ``jobs`` worker processes (a worker that dies is
+    its file's error).  The workers ignore Ctrl-C; on Ctrl-C this process cancels what
+    has not started, stops the workers at once, whatever they were running, and raises
+    the KeyboardInterrupt."""
     import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
 
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
     if "fork" in methods:
         _preload()  # once here rather than once per worker
-    pool = ctx.Pool(processes=jobs, initializer=_ignore_sigint)
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_ignore_sigint)
     try:
-        pending = {f: pool.apply_async(run_file, (f, options)) for f in files}
-        while pending:
-            for f, res in list(pending.items()):
-                if not res.ready():
-                    continue
-                del pending[f]
-                try:
-                    report = res.get()
-                except Exception as e:  # a worker that died: that file's error
-                    report = FileReport(
-                        f, (Outcome(f, 0, Path(f).name, "error", f"worker: {e}"),), 0.0
-                    )
-                done(report)
-            if pending:
-                next(iter(pending.values())).wait(0.05)
-        pool.close()
-    finally:
-        pool.terminate()
-        pool.join()
+        futures = {pool.submit(run_file, f, options): f for f in files}
+        for fut in as_completed(futures):
+            try:
+                report = fut.result()
+            except Exception as e:  # a worker that died: that file's error
+                path = futures[fut]
+                report = FileReport(
+                    path, (Outcome(path, 0, Path(path).name, "error", f"worker: {e}"),), 0.0
+                )
+            done(report)
+    except KeyboardInterrupt:
+        pool.shutdown(wait=False, cancel_futures=True)
+        for child in multiprocessing.active_children():  # the workers, mid-test
+            child.terminate()
+        for child in multiprocessing.active_children():
+            child.join(timeout=5)
+        raise
+    pool.shutdown()
 
 
 def _ignore_sigint() -> None:
