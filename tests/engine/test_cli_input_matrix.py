@@ -197,3 +197,22 @@ def test_the_console_script_on_random_bytes(command: str, tmp_path: Path):
     assert r.returncode == 1, r.stderr
     assert "Traceback" not in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+@pytest.mark.parametrize(
+    ("command", "source", "expect"),
+    [
+        (["deserialize", "-"], JAX / "mlp.mlirbc", "stablehlo.dot_general"),
+        (["vhlo", "-"], JAX / "mlp.mlir", "vhlo.func_v1"),
+        (["deserialize", "-"], JAX / "mlp.exported", "stablehlo.dot_general"),
+    ],
+)
+def test_standard_input_is_read_as_a_file_is(command: list[str], source: Path, expect: str):
+    r = subprocess.run(
+        [sys.executable, "-m", "hlorun.engine.cli", *command],
+        input=source.read_bytes(),
+        capture_output=True,
+        timeout=120,
+    )
+    assert r.returncode == 0, r.stderr.decode()
+    assert expect in r.stdout.decode()
