@@ -33,7 +33,7 @@ def cmd_deserialize(args: argparse.Namespace) -> int:
         except HloError:
             print("// Failed parsing StableHLO version from portable artifact")
     try:
-        module = src.module()
+        module = src.module() if src.data is not None else registered_only(src.module())
     except HloError as e:
         if src.data is None:
             raise
@@ -120,7 +120,7 @@ def format_text(text: str, name: str, *, generic: bool, strip: bool) -> str:
     ``canonical`` option: MLIR's names, no locations, defaults left out...)."""
     from ..parser.vhlo.artifact import strip_debuginfo
 
-    module = parse_module(text, name)
+    module = registered_only(parse_module(text, name))
     if strip:
         module = strip_debuginfo(module)
     if generic:
@@ -128,6 +128,19 @@ def format_text(text: str, name: str, *, generic: bool, strip: bool) -> str:
 
         return print_vhlo_module(_explicit(module), generic=True)
     return print_module(_explicit(module), canonical=True)
+
+
+def registered_only(module):
+    """``module``, or the verifier's error for its first op of a dialect that allows no
+    unknown ops (``unknown_op``: MLIR refuses such an op when it parses it, so
+    ``stablehlo-opt`` and ``stablehlo-translate`` print nothing of the program)."""
+    from .. import shape_inference  # noqa: F401  (fills the op table)
+    from ..shape_inference.verifier import collect_errors
+
+    for err in collect_errors(module):
+        if err.label == "unknown_op":
+            raise err
+    return module
 
 
 def _explicit(module):

@@ -78,8 +78,6 @@ STATUS = {
     ("test", "exported"): 1,
     ("test", "empty"): 5,  # no test selected (pytest's status)
     ("test", "folder"): 5,
-    ("format", "typo"): 0,  # a formatter prints an unknown op as it was written
-    ("deserialize", "typo"): 0,
 }
 
 
