@@ -15,6 +15,8 @@ set.
 from __future__ import annotations
 
 import gc
+import json
+import os
 import statistics
 import sys
 import time
@@ -173,6 +175,25 @@ def _fmt_s(s: float) -> str:
     if s >= 1e-3:
         return f"{s * 1e3:.2f} ms"
     return f"{s * 1e6:.1f} us"
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """The rows as JSON to ``$HLORUN_BENCH_ROWS`` (tools/check_bench_targets.py)."""
+    path = os.environ.get("HLORUN_BENCH_ROWS")
+    if not path:
+        return
+    rows = [
+        {
+            "name": r.name,
+            "ok": r.ok,
+            "detail": (
+                f"hlorun {_fmt_s(r.hlorun_s)}, numpy {_fmt_s(r.floor_s)}, ratio target "
+                f"{r.ratio_target}, absolute target {r.abs_target_s}, peak/live {r.peak_ratio}"
+            ),
+        }
+        for r in ROWS.values()
+    ]
+    Path(path).write_text(json.dumps(rows, indent=1))
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):

@@ -24,7 +24,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..parser.errors import HloError
+from ..parser.errors import HloError, HloTypeError
 from ..parser.ir import Module
 from .loading import load_module, looks_like_path, resolve_bundle, with_origin
 from .memory import MemoryBudget
@@ -384,6 +384,8 @@ else:
         # The steady state: the same source as the previous run, default options.  A
         # signature of 20 keyword-only parameters costs more to call than a program
         # of a few small ops takes, so the options are looked at only when given.
+        if inputs is None:
+            inputs = ()
         if not options:
             src, key, last_prog = _last
             if (
@@ -398,4 +400,25 @@ else:
                     return prog(*inputs)
                 finally:
                     prog._busy.release()  # (Program.release)
+        unknown = options.keys() - _OPTIONS
+        if unknown:
+            raise _unknown_options("run", unknown)
         return _run(module, inputs, **options)
+
+
+_OPTIONS = frozenset(_run.__kwdefaults__ or ())
+
+
+def _unknown_options(where: str, names: Any) -> HloTypeError:
+    """The error for keyword arguments ``where`` does not take, with the close ones."""
+    import difflib
+
+    parts = []
+    for name in sorted(names):
+        close = difflib.get_close_matches(name, _OPTIONS, n=2)
+        hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+        parts.append(f"'{name}'{hint}")
+    return HloTypeError(
+        f"{where}() got unexpected keyword arguments: {', '.join(parts)}; it takes "
+        f"{', '.join(sorted(_OPTIONS))}"
+    )

@@ -1,23 +1,13 @@
-"""The ``hlorun`` command line.
+"""The ``hlorun`` command line: ``format``, ``verify``, ``interpret`` here; the other
+sub-commands in the modules ``_COMMANDS`` names (cli_artifacts, cli_ops, cli_fold,
+cli_test).  ``hlorun --help`` and the README's synopsis (generated from these argparse
+definitions by tools/gen_cli_synopsis.py) list every flag.
 
-    hlorun format [--split-input-file] [--generic] [--strip-debuginfo] FILE|-
-    hlorun verify [--split-input-file] FILE
-    hlorun fold [--split-input-file] [--max-elements N] [--stats] FILE
-    hlorun test PATH... [-k PATTERN] [-j N] [--junit-xml FILE]
-    hlorun diff PROGRAM [B] [--inputs FILE] --against xla|iree|VALUES.npz ...
-    hlorun interpret [--split-input-file] [--args "[dense<..> : tensor<..>, ...]"]
-                     [--interpreter-print-dense] [--probe-output-dir DIR]
-                     [--float-eq bitwise|ieee] [--entry NAME] [--profile]
-                     [--profile-trace FILE] [--profile-top N] [--print-precision=full]
-                     [--inputs in.npz | a.npy ...] [--outputs out.npz] [--platform P]
-                     FILE | --exported FILE
-
-plus the portable-artifact commands of ``engine/cli_artifacts.py`` (deserialize,
-serialize, vhlo, compat).  FILE may be MLIR text or MLIR bytecode (a portable
-artifact); for ``interpret`` also the folder PyTorch/XLA saves a model to (its inputs
-the user's only, ``--entry`` the saved callable).  Flags follow ``stablehlo-translate`` / ``stablehlo-opt`` where they exist.  Every
-diagnostic is printed as ``file:line:col: error: ...`` and makes the exit status 1;
-hlorun never shows a Python traceback for a bad program.
+Every sub-command reads its FILE with engine/program_source.py (MLIR text, bytecode, a
+portable artifact, a jax.export container, ``-``).  Flags follow ``stablehlo-translate``
+/ ``stablehlo-opt`` where they exist.  Every diagnostic is printed as
+``file:line:col: error: ...`` and makes the exit status 1; Ctrl-C exits 130 naming the
+op that was running; hlorun never shows a Python traceback.
 """
 
 from __future__ import annotations
@@ -31,15 +21,16 @@ from collections.abc import Callable
 
 from ..parser import parse_module
 from ..parser.errors import HloError, ParseError
-from ..parser.source import read_input, split_input
+from ..parser.source import split_input
 
 
-def _source_lines(path: str, text: str) -> list[str]:
-    return text.splitlines()
-
-
-def report(err: HloError, lines: list[str], out=None) -> None:
-    """Print ``file:line:col: error: ...`` plus, for parse errors, the line and a caret."""
+def report(err: HloError, lines: list[str], out=None, name: str | None = None) -> None:
+    """Print ``file:line:col: error: ...`` plus, for parse errors, the line and a caret;
+    an error with no known place is about the file ``name`` (when given)."""
+    if name is not None and (err.pos is None or err.pos.filename == "<unknown>"):
+        err.pos = None
+        print(f"{name}: {err.render()}", file=out or sys.stderr)
+        return
     src = None
     if err.pos is not None and 0 < err.pos.line <= len(lines):
         src = lines[err.pos.line - 1]
@@ -48,47 +39,30 @@ def report(err: HloError, lines: list[str], out=None) -> None:
     print(err.render(with_source=isinstance(err, ParseError)), file=out or sys.stderr)
 
 
-def _read_program(path: str) -> tuple[str | None, bytes | None]:
-    """(text, None) for MLIR text, (None, data) for MLIR bytecode."""
-    from ..parser.bytecode.encoding import is_bytecode
+def read_program(path: str):
+    """The one input reader (engine/program_source.py), loaded when a command runs."""
+    from .program_source import read_program as read
 
-    try:
-        data = read_input(path)
-    except FileNotFoundError as e:
-        raise ParseError(f"no such file: {path}") from e
-    if is_bytecode(data):
-        return None, data
-    try:
-        return data.decode("utf-8"), None
-    except UnicodeDecodeError as e:
-        raise ParseError(
-            f"{path}: neither MLIR bytecode nor UTF-8 text (byte offset {e.start})"
-        ) from e
-
-
-def _bytecode_module(data: bytes, path: str):
-    from ..parser.vhlo.artifact import deserialize_portable_artifact
-
-    return deserialize_portable_artifact(data, path)
+    return read(path)
 
 
 def cmd_format(args: argparse.Namespace) -> int:
     from .cli_artifacts import format_bytecode, format_text
 
-    text, data = _read_program(args.file)
-    if data is not None:
+    src = read_program(args.file)
+    if src.data is not None:
         sys.stdout.write(
-            format_bytecode(data, args.file, generic=args.generic, strip=args.strip_debuginfo)
+            format_bytecode(src.data, src.name, generic=args.generic, strip=args.strip_debuginfo)
         )
         return 0
-    assert text is not None
+    assert src.text is not None
     return print_chunks(
-        text,
+        src.text,
         args.split_input_file,
         lambda chunk: format_text(
-            chunk, args.file, generic=args.generic, strip=args.strip_debuginfo
+            chunk, src.name, generic=args.generic, strip=args.strip_debuginfo
         ),
-        _source_lines(args.file, text),
+        src.lines,
     )
 
 
@@ -113,24 +87,39 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from .. import shape_inference  # noqa: F401  (fills the op table)
     from ..shape_inference.verifier import collect_errors
 
-    text, data = _read_program(args.file)
-    if data is not None:
-        found: list[HloError] = list(collect_errors(_bytecode_module(data, args.file)))
-        for err in found:
-            report(err, [])
-        return 1 if found else 0
-    assert text is not None
-    lines = _source_lines(args.file, text)
+    src = read_program(args.file)
     failed = 0
-    for chunk in split_input(text, args.split_input_file):
+    for chunk in src.chunks(args.split_input_file):
         try:
-            found = list(collect_errors(parse_module(chunk.text, args.file)))
+            found: list[HloError] = list(collect_errors(src.module(chunk)))
         except HloError as e:
             found = [e]
+        if args.verify_diagnostics and chunk is not None:
+            failed += _verify_diagnostics(chunk.text, found, src.name)
+            continue
         for err in found:
-            report(err, lines)
+            report(err, src.lines)
         failed += len(found)
     return 1 if failed else 0
+
+
+def _verify_diagnostics(text: str, found: list[HloError], name: str) -> int:
+    """``verify --verify-diagnostics``: the errors against the chunk's ``expected-*``
+    annotations, as mlir-opt checks them (parser/verify_diagnostics.py); the number of
+    problems, each printed."""
+    from ..parser.verify_diagnostics import Diagnostic, check, expected_diagnostics
+
+    got = [
+        Diagnostic(
+            e.pos.line if e.pos is not None and e.pos.line else None,
+            f"'{e.op}' op {e.message}" if e.op else e.message,
+        )
+        for e in found
+    ]
+    problems = check(expected_diagnostics(text), got, name)
+    for p in problems:
+        print(p, file=sys.stderr)
+    return len(problems)
 
 
 def _parse_args_attr(spec: str) -> list:
@@ -189,12 +178,15 @@ def cmd_interpret(args: argparse.Namespace) -> int:
         cmd_interpret_exported,
         load_inputs,
         platform_arg,
+        platforms_arg,
+        register_custom_calls,
         save_outputs,
         take_file_from_inputs,
     )
     from .loading import resolve_bundle
 
     take_file_from_inputs(args)
+    register_custom_calls(args.custom_call)
     if args.grid == "mpi":  # imports mpi4py (initializes MPI) only when asked
         from .grid_mpi import quiet_unless_root
 
@@ -204,9 +196,11 @@ def cmd_interpret(args: argparse.Namespace) -> int:
     if args.file is None:
         print("error: give a FILE to run, or --exported FILE", file=sys.stderr)
         return 1
-    folder = os.path.isdir(args.file)  # a model PyTorch/XLA saved (engine/model_bundle.py)
-    text, data = (None, None) if folder else _read_program(args.file)
-    lines = _source_lines(args.file, text) if text is not None else []
+    src = read_program(args.file)
+    if src.exported is not None:  # a container whatever its name: run as --exported
+        args.exported, args.file = args.file, None
+        return cmd_interpret_exported(args, src.exported)
+    lines = src.lines
     inputs = load_inputs(args) or []
     if args.args is not None:
         try:
@@ -218,17 +212,13 @@ def cmd_interpret(args: argparse.Namespace) -> int:
     ran = 0
     profile = _make_profile(args)
     module = None
-    chunks = split_input(text, args.split_input_file) if text is not None else [None]
-    for chunk in chunks:
+    for chunk in src.chunks(args.split_input_file):
         try:
             entry, call_inputs = args.entry, inputs
-            if folder:  # --entry names the saved callable; the inputs are the user's
+            if src.kind == "saved_model":  # --entry: the saved callable; inputs: the user's
                 module, call_inputs, entry = resolve_bundle(args.file, inputs, args.entry)
-            elif chunk is None:
-                assert data is not None
-                module = _bytecode_module(data, args.file)
             else:
-                module = parse_module(chunk.text, args.file)
+                module = src.module(chunk)
             if not module.functions:
                 continue
             for fn in entry_points(module, entry):
@@ -243,14 +233,17 @@ def cmd_interpret(args: argparse.Namespace) -> int:
                     timeout=args.timeout,
                     profile=profile,
                     platform=platform_arg(args.platform),
+                    platforms=platforms_arg(args.platforms),
                     grid=args.grid,
                 )
                 if args.grid == "mpi":
                     from .grid_mpi import gather_for_printing
 
                     results = gather_for_printing(results)
-                save_outputs(args, results)
                 types = fn.type.results
+                if args.outputs is not None:  # saved, not printed (they may be large)
+                    save_outputs(args, results)
+                    continue
                 show = (args.interpreter_print_dense, args.print_precision)
                 if results and all(isinstance(r, list) for r in results) and types:
                     for per_process in results:  # a process grid: one list per process
@@ -258,7 +251,7 @@ def cmd_interpret(args: argparse.Namespace) -> int:
                 else:
                     _print_results(results, types, *show)
         except HloError as e:
-            report(e, lines)
+            report(e, lines, name=src.name)
             failed += 1
         sys.stdout.flush()
     if not ran and not failed:
@@ -294,7 +287,9 @@ def _report_profile(args: argparse.Namespace, profile, module) -> None:
 
 
 def _common(sp: argparse.ArgumentParser, nargs: str | None = None) -> None:
-    sp.add_argument("file", nargs=nargs, help="an .mlir file, or - for standard input")
+    sp.add_argument(
+        "file", nargs=nargs, metavar="FILE", help="an .mlir file, or - for standard input"
+    )
     sp.add_argument(
         "--split-input-file",
         "-split-input-file",
@@ -319,6 +314,13 @@ def _add_format(sub: argparse._SubParsersAction) -> None:
 def _add_verify(sub: argparse._SubParsersAction) -> None:
     v = sub.add_parser("verify", help="verify a program; print every error")
     _common(v)
+    v.add_argument(
+        "--verify-diagnostics",
+        "-verify-diagnostics",
+        action="store_true",
+        help="check the errors against the file's expected-error/-warning/-note/-remark "
+        "annotations (MLIR's syntax: -re, @+N, @-N, @above, @below, @unknown)",
+    )
     v.set_defaults(func=cmd_verify)
 
 
@@ -328,13 +330,19 @@ def _add_interpret(sub: argparse._SubParsersAction) -> None:
     i = sub.add_parser("interpret", help="run a program (like stablehlo-translate --interpret)")
     _common(i, nargs="?")
     add_exported_flags(i)
-    i.add_argument("--args", help='inputs as "[dense<...> : tensor<...>, ...]"')
+    i.add_argument(
+        "--args",
+        metavar='"[dense<..> : tensor<..>, ...]"',
+        help='inputs as "[dense<...> : tensor<...>, ...]"',
+    )
     i.add_argument(
         "--interpreter-print-dense",
         action="store_true",
         help="print results as dense<...> : tensor<...>",
     )
-    i.add_argument("--probe-output-dir", default=None, help="where interpreter.probe writes")
+    i.add_argument(
+        "--probe-output-dir", metavar="DIR", default=None, help="where interpreter.probe writes"
+    )
     i.add_argument(
         "--float-eq",
         choices=("bitwise", "ieee"),
@@ -343,12 +351,17 @@ def _add_interpret(sub: argparse._SubParsersAction) -> None:
     )
     i.add_argument(
         "--entry",
+        metavar="NAME",
         default=None,
         help="entry function (default: main, or the only one); for a folder PyTorch/XLA "
         "saved a model to, the saved callable (default: forward)",
     )
-    i.add_argument("--max-steps", type=int, default=None, help="stop after this many ops")
-    i.add_argument("--timeout", type=float, default=None, help="stop after this many seconds")
+    i.add_argument(
+        "--max-steps", metavar="N", type=int, default=None, help="stop after this many ops"
+    )
+    i.add_argument(
+        "--timeout", metavar="S", type=float, default=None, help="stop after this many seconds"
+    )
     i.add_argument(
         "--grid",
         choices=("threads", "mpi"),
@@ -382,12 +395,6 @@ def _add_interpret(sub: argparse._SubParsersAction) -> None:
     i.set_defaults(func=cmd_interpret)
 
 
-def _add_vhlo_tools(sub: argparse._SubParsersAction) -> None:
-    # listed for --help; main() hands their arguments to parser/vhlo/cli.py
-    sub.add_parser("vhlo", help="legalize to VHLO / convert to a target (hlorun vhlo --help)")
-    sub.add_parser("compat", help="can a program be served at a version (hlorun compat --help)")
-
-
 # Every sub-command, in --help order: command -> the function adding its parser, here or
 # (module, function) in the module defining the command.  build_parser adds only the
 # command about to run, importing only its module (startup, issue 19); every one for
@@ -402,8 +409,8 @@ _COMMANDS: dict[str, Callable[[argparse._SubParsersAction], None] | tuple[str, s
     "fold": ("cli_fold", "add_command"),
     "test": ("cli_test", "add_command"),
     "diff": ("cli_diff", "add_command"),
-    "vhlo": _add_vhlo_tools,
-    "compat": _add_vhlo_tools,
+    "vhlo": ("cli_artifacts", "add_commands"),
+    "compat": ("cli_artifacts", "add_commands"),
 }
 
 
@@ -443,10 +450,6 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str]) -> int:
     try:
-        if argv and argv[0] in ("vhlo", "compat"):
-            from .cli_artifacts import run_vhlo_tool
-
-            return run_vhlo_tool(argv[0], argv[1:])
         command = argv[0] if argv and not argv[0].startswith("-") else None
         args = build_parser(command).parse_args(argv)
         return args.func(args)

@@ -1,11 +1,10 @@
 """``hlorun`` commands for portable artifacts, mirroring the upstream tools:
-
-hlorun deserialize [--print-stablehlo-version] FILE|-     stablehlo-translate --deserialize
-hlorun serialize --target=V [--strip-debuginfo] [--allow-other-dialects] FILE|- [-o OUT]
-                                                          stablehlo-translate --serialize
-hlorun vhlo [--target=V] [--generic] [--split-input-file] [--verify-diagnostics] FILE|-
-                                                          stablehlo-opt --stablehlo-legalize-to-vhlo
-hlorun compat FILE --target=V                             can FILE be served at V?
+``deserialize`` (``stablehlo-translate --deserialize``), ``serialize``
+(``stablehlo-translate --serialize``), ``vhlo`` (``stablehlo-opt
+--stablehlo-legalize-to-vhlo [--vhlo-to-version]``) and ``compat`` (can FILE be served
+at a version).  Their flags: ``hlorun CMD --help``.  ``serialize``, ``vhlo`` and
+``compat`` keep the ``sdy`` dialect as jax serializes it (parser/vhlo/to_vhlo.py
+``KEEP_SDY``).
 """
 
 from __future__ import annotations
@@ -16,31 +15,30 @@ import sys
 from pathlib import Path
 
 from ..parser import parse_module, print_module
-from ..parser.bytecode.encoding import is_bytecode
 from ..parser.errors import HloError
-from ..parser.source import read_input
+from .program_source import read_program
 
 
 def cmd_deserialize(args: argparse.Namespace) -> int:
     """Print the StableHLO program of a portable artifact (text input passes through)."""
-    from ..parser.vhlo.artifact import deserialize_portable_artifact, get_portable_artifact_version
+    from ..parser.vhlo.artifact import get_portable_artifact_version
 
-    data = read_input(args.file)
-    name = "<stdin>" if args.file == "-" else args.file
+    src = read_program(args.file)
     if args.print_stablehlo_version:
         try:
-            version = get_portable_artifact_version(data, name)
+            if src.data is None:
+                raise HloError("text")
+            version = get_portable_artifact_version(src.data, src.name)
             print(f"// Reading portable artifact with StableHLO version: {version}")
         except HloError:
             print("// Failed parsing StableHLO version from portable artifact")
-    if is_bytecode(data):
-        try:
-            module = deserialize_portable_artifact(data, name)
-        except HloError as e:
-            _report_artifact_error(e, data, name)
-            return 1
-    else:
-        module = parse_module(data.decode("utf-8"), name)
+    try:
+        module = src.module() if src.data is not None else registered_only(src.module())
+    except HloError as e:
+        if src.data is None:
+            raise
+        _report_artifact_error(e, src.data, src.name)
+        return 1
     # stablehlo-translate prints as stablehlo-opt does: MLIR's canonical text
     sys.stdout.write(print_module(_explicit(module), canonical=True))
     return 0
@@ -67,20 +65,17 @@ def _report_artifact_error(error: HloError, data: bytes, name: str) -> None:
 
 
 def cmd_serialize(args: argparse.Namespace) -> int:
-    """Write the portable artifact of a StableHLO (or VHLO) program for ``--target``."""
-    from ..parser.vhlo.artifact import deserialize_portable_artifact, serialize_portable_artifact
+    """Write the portable artifact of a StableHLO (or VHLO) program for ``--target``
+    (ops and attributes of the ``sdy`` dialect kept, as jax serializes them)."""
+    from ..parser.vhlo.artifact import serialize_portable_artifact
+    from ..parser.vhlo.cli import dialects_kept
 
-    data = read_input(args.file)
-    name = "<stdin>" if args.file == "-" else args.file
-    if is_bytecode(data):
-        module = deserialize_portable_artifact(data, name)
-    else:
-        module = parse_module(data.decode("utf-8"), name)
+    src = read_program(args.file)
     out = serialize_portable_artifact(
-        module,
+        src.module(),
         args.target,
         strip_debuginfo=args.strip_debuginfo,
-        allow_other_dialects=args.allow_other_dialects,
+        allow_other_dialects=dialects_kept(args),
     )
     if args.output and args.output != "-":
         Path(args.output).write_bytes(out)
@@ -88,6 +83,25 @@ def cmd_serialize(args: argparse.Namespace) -> int:
         sys.stdout.buffer.write(out)
         sys.stdout.flush()
     return 0
+
+
+def cmd_vhlo(args: argparse.Namespace) -> int:
+    """``stablehlo-opt --stablehlo-legalize-to-vhlo [--vhlo-to-version]`` of any input."""
+    from ..parser.vhlo.cli import vhlo_stored, vhlo_text
+
+    src = read_program(args.file)
+    if src.text is not None:
+        return vhlo_text(src.text, src.name, args, sys.stdout, sys.stderr)
+    return vhlo_stored(src.stored_module(), src.name, args, sys.stdout, sys.stderr)
+
+
+def cmd_compat(args: argparse.Namespace) -> int:
+    """Can the program be served at ``--target``: each blocker once."""
+    from ..parser.vhlo.cli import compat_report
+
+    src = read_program(args.file)
+    module = src.module() if src.text is not None else src.stored_module()
+    return compat_report(module, src.name, args, sys.stdout, sys.stderr)
 
 
 def format_bytecode(data: bytes, name: str, *, generic: bool, strip: bool) -> str:
@@ -106,7 +120,7 @@ def format_text(text: str, name: str, *, generic: bool, strip: bool) -> str:
     ``canonical`` option: MLIR's names, no locations, defaults left out...)."""
     from ..parser.vhlo.artifact import strip_debuginfo
 
-    module = parse_module(text, name)
+    module = registered_only(parse_module(text, name))
     if strip:
         module = strip_debuginfo(module)
     if generic:
@@ -116,14 +130,31 @@ def format_text(text: str, name: str, *, generic: bool, strip: bool) -> str:
     return print_module(_explicit(module), canonical=True)
 
 
+def registered_only(module):
+    """``module``, or the verifier's error for its first op of a dialect that allows no
+    unknown ops (``unknown_op``: MLIR refuses such an op when it parses it, so
+    ``stablehlo-opt`` and ``stablehlo-translate`` print nothing of the program)."""
+    from .. import shape_inference  # noqa: F401  (fills the op table)
+    from ..shape_inference.verifier import collect_errors
+
+    for err in collect_errors(module):
+        if err.label == "unknown_op":
+            raise err
+    return module
+
+
 def _explicit(module):
     """Print with the ``module { }`` wrapper, as MLIR's tools do."""
     return dataclasses.replace(module, implicit=False) if module.implicit else module
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
+    from ..parser.vhlo.cli_args import add_compat_arguments, add_dialects_flag, add_vhlo_arguments
+
     d = sub.add_parser("deserialize", help="print the StableHLO program of a portable artifact")
-    d.add_argument("file", help="a .mlir.bc / .mlirbc artifact (or text), or - for stdin")
+    d.add_argument(
+        "file", metavar="FILE", help="a .mlir.bc / .mlirbc artifact (or text), or - for stdin"
+    )
     d.add_argument(
         "--print-stablehlo-version",
         action="store_true",
@@ -137,20 +168,24 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     d.set_defaults(func=cmd_deserialize)
 
     s = sub.add_parser("serialize", help="write a portable artifact for a target version")
-    s.add_argument("file", help="an .mlir program (or artifact), or - for stdin")
-    s.add_argument("--target", required=True, help="X.Y.Z, current or minimum")
+    s.add_argument("file", metavar="FILE", help="an .mlir program (or artifact), or - for stdin")
+    s.add_argument("--target", metavar="V", required=True, help="X.Y.Z, current or minimum")
     s.add_argument("--strip-debuginfo", action="store_true", help="drop locations")
+    add_dialects_flag(s)
     s.add_argument(
-        "--allow-other-dialects",
-        action="store_true",
-        help="keep ops of dialects other than stablehlo/func (as upstream)",
+        "-o", "--output", metavar="OUT", default=None, help="output file (default: stdout)"
     )
-    s.add_argument("-o", "--output", default=None, help="output file (default: stdout)")
     s.set_defaults(func=cmd_serialize)
 
-
-def run_vhlo_tool(command: str, argv: list[str]) -> int:
-    """``hlorun vhlo ...`` / ``hlorun compat ...`` (their own argument syntax)."""
-    from ..parser.vhlo.cli import compat_main, vhlo_main
-
-    return (vhlo_main if command == "vhlo" else compat_main)(argv)
+    v = sub.add_parser(
+        "vhlo",
+        help="legalize to VHLO / convert to a target version (like stablehlo-opt "
+        "--stablehlo-legalize-to-vhlo --vhlo-to-version)",
+    )
+    add_vhlo_arguments(v)
+    v.set_defaults(func=cmd_vhlo)
+    c = sub.add_parser(
+        "compat", help="can a program be served at a version: list what needs a newer one"
+    )
+    add_compat_arguments(c)
+    c.set_defaults(func=cmd_compat)

@@ -21,6 +21,7 @@ from ..parser.errors import HloError, InterpreterError
 
 def add_flags(i: argparse.ArgumentParser) -> None:
     """The file flags of ``interpret``."""
+    add_custom_call_flag(i)
     i.add_argument(
         "--exported",
         metavar="FILE",
@@ -38,7 +39,8 @@ def add_flags(i: argparse.ArgumentParser) -> None:
         "--outputs",
         metavar="FILE",
         default=None,
-        help="write the results to this .npz (arr_0, arr_1, ...)",
+        help="write the results to this .npz (arr_0, arr_1, ...) or, for one result, "
+        ".npy, instead of printing them",
     )
     i.add_argument(
         "--platform",
@@ -46,11 +48,83 @@ def add_flags(i: argparse.ArgumentParser) -> None:
         help="the platform (name or index) a multi-platform export runs as "
         "(default: cpu if the export lists it, else its first platform)",
     )
+    i.add_argument(
+        "--platforms",
+        metavar="P,P,...",
+        default=None,
+        help="the platforms a multi-platform .mlir/.mlirbc was exported for, in order "
+        "(jax keeps the list in the Exported container, not in the module), "
+        "so that --platform can name one",
+    )
+
+
+def add_custom_call_flag(i: argparse.ArgumentParser) -> None:
+    i.add_argument(
+        "--custom-call",
+        metavar="MODULE:FUNCTION[=TARGET]",
+        action="append",
+        default=[],
+        help="register FUNCTION of MODULE (a module name, or a .py file) as the handler "
+        "of custom_call target TARGET (default: FUNCTION's name), as "
+        "engine.register_custom_call does; may be repeated",
+    )
+
+
+def register_custom_calls(specs: list[str]) -> None:
+    """``--custom-call MODULE:FUNCTION[=TARGET]``: import each handler and register it;
+    an ``InterpreterError`` naming the flag when one cannot be loaded."""
+    if not specs:
+        return
+    import importlib
+    import importlib.util
+    import os
+
+    from .kernels.custom_targets import register_custom_call
+
+    for spec in specs:
+        where, _, target = spec.partition("=")
+        module_name, colon, function = where.rpartition(":")
+        if not colon or not module_name or not function:
+            raise InterpreterError(
+                f"--custom-call {spec}: expected MODULE:FUNCTION[=TARGET] "
+                "(e.g. handlers.py:my_topk=my_topk_target)"
+            )
+        try:
+            if module_name.endswith(".py") or os.sep in module_name:
+                loader = importlib.util.spec_from_file_location(
+                    f"hlorun_custom_call_{len(sys.modules)}", module_name
+                )
+                if loader is None or loader.loader is None:
+                    raise ImportError(f"cannot load {module_name}")
+                module = importlib.util.module_from_spec(loader)
+                loader.loader.exec_module(module)
+            else:
+                if os.getcwd() not in sys.path:
+                    sys.path.insert(0, os.getcwd())
+                module = importlib.import_module(module_name)
+            fn = getattr(module, function)
+        except Exception as e:  # the user's module: whatever it raises is reported
+            raise InterpreterError(
+                f"--custom-call {spec}: cannot load {function} from {module_name} "
+                f"({type(e).__name__}: {e})"
+            ) from e
+        if not callable(fn):
+            raise InterpreterError(
+                f"--custom-call {spec}: {module_name}.{function} is not callable"
+            )
+        register_custom_call(target or function, fn, replace=True)
 
 
 def platform_arg(text: str | None) -> str | int | None:
     """``--platform``: an index when it is digits, else a name."""
     return int(text) if text is not None and text.isdigit() else text
+
+
+def platforms_arg(text: str | None) -> list[str] | None:
+    """``--platforms cpu,cuda,tpu``: the list, or None."""
+    if text is None:
+        return None
+    return [p.strip() for p in text.split(",") if p.strip()]
 
 
 def load_inputs(args: argparse.Namespace) -> list[Any] | None:
@@ -94,14 +168,15 @@ def take_file_from_inputs(args: argparse.Namespace) -> None:
 
 def save_outputs(args: argparse.Namespace, results: list[Any]) -> None:
     if args.outputs is not None:
-        from .npz_io import save_npz
+        from .npz_io import save_arrays
 
-        save_npz(args.outputs, results)
+        save_arrays(args.outputs, results)
 
 
-def cmd_interpret_exported(args: argparse.Namespace) -> int:
-    """Run the container's function on ``--inputs``; print (and save) its results."""
-    from .cli import _print_results
+def cmd_interpret_exported(args: argparse.Namespace, program: Any = None) -> int:
+    """Run the container's function (``program``, else read from ``--exported``) on
+    ``--inputs``; print (and save) its results."""
+    from .cli import _make_profile, _report_profile
     from .exported import load_exported
 
     try:
@@ -109,8 +184,10 @@ def cmd_interpret_exported(args: argparse.Namespace) -> int:
             raise InterpreterError("give either FILE or --exported FILE, not both")
         if args.args is not None:
             raise InterpreterError("--args does not apply to --exported: use --inputs")
-        program = load_exported(args.exported)
+        if program is None:
+            program = load_exported(args.exported)
         inputs = as_declared(load_inputs(args) or [], program.in_avals)
+        profile = _make_profile(args)
         results = program.call_flat(
             *inputs,
             platform=platform_arg(args.platform),
@@ -118,12 +195,23 @@ def cmd_interpret_exported(args: argparse.Namespace) -> int:
             max_steps=args.max_steps,
             timeout=args.timeout,
             probe_dir=args.probe_output_dir,
+            profile=profile,
         )
-        _print_results(
-            results, program.result_types, args.interpreter_print_dense, args.print_precision
-        )
-        save_outputs(args, results)
-    except HloError as e:
-        print(e.render(), file=sys.stderr)
+        show_results(args, results, program.result_types)
+        if profile is not None:
+            _report_profile(args, profile, program.module)
+    except HloError as e:  # an error with no place in a program is about the container
+        where = f"{args.exported}: " if e.pos is None else ""
+        print(where + e.render(), file=sys.stderr)
         return 1
     return 0
+
+
+def show_results(args: argparse.Namespace, results: list[Any], types: Any) -> None:
+    """Save the results to ``--outputs`` and say so on stderr; else print them."""
+    from .cli import _print_results
+
+    if args.outputs is None:
+        _print_results(results, types, args.interpreter_print_dense, args.print_precision)
+        return
+    save_outputs(args, results)

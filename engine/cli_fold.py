@@ -11,7 +11,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from ..parser import parse_module, print_module
-from .cli import _bytecode_module, _read_program, print_chunks
+from .cli import print_chunks, read_program
 
 if TYPE_CHECKING:
     from ..parser.ir import Module
@@ -30,16 +30,15 @@ def _fold_and_print(module: Module, args: argparse.Namespace) -> str:
 
 
 def cmd_fold(args: argparse.Namespace) -> int:
-    text, data = _read_program(args.file)
-    if data is not None:
-        sys.stdout.write(_fold_and_print(_bytecode_module(data, args.file), args))
+    src = read_program(args.file)
+    if src.text is None:
+        sys.stdout.write(_fold_and_print(src.module(), args))
         return 0
-    assert text is not None
     return print_chunks(
-        text,
+        src.text,
         args.split_input_file,
-        lambda chunk: _fold_and_print(parse_module(chunk, args.file), args),
-        text.splitlines(),
+        lambda chunk: _fold_and_print(parse_module(chunk, src.name), args),
+        src.lines,
     )
 
 
@@ -48,7 +47,9 @@ def add_command(sub: argparse._SubParsersAction) -> None:
         "fold",
         help="fold constants with the interpreter (like stablehlo-opt --stablehlo-aggressive-folder)",
     )
-    f.add_argument("file", help="an .mlir file (text or bytecode), or - for standard input")
+    f.add_argument(
+        "file", metavar="FILE", help="an .mlir file (text or bytecode), or - for standard input"
+    )
     f.add_argument(
         "--split-input-file",
         "-split-input-file",
@@ -57,12 +58,14 @@ def add_command(sub: argparse._SubParsersAction) -> None:
     )
     f.add_argument(
         "--max-elements",
+        metavar="N",
         type=int,
         default=65536,
         help="fold no result of more elements than this (default 65536)",
     )
     f.add_argument(
         "--max-loop-steps",
+        metavar="N",
         type=int,
         default=100_000,
         help="interpreted steps a folded loop or call may take (default 100000)",

@@ -93,5 +93,11 @@ def add_command(sub: argparse._SubParsersAction) -> None:
         help="the op table, or one op's row (spec section, attributes, "
         "traits, where its shape function and kernel live)",
     )
-    p.add_argument("name", nargs="?", default=None, help="an op name (stablehlo. may be left off)")
+    p.add_argument(
+        "name",
+        nargs="?",
+        metavar="NAME",
+        default=None,
+        help="an op name (stablehlo. may be left off)",
+    )
     p.set_defaults(func=cmd_ops)

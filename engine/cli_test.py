@@ -4,7 +4,8 @@ Runs every ``.mlir`` / ``.mlirbc`` test under the paths (engine/test_runner.py s
 when a test passes) over ``-j`` processes (default: every core), with a progress bar
 on stderr (a line every few seconds when stderr is not a terminal), then prints the
 failures, the slowest files and the tallies.  Exit status 0 when every test passed,
-1 when any failed or errored, 5 when no test was selected (as pytest).
+1 when any failed or errored, 5 when no test was selected (as pytest), 130 on Ctrl-C
+(after the tallies of the files that finished).
 """
 
 from __future__ import annotations
@@ -23,18 +24,28 @@ def add_command(sub: argparse._SubParsersAction) -> None:
     t.add_argument(
         "-j",
         "--jobs",
+        metavar="N",
         type=int,
         default=None,
         help="processes to run files in (default: the number of cores)",
     )
     t.add_argument("--junit-xml", metavar="FILE", default=None, help="write a JUnit XML report")
     t.add_argument(
-        "--timeout", type=float, default=60.0, help="seconds per test (default 60; 0: none)"
+        "--timeout",
+        metavar="S",
+        type=float,
+        default=60.0,
+        help="seconds per test (default 60; 0: none)",
     )
     t.add_argument(
         "--float-eq", choices=("bitwise", "ieee"), default="bitwise", help="check.expect_eq"
     )
-    t.add_argument("--slowest", type=int, default=5, help="how many slowest files to list")
+    t.add_argument(
+        "--slowest", metavar="N", type=int, default=5, help="how many slowest files to list"
+    )
+    from .cli_exported import add_custom_call_flag
+
+    add_custom_call_flag(t)
     t.set_defaults(func=cmd_test)
 
 
@@ -72,8 +83,10 @@ class Progress:
 
 
 def cmd_test(args: argparse.Namespace) -> int:
-    from .test_runner import Options, discover, junit_xml, run_all, summary_text
+    from .cli_exported import register_custom_calls
+    from .test_runner import Options, Summary, discover, junit_xml, run_all, summary_text
 
+    register_custom_calls(args.custom_call)  # before the workers fork: they inherit them
     files = discover(args.paths)
     missing = [f for f in files if not os.path.exists(f)]
     if missing:
@@ -86,7 +99,23 @@ def cmd_test(args: argparse.Namespace) -> int:
     )
     jobs = args.jobs if args.jobs is not None else (os.cpu_count() or 1)
     progress = Progress(len(files), sys.stderr)
-    summary = run_all(files, options, jobs, progress.update)
+    finished = Summary()
+
+    def on_report(report) -> None:
+        finished.add(report)
+        progress.update(report)
+
+    try:
+        summary = run_all(files, options, jobs, on_report)
+    except KeyboardInterrupt:  # the workers are stopped: what finished, then 130
+        if progress.tty:
+            sys.stderr.write("\n")
+        print(summary_text(finished, args.slowest))
+        print(
+            f"error: interrupted (Ctrl-C) after {len(finished.files)} of {len(files)} files",
+            file=sys.stderr,
+        )
+        return 130
     print(summary_text(summary, args.slowest))
     if args.junit_xml is not None:
         with open(args.junit_xml, "wb") as f:

@@ -34,6 +34,7 @@ from .api import run
 from .exported_tree import MAX_DEPTH, ORDERED_DICT, TreeDef, custom_fields
 from .flatbuf import FbTable
 from .npz_io import ml_dtype
+from .platform_index import resolve_platform
 from .values import TOKEN
 
 # jax/_src/export/serialization.fbs enum DType: code -> dtype name (NumPy / ml_dtypes).
@@ -189,8 +190,22 @@ class ExportedProgram:
     platform: str | int | None = None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        """Run on ``args`` / ``kwargs`` as the exported function takes them."""
-        return self.out_tree.unflatten(self.call_flat(*self.flatten_args(args, kwargs)))
+        """Run on ``args`` / ``kwargs`` as the exported function takes them;
+        ``platform=`` (when the function takes no keyword of that name) picks the
+        platform, as ``call_flat``'s does."""
+        options = {}
+        if "platform" in kwargs and "platform" not in self.keyword_names:
+            options["platform"] = kwargs.pop("platform")
+        leaves = self.flatten_args(args, kwargs)
+        return self.out_tree.unflatten(self.call_flat(*leaves, **options))
+
+    @property
+    def keyword_names(self) -> tuple[str, ...]:
+        """The names of the exported function's keyword arguments."""
+        root = self.in_tree
+        if root.kind == "tuple" and len(root.children) == 2 and root.children[1].kind == "dict":
+            return tuple(str(k) for k in root.children[1].keys or ())
+        return ()
 
     def flatten_args(self, args: Sequence[Any], kwargs: dict[str, Any]) -> list[Any]:
         """The leaves of ``(args, kwargs)`` in ``in_tree`` order (checked structure)."""
@@ -207,10 +222,13 @@ class ExportedProgram:
         arrays = check_avals(self.in_avals, leaves)
         kept = [arrays[i] for i in self.module_kept_var_idx]
         tokens = [TOKEN] * len(self.ordered_effects)
+        platform = options.pop("platform", self.platform)
+        if platform is not None:  # named even when the module takes no platform index
+            resolve_platform(platform, self.platforms)
         results = run(
             self.module,
             [*tokens, *kept],
-            platform=options.pop("platform", self.platform),
+            platform=platform,
             platforms=self.platforms,
             **options,
         )

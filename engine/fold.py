@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Collection, Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -117,7 +117,20 @@ def fold(
         new_fns[name] = dataclasses.replace(fn, body=region)
     items = tuple(new_fns.get(x.name, x) if isinstance(x, Function) else x for x in mod.body)
     items = _drop_unused_private(items, report)
-    return FoldResult(dataclasses.replace(mod, body=items), report.build())
+    return FoldResult(dataclasses.replace(mod, body=items), report.build(_present(items)))
+
+
+def _present(items: Sequence[Function | Operation]) -> set[tuple[str, object]]:
+    """(name, position) of every op of the folded module, regions included."""
+    found: set[tuple[str, object]] = set()
+    stack: list[Region] = [x.body for x in items if isinstance(x, Function) and x.body]
+    stack += [r for x in items if isinstance(x, Operation) for r in x.regions]
+    while stack:
+        for block in stack.pop().blocks:
+            for op in block.operations:
+                found.add((op.name, op.pos))
+                stack.extend(op.regions)
+    return found
 
 
 # ------------------------------------------------------------------------- effects
@@ -360,7 +373,7 @@ class _Folder:
             for r, i in zip(op.results, ids):
                 env[r.name] = i
             return
-        self.report.keep(op.name, reason)
+        self.report.keep(op.name, reason, pos=op.pos)
         for r in op.results:
             env[r.name] = None
         for region in op.regions:
@@ -557,7 +570,7 @@ class _Folder:
                         rename[r.name] = v
                 continue
             if c is not None and c.op is op:
-                self.report.keep(op.name, c.reason or RAISED, c.error)
+                self.report.keep(op.name, c.reason or RAISED, c.error, op.pos)
                 if c.reason in (RAISED, TOO_LONG):  # it fails when it runs: never dropped
                     new = self._rewrite(op, rename)
                     self.sticky[id(new)] = new

@@ -79,7 +79,7 @@ class ReportBuilder:
 
     def __init__(self) -> None:
         self.folded: Counter[str] = Counter()
-        self.kept: dict[str, Counter[str]] = {}
+        self.kept_at: list[tuple[str, object, str]] = []  # (kind, op position, reason)
         self.errors: dict[str, str] = {}
         self.removed_ops = 0
         self.removed_functions: list[str] = []
@@ -87,12 +87,20 @@ class ReportBuilder:
     def fold(self, kind: str) -> None:
         self.folded[kind] += 1
 
-    def keep(self, kind: str, reason: str, error: str | None = None) -> None:
-        self.kept.setdefault(kind, Counter())[reason] += 1
+    def keep(self, kind: str, reason: str, error: str | None = None, pos: object = None) -> None:
+        """Op ``kind`` (at ``pos``) was not folded, for ``reason``."""
+        self.kept_at.append((kind, pos, reason))
         if error is not None:
             self.errors.setdefault(kind, error)
 
-    def build(self) -> FoldReport:
+    def build(self, present: set[tuple[str, object]] | None = None) -> FoldReport:
+        """The report; ``present``: the (kind, position) of every op of the folded
+        module, so that ops kept while folding but gone from the output (dead, in a
+        folded callee or loop body, in a removed function) are not counted as kept."""
+        self.kept: dict[str, Counter[str]] = {}
+        for kind, pos, reason in self.kept_at:
+            if present is None or pos is None or (kind, pos) in present:
+                self.kept.setdefault(kind, Counter())[reason] += 1
         names = set(self.folded) | set(self.kept)
         kinds = {
             n: KindReport(self.folded.get(n, 0), dict(self.kept.get(n, {}))) for n in sorted(names)

@@ -81,13 +81,9 @@ def load_path(path: Path) -> Module:
         if is_bundle_dir(path):  # a saved PyTorch/XLA model: its default function
             return load_bundle(path).module
         raise ParseError(f"{path}: a folder, and not one PyTorch/XLA saved a model to")
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError as e:
-        raise ParseError(f"no such file: {path}") from e
-    except OSError as e:
-        raise ParseError(f"{path}: cannot read: {e.strerror or e}") from e
-    return load_bytes(data, str(path))
+    from .program_source import read_bytes
+
+    return load_bytes(read_bytes(path), str(path))
 
 
 def load_bytes(data: bytes, filename: str) -> Module:

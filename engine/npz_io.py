@@ -76,8 +76,18 @@ def storable(a: np.ndarray) -> tuple[np.ndarray, str | None]:
 
 
 def restore(a: np.ndarray, dtype: str | np.dtype | None, where: str) -> np.ndarray:
-    """``a`` viewed back as ``dtype`` (a same-width unsigned view), or unchanged."""
+    """``a`` viewed back as ``dtype`` (a same-width unsigned view), or unchanged.  Raw
+    bytes (``|V2``: what ``np.save`` makes of a bfloat16 array) with no type named are
+    refused, saying how to name it."""
     if dtype is None:
+        if a.dtype.kind == "V":
+            bits = 8 * a.dtype.itemsize
+            raise InterpreterError(
+                f"{where}: stored as raw bytes (dtype {a.dtype.str}): NumPy files cannot name "
+                "ml_dtypes types such as bfloat16; store the same-width unsigned view and "
+                f"name the element type: np.savez(f, **{{'arr_0.bf16': x.view(np.uint{bits})}}) "
+                "in an .npz, or a file named x.bf16.npy (engine/npz_io.py)"
+            )
         return a
     dt = ml_dtype(dtype) if isinstance(dtype, str) else np.dtype(dtype)
     if a.dtype == dt:
@@ -170,3 +180,30 @@ def save_npz(path: str | os.PathLike, arrays: Sequence[Any]) -> None:
             info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
             info.compress_type = zipfile.ZIP_DEFLATED
             zf.writestr(info, payload)
+
+
+def save_arrays(path: str | os.PathLike, arrays: Sequence[Any]) -> None:
+    """``--outputs``: an ``.npz`` (``save_npz``), or an ``.npy`` holding the one result
+    (an ml_dtypes one in a file that names its type, ``x.bf16.npy``, as ``load_npy``
+    reads it)."""
+    where = os.fspath(path)
+    if not where.endswith(".npy"):
+        save_npz(path, arrays)
+        return
+    if len(arrays) != 1:
+        raise InterpreterError(
+            f"{where}: an .npy file holds one array and there are {len(arrays)} results: "
+            "write an .npz"
+        )
+    if not isinstance(arrays[0], np.ndarray | np.generic):
+        raise InterpreterError(
+            f"result #0 is a {type(arrays[0]).__name__}, not an array: cannot be saved"
+        )
+    data, suffix = storable(np.asarray(arrays[0]))
+    if suffix is not None and not where.endswith(f".{suffix}.npy"):
+        raise InterpreterError(
+            f"{where}: the result is {arrays[0].dtype}, which an .npy cannot name: "
+            f"name the file NAME.{suffix}.npy (or write an .npz)"
+        )
+    with open(path, "wb") as f:
+        np.lib.format.write_array(f, data, allow_pickle=False)

@@ -64,7 +64,8 @@ def resolve_platform(platform: str | int | None, platforms: Sequence[str] | None
         raise InterpreterError(
             f"cannot tell the index of platform '{platform}': the module does not list its "
             "platforms (jax keeps them in the Exported container, see "
-            "engine.load_exported); pass platforms=[...] or the index"
+            "engine.load_exported); pass platforms=[...] or the index (hlorun "
+            "interpret: --platforms cpu,cuda,tpu, or --platform N)"
         )
     name = platform.lower()
     candidates = _GPU if name == "gpu" else (name,)

@@ -4,9 +4,12 @@ Every ``.mlir`` / ``.mlirbc`` file under the given paths is a test file; a text 
 split at ``// -----`` lines (each piece is one test, named by its first function), a
 bytecode file is one test.  A test
 
-- with ``expected-error`` annotations (MLIR's ``--verify-diagnostics`` forms:
-  ``// expected-error@+1 {{...}}``, ``@-1``, ``@above``, ``@below``) passes when parsing
-  and verification report an error at every annotated line;
+- with ``expected-*`` annotations (MLIR's ``--verify-diagnostics`` syntax,
+  parser/verify_diagnostics.py) passes when parsing and verification report an error
+  at the line of every ``expected-error``;
+- in a file whose RUN lines only verify (``stablehlo-opt`` without ``--interpret``, as
+  stablehlo/tests/verifier's), passes when it parses and verifies (its FileCheck lines
+  are not checked); nothing runs;
 - otherwise passes when it parses, verifies and every entry function runs (``main``,
   else the only function, else every public function without arguments, as
   ``hlorun interpret`` picks them) with every ``check.*`` op passing.  The arguments of
@@ -32,11 +35,9 @@ from pathlib import Path
 from typing import Any
 
 from ..parser import parse_module
-from ..parser.bytecode.encoding import is_bytecode
 from ..parser.errors import HloError
 from ..parser.source import split_input
-from ..parser.vhlo.artifact import deserialize_portable_artifact
-from ..parser.vhlo.cli import expected_diagnostics
+from ..parser.verify_diagnostics import Expected, expected_diagnostics
 from ..shape_inference.verifier import collect_errors
 from .api import run
 from .cli import _parse_args_attr, entry_points
@@ -129,21 +130,18 @@ def discover(paths: Iterable[str | os.PathLike]) -> list[str]:
 
 def run_file(path: str, options: Options) -> FileReport:
     """Run every test of one file (in a worker process)."""
+    from .program_source import read_program
+
     t0 = time.perf_counter()
     try:
-        data = Path(path).read_bytes()
-    except OSError as e:
-        out = (Outcome(path, 0, Path(path).name, "error", f"cannot read: {e.strerror or e}"),)
+        src = read_program(path)
+    except HloError as e:
+        out = (Outcome(path, 0, Path(path).name, "error", e.render()),)
         return FileReport(path, out, time.perf_counter() - t0)
-    if is_bytecode(data):
-        outcomes = _run_bytecode(path, data, options)
+    if src.text is None:
+        outcomes = _run_bytecode(path, src.module, options)
     else:
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            out = (Outcome(path, 0, Path(path).name, "error", "neither bytecode nor UTF-8"),)
-            return FileReport(path, out, time.perf_counter() - t0)
-        outcomes = _run_text(path, text, options)
+        outcomes = _run_text(path, src.text, options)
     return FileReport(path, tuple(outcomes), time.perf_counter() - t0)
 
 
@@ -152,21 +150,18 @@ def _selected(options: Options, path: str, line: int, name: str) -> bool:
     return options.pattern is None or options.pattern in f"{path}:{line}::{name}"
 
 
-def _run_bytecode(path: str, data: bytes, options: Options) -> list[Outcome]:
+def _run_bytecode(path: str, load: Callable[[], Any], options: Options) -> list[Outcome]:
     name = Path(path).name
     if not _selected(options, path, 1, name):
         return []
     t0 = time.perf_counter()
-
-    def load() -> Any:
-        return deserialize_portable_artifact(data, path)
-
     status, message = _run_module(load, [], options)
     return [Outcome(path, 1, name, status, message, time.perf_counter() - t0)]
 
 
 def _run_text(path: str, text: str, options: Options) -> list[Outcome]:
     inputs = _run_line_args(text)
+    verify_only = _verifier_file(text)
     out = []
     for chunk in split_input(text, True):
         if not chunk.body.strip() or _only_comments(chunk.body):
@@ -175,7 +170,7 @@ def _run_text(path: str, text: str, options: Options) -> list[Outcome]:
         if not _selected(options, path, 1, name):
             continue
         t0 = time.perf_counter()
-        status, message = _run_chunk(chunk, path, inputs, options)
+        status, message = _run_chunk(chunk, path, inputs, options, verify_only)
         out.append(Outcome(path, chunk.first_line, name, status, message, time.perf_counter() - t0))
     return out
 
@@ -207,27 +202,47 @@ def _run_line_args(text: str) -> list[Any] | None:
     return None
 
 
-def _run_chunk(chunk: Any, path: str, inputs: list[Any] | None, options: Options) -> tuple:
-    expected = [d for d in expected_diagnostics(chunk) if d.severity == "error"]
-    if expected:
-        return _check_diagnostics(chunk, path, [d.line for d in expected])
+def _verifier_file(text: str) -> bool:
+    """Whether the file's RUN lines only verify (``stablehlo-opt`` without
+    ``--interpret``, as in stablehlo/tests/verifier): its chunks are checked, not run."""
+    runs = [ln.strip() for ln in text.split("\n") if ln.strip().startswith("// RUN:")]
+    return any("stablehlo-opt" in r for r in runs) and not any(
+        "interpret" in r or "stablehlo-translate" in r for r in runs
+    )
+
+
+def _run_chunk(
+    chunk: Any, path: str, inputs: list[Any] | None, options: Options, verify_only: bool = False
+) -> tuple:
+    expected = expected_diagnostics(chunk.text)
+    if expected or verify_only:
+        return _check_diagnostics(chunk, path, expected)
     return _run_module(lambda: parse_module(chunk.text, path), inputs, options)
 
 
-def _check_diagnostics(chunk: Any, path: str, lines: list[int]) -> tuple[str, str]:
-    """MLIR's --verify-diagnostics, by line: an error reported at each annotated line."""
+def _check_diagnostics(chunk: Any, path: str, expected: list[Expected]) -> tuple[str, str]:
+    """MLIR's --verify-diagnostics (parser/verify_diagnostics.py), by line: an error
+    reported at the line of each ``expected-error`` (any of its forms; ``@unknown``: an
+    error with no location).  The texts are not compared (hlorun words its messages
+    its own way; ``hlorun verify --verify-diagnostics`` compares them), and hlorun
+    reports no notes, warnings or remarks, so those annotations are not checked."""
     try:
         found: list[HloError] = list(collect_errors(parse_module(chunk.text, path)))
     except HloError as e:
         found = [e]
     except Exception as e:  # a crash is this test's error, never the runner's
         return "error", f"internal error: {type(e).__name__}: {e}"
-    at = {e.pos.line for e in found if e.pos is not None}
-    missing = [ln for ln in lines if ln not in at]
+    bad = [e for e in expected if e.error]
+    if bad:
+        return "error", f"{path}:{bad[0].written_at}: {bad[0].error}"
+    if not expected:  # a chunk of a verifier file that must verify
+        return ("failed", found[0].render()) if found else ("passed", "")
+    at = {e.pos.line if e.pos is not None and e.pos.line else None for e in found}
+    missing = [e for e in expected if e.severity == "error" and e.line not in at]
     if not missing:
         return "passed", ""
     got = "; ".join(e.render() for e in found) or "no error"
-    where = ", ".join(f"{path}:{ln}" for ln in missing)
+    where = ", ".join(f"{path}:{e.line}" if e.line else f"{path}: @unknown" for e in missing)
     return "failed", f"expected an error at {where}; got: {got}"
 
 
@@ -289,27 +304,52 @@ def run_all(
         for f in files:
             done(run_file(f, options))
     else:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor, as_completed
-
-        methods = multiprocessing.get_all_start_methods()
-        ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
-        if "fork" in methods:
-            _preload()  # once here rather than once per worker
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
-            futures = {pool.submit(run_file, f, options): f for f in files}
-            for fut in as_completed(futures):
-                try:
-                    report = fut.result()
-                except Exception as e:  # a worker that died: that file's error
-                    path = futures[fut]
-                    report = FileReport(
-                        path, (Outcome(path, 0, Path(path).name, "error", f"worker: {e}"),), 0.0
-                    )
-                done(report)
+        _run_in_pool(files, options, jobs, done)
     order = {f: i for i, f in enumerate(files)}
     summary.files.sort(key=lambda r: order.get(r.path, len(order)))
     return summary
+
+
+def _run_in_pool(
+    files: Sequence[str], options: Options, jobs: int, done: Callable[[FileReport], None]
+) -> None:
+    """``run_file`` of every file over ``jobs`` worker processes (a worker that dies is
+    its file's error).  The workers ignore Ctrl-C; on Ctrl-C this process cancels what
+    has not started, stops the workers at once, whatever they were running, and raises
+    the KeyboardInterrupt."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
+    if "fork" in methods:
+        _preload()  # once here rather than once per worker
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_ignore_sigint)
+    try:
+        futures = {pool.submit(run_file, f, options): f for f in files}
+        for fut in as_completed(futures):
+            try:
+                report = fut.result()
+            except Exception as e:  # a worker that died: that file's error
+                path = futures[fut]
+                report = FileReport(
+                    path, (Outcome(path, 0, Path(path).name, "error", f"worker: {e}"),), 0.0
+                )
+            done(report)
+    except KeyboardInterrupt:
+        pool.shutdown(wait=False, cancel_futures=True)
+        for child in multiprocessing.active_children():  # the workers, mid-test
+            child.terminate()
+        for child in multiprocessing.active_children():
+            child.join(timeout=5)
+        raise
+    pool.shutdown()
+
+
+def _ignore_sigint() -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _preload() -> None:
@@ -362,5 +402,7 @@ def summary_text(summary: Summary, slowest: int = 5) -> str:
         for f in sorted(ran, key=lambda r: -r.seconds)[:slowest]:
             lines.append(f"  {f.seconds:8.2f}s  {f.path} ({len(f.outcomes)} tests)")
     total = sum(f.seconds for f in ran)
-    lines.append(f"{summary.tally()} in {len(ran)} files ({total:.2f}s of work)")
+    empty = len(summary.files) - len(ran)
+    note = f" ({empty} more with no test selected)" if empty else ""
+    lines.append(f"{summary.tally()} in {len(ran)} files{note} ({total:.2f}s of work)")
     return "\n".join(lines)

@@ -40,8 +40,16 @@ def parse_module(text: str | bytes, filename: str = "<string>", *, line_offset: 
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as e:
+            from .source import looks_like_exported
+
+            hint = (
+                ": it looks like a jax.export container (Exported.serialize()); load it "
+                "with hlorun.engine.load_exported(path) and call the program it returns"
+                if looks_like_exported(data)
+                else ""
+            )
             raise ParseError(
-                f"{filename}: neither MLIR bytecode nor UTF-8 text (byte offset {e.start})"
+                f"{filename}: neither MLIR bytecode nor UTF-8 text (byte offset {e.start}){hint}"
             ) from e
     from .grammar import parse_module as _parse  # pyparsing loads only when text is parsed
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 
 from . import lexer as lx
 from .attr_syntax import AttrParser, _symbol_name
-from .errors import SourcePos
+from .errors import ParseError, SourcePos
 from .ir import (
     ArrayAttr,
     Attribute,
@@ -81,6 +81,18 @@ def _with_location(op, loc: LocationAttr):
         loc,
         op.pos,
     )
+
+
+def _known_op(name: str) -> bool:
+    """Whether ``name`` is an op hlorun knows (a declaration, or a StableHLO op with a
+    VHLO form), or one of a dialect it does not check (any name goes there)."""
+    from .opdecl import OP_DECLS
+
+    if name in OP_DECLS or not name.startswith("stablehlo."):
+        return True
+    from .vhlo import table
+
+    return table.vhlo_op_for(name) is not None
 
 
 class OpParser(AttrParser):
@@ -254,12 +266,32 @@ class OpParser(AttrParser):
                         f"written dialect.op)",
                         pos,
                     )
-                handler = self.default_form
-            op = handler(self, name, defs, start)
+                try:
+                    op = self.default_form(self, name, defs, start)
+                except ParseError:
+                    if _known_op(name):
+                        raise
+                    raise self._unknown_custom_op(name, pos) from None
+            else:
+                op = handler(self, name, defs, start)
         loc = self.trailing_location()
         if loc is not None:
             op = _with_location(op, loc)
         return op
+
+    def _unknown_custom_op(self, name: str, pos: int) -> ParseError:
+        """An op name with no custom form whose text the generic reading could not take
+        either (a misspelled op with attributes): MLIR's "custom op ... is unknown",
+        with the close names of the dialect."""
+        import difflib
+
+        from .opdecl import OP_DECLS
+
+        close = difflib.get_close_matches(name, {*self.custom_forms, *OP_DECLS}, n=3)
+        hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+        return self.c.error(
+            f"custom op '{name}' is unknown (tried 'func.{name}' as well){hint}", pos
+        )
 
     def generic_body(self, name: str, defs, start: int) -> Operation:
         """After the quoted name: ``(operands) [successors] <{props}> (regions) {attrs} : type``."""

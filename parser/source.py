@@ -16,7 +16,14 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Chunk", "read_input", "read_text", "split_input", "split_input_file"]
+__all__ = [
+    "Chunk",
+    "looks_like_exported",
+    "read_input",
+    "read_text",
+    "split_input",
+    "split_input_file",
+]
 
 SPLIT_MARKER = re.compile(r"\s*// -----\s*")
 
@@ -32,6 +39,17 @@ def read_text(path: str) -> str:
     """``read_input`` as UTF-8 text, line ends read as ``open()`` reads them
     (universal newlines)."""
     return io.TextIOWrapper(io.BytesIO(read_input(path)), encoding="utf-8").read()
+
+
+def looks_like_exported(data: bytes) -> bool:
+    """Whether ``data`` looks like a ``jax.export`` container (``Exported.serialize()``,
+    a FlatBuffer of jax/_src/export/serialization.fbs): a root-table offset inside the
+    buffer, and an MLIR bytecode module (its magic ``ML\\xefR``) after it.  Such bytes
+    are never UTF-8 text (``\\xef`` there is not followed by two continuation bytes)."""
+    if len(data) < 8 or data[:4] == b"ML\xefR":
+        return False
+    root = int.from_bytes(data[:4], "little")
+    return 4 <= root < len(data) and data.find(b"ML\xefR", 4) > root
 
 
 @dataclass(frozen=True)

@@ -56,6 +56,44 @@ def test_python_blocks_run_in_order(scratch: Path):
     assert (scratch / "mlp.trace.json").stat().st_size > 0
 
 
+def _python_cases() -> list:
+    return [pytest.param(line, code, id=f"line{line}") for line, code in blocks("python")]
+
+
+@pytest.mark.parametrize(("line", "code"), _python_cases())
+def test_each_python_block_runs_alone(line: int, code: str, scratch: Path):
+    """A reader may paste any one block into a fresh interpreter: it must run alone."""
+    r = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=scratch,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert r.returncode == 0, f"README.md block at line {line} fails alone:\n{r.stderr[-2000:]}"
+
+
+def test_cli_synopsis_is_generated_from_argparse():
+    """The README's synopsis is tools/gen_cli_synopsis.py's output for the current
+    argparse definitions (a new flag or sub-command: run the tool again)."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import gen_cli_synopsis
+    finally:
+        sys.path.pop(0)
+    text = README.read_text(encoding="utf-8")
+    assert gen_cli_synopsis.current(text) == gen_cli_synopsis.block(), (
+        "README.md's CLI synopsis is stale: run python tools/gen_cli_synopsis.py"
+    )
+    for flag in ("--max-steps", "--timeout", "--grid", "--float-eq", "--slowest"):
+        assert flag in gen_cli_synopsis.current(text), flag
+
+
+def test_readme_says_what_the_test_command_costs():
+    text = README.read_text(encoding="utf-8")
+    assert "8-9 minutes" in text and "../shared/stablehlo" in text
+
+
 def _sh_cases() -> list:
     cases = []
     for line, code in blocks("sh"):

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...parser.errors import InterpreterError, UnsupportedError
+from ...parser.errors import HloError, InterpreterError, UnsupportedError
+from ...parser.ir import TensorType, numpy_dtype
 from ...shape_inference.mhlo import mhlo_target_row
 from ...shape_inference.optable import kernel
 from ..values import TOKEN, RegionFn
@@ -84,7 +85,15 @@ def custom_call(*operands, call_target_name: str, result_types, context, operand
     fn = user_target(call_target_name)
     mhlo_row = mhlo_target_row(call_target_name) if fn is None else None
     if fn is not None:
-        out = fn(*operands, result_types=result_types, context=context, **attrs)
+        try:
+            out = fn(*operands, result_types=result_types, context=context, **attrs)
+        except HloError:
+            raise
+        except Exception as e:  # the handler's own failure, named as such
+            raise InterpreterError(
+                f"custom_call target '{call_target_name}': the registered handler raised "
+                f"{type(e).__name__}: {e}"
+            ) from e
     elif mhlo_row is not None and mhlo_row.kernel is not None:
         out = call_op(
             mhlo_row,
@@ -110,7 +119,44 @@ def custom_call(*operands, call_target_name: str, result_types, context, operand
             f"custom_call target '{call_target_name}' returned {len(out)} values "
             f"for {len(result_types)} results"
         )
+    if fn is not None:
+        out = tuple(
+            _as_declared(call_target_name, i, v, t)
+            for i, (v, t) in enumerate(zip(out, result_types))
+        )
     return out
+
+
+def _as_declared(target: str, i: int, value, t):
+    """A user handler's result #i as result type ``t`` declares it: an array of its
+    dtype and shape (Python scalars and lists converted), or an error naming the
+    target, what it returned and the declared type."""
+    if not isinstance(t, TensorType):
+        return value
+    want = numpy_dtype(t)
+    if not isinstance(value, np.ndarray):
+        try:
+            value = (
+                np.asarray(value, dtype=want)
+                if isinstance(value, int | float | complex | bool | list)
+                else np.asarray(value)
+            )
+        except (TypeError, ValueError, OverflowError) as e:
+            raise InterpreterError(
+                f"custom_call target '{target}' returned a {type(value).__name__} for result "
+                f"#{i}, declared {t} ({e})"
+            ) from e
+    shape = t.shape
+    fits = shape is None or (
+        len(shape) == value.ndim and all(d is None or d == n for d, n in zip(shape, value.shape))
+    )
+    if value.dtype != want or not fits:
+        raise InterpreterError(
+            f"custom_call target '{target}' returned {value.dtype} of shape "
+            f"{tuple(value.shape)} for result #{i}, declared {t} ({want} of shape "
+            f"{tuple(shape) if shape is not None else 'any'})"
+        )
+    return value
 
 
 @kernel("stablehlo.composite", context=True, quantized="native")

@@ -26,7 +26,7 @@ from ..ir import Block, Function, LocationAttr, Module, Operation
 from .common import unwrap_generic_module
 from .convert import vhlo_to_version
 from .from_vhlo import legalize_to_stablehlo
-from .to_vhlo import legalize_to_vhlo
+from .to_vhlo import KEEP_SDY, AllowOther, legalize_to_vhlo
 from .version import (
     CURRENT,
     Version,
@@ -84,12 +84,14 @@ def serialize_portable_artifact(
     target_version: str,
     *,
     strip_debuginfo: bool = False,
-    allow_other_dialects: bool = False,
+    allow_other_dialects: AllowOther = KEEP_SDY,
 ) -> bytes:
     """The bytes the official serializer writes for ``module`` at ``target_version``
     (``X.Y.Z``, ``current`` or ``minimum``; a patch version serves its release).
     ``module`` may be StableHLO or VHLO (text or IR); an op, attribute or type with no
-    form at the target raises a VerificationError naming it."""
+    form at the target raises a VerificationError naming it.  ``allow_other_dialects``:
+    the dialects whose ops and attributes stay as they are next to the VHLO ops
+    (True: all); by default ``sdy``, as jax serializes a Shardy module."""
     module = unwrap_generic_module(parse_module(module) if isinstance(module, str) else module)
     target = validate_target(resolve_target(target_version), module.pos)
     if strip_debuginfo:  # (the flag shadows the function of that name here)

@@ -16,26 +16,29 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from dataclasses import dataclass
 from typing import TextIO
 
 from ..errors import HloError, SourcePos
 from ..ir import Function, Module, Operation
 from ..source import Chunk, read_text, split_input
+from ..verify_diagnostics import Diagnostic, Expected, check, expected_diagnostics
+from .cli_args import add_compat_arguments, add_vhlo_arguments
 from .common import LegalizeError, unwrap_generic_module
 from .convert import blockers, vhlo_to_version
 from .ir import VhloAttr
-from .to_vhlo import legalize_to_vhlo
+from .to_vhlo import KEEP_SDY, AllowOther, legalize_to_vhlo
 from .version import Version, resolve_target, validate_target
 
-__all__ = ["compat_main", "run_vhlo", "vhlo_main"]
-
-
-@dataclass(frozen=True)
-class Diagnostic:
-    line: int
-    message: str
-    severity: str = "error"
+__all__ = [
+    "add_compat_arguments",
+    "add_vhlo_arguments",
+    "compat_main",
+    "compat_report",
+    "run_vhlo",
+    "vhlo_main",
+    "vhlo_stored",
+    "vhlo_text",
+]
 
 
 # ---- one chunk -------------------------------------------------------------------------
@@ -128,7 +131,7 @@ def _vhlo_attr_errors(m: Module, chunk: Chunk) -> list[Diagnostic]:
 
 
 def run_vhlo(
-    chunk: Chunk, filename: str, *, target: str | None, allow_other: bool
+    chunk: Chunk, filename: str, *, target: str | None, allow_other: AllowOther
 ) -> tuple[Module | None, list[Diagnostic]]:
     """Parse, legalize, convert one chunk: (VHLO module, or None on error; diagnostics)."""
     from .. import parse_module
@@ -162,89 +165,53 @@ def run_vhlo(
 
 # ---- --verify-diagnostics ---------------------------------------------------------------
 
-_EXPECTED = re.compile(
-    r"expected-(error|warning|remark|note)\s*(?:@\s*([+-]\d+|above|below))?\s*\{\{(.*?)\}\}"
-)
 
-
-def expected_diagnostics(chunk: Chunk) -> list[Diagnostic]:
-    out = []
-    for i, line in enumerate(chunk.text.split("\n"), start=1):
-        for m in _EXPECTED.finditer(line):
-            sev, where, msg = m.group(1), m.group(2), m.group(3)
-            target = i
-            if where in ("above",):
-                target = i - 1
-            elif where == "below":
-                target = i + 1
-            elif where:
-                target = i + int(where)
-            out.append(Diagnostic(target, msg.strip(), sev))
-    return out
-
-
-def verify(expected: list[Diagnostic], got: list[Diagnostic], filename: str, err: TextIO) -> bool:
-    """mlir's SourceMgrDiagnosticVerifierHandler: every expected diagnostic produced (at
-    its line, containing its text) and nothing unexpected."""
-    ok = True
-    left = list(got)
-    for exp in expected:
-        hit = next(
-            (
-                g
-                for g in left
-                if g.line == exp.line and exp.message in g.message and g.severity == exp.severity
-            ),
-            None,
-        )
-        if hit is None:
-            print(
-                f"{filename}:{exp.line}: error: expected {exp.severity} "
-                f'"{exp.message}" was not produced',
-                file=err,
-            )
-            ok = False
-        else:
-            left.remove(hit)
-    for g in left:
-        print(f"{filename}:{g.line}: error: unexpected {g.severity}: {g.message}", file=err)
-        ok = False
-    return ok
+def verify(expected: list[Expected], got: list[Diagnostic], filename: str, err: TextIO) -> bool:
+    """mlir's SourceMgrDiagnosticVerifierHandler (parser/verify_diagnostics.py): every
+    expected diagnostic produced and nothing unexpected; the problems go to ``err``."""
+    problems = check(expected, got, filename)
+    for p in problems:
+        print(p, file=err)
+    return not problems
 
 
 # ---- commands ----------------------------------------------------------------------------
 
 
+def dialects_kept(args: argparse.Namespace) -> AllowOther:
+    """``--allow-other-dialects``: every dialect; else sdy, as jax serializes it."""
+    return True if args.allow_other_dialects else KEEP_SDY
+
+
 def _vhlo_args(argv: list[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="hlorun vhlo", description=__doc__.split("\n\n")[1])
-    p.add_argument("file")
-    p.add_argument("--allow-other-dialects", action="store_true")
-    p.add_argument("--target", default=None, help="X.Y.Z, current or minimum")
-    p.add_argument("--generic", action="store_true", help="--mlir-print-op-generic")
-    p.add_argument("--split-input-file", "-split-input-file", action="store_true")
-    p.add_argument("--verify-diagnostics", "-verify-diagnostics", action="store_true")
+    add_vhlo_arguments(p)
     return p.parse_args(argv)
 
 
 def vhlo_main(argv: list[str], out: TextIO | None = None, err: TextIO | None = None) -> int:
-    """``hlorun vhlo``: see the module docstring."""
-    from .asm import print_vhlo_module
-
+    """``hlorun vhlo`` on MLIR text: see the module docstring."""
     out = out or sys.stdout
     err = err or sys.stderr
     a = _vhlo_args(argv)
     try:
         text = read_text(a.file)
-    except OSError as e:
+    except (OSError, UnicodeDecodeError) as e:
         print(f"error: {e}", file=err)
         return 1
-    name = "-" if a.file == "-" else a.file
+    return vhlo_text(text, "-" if a.file == "-" else a.file, a, out, err)
+
+
+def vhlo_text(text: str, name: str, a: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``hlorun vhlo`` of MLIR text, chunk by chunk."""
+    from .asm import print_vhlo_module
+
     failed = False
     outputs = []
     for chunk in split_input(text, a.split_input_file):
-        m, diags = run_vhlo(chunk, name, target=a.target, allow_other=a.allow_other_dialects)
+        m, diags = run_vhlo(chunk, name, target=a.target, allow_other=dialects_kept(a))
         if a.verify_diagnostics:
-            failed |= not verify(expected_diagnostics(chunk), diags, name, err)
+            failed |= not verify(expected_diagnostics(chunk.text), diags, name, err)
         else:
             for d in diags:
                 print(f"{name}:{d.line}: {d.severity}: {d.message}", file=err)
@@ -256,36 +223,64 @@ def vhlo_main(argv: list[str], out: TextIO | None = None, err: TextIO | None = N
     return 1 if failed else 0
 
 
-def compat_main(argv: list[str], out: TextIO | None = None, err: TextIO | None = None) -> int:
-    """``hlorun compat FILE --target=V``: exit 0 when the program can be served at V,
-    else 1 after listing each blocker as ``file:line: <what> needs <version>``."""
-    out = out or sys.stdout
-    err = err or sys.stderr
-    p = argparse.ArgumentParser(prog="hlorun compat")
-    p.add_argument("file")
-    p.add_argument("--target", required=True)
-    p.add_argument("--allow-other-dialects", action="store_true")
-    a = p.parse_args(argv)
-    try:
-        text = read_text(a.file)
-        target = resolve_target(a.target)
-        v = validate_target(target)
-    except (OSError, HloError) as e:
-        print(f"error: {getattr(e, 'message', e)}", file=err)
-        return 1
-    from .. import parse_module
+def vhlo_stored(m: Module, name: str, a: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``hlorun vhlo`` of a module read from bytecode (VHLO as an artifact stores it, or
+    unversioned StableHLO): legalized, converted to ``--target``, printed."""
+    from .asm import print_vhlo_module
 
     try:
-        m = unwrap_generic_module(parse_module(text, a.file))
+        m = unwrap_generic_module(m)
         if _has_unversioned(m):
-            m = legalize_to_vhlo(m, allow_other_dialects=a.allow_other_dialects)
+            m = legalize_to_vhlo(m, allow_other_dialects=dialects_kept(a))
+        if a.target is not None:
+            m = vhlo_to_version(m, validate_target(resolve_target(a.target)))
     except HloError as e:
         print(e.render(), file=err)
         return 1
-    found = blockers(m, v)
-    for pos, what, first in found:
-        where = f"{pos.filename}:{pos.line}" if pos is not None else a.file
-        print(f"{where}: {what} needs StableHLO {first} (target {Version.of(target)})", file=out)
-    if not found:
-        print(f"{a.file}: can be served at {Version.of(target)}", file=out)
-    return 1 if found else 0
+    out.write(print_vhlo_module(m, generic=a.generic))
+    return 0
+
+
+def compat_main(argv: list[str], out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """``hlorun compat FILE --target=V`` on MLIR text: exit 0 when the program can be
+    served at V, else 1 after listing each blocker as ``file:line: <what> needs
+    <version>``."""
+    from .. import parse_module
+
+    out = out or sys.stdout
+    err = err or sys.stderr
+    p = argparse.ArgumentParser(prog="hlorun compat")
+    add_compat_arguments(p)
+    a = p.parse_args(argv)
+    try:
+        m = parse_module(read_text(a.file), a.file)
+    except (OSError, UnicodeDecodeError) as e:
+        print(f"error: {e}", file=err)
+        return 1
+    except HloError as e:
+        print(e.render(), file=err)
+        return 1
+    return compat_report(m, a.file, a, out, err)
+
+
+def compat_report(m: Module, name: str, a: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """The blockers of module ``m`` at ``--target``, each line once."""
+    try:
+        target = resolve_target(a.target)
+        v = validate_target(target)
+        m = unwrap_generic_module(m)
+        if _has_unversioned(m):
+            m = legalize_to_vhlo(m, allow_other_dialects=dialects_kept(a))
+    except HloError as e:
+        print(e.render(), file=err)
+        return 1
+    lines: dict[str, None] = {}
+    for pos, what, first in blockers(m, v):
+        known = pos is not None and pos.filename != "<unknown>"
+        where = f"{pos.filename}:{pos.line}" if pos is not None and known else name
+        lines[f"{where}: {what} needs StableHLO {first} (target {Version.of(target)})"] = None
+    for line in lines:
+        print(line, file=out)
+    if not lines:
+        print(f"{name}: can be served at {Version.of(target)}", file=out)
+    return 1 if lines else 0

@@ -61,10 +61,13 @@ class LegalizeError(VerificationError):
         super().__init__(message, pos)
 
 
-def illegal(op_name: str, pos: SourcePos | None) -> LegalizeError:
-    """MLIR's dialect-conversion failure for one op."""
+def illegal(op_name: str, pos: SourcePos | None, why: str = "") -> LegalizeError:
+    """MLIR's dialect-conversion failure for one op; ``why``: what in it has no VHLO
+    form (an attribute or type of another dialect), when known."""
     return LegalizeError(
-        f"failed to legalize operation '{op_name}' that was explicitly marked illegal", pos
+        f"failed to legalize operation '{op_name}' that was explicitly marked illegal"
+        + (f": {why}" if why else ""),
+        pos,
     )
 
 

@@ -71,7 +71,44 @@ __all__ = ["legalize_to_vhlo", "to_vhlo_attr", "to_vhlo_type"]
 
 
 class _Fail(Exception):
-    """Internal: this attribute / type has no VHLO form."""
+    """Internal: this attribute / type has no VHLO form; ``what`` names it, when it is
+    one the user wrote (an attribute or type of another dialect)."""
+
+    def __init__(self, what: str = "") -> None:
+        super().__init__(what)
+        self.what = what
+
+
+AllowOther = bool | frozenset[str]
+"""Which other dialects' ops, attributes and types stay as they are among the VHLO ops
+(``--allow-other-dialects``): every one (True), none (False), or those named."""
+
+KEEP_SDY: frozenset[str] = frozenset({"sdy"})
+"""What jax keeps when it serializes with Shardy: the ``sdy`` dialect's ops and
+attributes stay in the module next to the VHLO ops (jax/_src/export/_export.py
+``_module_to_bytecode`` passes ``serialize_with_sdy`` to ``serialize_portable_artifact``,
+which then serializes with other dialects allowed)."""
+
+
+def allows(allow_other: AllowOther, dialect: str | None) -> bool:
+    """Whether ``allow_other`` keeps ops / attributes / types of ``dialect``."""
+    if dialect in ("stablehlo", "vhlo"):
+        return False
+    if isinstance(allow_other, frozenset):
+        return dialect in allow_other
+    return bool(allow_other)
+
+
+def attribute_dialect(a: Attribute) -> str | None:
+    """The dialect an attribute belongs to (None for builtin ones)."""
+    if isinstance(a, EnumAttr | DialectAttr):
+        return a.dialect
+    if isinstance(a, OpaqueAttr):
+        m = re.match(r"#([A-Za-z_][\w$]*)", a.text)
+        return m.group(1) if m else None
+    if type(a).__module__.endswith(".sdy"):  # parser/sdy.py's attributes
+        return "sdy"
+    return None
 
 
 # ---- types ---------------------------------------------------------------------------
@@ -79,7 +116,7 @@ class _Fail(Exception):
 _MEMREF = re.compile(r"memref<((?:(?:\d+|\?)x)*)([a-zA-Z0-9]+)>\Z")
 
 
-def to_vhlo_type(t: Type, allow_other: bool = False) -> Type:
+def to_vhlo_type(t: Type, allow_other: AllowOther = False) -> Type:
     """VhloTypeConverter: builtin / StableHLO type -> VHLO type (``_Fail`` if none)."""
     if isinstance(t, VhloType):
         return t
@@ -132,7 +169,7 @@ def to_vhlo_type(t: Type, allow_other: bool = False) -> Type:
     raise _Fail
 
 
-def _quant(t: QuantizedType, allow_other: bool) -> VhloType:
+def _quant(t: QuantizedType, allow_other: AllowOther) -> VhloType:
     st = t.storage_type
     if not isinstance(st, IntegerType):
         raise _Fail
@@ -166,7 +203,7 @@ def _quant(t: QuantizedType, allow_other: bool) -> VhloType:
     )
 
 
-def _opaque_type(t: OpaqueType, allow_other: bool) -> Type:
+def _opaque_type(t: OpaqueType, allow_other: AllowOther) -> Type:
     m = _MEMREF.match(t.text)
     if m:
         dims = tuple(K_DYNAMIC if d == "?" else int(d) for d in m.group(1).split("x") if d)
@@ -177,9 +214,11 @@ def _opaque_type(t: OpaqueType, allow_other: bool) -> Type:
         return VhloType("future_v1", (tuple(to_vhlo_type(e, allow_other) for e in inner),))
     if t.text == "!shape.witness":
         return VhloType("witness_v1")
-    if allow_other and not t.text.startswith(("!stablehlo.", "!vhlo.")):
+    m = re.match(r"!([A-Za-z_][\w$]*)", t.text)
+    dialect = m.group(1) if m else None
+    if allows(allow_other, dialect):
         return t
-    raise _Fail
+    raise _Fail(f"type '{t.text}'" + (f" (dialect '{dialect}')" if dialect else ""))
 
 
 def _parse_types(text: str) -> tuple[Type, ...]:
@@ -223,12 +262,14 @@ _ENUMS = {
 }
 
 
-def to_vhlo_attr(a: Attribute, allow_other: bool = False) -> Attribute:
+def to_vhlo_attr(a: Attribute, allow_other: AllowOther = False) -> Attribute:
     """convertGeneric: builtin / StableHLO attribute -> VHLO attribute (``_Fail``)."""
     if isinstance(a, VhloAttr):
         return a
     if isinstance(a, EnumAttr):
-        if a.dialect != "stablehlo" or a.kind not in _ENUMS:
+        if a.dialect != "stablehlo":
+            return _unknown(a, allow_other)
+        if a.kind not in _ENUMS:
             raise _Fail
         mnemonic = _ENUMS[a.kind]
         if a.value not in table.enum_cases(mnemonic):
@@ -312,12 +353,20 @@ def _key(kv: tuple[str, Attribute]) -> str:
     return kv[0]
 
 
-def _unknown(a: Attribute, allow_other: bool) -> Attribute:
+def _unknown(a: Attribute, allow_other: AllowOther) -> Attribute:
     """convertUnknownAttribute: kept as is only with allow-other-dialects (and never a
     StableHLO attribute: those all have VHLO counterparts)."""
-    if allow_other and not _is_stablehlo_attr(a):
+    dialect = attribute_dialect(a)
+    if not _is_stablehlo_attr(a) and allows(allow_other, dialect):
         return a
-    raise _Fail
+    if dialect is None or dialect == "stablehlo":
+        raise _Fail
+    raise _Fail(f"{_short(a)} (dialect '{dialect}')")
+
+
+def _short(a: Attribute) -> str:
+    text = str(a)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _is_stablehlo_attr(a: Attribute) -> bool:
@@ -346,7 +395,7 @@ _AXIS_REF = re.compile(
 _SUB_AXIS = re.compile(r"\((\d+)\)(\d+)\Z")
 
 
-def _dialect_attr(a: DialectAttr, allow_other: bool) -> VhloAttr:
+def _dialect_attr(a: DialectAttr, allow_other: AllowOther) -> VhloAttr:
     """sharding-related StableHLO attributes (SubAxisInfo, AxisRef, MeshAxis, Mesh,
     ReplicaGroupMeshAxes)."""
     p = dict(a.params)
@@ -390,7 +439,7 @@ def _dialect_attr(a: DialectAttr, allow_other: bool) -> VhloAttr:
     raise _Fail
 
 
-def _sub_axis(a: Attribute, allow_other: bool) -> Attribute:
+def _sub_axis(a: Attribute, allow_other: AllowOther) -> Attribute:
     if isinstance(a, OpaqueAttr):
         m = _SUB_AXIS.match(a.text.replace(" ", ""))
         if m:
@@ -413,7 +462,7 @@ def _name(a: Attribute | None) -> str:
     raise _Fail
 
 
-def legalize_to_vhlo(module: Module, *, allow_other_dialects: bool = False) -> Module:
+def legalize_to_vhlo(module: Module, *, allow_other_dialects: AllowOther = False) -> Module:
     """The VHLO form of a StableHLO module (ops already in VHLO are kept); see
     ``to_vhlo_ops``."""
     from .to_vhlo_ops import legalize

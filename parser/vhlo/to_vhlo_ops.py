@@ -45,7 +45,7 @@ from .common import (
     vtensor_i64,
 )
 from .ir import VhloAttr
-from .to_vhlo import _Fail, to_vhlo_attr, to_vhlo_type
+from .to_vhlo import AllowOther, _Fail, allows, to_vhlo_attr, to_vhlo_type
 from .walk import map_body, map_region, rebuild
 
 # ---- attributes: op-specific special cases (convertSpecial) -------------------------
@@ -313,7 +313,7 @@ def _defaults(base: str, op: Operation) -> Attrs:
 
 
 class _Legalizer:
-    def __init__(self, allow_other: bool) -> None:
+    def __init__(self, allow_other: AllowOther) -> None:
         self.allow_other = allow_other
 
     def type(self, t: Type) -> Type:
@@ -329,8 +329,11 @@ class _Legalizer:
             fn = special.get(name)
             if fn is not None:
                 fn(a, out)
-            else:
+                continue
+            try:
                 out.append((name, to_vhlo_attr(a, self.allow_other)))
+            except _Fail as e:
+                raise _Fail(f"attribute '{name}' = {e.what}" if e.what else "") from None
         return tuple(sorted(out, key=lambda kv: kv[0]))
 
     def region(self, r: Region) -> Region:
@@ -348,15 +351,17 @@ class _Legalizer:
         if info is None:
             if op.name.startswith(("vhlo.",)):
                 return op
-            if self.allow_other and op.dialect not in ("stablehlo", "func"):
+            if op.dialect != "func" and allows(self.allow_other, op.dialect):
                 return self._other(op)
-            raise illegal(op.name, op.pos)
+            raise illegal(op.name, op.pos, _other_dialect(op.dialect))
         key = "func.call" if op.name == "func.call" else info.base
         try:
             results = tuple(self.value(v) for v in op.results)
             operands = tuple(self.value(v) for v in op.operands)
             attrs = self.attrs(key, info.base, op)
-        except (_Fail, *MALFORMED):
+        except _Fail as e:
+            raise illegal(op.name, op.pos, _refused(e)) from None
+        except MALFORMED:
             raise illegal(op.name, op.pos) from None
         regions = tuple(self.region(r) for r in op.regions)
         names = frozenset(k for k, _ in attrs if k in info.attributes)
@@ -379,8 +384,14 @@ class _Legalizer:
                 ("arg_attrs", self._arg_attrs(f.arg_attrs)),
                 ("res_attrs", self._arg_attrs(f.result_attrs)),
             ]
-            attrs += [(k, to_vhlo_attr(v, self.allow_other)) for k, v in f.attributes]
-        except (_Fail, *MALFORMED):
+            for k, v in f.attributes:
+                try:
+                    attrs.append((k, to_vhlo_attr(v, self.allow_other)))
+                except _Fail as e:
+                    raise _Fail(f"attribute '{k}' = {e.what}" if e.what else "") from None
+        except _Fail as e:
+            raise illegal("func.func", f.pos, _refused(e)) from None
+        except MALFORMED:
             raise illegal("func.func", f.pos) from None
         body = Region(()) if f.body is None else self.region(f.body)
         if f.body is not None:
@@ -411,7 +422,21 @@ class _Legalizer:
         )
 
 
-def legalize(module: Module, *, allow_other_dialects: bool = False) -> Module:
+def _refused(e: _Fail) -> str:
+    """What a refusal adds to MLIR's message: the attribute (or type) of another dialect
+    that VHLO has no form for, and how to keep it."""
+    if not e.what:
+        return ""
+    return f"{e.what} has no VHLO form (--allow-other-dialects keeps it as it is)"
+
+
+def _other_dialect(dialect: str) -> str:
+    if dialect in ("stablehlo", "func", "vhlo", "chlo", "builtin", ""):
+        return ""
+    return f"an op of dialect '{dialect}' (--allow-other-dialects keeps it as it is)"
+
+
+def legalize(module: Module, *, allow_other_dialects: AllowOther = False) -> Module:
     """The VHLO form of a StableHLO module (ops already in VHLO are kept)."""
     lg = _Legalizer(allow_other_dialects)
     out = map_body(module, lambda x: lg.function(x) if isinstance(x, Function) else lg.op(x))

@@ -252,8 +252,9 @@ def test_errors_name_the_innermost_user_source_line():
         hlorun.run(LOCATED, [x])
     # the op's place in the text, and the user's line (the callee of the callsite)
     assert str(info.value) == (
-        "<string>:3:3: error: 'stablehlo.custom_call' op kernel failed: "
-        "ValueError: bad input (from: model.py:12)"
+        "<string>:3:3: error: 'stablehlo.custom_call' op custom_call target "
+        "'hlorun_test_boom': the registered handler raised ValueError: bad input "
+        "(from: model.py:12)"
     )
     artifact = serialize_portable_artifact(parse_module(LOCATED), "1.9.0")
     with pytest.raises(InterpreterError) as info:
