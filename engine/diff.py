@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -230,10 +231,11 @@ class _Context:
         return tolerance(t, *self.tol)
 
 
-def _rows(ctx: _Context, origin: Origins, iterations: bool, first: bool) -> list[Row]:
-    rows: list[Row] = []
-    done: dict[tuple[Any, int, int | None], Row] = {}
+def _compared(ctx: _Context, iterations: bool) -> list[tuple[OpInfo, int, Any, int | None, str]]:
+    """(op, result index, result type, iteration, key of the other engine's value) of
+    every value compared, in program order."""
     outputs = {(o.index, o.result): o for o in ctx.ins.outputs}
+    out = []
     for info in sorted(ctx.ins.ops, key=lambda i: i.completion):
         runs = ctx.hl.executions.get(info.index)
         if not info.instrumented or not runs:
@@ -243,49 +245,76 @@ def _rows(ctx: _Context, origin: Origins, iterations: bool, first: bool) -> list
             if o is None:
                 continue
             its: list[int | None] = list(range(len(runs))) if o.stacked and iterations else [None]
-            for it in its:
-                key = o.key + ("" if it is None else f".it{it}")
-                got = ctx.other.get(key)
-                if got is None:
-                    continue
-                exp = np.asarray(runs[-1 if it is None else it][k])
-                got = _as_type(got, exp)
-                tol = ctx.tolerance(t)
-                err = measure(got, exp, tol)
-                scaled = False
-                if err.over and info.name in (*SCALED_OPS, "stablehlo.reduce"):
-                    operands = [np.asarray(a) for a in _hl_operands(ctx, info, it)]
-                    scale = _abs_scale(info, operands, k) if operands else None
-                    if scale is not None:
-                        err = measure(got, exp, tol, scale)
-                        scaled = True
-                ops_err = []
-                for ref in info.operand_ops:
-                    if ref is not None and ref[0] != "arg":
-                        r = done.get((ref[0], ref[1], it))
-                        ops_err.append(
-                            OperandError(ref[0], ref[1], None, None)
-                            if r is None
-                            else OperandError(ref[0], ref[1], r.errors, r.over)
-                        )
-                row = Row(
-                    index=info.index,
-                    op=info.name,
-                    where=where_text(info.op, origin),
-                    source=origin(info.op),
-                    result_index=k,
-                    iteration=it,
-                    type=str(t),
-                    errors=err,
-                    scaled=scaled,
-                    operands=ops_err,
+            out.extend((info, k, t, it, o.key + ("" if it is None else f".it{it}")) for it in its)
+    return out
+
+
+def _rows(ctx: _Context, origin: Origins, iterations: bool, first: bool) -> list[Row]:
+    rows: list[Row] = []
+    done: dict[tuple[Any, int, int | None], Row] = {}
+    todo = _compared(ctx, iterations)
+
+    def pair(info: OpInfo, k: int, it: int | None, key: str) -> tuple[Any, Any] | None:
+        """(the other engine's value, hlorun's), or None when the other has none."""
+        got = ctx.other.get(key)
+        if got is None:
+            return None
+        exp = np.asarray(ctx.hl.executions[info.index][-1 if it is None else it][k])
+        return _as_type(got, exp), exp
+
+    def errors(item: tuple[OpInfo, int, Any, int | None, str]) -> Any:
+        info, k, t, it, key = item
+        p = pair(info, k, it, key)
+        return None if p is None else measure(p[0], p[1], ctx.tolerance(t))
+
+    # every value's errors first, on the machine's threads (NumPy releases the GIL on
+    # whole arrays), read below in program order; with ``first``, one at a time up to
+    # the first divergence
+    first_errors: Any = map(errors, todo)
+    if not first:
+        with ThreadPoolExecutor(max(1, min(4, os.cpu_count() or 1))) as pool:
+            first_errors = list(pool.map(errors, todo))
+    for (info, k, t, it, key), err in zip(todo, first_errors):
+        if err is None:
+            continue
+        p = pair(info, k, it, key)
+        assert p is not None
+        got, exp = p
+        tol = ctx.tolerance(t)
+        scaled = False
+        if err.over and info.name in (*SCALED_OPS, "stablehlo.reduce"):
+            operands = [np.asarray(a) for a in _hl_operands(ctx, info, it)]
+            scale = _abs_scale(info, operands, k) if operands else None
+            if scale is not None:
+                err = measure(got, exp, tol, scale)
+                scaled = True
+        ops_err = []
+        for ref in info.operand_ops:
+            if ref is not None and ref[0] != "arg":
+                r = done.get((ref[0], ref[1], it))
+                ops_err.append(
+                    OperandError(ref[0], ref[1], None, None)
+                    if r is None
+                    else OperandError(ref[0], ref[1], r.errors, r.over)
                 )
-                if err.over:
-                    row.passed_on = _passed_on(ctx, info, k, it, got, tol, done)
-                done[(info.index, k, it)] = row
-                rows.append(row)
-                if first and row.over:
-                    return rows
+        row = Row(
+            index=info.index,
+            op=info.name,
+            where=where_text(info.op, origin),
+            source=origin(info.op),
+            result_index=k,
+            iteration=it,
+            type=str(t),
+            errors=err,
+            scaled=scaled,
+            operands=ops_err,
+        )
+        if err.over:
+            row.passed_on = _passed_on(ctx, info, k, it, got, tol, done)
+        done[(info.index, k, it)] = row
+        rows.append(row)
+        if first and row.over:
+            return rows
     return rows
 
 
@@ -458,11 +487,17 @@ def diff(
     if takes_platform_index(entry):  # every engine gets the same arguments (cpu's index)
         inputs = with_platform_index(entry, inputs, None, None)
     inputs = list(inputs)
-    hl = run_hlorun(ins, inputs)
-    if iterations and hl.trips:
-        ins = instrument(mod, function, trip_counts(hl))
     engine = engine_for(against)
-    other = engine.values(ins, inputs)
+    if iterations:  # the copy is instrumented per iteration once hlorun knows the trips
+        hl = run_hlorun(ins, inputs)
+        if hl.trips:
+            ins = instrument(mod, function, trip_counts(hl))
+        other = engine.values(ins, inputs)
+    else:  # the other engine (mostly a process of its own) runs while hlorun does
+        with ThreadPoolExecutor(1) as pool:
+            pending = pool.submit(engine.values, ins, inputs)
+            hl = run_hlorun(ins, inputs)
+            other = pending.result()
     ctx = _Context(ins, hl, other, inputs, (rtol, atol, ulp))
     origin = Origins(mod)
     rows = _rows(ctx, origin, iterations, first)

@@ -29,6 +29,7 @@ operands, all within tolerance, only passes on their tolerated error (engine/dif
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import ml_dtypes
@@ -143,24 +144,25 @@ def measure(
     gs, es = got.ravel()[differ], exp.ravel()[differ]
     g = _float_view(gs)
     e = _float_view(es)
-    gn, en = np.isnan(g), np.isnan(e)
-    same = (g == e) | (gn & en)
     with np.errstate(invalid="ignore", over="ignore"):
-        d = np.where(same, 0.0, np.abs(g - e))
-    d = np.where(np.isnan(d), np.inf, d)
+        d = np.abs(g - e)
+    ulps = ulp_distance(gs, es)  # 0 where both are NaN; inf where a non-finite differs
+    ae = np.abs(e)
     with np.errstate(divide="ignore", invalid="ignore"):
-        rel = np.where(same, 0.0, d / np.abs(e))
-    rel = np.where(np.isnan(rel), np.inf, rel)
-    ulps = np.where(same, 0.0, ulp_distance(gs, es))  # (non-finite and unequal: inf)
+        rel = d / ae
+    if not np.isfinite(d).all() or not np.isfinite(rel).all():  # NaN, inf, or +-0 pairs
+        gn, en = np.isnan(g), np.isnan(e)
+        same = (g == e) | (gn & en)
+        d = np.where(same, 0.0, d)
+        d[np.isnan(d)] = np.inf
+        rel = np.where(same, 0.0, rel)
+        rel[np.isnan(rel)] = np.inf
     if scale is None:
-        s = np.abs(e)
+        s = ae
     else:
         s = np.abs(_float_view(np.asarray(scale).ravel()[differ]))
     if not elementwise:
-        ev = exp.ravel()
-        finite = np.abs(ev[np.isfinite(ev)])
-        norm = float(finite.max(initial=0)) if finite.size else 0.0  # largest magnitude
-        s = np.maximum(s, norm)
+        s = np.maximum(s, _largest_magnitude(exp))
     with np.errstate(invalid="ignore", over="ignore"):
         limit = tol.atol + tol.rtol * s
     bad = (d > limit) & (ulps > tol.ulp)
@@ -169,6 +171,18 @@ def measure(
     if err.worst >= 0:
         err.worst = int(differ[err.worst])
     return err
+
+
+def _largest_magnitude(a: np.ndarray) -> float:
+    """The largest finite magnitude of ``a``'s elements (0 for none)."""
+    v = a.ravel()
+    if v.size == 0:
+        return 0.0
+    m = max(float(v.max()), -float(v.min()))
+    if math.isfinite(m):
+        return m
+    finite = np.abs(v[np.isfinite(v)])
+    return float(finite.max(initial=0)) if finite.size else 0.0
 
 
 def _errors(d: np.ndarray, rel: np.ndarray, ulps: np.ndarray, bad: np.ndarray) -> Errors:
