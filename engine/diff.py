@@ -235,7 +235,7 @@ def _compared(ctx: _Context, iterations: bool) -> list[tuple[OpInfo, int, Any, i
     """(op, result index, result type, iteration, key of the other engine's value) of
     every value compared, in program order."""
     outputs = {(o.index, o.result): o for o in ctx.ins.outputs}
-    out = []
+    out: list[tuple[OpInfo, int, Any, int | None, str]] = []
     for info in sorted(ctx.ins.ops, key=lambda i: i.completion):
         runs = ctx.hl.executions.get(info.index)
         if not info.instrumented or not runs:

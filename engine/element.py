@@ -14,11 +14,13 @@ equality (NaN never equal, +0 == -0).
 
 from __future__ import annotations
 
+from typing import Any
+
 import ml_dtypes
 import numpy as np
 
 _UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
-_INT = {2: np.int16, 4: np.int32, 8: np.int64}
+_INT: dict[int, Any] = {2: np.int16, 4: np.int32, 8: np.int64}
 
 
 def _float_bits(dtype: np.dtype) -> tuple[int, bool]:
