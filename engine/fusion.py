@@ -13,8 +13,10 @@ once.
 Fusible: a fast-path step (``engine.fastpath``) whose op-table row has a ``ufunc``
 column entry (``engine.ufunc.Ufunc``: a NumPy ufunc equal to the spec's op on this
 dtype kind, or f32 computed in f64 and rounded once), on operands and a result of one
-static type of at least ``FUSE_MIN_ELEMENTS``, outside batched regions, that would not
-run on several threads (compute-bound ops keep ``engine.parallel``).  Every element is
+static type of at least ``FUSE_MIN_ELEMENTS``, outside batched regions; compute-bound
+ops (tanh, exp: f32 computed in f64) join too, since a fused run of at least
+``PARALLEL_MIN_ELEMENTS`` runs on the machine's threads as they would alone (JAX's
+10-op chain with tanh and exp: 0.96x the naive floor, was 1.14x).  Every element is
 computed by the same ufunc call on the same values as unfused, so results are
 bit-identical.
 
@@ -34,7 +36,6 @@ from typing import Any
 
 import numpy as np
 
-from . import plan as _plan
 from .dtypes import static_shape
 from .parallel import PARALLEL_MIN_ELEMENTS, run_all, split_points, workers
 from .plan import BlockPlan, Step, private_buffer, reraise, static_size
@@ -63,10 +64,7 @@ def fusible(st: Step) -> bool:
     size = static_size(t)
     if size is None or size < FUSE_MIN_ELEMENTS:
         return False
-    if not all(v.type == t for v in st.op.operands):
-        return False
-    par_min = _plan.PARALLEL_MIN_ELEMENTS
-    return row.exact or par_min is None or size < par_min
+    return all(v.type == t for v in st.op.operands)
 
 
 def _flat(v: Any, size: int) -> np.ndarray:

@@ -103,6 +103,31 @@ def test_f32_exp_fused_rounds_once_from_f64():
     assert np.array_equal(_bits(got), _bits(want))
 
 
+def test_transcendental_ops_on_threads_join_the_run():
+    """tanh and exp (f32 computed in f64, rounded once) over tensors large enough for
+    the machine's threads fuse with the ops around them (JAX's chain): one run, the
+    same bits as op by op."""
+    n = max(N, engine.parallel.PARALLEL_MIN_ELEMENTS) + 777
+    t = _ty(n)
+    prog = engine.compile(f"""func.func @main(%a: {t}, %b: {t}) -> {t} {{
+  %0 = stablehlo.add %a, %b : {t}
+  %1 = stablehlo.tanh %0 : {t}
+  %2 = stablehlo.exponential %1 : {t}
+  %3 = stablehlo.subtract %2, %b : {t}
+  %4 = stablehlo.multiply %3, %a : {t}
+  func.return %4 : {t}
+}}""")
+    plan = prog.interpreter.plan(prog.function.name)
+    assert _fused_runs(prog) == 1 and len(plan.block.runs) == 1  # all five steps
+    a, b = _data(n, 6), _data(n, 7)
+    (got,) = prog(a, b)
+    with np.errstate(all="ignore"):
+        x = np.tanh(np.add(a, b), dtype=np.float64).astype(np.float32)
+        x = np.exp(x, dtype=np.float64).astype(np.float32)
+        want = np.multiply(np.subtract(x, b), a)
+    assert np.array_equal(_bits(got), _bits(want))
+
+
 def test_small_tensors_are_not_fused():
     prog = engine.compile(CHAIN.format(t=_ty(1024)))
     assert _fused_runs(prog) == 0
