@@ -113,13 +113,19 @@ def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         # finite values of a signed IEEE layout: bit patterns read as sign-magnitude
         # integers, mapped to an order like the floats' (-0 and +0 meet); the same
         # distances as ulp_difference, without its uint64 and float64 passes
-        lo = np.int64(np.iinfo(si).min)
-        with np.errstate(over="ignore"):
-            ia = np.ascontiguousarray(a).view(si).astype(np.int64)
-            ib = np.ascontiguousarray(b).view(si).astype(np.int64)
-            oa = np.where(ia < 0, lo - ia, ia)
-            ob = np.where(ib < 0, lo - ib, ib)
-            # the distance below 2**64: exact in uint64 even where int64 wraps (f64)
+        width = 8 * a.dtype.itemsize
+        mask = si(np.iinfo(si).max)
+        shift = si(width - 1)
+
+        def ordered(x: np.ndarray) -> np.ndarray:
+            i = np.ascontiguousarray(x).view(si)
+            sign = i >> shift  # -1 where the sign bit is set, else 0
+            return (i ^ (sign & mask)) - sign  # -magnitude where negative (-0 -> 0)
+
+        oa, ob = ordered(a), ordered(b)
+        if width < 64:  # the difference fits int64: its float conversion is exact
+            return np.abs(oa.astype(np.int64) - ob.astype(np.int64)).astype(np.float64)
+        with np.errstate(over="ignore"):  # below 2**64: exact in uint64 where int64 wraps
             d = (np.maximum(oa, ob) - np.minimum(oa, ob)).view(np.uint64)
         return d.astype(np.float64)
     d = ulp_difference(a, b)
