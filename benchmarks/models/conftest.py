@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from conftest import ROWS, Row  # benchmarks/conftest.py: its table and $HLORUN_BENCH_ROWS
 
 BUDGET_S = 4.0  # time per side, roughly
 
@@ -93,6 +94,12 @@ def model_versus(benchmark, request):
         MODEL_ROWS[name] = ModelRow(
             name, hl, fl, jx, (peak - base) / 2**20, floor_target, jax_target
         )
+        # the same rows in the benchmarks' own table (tools/check_bench_targets.py reads it)
+        ROWS[name] = Row(name, hl, fl, floor_target, note="models: vs its NumPy floor")
+        if jx is not None and jax_target is not None:
+            ROWS[f"{name} vs jax.jit"] = Row(
+                f"{name} vs jax.jit", hl, jx, jax_target, note="models: the floor is jax.jit"
+            )
         benchmark.extra_info.update(
             floor_median_s=fl,
             jax_median_s=jx,
