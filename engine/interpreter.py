@@ -42,12 +42,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from itertools import islice
 from typing import Any
 
 import numpy as np
 
 from ..parser.errors import HloError, InterpreterError, UnsupportedError, VerificationError
 from ..parser.ir import Block, Module, Operation, Region, TensorType
+from ..parser.vhlo.walk import iter_ops
 from ..shape_inference.decode import decode_op_attributes
 from ..shape_inference.optable import OP_TABLE, OpDef
 from .codegen import straight_line
@@ -111,19 +113,6 @@ FOLD_MAX_BYTES = 4 << 20
 # inline: JAX's closed_call, _where, _cumsum, remat and pjit functions, which loop
 # bodies call once per iteration.
 INLINE_MAX_OPS = 256
-
-
-def _count_ops(ops: Sequence[Operation], cap: int) -> int:
-    """How many ops ``ops`` hold, nested regions included, counting stops past ``cap``."""
-    n = 0
-    stack = list(ops)
-    while stack and n <= cap:
-        op = stack.pop()
-        n += 1
-        for r in op.regions:
-            for b in r.blocks:
-                stack.extend(b.operations)
-    return n
 
 
 class Interpreter(StepCompiler):
@@ -228,16 +217,16 @@ class Interpreter(StepCompiler):
         self, ops: Sequence[Operation], scope: Scope, plan: FunctionPlan, steps: list[Step]
     ) -> None:
         for op in ops:
-            body = self._inline_body(op) if op.name in CALL_OPS else None
-            if body is None:
+            callee = self._inline_callee(op) if op.name in CALL_OPS else None
+            if callee is None:
                 steps.append(self._prepare_op(op, scope, plan))
                 continue
+            name, body = callee
             # a call inlined at plan time: the callee's ops become steps of this block,
             # its arguments the call's operand slots, the call's results its returns
             operands = [scope.lookup(v.name, op) for v in op.operands]
             inner = Scope(plan, None, scope.batched)  # a callee sees only its arguments
             inner.names.update((a.name, s) for a, s in zip(body.arguments, operands))
-            name = op.attr("callee").root
             self._inlining.append(name)
             try:
                 self._prepare_ops(body.operations[:-1], inner, plan, steps)
@@ -247,8 +236,8 @@ class Interpreter(StepCompiler):
             for r, v in zip(op.results, ret.operands):
                 scope.names[r.name] = inner.lookup(v.name, ret)
 
-    def _inline_body(self, op: Operation) -> Block | None:
-        """The callee's block when a ``func.call`` is inlined at plan time: a callee of
+    def _inline_callee(self, op: Operation) -> tuple[str, Block] | None:
+        """The callee's name and block when a ``func.call`` is inlined at plan time: a callee of
         one block of at most ``INLINE_MAX_OPS`` ops (nested ones counted), not already
         being inlined (recursion), whose signature matches the call (the verifier
         checked it; a mismatch is left to the call step's error)."""
@@ -267,10 +256,10 @@ class Interpreter(StepCompiler):
             or len(ops[-1].operands) != len(op.results)
             or [a.type for a in body.arguments] != list(op.operand_types)
             or list(ops[-1].operand_types) != list(op.result_types)
-            or _count_ops(ops, INLINE_MAX_OPS) > INLINE_MAX_OPS
+            or sum(1 for _ in islice(iter_ops(ops), INLINE_MAX_OPS + 1)) > INLINE_MAX_OPS
         ):
             return None
-        return body
+        return name, body
 
     @staticmethod
     def _live_bytes(bp: BlockPlan, block: Block) -> int:
