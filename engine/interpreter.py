@@ -237,14 +237,14 @@ class Interpreter(StepCompiler):
                 scope.names[r.name] = inner.lookup(v.name, ret)
 
     def _inline_callee(self, op: Operation) -> tuple[str, Block] | None:
-        """The callee's name and block when a ``func.call`` is inlined at plan time: a callee of
-        one block of at most ``INLINE_MAX_OPS`` ops (nested ones counted), not already
+        """The callee's name and block when a ``func.call`` is inlined at plan time: a
+        callee of one block of at most ``INLINE_MAX_OPS`` ops (nested ones counted), not already
         being inlined (recursion), whose signature matches the call (the verifier
         checked it; a mismatch is left to the call step's error)."""
-        if not self.inline_calls:
-            return None
         name = getattr(op.attr("callee"), "root", None)
-        fn = self.module.functions.get(name) if name is not None else None
+        if not self.inline_calls or not isinstance(name, str):
+            return None
+        fn = self.module.functions.get(name)
         if fn is None or fn.body is None or len(fn.body.blocks) != 1 or name in self._inlining:
             return None
         body = fn.body.blocks[0]
