@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from conftest import ROWS, Row  # benchmarks/conftest.py: its table and $HLORUN_BENCH_ROWS
+from conftest import ROWS, Row, _fmt_s  # benchmarks/conftest.py: its table and $HLORUN_BENCH_ROWS
 
 BUDGET_S = 4.0  # time per side, roughly
 
@@ -111,12 +111,6 @@ def model_versus(benchmark, request):
     return measure
 
 
-def _fmt(s: float | None) -> str:
-    if s is None:
-        return "-"
-    return f"{s * 1e3:.2f} ms" if s >= 1e-3 else f"{s * 1e6:.1f} us"
-
-
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     if not MODEL_ROWS:
         return
@@ -130,10 +124,11 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     for r in MODEL_ROWS.values():
         rf = r.hlorun_s / r.floor_s
         rj = "-" if r.jax_s is None else f"{r.hlorun_s / r.jax_s:.2f}"
+        jx = "-" if r.jax_s is None else _fmt_s(r.jax_s)
         ft = "-" if r.floor_target is None else f"{r.floor_target:g}"
         jt = "-" if r.jax_target is None else f"{r.jax_target:g}"
         peak = "-" if r.peak_mb is None else f"{r.peak_mb:.0f}"
         tr.write_line(
-            f"{r.name:<{w}} {_fmt(r.hlorun_s):>11} {_fmt(r.floor_s):>11} {_fmt(r.jax_s):>11} "
+            f"{r.name:<{w}} {_fmt_s(r.hlorun_s):>11} {_fmt_s(r.floor_s):>11} {jx:>11} "
             f"{rf:>7.2f} {ft:>7} {rj:>6} {jt:>7} {peak:>8}  {'yes' if r.ok() else 'NO'}"
         )
