@@ -63,7 +63,9 @@ def resolve_bundle(module: Any, inputs: Any, function: str | None) -> tuple[Any,
             from .model_bundle import is_bundle_dir, load_bundle
 
             if not is_bundle_dir(module):
-                raise ParseError(f"{module}: a folder, and not one PyTorch/XLA saved a model to")
+                from .program_source import not_a_program_folder
+
+                raise not_a_program_folder(module)
             bundle = load_bundle(module, function)
             return bundle.module, bundle.arguments(inputs), None
     return module, inputs, function
@@ -75,14 +77,12 @@ def looks_like_path(text: str) -> bool:
 
 
 def load_path(path: Path) -> Module:
+    """The program in the file ``path``, or in the folder PyTorch/XLA saved a model to
+    (its default callable): engine/program_source.py reads folders."""
+    from .program_source import read_bytes, read_program
+
     if path.is_dir():
-        from .model_bundle import is_bundle_dir, load_bundle
-
-        if is_bundle_dir(path):  # a saved PyTorch/XLA model: its default function
-            return load_bundle(path).module
-        raise ParseError(f"{path}: a folder, and not one PyTorch/XLA saved a model to")
-    from .program_source import read_bytes
-
+        return read_program(path).module()
     return load_bytes(read_bytes(path), str(path))
 
 

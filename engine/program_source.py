@@ -152,11 +152,16 @@ def read_program(path: str | os.PathLike) -> ProgramSource:
             found = folder(path)
             if found is not None:
                 return found
-        raise ParseError(
-            f"{path}: is a folder, and not one PyTorch/XLA saved a model to (expected a "
-            "program file: .mlir, .mlirbc)"
-        )
+        raise not_a_program_folder(path)
     return _from_bytes(path, read_bytes(p))
+
+
+def not_a_program_folder(path: str | os.PathLike) -> ParseError:
+    """The refusal of a folder that no ``FOLDER_READERS`` entry reads."""
+    return ParseError(
+        f"{os.fspath(path)}: is a folder, and not one PyTorch/XLA saved a model to "
+        "(expected a program file: .mlir, .mlirbc)"
+    )
 
 
 def read_bytes(path: Path) -> bytes:
