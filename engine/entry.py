@@ -1,63 +1,61 @@
-"""The plain call of a compiled entry function, as one generated Python function.
+"""Entry functions: the plain call of a compiled program, as one generated function.
 
 ``engine.compile``'s common call (``Program.__call__``: no limit, callback, profile,
 feeds or grid) passes base-class arrays of exactly the declared dtypes and shapes and
-gets arrays it owns.  ``Interpreter.call_plain`` does that with loops over the inputs,
-the results and the steps; at 1e4 elements those loops cost more than the op.  This
-module writes them out for one plan (``plain_entry``), checks unrolled:
+gets arrays it owns.  ``Interpreter.call`` does that with loops over the inputs and
+results; at 1e4 elements those loops cost more than the op.  ``plain_entry`` writes
+them out for one plan, around a call of the block's PLAIN function (engine/emit.py),
+checks unrolled:
 
 * inputs: class, dtype, shape of each (``is`` first: NumPy's builtin dtypes are
   singletons); anything else returns None before running, and the caller takes the
   general path (which converts or reports);
-* the run: no nested call in progress, the plan's static bytes within the caps, the
-  memory budget of ``engine.memory`` already current (else set for the run), the
-  execution context clean (a run that used infeed, probes or prints, or a process
-  handle, leaves it dirty: the general path resets it; outfeed goes to a private list
-  the caller never sees, as with ``outfeed=None``);
+* the run: no nested call in progress, the PLAIN mode, the plan's static bytes within
+  the caps, the memory budget of ``engine.memory`` already current (else set for the
+  run), the execution context clean (a run that used infeed, probes or prints, or a
+  process handle, leaves it dirty: the general path resets it; outfeed goes to a
+  private list the caller never sees, as with ``outfeed=None``);
 * results: a base-class array that owns its memory (``base is None``), not an input,
   not another result, is the caller's as it is; any other result goes through
   ``engine.loading.owned_results`` (results never alias inputs, issue 21 item 4).
 
 When every step of the block can be written out (``local_steps``: small elementwise
 steps with an ``inline`` description, large ones with a ``big`` one, no regions, no
-fused runs), ``local_entry`` writes the whole call as one function instead: values in
-local variables (no frame, no closure calls), the steps in a NumPy error-state context
-of the program's own (``quiet_context``: no warning escapes, the caller's error state
-is never touched), a failing step reported as its op (``plan.reraise``, by the line it
-failed on).  Its steps call no kernel, so only the caps and the run's mode are checked.
-A result is checked for aliasing unless it is surely a new array of its step's own
-(a ufunc's result whose dtype NumPy's type resolution fixes, returned once).
+fused runs), ``local_entry`` has the same emitter (engine/emit.py's ``BlockEmitter``)
+write the steps into the entry function itself, their values in local variables
+(``LocalValues``: no frame), run in a NumPy error-state context of the program's own
+(``quiet_context``: no warning escapes, the caller's error state is never touched).
+Its steps call no kernel, so only the caps and the run's mode are checked.  A result
+is checked for aliasing unless it is surely a new array of its step's own (a ufunc's
+result whose dtype NumPy's type resolution fixes, returned once).
 
-Same steps, same order, same values as ``call_plain``: bit-identical by construction.
+Same steps, same order, same values as ``Interpreter.call``: bit-identical by
+construction.
 """
 
 from __future__ import annotations
 
 import contextvars
-import sys
 from collections.abc import Callable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .emit import PLAIN, BlockEmitter, Source, block_function
 from .loading import owned_results
 from .memory import current_budget_var
 from .plan import (
     ERRSTATE_VAR,
     IGNORE_ERRORS,
     as_array,
-    private_buffer,
     quiet_errors,
-    reraise,
     restore_errors,
 )
 
 if TYPE_CHECKING:
     from .interpreter import Interpreter
     from .plan import FunctionPlan, Step
-
-UNROLL_STEPS = 32  # a block of at most this many steps is called step by step
 
 
 def plain_entry(
@@ -78,7 +76,6 @@ def plain_entry(
         "ctx": interp.context,
         "template": plan.template,
         "frames": plan.frames,
-        "runs": block.runs,
         "QE": quiet_errors,
         "RE": restore_errors,
         "IGN": IGNORE_ERRORS,
@@ -101,7 +98,7 @@ def plain_entry(
     lines += _input_checks(sig, xs, env)
     lines += [
         "    memo = interp._budget_memo",
-        "    if (interp._depth or not interp._fast",
+        "    if (interp._depth or interp.mode",
         f"            or limits.memory_cap < {block.max_nbytes} or limits.live_cap < {block.max_live}",
         "            or memo.per_tensor != limits.memory_cap or memo.live != limits.live_cap",
         "            or ctx.process is not None or ctx.infeed or ctx.probe_counts or ctx.printed):",
@@ -121,12 +118,8 @@ def plain_entry(
         "    bt = None if CGET() is memo else CSET(memo)",
         "    try:",
     ]
-    if len(block.runs) <= UNROLL_STEPS:
-        for k, step_run in enumerate(block.runs):
-            env[f"R{k}"] = step_run
-            lines.append(f"        R{k}(frame)")
-    else:
-        lines += ["        for step in runs:", "            step(frame)"]
+    env["BLOCK"] = block_function(block, PLAIN, interp)
+    lines.append("        BLOCK(frame)")
     rs = [f"r{j}" for j in range(len(block.returns))]
     for r, slot in zip(rs, block.returns):
         lines.append(f"        {r} = frame[{slot}]")
@@ -145,10 +138,11 @@ def plain_entry(
         lines.append(f"    return owned_results(outputs(plan, {out}, True), inputs)")
     else:
         lines += _owned_returns(rs, xs, [False] * len(rs))
-    namespace: dict[str, Any] = {}
-    lines = [line for line in lines if line]
-    exec(compile("\n".join(lines), "<hlorun entry>", "exec"), env, namespace)  # noqa: S102
-    fn: Callable[[Sequence[Any]], list[Any] | None] = namespace["run"]
+    src = Source(env)
+    for line in lines:
+        if line:
+            src.add(line)
+    fn: Callable[[Sequence[Any]], list[Any] | None] = src.compile("run", "<hlorun entry>")
     return fn
 
 
@@ -164,24 +158,20 @@ def local_steps(plan: FunctionPlan) -> list[Step] | None:
     steps = [st for st in block.steps if st.kind != "constant"]
     if len(steps) > LOCAL_MAX_STEPS:
         return None
-    runs = block.runs
-    faithful = block.inlined or (
-        len(runs) == len(steps) and all(r is st.run for r, st in zip(runs, steps))
-    )
-    if not faithful:  # fused runs (engine.fusion) are not their steps' closures
+    if block.fused:  # fused runs (engine.fusion) keep their frame
         return None
     if any((st.inline is None and st.big is None) or st.op.regions for st in steps):
         return None
     return steps
 
 
-class _Emitter:
-    """The lines of a local entry function and, for each, the step it belongs to."""
+class LocalValues:
+    """The values of a local entry function: slot -> local variable (``v{slot}``), an
+    argument (``x{i}``) or a constant (``C{slot}``), what engine/emit.py's
+    ``BlockEmitter`` writes instead of ``frame[slot]``."""
 
-    def __init__(self, plan: FunctionPlan, env: dict[str, Any]) -> None:
-        self.lines: list[str] = []
-        self.owner: list[int] = []  # line (0-based) -> step index, -1: none
-        self.env = env
+    def __init__(self, plan: FunctionPlan, src: Source) -> None:
+        self.src = src
         self.consts = plan.consts
         self.scalar = set(plan.scalar_args)
         self.nargs = len(plan.function.type.inputs)
@@ -192,86 +182,21 @@ class _Emitter:
         # slots holding a new array of their own: a ufunc's result, not a reused buffer
         self.fresh: set[int] = set()
 
-    def add(self, line: str, step: int = -1) -> None:
-        self.lines.append(line)
-        self.owner.append(step)
-
     def ref(self, slot: int) -> str:
         """The expression of a slot's value: a constant, an argument, or a local."""
         if slot in self.consts:
-            self.env[f"C{slot}"] = self.consts[slot]
+            self.src.env[f"C{slot}"] = self.consts[slot]
             return f"C{slot}"
         if slot < self.nargs and slot not in self.scalar:
             return f"x{slot}"
         return f"v{slot}"
 
-    def kill(self, slot: int, k: int, pad: str) -> None:
+    def kill(self, slot: int, st: Step, pad: str) -> None:
         """Release a value at its last use (arguments and constants stay held)."""
         if slot >= self.nargs and slot not in self.consts:
-            self.add(f"{pad}v{slot} = None", k)
+            self.src.add(f"{pad}v{slot} = None", st)
 
-    def inline(self, st: Step, k: int, pad: str) -> None:
-        """A small elementwise step (``Step.inline``), as ``engine.codegen`` writes it."""
-        assert st.inline is not None
-        fn, dt, sct, fix = st.inline
-        env = self.env
-        env[f"F{k}"], env[f"D{k}"], env[f"T{k}"], env[f"X{k}"] = fn, dt, sct, fix
-        r = f"v{st.results[0]}"
-        self.dtypes[st.results[0]] = dt
-        self.add(f"{pad}{r} = F{k}({', '.join(self.ref(s) for s in st.operands)})", k)
-        for s in st.kills:
-            self.kill(s, k, pad)
-        self.add(
-            f"{pad}if {r}.__class__ is not T{k} and ({r}.__class__ is not ND or {r}.dtype != D{k}):",
-            k,
-        )
-        self.add(f"{pad}    {r} = X{k}({r})", k)
-
-    def big(self, st: Step, k: int, pad: str) -> None:
-        """A large elementwise step (``Step.big``), as ``StepCompiler._compile_fast_big``
-        runs it: into a dying operand's buffer that nobody else holds, else a new array."""
-        assert st.big is not None
-        ufunc, kw, dt, cands, shape, fix = st.big
-        env = self.env
-        env[f"U{k}"], env[f"D{k}"], env[f"X{k}"] = ufunc, dt, fix
-        env[f"K{k}"], env[f"P{k}"] = kw, shape
-        # an argument (the caller holds it) or a constant is never a dying buffer
-        reuse = [j for j in cands if self.ref(st.operands[j]).startswith("v")]
-        args = [f"a{j}" if j in reuse else self.ref(s) for j, s in enumerate(st.operands)]
-        for j in reuse:
-            self.add(f"{pad}a{j} = {self.ref(st.operands[j])}", k)
-        # released before the call, as the step's closure does, but for the operands
-        # the call names directly (an operand used twice): after it
-        direct = {s for j, s in enumerate(st.operands) if j not in reuse}
-        for s in st.kills:
-            if s not in direct:
-                self.kill(s, k, pad)
-        call = f"U{k}({', '.join(args)}"
-        kws = f", **K{k})" if kw else ")"
-        r = f"v{st.results[0]}"
-        for n, j in enumerate(reuse):  # ``a{j}`` and getrefcount's argument: nobody else
-            a = f"a{j}"
-            cond = f"RC({a}) == 2 and {a}.__class__ is ND and PB({a})"
-            self.add(f"{pad}{'elif' if n else 'if'} {cond}:", k)
-            self.add(f"{pad}    {r} = {call}, out={a}{kws}", k)
-        new = f"{call}, out=EMPTY(P{k}, D{k}){kws}" if kw else f"{call})"
-        if reuse:
-            self.add(f"{pad}else:", k)
-            self.add(f"{pad}    {r} = {new}", k)
-            self.add(f"{pad}{' = '.join(f'a{j}' for j in reuse)} = None", k)
-        else:
-            self.add(f"{pad}{r} = {new}", k)
-        for s in st.kills:
-            if s in direct:
-                self.kill(s, k, pad)
-        if reuse or not self._certain(ufunc, kw, dt, st.operands):
-            self.add(f"{pad}if {r}.__class__ is not ND or {r}.dtype != D{k}:", k)
-            self.add(f"{pad}    {r} = X{k}({r})", k)
-        else:  # a new base-class array of dtype ``dt``: nothing to check
-            self.fresh.add(st.results[0])
-        self.dtypes[st.results[0]] = dt
-
-    def _certain(self, ufunc: Any, kw: dict[str, Any], dt: np.dtype, ops: Sequence[int]) -> bool:
+    def certain(self, ufunc: Any, kw: dict[str, Any], dt: np.dtype, ops: Sequence[int]) -> bool:
         """Is a new result of ``ufunc`` on these operands surely a base-class array of
         dtype ``dt``?  With ``out=`` (``kw``) it is that array; else NumPy's type
         resolution on the operands' known dtypes says (operands of one shape, the
@@ -286,16 +211,6 @@ class _Emitter:
         except (TypeError, ValueError, AttributeError):
             return False
         return bool(resolved[-1] == dt) and list(resolved[:-1]) == known
-
-
-def _failed(steps: Sequence[Step], owner: Sequence[int], e: BaseException) -> None:
-    """Report ``e`` as the error of the step whose line raised it (``plan.reraise``)."""
-    tb = e.__traceback__
-    line = tb.tb_lineno if tb is not None else 0
-    k = owner[line - 1] if 0 < line <= len(owner) else -1
-    if k < 0:
-        raise e
-    reraise(steps[k], e)
 
 
 def quiet_context() -> contextvars.Context:
@@ -322,59 +237,57 @@ def local_entry(
     assert block is not None  # a planned function
     n = len(sig)
     xs = [f"x{i}" for i in range(n)]
-    env: dict[str, Any] = {
-        "ND": np.ndarray,
-        "interp": interp,
-        "limits": interp.limits,
-        "RC": sys.getrefcount,
-        "PB": private_buffer,
-        "EMPTY": np.empty,
-        "owned_results": owned_results,
-        "as_array": as_array,
-        "outputs": interp._outputs,
-        "plan": plan,
-    }
-    em = _Emitter(plan, env)
-    em.dtypes.update((i, dt) for i, (dt, _) in enumerate(sig))
-    em.add("def run(inputs):")
-    em.add("    try:")
-    em.add(f"        {', '.join(xs)}, = inputs" if n else "        () = inputs")
-    em.add("    except ValueError:")  # another number of inputs: the general path says so
-    em.add("        return None")
-    for line in _input_checks(sig, xs, env):
-        em.add(line)
-    em.add(
-        f"    if not interp._fast or limits.memory_cap < {block.max_nbytes}"
+    src = Source(
+        {
+            "interp": interp,
+            "limits": interp.limits,
+            "owned_results": owned_results,
+            "as_array": as_array,
+            "outputs": interp._outputs,
+            "plan": plan,
+        }
+    )
+    local = LocalValues(plan, src)
+    local.dtypes.update((i, dt) for i, (dt, _) in enumerate(sig))
+    em = BlockEmitter(src, PLAIN, interp, local)
+    add = src.add
+    add("def run(inputs):")
+    add("    try:")
+    add(f"        {', '.join(xs)}, = inputs" if n else "        () = inputs")
+    add("    except ValueError:")  # another number of inputs: the general path says so
+    add("        return None")
+    for line in _input_checks(sig, xs, src.env):
+        add(line)
+    add(
+        f"    if interp.mode or limits.memory_cap < {block.max_nbytes}"
         f" or limits.live_cap < {block.max_live}:"
     )
-    em.add("        return None")
+    add("        return None")
     for i in plan.scalar_args:
-        em.add(f"    v{i} = x{i}[()]")
-    em.add("    try:")
-    for k, st in enumerate(steps):
-        (em.big if st.big is not None else em.inline)(st, k, " " * 8)
-    em.add("        pass")
-    em.add("    except Exception as e:")
-    em.add("        FAILED(e)")
-    em.add("        raise")
-    env["FAILED"] = partial(_failed, tuple(steps), tuple(em.owner))
+        add(f"    v{i} = x{i}[()]")
+    add("    try:")
+    for st in steps:
+        em.step(st, " " * 8)
+    add("        pass")
+    add("    except Exception as e:")
+    add("        FAILED(e)")
+    add("        raise")
     rs = [f"r{j}" for j in range(len(block.returns))]
     for r, s in zip(rs, block.returns):
-        em.add(f"    {r} = {em.ref(s)}")
+        add(f"    {r} = {local.ref(s)}")
     out = f"[{', '.join(rs)}]"
     if plan.returns_consts:
-        em.add(f"    return owned_results(outputs(plan, {out}, True), inputs)")
+        add(f"    return owned_results(outputs(plan, {out}, True), inputs)")
     else:
         returns = block.returns
         # a new array of a step's own, returned once: the caller's as it is
-        own = [s in em.fresh and returns.count(s) == 1 for s in returns]
+        own = [s in local.fresh and returns.count(s) == 1 for s in returns]
         for line in _owned_returns(rs, xs, own):
-            em.add(line)
-    code = compile("\n".join(em.lines), "<hlorun local entry>", "exec")
-    exec(code, env)  # noqa: S102
+            add(line)
+    fn = src.compile("run", "<hlorun local entry>")
     # (a RuntimeError from the context's ``run``: entered by another thread running
     # this program; Program.__call__ then takes the general path)
-    return partial(quiet_context().run, env["run"])
+    return partial(quiet_context().run, fn)
 
 
 def _input_checks(

@@ -4,8 +4,9 @@ blocks.
 A chain of elementwise ops over big tensors (``x * a - b``, an activation, a
 normalization) is memory bound: run one op at a time, each reads and writes whole
 tensors from and to main memory.  Planning (``engine.interpreter``) hands each block
-plan to ``fuse``, which finds runs of consecutive fusible steps and replaces their
-closures with one: for each slice of ``BLOCK_BYTES`` of the elements, every op of the
+plan to ``fuse``, which finds runs of consecutive fusible steps and makes each one
+closure, which the block's compiled function (engine/emit.py) calls in place of the
+run's steps, except when a callback must see every value whole: for each slice of ``BLOCK_BYTES`` of the elements, every op of the
 run in order, its intermediate values in small buffers that stay in the cache and are
 reused, so main memory sees each input read once and each materialized result written
 once.
@@ -23,13 +24,12 @@ bit-identical.
 Materialization points: a value the run defines is written in full when anything
 after the run (a step, a region, the block's results) reads it; the others live only
 in block buffers.  A materialized result goes into the buffer of an operand that dies
-in the run, when nothing else can see that buffer (``plan.private_buffer``) and the run
+in the run, when nothing else can see that buffer (``ownership.sole_reference``) and the run
 has no later reader of it (in place where a value is dead); else into a new array.
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
@@ -37,8 +37,10 @@ from typing import Any
 import numpy as np
 
 from .dtypes import static_shape
+from .emit import fused_loop
+from .ownership import sole_reference
 from .parallel import PARALLEL_MIN_ELEMENTS, run_all, split_points, workers
-from .plan import BlockPlan, Step, private_buffer, reraise, static_size
+from .plan import BlockPlan, Step, reraise, static_size
 
 BLOCK_BYTES = 128 << 10  # per buffer: a few of them fit the L2 cache
 # On threads, each thread's blocks are larger: every ufunc call releases and retakes
@@ -49,8 +51,6 @@ THREAD_BLOCK_BYTES = 1 << 20
 FUSE_MIN_ELEMENTS = 1 << 17  # below this, one op at a time is as fast
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
-_ndarray = np.ndarray
-_getrefcount = sys.getrefcount
 
 
 def fusible(st: Step) -> bool:
@@ -76,53 +76,17 @@ def _flat(v: Any, size: int) -> np.ndarray:
     return a.reshape(-1)
 
 
-def _block_loop(
-    plan: Sequence[tuple[Any, dict[str, Any], tuple[tuple[str, int], ...], tuple[str, int]]],
-    nexternal: int,
-    materialize: Sequence[int],
-    nbufs: int,
-) -> Callable[..., None]:
-    """``blocks(externals, materialized, buffers, size, step)``: the run's steps over
-    each ``step`` elements in turn, as one generated loop (one ufunc call per op and
-    block, the out= operand positional, nothing looked up per block)."""
-    env: dict[str, Any] = {}
-    m_index = {s: i for i, s in enumerate(materialize)}
-
-    def name(ref: tuple[str, int]) -> str:
-        kind, j = ref
-        return f"x{j}" if kind == "x" else f"m{m_index[j]}" if kind == "m" else f"t{j}"
-
-    lines = ["def blocks(X, M, T, size, step):"]
-    lines += [f"    X{j} = X[{j}]" for j in range(nexternal)]
-    lines += [f"    M{i} = M[{i}]" for i in range(len(materialize))]
-    lines += [f"    t{b} = T{b} = T[{b}]" for b in range(nbufs)]
-    lines += ["    for lo in range(0, size, step):", "        hi = lo + step"]
-    lines += ["        if hi > size:", "            hi = size"]
-    lines += [f"            t{b} = T{b}[: hi - lo]" for b in range(nbufs)]
-    lines += [f"        x{j} = X{j}[lo:hi]" for j in range(nexternal)]
-    lines += [f"        m{i} = M{i}[lo:hi]" for i in range(len(materialize))]
-    for k, (fn, kw, args, res) in enumerate(plan):
-        env[f"U{k}"] = fn
-        call = f"U{k}({', '.join(map(name, args))}, {name(res)}"
-        if kw:
-            env[f"K{k}"] = kw
-            call += f", **K{k}"
-        lines.append(f"        {call})")
-    namespace: dict[str, Any] = {}
-    exec(compile("\n".join(lines), "<hlorun fused run>", "exec"), env, namespace)  # noqa: S102
-    return namespace["blocks"]
-
-
-def fuse(block: BlockPlan) -> list[Callable[[list[Any]], None]]:
-    """The block's runs with each run of at least two consecutive fusible steps (of one
-    shape and dtype) replaced by one fused closure."""
-    steps = [st for st in block.steps if st.kind != "constant"]
-    runs = list(block.runs)
-    if len(runs) != len(steps) or sum(map(fusible, steps)) < 2:
-        return runs
-    out: list[Callable[[list[Any]], None]] = []
+def fuse(block: BlockPlan) -> dict[int, tuple[tuple[int, ...], Callable[[list[Any]], None]]]:
+    """The block's fused runs: for each run of at least two consecutive fusible steps
+    (of one shape and dtype; constants between them are pre-filled, they do not break
+    a run), the index of its first step -> (the indices of its steps, its closure)."""
+    work = [(k, st) for k, st in enumerate(block.steps) if st.kind != "constant"]
+    if sum(fusible(st) for _k, st in work) < 2:
+        return {}
+    out: dict[int, tuple[tuple[int, ...], Callable[[list[Any]], None]]] = {}
+    steps = [st for _k, st in work]
     i = 0
-    while i < len(steps):
+    while i < len(work):
         j = i
         if fusible(steps[i]):
             key = (steps[i].check_types[0], steps[i].fast[2])
@@ -131,16 +95,14 @@ def fuse(block: BlockPlan) -> list[Callable[[list[Any]], None]]:
                     break
                 j += 1
         if j > i:
-            out.append(_fused(steps[i : j + 1], steps[:i], steps[j + 1 :], block))
-            i = j + 1
-        else:
-            out.append(runs[i])
-            i += 1
+            run = _fused(steps[i : j + 1], steps[j + 1 :], block)
+            out[work[i][0]] = (tuple(k for k, _st in work[i : j + 1]), run)
+        i = j + 1
     return out
 
 
 def _fused(
-    group: Sequence[Step], before: Sequence[Step], after: Sequence[Step], block: BlockPlan
+    group: Sequence[Step], after: Sequence[Step], block: BlockPlan
 ) -> Callable[[list[Any]], None]:
     """One closure running ``group`` blockwise (module docstring)."""
     defined = {st.results[0]: k for k, st in enumerate(group)}
@@ -190,7 +152,7 @@ def _fused(
             where[r] = ("t", nbufs)
             nbufs += 1
         plan.append((row.ufunc, kw, args, where[r]))
-    blocks = _block_loop(plan, len(external), materialize, nbufs)
+    blocks = fused_loop(plan, len(external), materialize, nbufs)
     first = group[0]
     ext = tuple(external)
 
@@ -204,19 +166,20 @@ def _fused(
             for s in materialize:
                 buf = None
                 for j in reuse[s]:
+                    if j in taken:
+                        continue
                     a = vals[j]
-                    # the vals list, ``a`` and getrefcount's argument: nobody else
+                    vals[j] = None  # ``a`` alone holds it while it is checked
                     if (
-                        j not in taken
-                        and _getrefcount(a) == 3
-                        and a.__class__ is _ndarray
+                        sole_reference(a)
                         and a.dtype == dt
                         and a.shape == shape
                         and a.flags.c_contiguous
-                        and private_buffer(a)
                     ):
                         buf = a
                         taken.add(j)
+                    vals[j] = a
+                    if buf is not None:
                         break
                 a = None
                 full[s] = buf if buf is not None else np.empty(shape, dt)

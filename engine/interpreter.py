@@ -52,8 +52,8 @@ from ..parser.ir import Block, Module, Operation, Region, TensorType
 from ..parser.vhlo.walk import iter_ops
 from ..shape_inference.decode import decode_op_attributes
 from ..shape_inference.optable import OP_TABLE, OpDef
-from .codegen import straight_line
 from .dtypes import dtype_of
+from .emit import CAPPED, LIMITS, OBSERVE, PLAIN, block_function
 from .entry import plain_entry
 from .fastpath import fast_op, relu_op
 from .fusion import fuse
@@ -62,7 +62,6 @@ from .memory import (
     DEFAULT_BUDGET,
     MemoryBudget,
     held_nbytes,
-    live_cap_error,
     reset_current,
     set_current,
     tensor_cap_error,
@@ -141,7 +140,8 @@ class Interpreter(StepCompiler):
         self.inline_calls = inline_calls
         self._inlining: list[str] = []
         self._depth = 0
-        self._fast = True  # no limit, callback or profile to check per step
+        self.mode = PLAIN  # of the blocks' compiled functions (engine/emit.py)
+        self.profile_timers: list[tuple[float, float]] = []  # OBSERVE's profile clocks
         self._budget_memo = _budget(self.limits.memory_cap, self.limits.live_cap)
 
     # ---------------------------------------------------------------- preparing
@@ -200,17 +200,17 @@ class Interpreter(StepCompiler):
         returns = tuple(scope.lookup(v.name, ret) for v in ret.operands)
         bp = BlockPlan(steps, args, returns)
         self._liveness(bp, plan, top)
-        runs = []
         for st in steps:
-            st.run = run = self._compile(st, plan)
-            if st.kind != "constant":
-                runs.append(run)
-        bp.runs = tuple(runs)
+            st.run = self._compile(st, plan)
         if self.inplace:  # (off: every op runs alone, each result a new array)
-            bp.runs = tuple(fuse(bp))  # runs of big elementwise steps: one blocked pass
-        bp.runs = straight_line(bp)  # small elementwise steps written out inline
+            bp.fused = fuse(bp)  # runs of big elementwise steps: one blocked pass
         bp.max_nbytes = max((st.nbytes for st in steps), default=0)
         bp.max_live = self._live_bytes(bp, block)
+        for st in steps:  # regions run inline count as this block's (engine/emit.py)
+            if st.kind in ("while", "if", "case"):
+                for inner in st.blocks:
+                    bp.max_nbytes = max(bp.max_nbytes, inner.max_nbytes)
+                    bp.max_live = max(bp.max_live, inner.max_live)
         return bp
 
     def _prepare_ops(
@@ -322,7 +322,7 @@ class Interpreter(StepCompiler):
         return self._prepare_block(region, Scope(plan, scope, batched), plan)
 
     def _region_fn(self, inner: BlockPlan, region: Region, plan: FunctionPlan) -> RegionFn:
-        run_block = self._run_block
+        block_fn = self.block_fn
         nargs, bind, returns, clear = len(inner.args), inner.bind, inner.returns, inner.clear
 
         def call(*values: Any) -> tuple[Any, ...]:
@@ -331,7 +331,7 @@ class Interpreter(StepCompiler):
                 raise InterpreterError(f"region takes {nargs} arguments, got {len(values)}")
             for k, slot in bind:
                 frame[slot] = values[k]
-            run_block(inner, frame)
+            block_fn(inner)(frame)
             out = tuple([frame[s] for s in returns])
             for s in clear:
                 frame[s] = None
@@ -511,13 +511,27 @@ class Interpreter(StepCompiler):
 
     # ---------------------------------------------------------------- running
     def _update_mode(self) -> None:
+        """The mode of the blocks' compiled functions for the next run (engine/emit.py):
+        OBSERVE with a callback or a profile, LIMITS with a step or time limit, else
+        PLAIN."""
         limits = self.limits
-        self._fast = (
-            limits.max_steps is None
-            and limits.deadline is None
-            and self.context.callback is None
-            and self.profile is None
-        )
+        if self.context.callback is not None or self.profile is not None:
+            self.mode = OBSERVE
+        elif limits.max_steps is not None or limits.deadline is not None:
+            self.mode = LIMITS
+        else:
+            self.mode = PLAIN
+
+    def block_fn(self, bp: BlockPlan) -> Callable[[list[Any]], None]:
+        """The compiled function of ``bp`` for this run: its mode's, or CAPPED's when
+        its static bytes exceed a memory cap (a hook per step then names the op)."""
+        mode = self.mode
+        if mode != OBSERVE and (
+            bp.max_nbytes > self.limits.memory_cap or bp.max_live > self.limits.live_cap
+        ):
+            mode = CAPPED
+        fn = bp.compiled[mode]
+        return fn if fn is not None else block_function(bp, mode, self)
 
     def call(self, name: str, args: Sequence[Any], batched: bool = False) -> tuple[Any, ...]:
         plan = self._plans.get((name, batched))
@@ -546,10 +560,12 @@ class Interpreter(StepCompiler):
         try:
             if top:
                 self._update_mode()
+                self.profile_timers.clear()
+                self.limits.check_at = 0  # the first step's count is checked
                 token = quiet_errors()  # NumPy float warnings: the spec defines these results
                 budget = set_current(self._budget())
                 try:
-                    self._run_block(block, frame)
+                    self.block_fn(block)(frame)
                 except HloError:
                     raise
                 except Exception as e:  # the outermost safety net: a bug, said as one
@@ -560,7 +576,7 @@ class Interpreter(StepCompiler):
                     reset_current(budget)
                     restore_errors(token)
             else:
-                self._run_block(block, frame)
+                self.block_fn(block)(frame)
             out = [frame[s] for s in block.returns]
         finally:
             self._depth -= 1
@@ -581,47 +597,11 @@ class Interpreter(StepCompiler):
             ]
         return [v if v.__class__ is _ndarray else as_array(v) for v in out]
 
-    def call_plain(self, plan: FunctionPlan, args: list[Any]) -> list[Any]:
-        """``call`` of a planned top-level function with no limit, callback or profile
-        to check (``engine.compile``'s common case): the steps and nothing else."""
-        block = plan.block
-        assert block is not None  # a planned function
-        limits = self.limits
-        if (
-            self._depth
-            or not self._fast
-            or block.max_nbytes > limits.memory_cap
-            or block.max_live > limits.live_cap
-        ):
-            return list(self.call(plan.function.name, args))
-        frame = plan.template.copy()
-        frame[: len(args)] = args
-        for k in plan.scalar_args:
-            a = frame[k]
-            if a.__class__ is _ndarray:
-                frame[k] = a[()]
-        frames = plan.frames
-        frames.append(frame)
-        self._depth = 1
-        token = quiet_errors()
-        budget = set_current(self._budget())
-        try:
-            for run in block.runs:
-                run(frame)
-            out = [frame[s] for s in block.returns]
-        finally:
-            reset_current(budget)
-            restore_errors(token)
-            self._depth = 0
-            frames.pop()
-        del frame
-        return self._outputs(plan, out, True)
-
     def plain_runner(
         self, plan: FunctionPlan, sig: Sequence[tuple[np.dtype, tuple[int, ...]]]
     ) -> Callable[[Sequence[Any]], list[Any] | None]:
-        """``call_plain`` of ``plan`` as one generated function for ``engine.compile``'s
-        common call (engine/entry.py): its results, or None when it does not apply."""
+        """``call`` of ``plan`` as one generated function for ``engine.compile``'s common
+        call (engine/entry.py): its results, or None when it does not apply."""
         return plain_entry(self, plan, sig)
 
     def _budget(self) -> MemoryBudget:
@@ -653,64 +633,6 @@ class Interpreter(StepCompiler):
         if isinstance(v, np.ndarray | np.generic):
             return np.array(v)
         return v
-
-    def _run_block(self, block: BlockPlan, frame: list[Any]) -> None:
-        limits = self.limits
-        if (
-            self._fast
-            and block.max_nbytes <= limits.memory_cap
-            and block.max_live <= limits.live_cap
-        ):
-            for run in block.runs:
-                run(frame)
-            limits.steps += len(block.steps)
-            return
-        self._run_checked(block, frame)
-
-    def _run_checked(self, block: BlockPlan, frame: list[Any]) -> None:
-        """The loop with limits, callback and profile checked at every step."""
-        limits = self.limits
-        cap = limits.memory_cap
-        cb = self.context.callback
-        prof = self.profile
-        for step in block.steps:
-            if step.nbytes > cap:
-                raise InterpreterError(
-                    tensor_cap_error(step.nbytes, cap), step.op.pos, op=step.op.name
-                )
-            if step.live > limits.live_cap:
-                raise InterpreterError(
-                    live_cap_error(step.live, limits.live_cap), step.op.pos, op=step.op.name
-                )
-            limits.steps += 1
-            if limits.max_steps is not None and limits.steps > limits.max_steps:
-                raise InterpreterError(
-                    f"step limit of {limits.max_steps} ops exceeded", step.op.pos, op=step.op.name
-                )
-            if limits.deadline is not None and (limits.steps & 255) == 0:
-                if time.monotonic() > limits.deadline:
-                    raise InterpreterError(
-                        f"time limit of {limits.timeout} s exceeded", step.op.pos, op=step.op.name
-                    )
-            if prof is not None:
-                saved = prof._child
-                prof._child = 0.0
-                t0 = time.perf_counter()
-                try:
-                    step.run(frame)
-                finally:
-                    dt = time.perf_counter() - t0
-                    inner = prof._child
-                    prof._child = saved + dt
-                nbytes = sum(value_nbytes(frame[s]) for s in step.results)
-                name = step.op.name
-                if step.kind == "constant" and name != "stablehlo.constant":
-                    name += " (folded)"
-                prof.record(name, dt - inner, dt, nbytes, step.op, t0)
-            else:
-                step.run(frame)
-            if cb is not None and step.results:
-                cb(step.op.name, step.op.pos, [as_array(frame[s]) for s in step.results])
 
     def check_limits_per_iteration(self, op_name: str = "stablehlo.while") -> None:
         """Called by looping kernels once per iteration."""

@@ -9,7 +9,6 @@ helpers on types and values that planning, fast paths and step execution all use
 from __future__ import annotations
 
 import inspect
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -85,9 +84,6 @@ except ImportError:  # pragma: no cover
         token.__exit__(None, None, None)
 
 
-_getrefcount = sys.getrefcount
-
-
 @dataclass
 class Limits:
     """Resource limits of one run: a bad program fails with a clear error, never hangs
@@ -99,6 +95,8 @@ class Limits:
     timeout: float | None = None
     deadline: float | None = None  # set from timeout when a run starts
     steps: int = 0
+    # the step count past which a run's compiled code calls its limit hook (engine/emit.py)
+    check_at: int = 0
 
 
 @dataclass
@@ -320,13 +318,22 @@ class BlockPlan:
     steps: list[Step]
     args: tuple[int, ...]
     returns: tuple[int, ...]
-    runs: tuple[Callable[[list[Any]], None], ...] = ()  # steps that do work (no constants)
     bind: tuple[tuple[int, int], ...] = ()  # (argument #, slot) of the arguments it reads
     clear: tuple[int, ...] = ()  # its own slots still set after a run (region results)
     free: frozenset[int] = frozenset()  # slots of enclosing blocks it reads
+    # the largest static result bytes and ``Step.live`` of its steps and of the steps of
+    # the while / if / case regions it runs inline (engine/memory.py: the caps)
     max_nbytes: int = 0
-    max_live: int = 0  # the largest ``Step.live`` (engine/memory.py: the live cap)
-    inlined: bool = False  # ``runs`` is its steps written out as one function (codegen)
+    max_live: int = 0
+    # engine.fusion: first step index -> (its run's step indices, the run's closure)
+    fused: dict[int, tuple[tuple[int, ...], Callable[[list[Any]], None]]] = field(
+        default_factory=dict
+    )
+    # engine.emit: the block's function in each mode (PLAIN, LIMITS, OBSERVE, CAPPED), made
+    # on first use
+    compiled: list[Callable[[list[Any]], None] | None] = field(
+        default_factory=lambda: [None, None, None, None]
+    )
 
 
 @dataclass(eq=False)
@@ -442,20 +449,6 @@ def bad_result(step: Step, value: Any, t: Type) -> None:
         step.op.pos,
         op=step.op.name,
     )
-
-
-def private_buffer(a: np.ndarray) -> bool:
-    """May ``a`` (held by nobody but the caller, checked with getrefcount) be written?
-    It must be writeable and own its memory, or be a view of an array that nothing but
-    ``a`` holds (a kernel's reshaped or transposed result): any other view, tuple, slot
-    or caller would hold a reference to that array."""
-    if not a.flags.writeable:
-        return False
-    b = a.base
-    if b is None:
-        return True
-    # ``a.base``, the local ``b`` and getrefcount's argument
-    return b.__class__ is _ndarray and b.base is None and _getrefcount(b) == 3
 
 
 def as_array(v: Any) -> Any:

@@ -179,7 +179,7 @@ class Program:
                 args = check_inputs(self.function, inputs)
             if self._plain and infeed is None and outfeed is None:
                 self._reset_context(None, None)
-                return owned_results(self.interpreter.call_plain(self._plan, args), args)
+                return owned_results(list(self.interpreter.call(self.function.name, args)), args)
             return owned_results(self.execute(args, infeed=infeed, outfeed=outfeed), args)
         except HloError as e:  # the error path only: name the user's source line
             with_origin(e, self.module)
