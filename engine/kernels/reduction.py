@@ -58,7 +58,6 @@ from ..ufunc import Ufunc, ieee_max, ieee_min
 from ..values import RegionFn
 from .conversion import convert
 from .elementwise import is_tf32
-from .patterns import reduction_combiners
 from .quantization import reduce_targets
 from .reduction_tree import tree_last
 
@@ -102,10 +101,10 @@ def call_region(fn: RegionFn, *values: np.ndarray) -> Arrays:
 
 
 def combiners(fn: RegionFn, n: int) -> tuple[str, ...] | None:
-    if n == 1 and fn.combiner is not None:
-        return (fn.combiner,)
-    region = getattr(fn, "region", None)
-    return reduction_combiners(region) if region is not None else None
+    """Per result ``i`` of ``n`` the op of a body returning ``op_i(acc_i, x_i)``
+    (``RegionSummary.fold_ops``), or None."""
+    ops = fn.summary.fold_ops
+    return ops if ops is not None and len(ops) == n else None
 
 
 def _wrap(v: np.ndarray, width: int, unsigned: bool) -> np.ndarray:
