@@ -12,6 +12,9 @@ and fall back to calling the region on whole tensors when the answer is None.
   ``op_i(acc_i, x_i)`` (a swapped operand order only for an op that commutes): what
   reduce, reduce_window and scatter may compute with the op's NumPy ufunc.
 * ``replace``: the body returns its last ``N`` arguments unchanged (scatter's "replace").
+* ``compare``: the body is one ``compare`` of its two arguments, as ``(direction,
+  compare_type)`` of ``compare(arg0, arg1)`` (a swapped operand order turns LT into GT...):
+  select_and_scatter's ``select``.
 * ``sort_keys``: the lexicographic key list of a comparator with ``2N`` arguments,
   found by evaluating the comparator's boolean formula over every combination of
   per-key outcomes (less / equal / greater), so any spelling (``or``/``and``/``select``
@@ -465,12 +468,14 @@ class Combiner:
 class RegionSummary:
     """What a region computes (module docstring): ``arguments`` its entry block's
     argument count; ``combiners`` one ``Combiner`` per result, or None; ``replace``
-    whether it returns its last ``arguments // 2`` arguments; ``sort_keys`` the
-    lexicographic keys of a comparator, or None."""
+    whether it returns its last ``arguments // 2`` arguments; ``compare`` the
+    ``(direction, compare_type)`` of a body that is ``compare(arg0, arg1)``, or None;
+    ``sort_keys`` the lexicographic keys of a comparator, or None."""
 
     arguments: int = 0
     combiners: tuple[Combiner, ...] | None = None
     replace: bool = False
+    compare: tuple[str, str | None] | None = None
     sort_keys: tuple[SortKey, ...] | None = None
 
     @property
@@ -534,6 +539,29 @@ def _replace(block: Block) -> bool:
     )
 
 
+# compare(b, a) is compare(a, b) with this direction
+_SWAPPED_DIRECTION = {"EQ": "EQ", "NE": "NE", "LT": "GT", "LE": "GE", "GT": "LT", "GE": "LE"}
+
+
+def _compare(block: Block) -> tuple[str, str | None] | None:
+    args = [v.name for v in block.arguments]
+    ops = block.operations
+    if len(args) != 2 or len(ops) != 2 or ops[0].name != "stablehlo.compare":
+        return None
+    cmp, ret = ops
+    if [v.name for v in ret.operands] != [cmp.results[0].name]:
+        return None
+    direction = _enum(cmp.attr("comparison_direction"))
+    if direction not in _SWAPPED_DIRECTION:
+        return None
+    names = [v.name for v in cmp.operands]
+    if names == args[::-1]:
+        direction = _SWAPPED_DIRECTION[direction]
+    elif names != args:
+        return None
+    return direction, _enum(cmp.attr("compare_type"))
+
+
 def _summarize(region: Region) -> RegionSummary:
     if len(region.blocks) != 1 or not region.blocks[0].operations:
         return UNKNOWN
@@ -541,7 +569,7 @@ def _summarize(region: Region) -> RegionSummary:
     if block.operations[-1].results:  # not a terminator
         return UNKNOWN
     return RegionSummary(
-        len(block.arguments), _combiners(block), _replace(block), _sort_keys(block)
+        len(block.arguments), _combiners(block), _replace(block), _compare(block), _sort_keys(block)
     )
 
 

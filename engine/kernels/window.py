@@ -648,7 +648,7 @@ def _selected(
     same choice, by doubling); else one region call per position."""
     rank = padded.ndim
     nw = wins.shape[:rank]
-    direction = select_direction(select.region, padded.dtype)
+    direction = select_direction(select.summary, padded.dtype)
     k, levels = math.prod(wd), max(wd).bit_length()
     work = window_scan.SCAN_WORK_RATIO * padded.size * levels * (1 + rank)
     scan_pays = k * math.prod(nw) * 4 > work  # element work of the two schedules

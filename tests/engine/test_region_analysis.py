@@ -613,3 +613,70 @@ func.func @main(%a: tensor<40xi64>, %b: tensor<40xi64>, %c: tensor<40xi64>)
     got = engine.run(text, [a, b, c])
     for g, x in zip(got, (a, b, c)):
         assert np.asarray(g).tolist() == x[order].tolist()
+
+
+# ---- a single compare of the two arguments (select_and_scatter's select) ----------------
+
+
+def test_compare_body_direction_in_argument_order():
+    r = region([F32, F32], [("stablehlo.compare", ["%arg0", "%arg1"], I1, cmp("GE"))], ["%0"])
+    assert summarize(r).compare == ("GE", None)
+    # compare(b, a) LT is compare(a, b) GT
+    r = region(
+        [I64, I64], [("stablehlo.compare", ["%arg1", "%arg0"], I1, cmp("LT", "SIGNED"))], ["%0"]
+    )
+    assert summarize(r).compare == ("GT", "SIGNED")
+    r = region([I64, I64], [("stablehlo.compare", ["%arg0", "%arg0"], I1, cmp("GE"))], ["%0"])
+    assert summarize(r).compare is None
+    r = region(
+        [I64, I64],
+        [
+            ("stablehlo.compare", ["%arg0", "%arg1"], I1, cmp("GE")),
+            ("stablehlo.not", ["%0"], I1, {}),
+        ],
+        ["%1"],
+    )
+    assert summarize(r).compare is None
+
+
+_SELECT_AND_SCATTER = """
+func.func @main(%x: tensor<256xi32>, %s: tensor<225xi32>) -> tensor<256xi32> {
+  %init = stablehlo.constant dense<0> : tensor<i32>
+  %r = "stablehlo.select_and_scatter"(%x, %s, %init) ({
+    ^bb0(%a: tensor<i32>, %b: tensor<i32>):
+      %0 = stablehlo.compare SELECT : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %0 : tensor<i1>
+  }, {
+    ^bb0(%a: tensor<i32>, %b: tensor<i32>):
+      %0 = stablehlo.add %a, %b : tensor<i32>
+      stablehlo.return %0 : tensor<i32>
+  }) {window_dimensions = array<i64: 32>, window_strides = array<i64: 1>}
+    : (tensor<256xi32>, tensor<225xi32>, tensor<i32>) -> tensor<256xi32>
+  func.return %r : tensor<256xi32>
+}
+"""
+
+_NP_CMP = {"GE": np.greater_equal, "GT": np.greater, "LE": np.less_equal, "LT": np.less}
+
+
+@pytest.mark.parametrize(
+    "select, direction",
+    [("GE, %a, %b", "GE"), ("LE, %b, %a", "GE"), ("GT, %b, %a", "LT"), ("LT, %a, %b", "LT")],
+)
+def test_select_and_scatter_reads_the_compare_in_argument_order(select, direction):
+    """spec select_and_scatter: in each window the scan keeps the current element while
+    ``select(current, candidate)`` is true; the source value is added at the kept one.
+    Written here as that loop, for windows of 32 (the scan path's size)."""
+    rng = np.random.default_rng(7)
+    x = rng.integers(0, 6, 256).astype(np.int32)  # many ties: first vs last extreme
+    s = rng.integers(1, 100, 225).astype(np.int32)
+    want = np.zeros(256, np.int64)
+    keep = _NP_CMP[direction]
+    for w in range(225):
+        cur = w
+        for p in range(w + 1, w + 32):
+            if not keep(x[cur], x[p]):
+                cur = p
+        want[cur] += s[w]
+    (got,) = engine.run(_SELECT_AND_SCATTER.replace("SELECT", select), [x, s])
+    assert np.asarray(got).tolist() == want.tolist()
