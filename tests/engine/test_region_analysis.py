@@ -641,14 +641,14 @@ def test_compare_body_direction_in_argument_order():
 
 _SELECT_AND_SCATTER = """
 func.func @main(%x: tensor<256xi32>, %s: tensor<225xi32>) -> tensor<256xi32> {
-  %init = stablehlo.constant dense<0> : tensor<i32>
+  %init = stablehlo.constant dense<INIT> : tensor<i32>
   %r = "stablehlo.select_and_scatter"(%x, %s, %init) ({
     ^bb0(%a: tensor<i32>, %b: tensor<i32>):
       %0 = stablehlo.compare SELECT : (tensor<i32>, tensor<i32>) -> tensor<i1>
       stablehlo.return %0 : tensor<i1>
   }, {
     ^bb0(%a: tensor<i32>, %b: tensor<i32>):
-      %0 = stablehlo.add %a, %b : tensor<i32>
+      %0 = stablehlo.SCATTER %a, %b : tensor<i32>
       stablehlo.return %0 : tensor<i32>
   }) {window_dimensions = array<i64: 32>, window_strides = array<i64: 1>}
     : (tensor<256xi32>, tensor<225xi32>, tensor<i32>) -> tensor<256xi32>
@@ -657,26 +657,36 @@ func.func @main(%x: tensor<256xi32>, %s: tensor<225xi32>) -> tensor<256xi32> {
 """
 
 _NP_CMP = {"GE": np.greater_equal, "GT": np.greater, "LE": np.less_equal, "LT": np.less}
+_SCATTER_OPS = {
+    "add": (0, lambda a, b: a + b),
+    "multiply": (1, lambda a, b: a * b),
+    "maximum": (-5, max),
+    "subtract": (0, lambda a, b: a - b),
+}
 
 
 @pytest.mark.parametrize(
     "select, direction",
     [("GE, %a, %b", "GE"), ("LE, %b, %a", "GE"), ("GT, %b, %a", "LT"), ("LT, %a, %b", "LT")],
 )
-def test_select_and_scatter_reads_the_compare_in_argument_order(select, direction):
+@pytest.mark.parametrize("scatter", list(_SCATTER_OPS))
+def test_select_and_scatter_reads_the_compare_in_argument_order(select, direction, scatter):
     """spec select_and_scatter: in each window the scan keeps the current element while
-    ``select(current, candidate)`` is true; the source value is added at the kept one.
-    Written here as that loop, for windows of 32 (the scan path's size)."""
+    ``select(current, candidate)`` is true; the source value is combined (in source
+    order) into the kept one, starting from ``init_value``.  Written here as that loop,
+    for windows of 32 (the scan path's size)."""
     rng = np.random.default_rng(7)
     x = rng.integers(0, 6, 256).astype(np.int32)  # many ties: first vs last extreme
-    s = rng.integers(1, 100, 225).astype(np.int32)
-    want = np.zeros(256, np.int64)
+    s = rng.integers(1, 3, 225).astype(np.int32)
+    init, op = _SCATTER_OPS[scatter]
+    want = [init] * 256
     keep = _NP_CMP[direction]
     for w in range(225):
         cur = w
         for p in range(w + 1, w + 32):
             if not keep(x[cur], x[p]):
                 cur = p
-        want[cur] += s[w]
-    (got,) = engine.run(_SELECT_AND_SCATTER.replace("SELECT", select), [x, s])
-    assert np.asarray(got).tolist() == want.tolist()
+        want[cur] = op(want[cur], int(s[w]))
+    text = _SELECT_AND_SCATTER.replace("SELECT", select).replace("SCATTER", scatter)
+    (got,) = engine.run(text.replace("INIT", str(init)), [x, s])
+    assert np.asarray(got).tolist() == np.array(want, np.int64).astype(np.int32).tolist()
