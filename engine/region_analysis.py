@@ -45,7 +45,7 @@ compares, recognised by the outcome-table check like untransformed keys.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -56,6 +56,7 @@ from ..parser.ir import (
     Block,
     DenseElementsAttr,
     EnumAttr,
+    IntegerType,
     Operation,
     QuantizedType,
     Region,
@@ -100,8 +101,7 @@ class KeyTransform:
     def __call__(self, x: np.ndarray) -> np.ndarray:
         env: dict[str, Any] = {self.arg: x}
         with np.errstate(all="ignore"):
-            for fn, operands, result, kwargs in self.steps:
-                env[result] = fn(*[env[n] for n in operands], **kwargs)
+            _run_steps(self.steps, env)
         out = np.asarray(env[self.out])
         if out.shape != x.shape:  # a transform that ignores its argument
             out = np.broadcast_to(out, x.shape)
@@ -138,13 +138,6 @@ _DIRECTIONS = {
     "GE": lambda o: o >= 0,
     "EQ": lambda o: o == 0,
     "NE": lambda o: o != 0,
-}
-_BOOLEAN_OPS = {
-    "stablehlo.and": 2,
-    "stablehlo.or": 2,
-    "stablehlo.xor": 2,
-    "stablehlo.not": 1,
-    "stablehlo.select": 3,
 }
 
 
@@ -203,6 +196,44 @@ def _identity(x: Any, **_: Any) -> Any:
     return x
 
 
+def _kernel_step(op: Operation) -> _Step | None:
+    """``op`` as a step run by its row's kernel, with its decoded attributes and its
+    declared (0-d) types (elementwise kernels run on whole arrays), or None."""
+    operands = tuple(o.name for o in op.operands)
+    result = op.results[0].name
+    if op.name in IDENTITY_OPS:
+        return (_identity, operands, result, {})
+    row = OP_TABLE.get(op.name)
+    if row is None or row.kernel is None or row.kernel_options.get("context"):
+        return None
+    try:
+        kwargs = decode_op_attributes(op, row)
+    except HloError:
+        return None
+    kwargs["result_type"] = op.results[0].type
+    if row.kernel_options.get("operand_types"):
+        kwargs["operand_types"] = op.operand_types
+    return (row.kernel, operands, result, kwargs)
+
+
+def _run_steps(steps: Sequence[_Step], env: dict[str, Any]) -> None:
+    """Run kernel steps in order, reading and writing ``env`` (value name -> array)."""
+    for fn, operands, result, kwargs in steps:
+        env[result] = fn(*[env[n] for n in operands], **kwargs)
+
+
+def _boolean_op(op: Operation) -> bool:
+    """An elementwise op on i1 values giving an i1 value (and, or, not, select...): a
+    connective of the comparator's formula, evaluated by its kernel."""
+    row = OP_TABLE.get(op.name)
+    if row is None or "elementwise" not in row.traits or len(op.results) != 1 or not op.operands:
+        return False
+    return all(t == _I1 for t in (*op.operand_types, op.results[0].type))
+
+
+_I1 = TensorType((), IntegerType(1))
+
+
 def _build_transform(block, out: str, producer: dict[str, int]) -> KeyTransform | None:
     """The ops computing ``out`` (a single-argument value) as a KeyTransform."""
     ops = block.operations
@@ -223,23 +254,10 @@ def _build_transform(block, out: str, producer: dict[str, int]) -> KeyTransform 
         stack.extend(o.name for o in ops[k].operands)
     steps: list[_Step] = []
     for k in sorted(needed):
-        op = ops[k]
-        operands = tuple(o.name for o in op.operands)
-        result = op.results[0].name
-        if op.name in IDENTITY_OPS:
-            steps.append((_identity, operands, result, {}))
-            continue
-        row = OP_TABLE.get(op.name)
-        if row is None or row.kernel is None or row.kernel_options.get("context"):
+        step = _kernel_step(ops[k])
+        if step is None:
             return None
-        try:
-            kwargs = decode_op_attributes(op, row)
-        except HloError:
-            return None
-        kwargs["result_type"] = op.results[0].type
-        if row.kernel_options.get("operand_types"):
-            kwargs["operand_types"] = op.operand_types
-        steps.append((row.kernel, operands, result, kwargs))
+        steps.append(step)
     key_type = ops[producer[out]].results[0].type.element_type
     names = tuple(ops[k].name for k in sorted(needed))
     return KeyTransform(names, key_type, tuple(steps), arg or "", out)
@@ -298,8 +316,12 @@ def _formula(block, n_operands: int):
                 producer[res] = index
                 if op.name == "stablehlo.constant" and _i1_splat(op) is not None:
                     bools[res] = bool(_i1_splat(op))
-                elif op.name in _BOOLEAN_OPS and names and all(n in bools for n in names):
-                    bools[res] = _boolean(op.name, [bools[n] for n in names])
+                elif all(n in bools for n in names) and _boolean_op(op):
+                    step = _kernel_step(op)
+                    if step is not None:
+                        env = {n: np.array(bools[n]) for n in names}
+                        _run_steps((step,), env)
+                        bools[res] = bool(env[res])
                 continue
         if op.name == "stablehlo.compare":
             if len(names) != 2 or names[0] not in single or names[1] not in single:
@@ -325,12 +347,11 @@ def _formula(block, n_operands: int):
                 key_transforms[key] = transform
             program.append((res, "cmp", (key, direction, p % 2 == 1)))
             formula.add(res)
-        elif op.name in _BOOLEAN_OPS:
-            if len(names) != _BOOLEAN_OPS[op.name]:
+        elif all(n in formula or n in bools for n in names) and _boolean_op(op):
+            step = _kernel_step(op)
+            if step is None:
                 return None
-            if not all(n in formula or n in bools for n in names):
-                return None
-            program.append((res, op.name.split(".")[1], tuple(names)))
+            program.append((res, "op", step))
             formula.add(res)
         else:
             return None
@@ -349,32 +370,10 @@ def _formula(block, n_operands: int):
                 o = outcomes[key]
                 env[res] = _DIRECTIONS[direction](-o if swapped else o)
                 continue
-            vals = [env[name] for name in payload]
-            if kind == "and":
-                env[res] = vals[0] & vals[1]
-            elif kind == "or":
-                env[res] = vals[0] | vals[1]
-            elif kind == "xor":
-                env[res] = vals[0] ^ vals[1]
-            elif kind == "not":
-                env[res] = ~vals[0]
-            else:
-                env[res] = np.where(vals[0], vals[1], vals[2])
+            _run_steps((payload,), env)
         return env.get(out)
 
     return keys, types, key_transforms, evaluate
-
-
-def _boolean(name: str, vals: list[bool]) -> bool:
-    if name == "stablehlo.and":
-        return vals[0] and vals[1]
-    if name == "stablehlo.or":
-        return vals[0] or vals[1]
-    if name == "stablehlo.xor":
-        return vals[0] != vals[1]
-    if name == "stablehlo.not":
-        return not vals[0]
-    return vals[1] if vals[0] else vals[2]
 
 
 def _key_of(block, lhs: str, p: int, sig: int, producer: dict[str, int]) -> _Key:

@@ -690,3 +690,51 @@ def test_select_and_scatter_reads_the_compare_in_argument_order(select, directio
     text = _SELECT_AND_SCATTER.replace("SELECT", select).replace("SCATTER", scatter)
     (got,) = engine.run(text.replace("INIT", str(init)), [x, s])
     assert np.asarray(got).tolist() == np.array(want, np.int64).astype(np.int32).tolist()
+
+
+def test_comparator_connectives_run_by_their_kernels():
+    """Any elementwise op on i1 values joins compares (here not, xor with a constant
+    true): not(a >= b) and xor(a >= b, true) are both a < b."""
+    true = DenseElementsAttr(I1, np.array(True))
+    r = region(
+        [I64, I64],
+        [
+            ("stablehlo.compare", ["%arg0", "%arg1"], I1, cmp("GE")),
+            ("stablehlo.not", ["%0"], I1, {}),
+        ],
+        ["%1"],
+    )
+    assert sort_keys(r) == (SortKey(0, False, None),)
+    r = region(
+        [I64, I64],
+        [
+            ("stablehlo.compare", ["%arg0", "%arg1"], I1, cmp("GE")),
+            ("stablehlo.constant", [], I1, {"value": true}),
+            ("stablehlo.xor", ["%0", "%1"], I1, {}),
+        ],
+        ["%2"],
+    )
+    assert sort_keys(r) == (SortKey(0, False, None),)
+    # and(a < b, not(true)) is always false: every element equal
+    r = region(
+        [I64, I64],
+        [
+            ("stablehlo.compare", ["%arg0", "%arg1"], I1, cmp("LT")),
+            ("stablehlo.constant", [], I1, {"value": true}),
+            ("stablehlo.not", ["%1"], I1, {}),
+            ("stablehlo.and", ["%0", "%2"], I1, {}),
+        ],
+        ["%3"],
+    )
+    assert sort_keys(r) == ()
+    # a connective on non-boolean values is no formula
+    r = region(
+        [I64, I64],
+        [
+            ("stablehlo.compare", ["%arg0", "%arg1"], I1, cmp("LT")),
+            ("stablehlo.convert", ["%0"], I64, {}),
+            ("stablehlo.convert", ["%1"], I1, {}),
+        ],
+        ["%2"],
+    )
+    assert sort_keys(r) is None
