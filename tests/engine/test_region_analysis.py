@@ -11,36 +11,15 @@ import hlorun.engine.kernels  # noqa: F401  (fills the op table: key transforms 
 from hlorun import engine
 from hlorun.engine.region_analysis import Combiner, RegionSummary, SortKey, summarize
 from hlorun.parser.ir import (
-    Block,
     ComplexType,
     DenseElementsAttr,
-    EnumAttr,
     FloatType,
     IntegerType,
-    Operation,
-    Region,
     TensorType,
-    Value,
 )
+from tests.support.regions import F32, I1, cmp, complex_comparator, region
 
-I1 = TensorType((), IntegerType(1))
 I64 = TensorType((), IntegerType(64))
-F32 = TensorType((), FloatType("f32"))
-
-
-def region(args, ops, ret) -> Region:
-    """ops: (name, operand names, result type, attributes dict); results are %0, %1..."""
-    values = {f"%arg{i}": Value(f"%arg{i}", t) for i, t in enumerate(args)}
-    operations = []
-    for k, (name, operands, rtype, attrs) in enumerate(ops):
-        res = Value(f"%{k}", rtype)
-        operations.append(
-            Operation(name, tuple(values[n] for n in operands), (res,), tuple(attrs.items()))
-        )
-        values[res.name] = res
-    operations.append(Operation("stablehlo.return", tuple(values[n] for n in ret)))
-    block = Block(tuple(values[f"%arg{i}"] for i in range(len(args))), tuple(operations))
-    return Region((block,))
 
 
 def fold_ops(r):
@@ -49,13 +28,6 @@ def fold_ops(r):
 
 def sort_keys(r):
     return summarize(r).sort_keys
-
-
-def cmp(direction, ctype=None):
-    attrs = {"comparison_direction": EnumAttr("stablehlo", "comparison_direction", direction)}
-    if ctype:
-        attrs["compare_type"] = EnumAttr("stablehlo", "comparison_type", ctype)
-    return attrs
 
 
 def test_single_combiner():
@@ -188,21 +160,7 @@ def test_sort_not_recognised():
 
 def test_sort_complex_keys_jax_style():
     c64 = TensorType((), ComplexType(FloatType("f32")))
-    r = region(
-        [c64, c64],
-        [
-            ("stablehlo.real", ["%arg0"], F32, {}),
-            ("stablehlo.real", ["%arg1"], F32, {}),
-            ("stablehlo.imag", ["%arg0"], F32, {}),
-            ("stablehlo.imag", ["%arg1"], F32, {}),
-            ("stablehlo.compare", ["%2", "%3"], I1, cmp("LT", "TOTALORDER")),
-            ("stablehlo.compare", ["%0", "%1"], I1, cmp("EQ", "TOTALORDER")),
-            ("stablehlo.and", ["%5", "%4"], I1, {}),
-            ("stablehlo.compare", ["%0", "%1"], I1, cmp("LT", "TOTALORDER")),
-            ("stablehlo.or", ["%7", "%6"], I1, {}),
-        ],
-        ["%8"],
-    )
+    r = complex_comparator()
     assert sort_keys(r) == (
         SortKey(0, False, "TOTALORDER", "real"),
         SortKey(0, False, "TOTALORDER", "imag"),
@@ -494,30 +452,20 @@ def test_three_keys_nested_select():
         SortKey(0, False, None),
         SortKey(1, False, None),
     )
-    # the same without the last tie-break is a two-key order ...
-    r2 = region(
-        [I64] * 6,
-        [
-            ("stablehlo.compare", ["%arg4", "%arg5"], I1, cmp("NE")),
-            ("stablehlo.compare", ["%arg4", "%arg5"], I1, cmp("GT")),
-            ("stablehlo.compare", ["%arg0", "%arg1"], I1, cmp("LT")),
-            ("stablehlo.select", ["%0", "%1", "%2"], I1, {}),
-        ],
-        ["%3"],
-    )
-    assert sort_keys(r2) == (SortKey(2, True, None), SortKey(0, False, None))
-    # ... and true on equal keys (LE on the last key) is no strict order
-    r3 = region(
-        [I64] * 6,
-        [
-            ("stablehlo.compare", ["%arg4", "%arg5"], I1, cmp("NE")),
-            ("stablehlo.compare", ["%arg4", "%arg5"], I1, cmp("GT")),
-            ("stablehlo.compare", ["%arg0", "%arg1"], I1, cmp("LE")),
-            ("stablehlo.select", ["%0", "%1", "%2"], I1, {}),
-        ],
-        ["%3"],
-    )
-    assert sort_keys(r3) is None
+    # the same without the last tie-break is a two-key order; true on equal keys (LE
+    # on the last key) is no strict order
+    for last, want in [("LT", (SortKey(2, True, None), SortKey(0, False, None))), ("LE", None)]:
+        r = region(
+            [I64] * 6,
+            [
+                ("stablehlo.compare", ["%arg4", "%arg5"], I1, cmp("NE")),
+                ("stablehlo.compare", ["%arg4", "%arg5"], I1, cmp("GT")),
+                ("stablehlo.compare", ["%arg0", "%arg1"], I1, cmp(last)),
+                ("stablehlo.select", ["%0", "%1", "%2"], I1, {}),
+            ],
+            ["%3"],
+        )
+        assert sort_keys(r) == want
 
 
 # ---- end to end: the kernels read the summary ------------------------------------------
