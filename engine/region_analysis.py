@@ -18,7 +18,8 @@ and fall back to calling the region on whole tensors when the answer is None.
 * ``sort_keys``: the lexicographic key list of a comparator with ``2N`` arguments,
   found by evaluating the comparator's boolean formula over every combination of
   per-key outcomes (less / equal / greater), so any spelling (``or``/``and``/``select``
-  /``not`` chains, GT written as swapped LT...) of a lexicographic order is recognised.
+  /``not`` chains, GT written as swapped LT...) of a lexicographic order is recognised;
+  the connectives (any elementwise op on i1 values) run on their rows' kernels.
   A key may be a per-operand *transform*: a value computed from one argument (and
   constants) by elementwise ops, the same ops on ``arg_{2i}`` and on ``arg_{2i+1}``;
   ``SortKey.key_input`` then evaluates those ops on the whole operand with the op
