@@ -37,6 +37,7 @@ from conftest import rand
 
 import hlorun.engine.kernels  # noqa: F401  (fills the kernel column)
 from hlorun import shape_inference  # noqa: F401
+from hlorun.engine.region_analysis import RegionSummary
 from hlorun.engine.values import RegionFn
 from hlorun.parser.ir import FloatType, IntegerType, TensorType
 from hlorun.shape_inference.optable import OP_TABLE
@@ -46,7 +47,9 @@ I32 = IntegerType(32)
 
 
 def _body(op: str, fn) -> RegionFn:
-    return RegionFn(region=None, call=lambda a, b: (fn(a, b),), combiner=f"stablehlo.{op}")
+    return RegionFn(
+        region=None, call=lambda a, b: (fn(a, b),), summary=RegionSummary.folding(f"stablehlo.{op}")
+    )
 
 
 def _reduce(x: np.ndarray, dims: tuple[int, ...], etype, body: RegionFn):

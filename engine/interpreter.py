@@ -79,7 +79,6 @@ from .plan import (
     Step,
     accepts_out,
     as_array,
-    binary_combiner,
     conforms,
     plain_dtype,
     quiet_errors,
@@ -337,7 +336,7 @@ class Interpreter(StepCompiler):
                 frame[s] = None
             return tuple([as_array(v) for v in out])
 
-        return RegionFn(region=region, call=call, combiner=binary_combiner(region))
+        return RegionFn(region=region, call=call)
 
     def _prepare_op(self, op: Operation, scope: Scope, plan: FunctionPlan) -> Step:
         operands = tuple(scope.lookup(v.name, op) for v in op.operands)

@@ -22,7 +22,6 @@ from ..parser.ir import (
     IntegerType,
     Operation,
     QuantizedType,
-    Region,
     TensorType,
     TokenType,
     TupleType,
@@ -376,25 +375,6 @@ class Scope:
                 return scope.names[name]
             scope = scope.parent
         raise VerificationError(f"use of undefined value {name}", op.pos, op=op.name)
-
-
-def binary_combiner(region: Region) -> str | None:
-    """``op`` when the region is exactly ``return op(arg0, arg1)`` (a binary combiner)."""
-    if len(region.blocks) != 1:
-        return None
-    block = region.blocks[0]
-    if len(block.arguments) != 2 or len(block.operations) != 2:
-        return None
-    body, ret = block.operations
-    if ret.name not in RETURN_OPS or len(ret.operands) != 1 or len(body.results) != 1:
-        return None
-    if ret.operands[0].name != body.results[0].name or body.regions:
-        return None
-    names = [v.name for v in body.operands]
-    args = [v.name for v in block.arguments]
-    if names == args or (names == args[::-1]):
-        return body.name
-    return None
 
 
 _ACCEPTS_OUT: dict[Any, bool] = {}

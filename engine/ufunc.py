@@ -34,7 +34,10 @@ class Ufunc:
     does.  ``reduce``: kinds on which ``ufunc`` folds a reduction exactly (``f`` for any
     float but tf32: f16/bf16/f8 fold in f32, where + and * round correctly);
     ``boolean``: the ufunc on i1 for reductions.  ``at``: kinds on which
-    ``ufunc.at`` is scatter with this op as its combiner.
+    ``ufunc.at`` is scatter with this op as its combiner.  ``extremum``: ``"max"`` /
+    ``"min"`` when the op is IEEE 754 maximum / minimum (spec maximum / minimum): on
+    floats ``ufunc`` computes it except between zeros of opposite signs (-0 < +0),
+    which ``ieee_max`` / ``ieee_min`` and the reductions' sign fixes get right.
     """
 
     ufunc: np.ufunc
@@ -44,6 +47,7 @@ class Ufunc:
     reduce: str = ""
     boolean: np.ufunc | None = None
     at: str = ""
+    extremum: str = ""
 
 
 def ieee_max(a: Any, b: Any) -> Any:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..parser.ir import Region
+from .region_analysis import UNKNOWN, RegionSummary, summarize
 
 
 class Token:
@@ -42,14 +43,19 @@ class RegionFn:
     block's declared (often 0-d) argument types: elementwise bodies then run on whole
     tensors at once, which is how reduce/scatter/sort bodies avoid per-element loops.
 
-    ``combiner`` names the op when the body is exactly ``return op(arg_i, arg_j)`` for a
-    binary op applied pairwise (``"stablehlo.add"``, ``"stablehlo.maximum"``...), so a
-    kernel can use the matching NumPy reduction; None otherwise.
+    ``summary`` says what the region computes (``engine.region_analysis``: its
+    combiner ops and their operand order, a pure replace, a comparator's keys), so a
+    kernel can use the matching NumPy operation; by default the region's own summary
+    (nothing known without a region).
     """
 
     region: Region
     call: Callable[..., tuple[Any, ...]]
-    combiner: str | None = None
+    summary: RegionSummary = UNKNOWN
+
+    def __post_init__(self) -> None:
+        if self.summary is UNKNOWN and self.region is not None:
+            object.__setattr__(self, "summary", summarize(self.region))
 
     def __call__(self, *values: Any) -> tuple[Any, ...]:
         return self.call(*values)

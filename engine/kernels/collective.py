@@ -192,16 +192,14 @@ def _combine_fn(
     computation: RegionFn, t: Type, context: Any
 ) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
     """``(a, b) -> computation(a, b)`` on whole arrays.  When the body is one binary op
-    (``computation.combiner``), that op's kernel runs directly with whole-array types;
-    otherwise the region is called."""
-    region = computation.region
-    if computation.combiner is not None and region is not None:
-        block = region.blocks[0]
-        body = block.operations[0]
-        row = OP_TABLE.get(body.name)
+    (``computation.summary.combiners``), that op's kernel runs directly with whole-array
+    types, its operands in the body's order; otherwise the region is called."""
+    combiners = computation.summary.combiners
+    if combiners is not None and len(combiners) == 1 and combiners[0].operation is not None:
+        body, swapped = combiners[0].operation, combiners[0].swapped
+        row = combiners[0].row
         fn = row.kernel if row is not None and not row.multi_result else None
         if row is not None and fn is not None:
-            swapped = body.operands[0].name != block.arguments[0].name
             kwargs = decode_op_attributes(body, row)
             if row.kernel_options.get("context"):
                 kwargs["context"] = context

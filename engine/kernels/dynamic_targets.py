@@ -16,7 +16,6 @@ import numpy as np
 
 from ...parser.errors import InterpreterError, UnsupportedError
 from ..dtypes import dtype_of
-from ..plan import binary_combiner
 from ..values import RegionFn
 from .custom_targets import Call, shape_of, target, top_k_along
 from .random import rng_bit_generator_arrays
@@ -66,11 +65,7 @@ def _called_region(call: Call) -> RegionFn:
     fn = interp.module.functions.get(name)
     if fn is None or fn.body is None:
         raise call.fail(f"no function @{name} with a body")
-    return RegionFn(
-        region=fn.body,
-        call=lambda *v: interp.call(name, v),
-        combiner=binary_combiner(fn.body),
-    )
+    return RegionFn(region=fn.body, call=lambda *v: interp.call(name, v))
 
 
 @target("stablehlo.dynamic_reduce_window")

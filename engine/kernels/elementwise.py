@@ -372,7 +372,7 @@ MAXIMUM = elementwise(
     exact=True,
     native_complex=True,
     fast_plan=_float_minmax,
-    ufunc=Ufunc(np.maximum, fast="iu", reduce="iu", boolean=np.logical_or, at="iu"),
+    ufunc=Ufunc(np.maximum, fast="iu", reduce="iu", boolean=np.logical_or, at="iu", extremum="max"),
     quantized="dequantize",
 )
 MINIMUM = elementwise(
@@ -384,7 +384,9 @@ MINIMUM = elementwise(
     exact=True,
     native_complex=True,
     fast_plan=_float_minmax,
-    ufunc=Ufunc(np.minimum, fast="iu", reduce="iu", boolean=np.logical_and, at="iu"),
+    ufunc=Ufunc(
+        np.minimum, fast="iu", reduce="iu", boolean=np.logical_and, at="iu", extremum="min"
+    ),
     quantized="dequantize",
 )
 elementwise(

@@ -257,14 +257,8 @@ _NATIVE = {
 
 def _is_replace(region_fn: RegionFn, n: int) -> bool:
     """True when the body is just ``return %updates...`` (the last n block arguments)."""
-    region = region_fn.region
-    if region is None or len(region.blocks) != 1:
-        return region_fn.combiner == "replace"
-    block = region.blocks[0]
-    if len(block.operations) != 1 or len(block.arguments) != 2 * n:
-        return False
-    ret = block.operations[0]
-    return [v.name for v in ret.operands] == [v.name for v in block.arguments[n:]]
+    summary = region_fn.summary
+    return summary.replace and summary.arguments == 2 * n
 
 
 def _region_element_types(region_fn: RegionFn, n: int) -> list[Type | None]:
@@ -422,8 +416,8 @@ def _ufunc_at(
 ) -> np.ufunc | None:
     """The ``ufunc`` whose ``.at`` is exactly the body (one input, a combiner whose
     ``ufunc`` column lists the dtype's kind under ``at``, a native dtype), or None."""
-    combiner = update_computation.combiner
-    row = OP_TABLE.get(combiner) if n == 1 and combiner is not None else None
+    ops = update_computation.summary.fold_ops
+    row = OP_TABLE.get(ops[0]) if n == 1 and ops is not None and len(ops) == 1 else None
     uf: Ufunc | None = row.ufunc if row is not None else None
     if uf is None or target not in _NATIVE or target != val or target.kind not in uf.at:
         return None

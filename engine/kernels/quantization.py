@@ -358,10 +358,10 @@ def _is_finite_quantized(x: np.ndarray, **_: Any) -> np.ndarray:
 
 
 def _plain_region(fn: Any) -> Any:
-    """A RegionFn without its ``combiner`` hint, so that kernels run the region (whose
+    """A RegionFn whose summary has no combiners, so that kernels run the region (whose
     quantized ops dequantize and quantize) instead of a NumPy ufunc on storage values."""
-    if isinstance(fn, RegionFn) and fn.combiner is not None:
-        return RegionFn(region=fn.region, call=fn.call, combiner=None)
+    if isinstance(fn, RegionFn) and fn.summary.combiners is not None:
+        return RegionFn(region=fn.region, call=fn.call, summary=fn.summary.without_combiners())
     if isinstance(fn, tuple):
         return tuple(_plain_region(f) for f in fn)
     return fn

@@ -58,7 +58,6 @@ from ..ufunc import Ufunc, ieee_max, ieee_min
 from ..values import RegionFn
 from .conversion import convert
 from .elementwise import is_tf32
-from .patterns import reduction_combiners
 from .quantization import reduce_targets
 from .reduction_tree import tree_last
 
@@ -102,10 +101,10 @@ def call_region(fn: RegionFn, *values: np.ndarray) -> Arrays:
 
 
 def combiners(fn: RegionFn, n: int) -> tuple[str, ...] | None:
-    if n == 1 and fn.combiner is not None:
-        return (fn.combiner,)
-    region = getattr(fn, "region", None)
-    return reduction_combiners(region) if region is not None else None
+    """Per result ``i`` of ``n`` the op of a body returning ``op_i(acc_i, x_i)``
+    (``RegionSummary.fold_ops``), or None."""
+    ops = fn.summary.fold_ops
+    return ops if ops is not None and len(ops) == n else None
 
 
 def _wrap(v: np.ndarray, width: int, unsigned: bool) -> np.ndarray:
@@ -140,12 +139,24 @@ def _ieee_minmax(is_max: bool) -> Callable[[np.ndarray, np.ndarray], np.ndarray]
     return f
 
 
+def ufunc_of(op: str) -> Ufunc | None:
+    """The op table's ``ufunc`` column of ``op`` (``engine.ufunc.Ufunc``), or None."""
+    row = OP_TABLE.get(op)
+    return row.ufunc if row is not None else None
+
+
+def ieee_extremum(op: str) -> str:
+    """``"max"`` / ``"min"`` when ``op`` is IEEE maximum / minimum (the ufunc column's
+    ``extremum``), else ``""``."""
+    uf = ufunc_of(op)
+    return uf.extremum if uf is not None else ""
+
+
 def reduce_ufunc(op: str, kind: str) -> np.ufunc | None:
     """The ufunc that folds ``op`` exactly on values of dtype kind ``kind`` (``b``: i1,
     its boolean ufunc; ``i`` integers; ``f`` floats; ``c`` complex): the op table's
     ``ufunc`` column (``engine.ufunc.Ufunc.reduce``), or None."""
-    row = OP_TABLE.get(op)
-    uf: Ufunc | None = row.ufunc if row is not None else None
+    uf = ufunc_of(op)
     if uf is None:
         return None
     if kind == "b":
@@ -162,8 +173,8 @@ def exact_binary(op: str, t: Type) -> Callable[[np.ndarray, np.ndarray], np.ndar
             return reduce_ufunc(op, "b")
         return reduce_ufunc(op, "i") if is_native_int(dtype_of(t)) else None
     if isinstance(e, FloatType) and e.name != "tf32":
-        if op in ("stablehlo.maximum", "stablehlo.minimum"):
-            return _ieee_minmax(op == "stablehlo.maximum")
+        if extremum := ieee_extremum(op):
+            return _ieee_minmax(extremum == "max")
         return reduce_ufunc(op, "f")
     if isinstance(e, ComplexType):
         return reduce_ufunc(op, "c")
@@ -352,8 +363,8 @@ def _reduce_fast(
         r = uf.reduce(xi, axis=axes, initial=int(init))
         return np.asarray(_wrap(r, w, e.is_unsigned)).astype(dtype)
     if isinstance(e, FloatType) and e.name != "tf32":  # tf32 rounding is the body's job
-        if op in ("stablehlo.maximum", "stablehlo.minimum"):
-            return _ieee_minmax_reduce(x, init, axes, op == "stablehlo.maximum", dtype)
+        if extremum := ieee_extremum(op):
+            return _ieee_minmax_reduce(x, init, axes, extremum == "max", dtype)
         uf = reduce_ufunc(op, "f")
         if uf is None:
             return None

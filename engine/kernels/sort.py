@@ -1,6 +1,6 @@
 """sort kernel (spec "sort").
 
-sort: lexicographic comparators (patterns.sort_keys) become NumPy sorts of integer keys
+sort: lexicographic comparators (``RegionSummary.sort_keys``) become NumPy sorts of integer keys
 (stable); FLOAT compares treat -0 == +0 and, since a comparator that meets NaN is not a
 strict weak order and the spec's sort is then undefined, hlorun puts NaN keys last (as
 NumPy does), for LT and GT alike.  Other comparators run a stable merge sort that calls
@@ -17,8 +17,8 @@ from ...parser.errors import InterpreterError
 from ...parser.ir import ComplexType, FloatType, IntegerType, QuantizedType, Type
 from ...shape_inference.optable import kernel
 from ..dtypes import dtype_of
+from ..region_analysis import SortKey
 from ..values import RegionFn
-from .patterns import SortKey, sort_keys
 from .reduction import Arrays, call_region, element_type_of
 
 # --------------------------------------------------------------------------------------
@@ -186,6 +186,13 @@ def _exact_keys(
     return keys
 
 
+def comparator_keys(comparator: RegionFn, n: int) -> tuple[SortKey, ...] | None:
+    """The lexicographic keys of a comparator of ``n`` operands (``2n`` arguments), as
+    its ``RegionSummary`` records them, or None."""
+    summary = comparator.summary
+    return summary.sort_keys if summary.arguments == 2 * n else None
+
+
 @kernel("stablehlo.sort", quantized="native")
 def sort(
     *inputs: np.ndarray,
@@ -195,7 +202,7 @@ def sort(
     comparator: RegionFn,
 ) -> Arrays:
     """spec "sort".  A lexicographic comparator over compares of ``arg_{2i}`` with
-    ``arg_{2i+1}`` (patterns.sort_keys) becomes integer keys sorted by NumPy (always
+    ``arg_{2i+1}`` (``RegionSummary.sort_keys``) becomes integer keys sorted by NumPy (always
     stable); FLOAT compares treat -0 == +0 and put NaN last.  Any other comparator runs
     a stable merge sort that calls it on whole arrays."""
     rank = inputs[0].ndim
@@ -207,7 +214,7 @@ def sort(
     if n <= 1 or moved[0].size == 0:
         return tuple(np.array(x) for x in inputs)
     perm = None
-    plan = sort_keys(getattr(comparator, "region", None), len(inputs), transforms=True)
+    plan = comparator_keys(comparator, len(inputs))
     keys = None if plan is None else _exact_keys(plan, moved, result_types)
     if keys is not None:
         if not keys:

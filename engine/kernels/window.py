@@ -44,10 +44,12 @@ from .reduction import (
     combiners,
     element_type_of,
     exact_binary,
+    ieee_extremum,
     is_native_int,
     promote,
     reduce_ufunc,
     tree_region,
+    ufunc_of,
 )
 from .window_scan import (
     exact_scan,
@@ -375,9 +377,9 @@ def _inplace_fold_plan(
             uf = reduce_ufunc(op, "b")
         elif is_native_int(dt):
             uf = reduce_ufunc(op, "i")
-        elif dt in _NATIVE_FLOATS and op in ("stablehlo.maximum", "stablehlo.minimum"):
-            uf = np.maximum if op == "stablehlo.maximum" else np.minimum  # zeros fixed later
-        elif dt in _NATIVE_FLOATS or (dt.kind == "c" and op == "stablehlo.add"):
+        elif dt in _NATIVE_FLOATS and ieee_extremum(op):
+            uf = _extremum_ufunc(op)  # zeros fixed later
+        elif dt in _NATIVE_FLOATS or (dt.kind == "c" and reduce_ufunc(op, "c") is not None):
             uf = reduce_ufunc(op, "f")
             if tree:
                 return None
@@ -417,12 +419,14 @@ def _scan(
         if dt == np.bool_ or is_native_int(dt):
             uf = reduce_ufunc(op, "b" if dt == np.bool_ else "i")
             r = None if uf is None else exact_scan(x, v, geo, uf, _idempotent(op, dt))
-        elif dt in _NATIVE_FLOATS and op in ("stablehlo.maximum", "stablehlo.minimum"):
-            uf = np.maximum if op == "stablehlo.maximum" else np.minimum
+        elif dt in _NATIVE_FLOATS and ieee_extremum(op):
+            uf = _extremum_ufunc(op)
             r = exact_scan(x, v, geo, uf, True)
             if r is not None:
                 _fix_zero_signs(r, x, v, geo, uf, scan=True)
-        elif not tree and (dt in _NATIVE_FLOATS or (dt.kind == "c" and op == "stablehlo.add")):
+        elif not tree and (
+            dt in _NATIVE_FLOATS or (dt.kind == "c" and reduce_ufunc(op, "c") is not None)
+        ):
             uf = reduce_ufunc(op, "f")
             r = None if uf is None else ordered_scan(x, v, geo, uf)
         if r is None:
@@ -432,11 +436,20 @@ def _scan(
 
 
 def _idempotent(op: str, dtype: np.dtype) -> bool:
-    """``f(f(a, b), b) == f(a, b)``: folding ``init`` again changes nothing."""
+    """``f(f(a, b), b) == f(a, b)``: folding ``init`` again changes nothing (the row's
+    ``idempotent`` trait; on i1 also an op whose boolean fold is ``and`` / ``or``)."""
     row = OP_TABLE.get(op)
     return (row is not None and "idempotent" in row.traits) or (
-        dtype == np.bool_ and op != "stablehlo.xor"
+        dtype == np.bool_ and reduce_ufunc(op, "b") in (np.logical_and, np.logical_or)
     )
+
+
+def _extremum_ufunc(op: str) -> np.ufunc:
+    """np.maximum / np.minimum of IEEE maximum / minimum: the op on floats but for the
+    sign of a zero result (``_fix_zero_signs``)."""
+    uf = ufunc_of(op)
+    assert uf is not None and uf.extremum
+    return uf.ufunc
 
 
 def _fold_inplace(
@@ -452,7 +465,7 @@ def _fold_inplace(
     if acc.size == 0:
         return acc
     _fold_boxes(acc, x, init, geo, uf, None if _idempotent(op, x.dtype) else init)
-    if x.dtype in _NATIVE_FLOATS and op in ("stablehlo.maximum", "stablehlo.minimum"):
+    if x.dtype in _NATIVE_FLOATS and ieee_extremum(op):
         _fix_zero_signs(acc, x, init, geo, uf)
     return acc
 
@@ -626,9 +639,9 @@ def select_and_scatter(
         else np.zeros(int(valid.sum()), np.int64)
     )
     vals = src[valid]  # row-major = ascending source index
-    if _adds_natively(scatter, result_type, dtype):
+    if (uf := _scatter_ufunc(scatter, result_type, dtype)) is not None:
         out = result.reshape(-1)
-        np.add.at(out, flat_t, vals)  # one target after another, in source order
+        uf.at(out, flat_t, vals)  # one target after another, in source order
         return out.reshape(operand.shape)
     step = _fold_step(scatter, 1, (result_type,))
     return _scatter_rounds(result.reshape(-1), flat_t, vals, step, dtype).reshape(operand.shape)
@@ -648,7 +661,7 @@ def _selected(
     same choice, by doubling); else one region call per position."""
     rank = padded.ndim
     nw = wins.shape[:rank]
-    direction = select_direction(select.region, padded.dtype)
+    direction = select_direction(select.summary, padded.dtype)
     k, levels = math.prod(wd), max(wd).bit_length()
     work = window_scan.SCAN_WORK_RATIO * padded.size * levels * (1 + rank)
     scan_pays = k * math.prod(nw) * 4 > work  # element work of the two schedules
@@ -669,13 +682,17 @@ def _selected(
     return cur_pos
 
 
-def _adds_natively(scatter: RegionFn, result_type: Type, dtype: np.dtype) -> bool:
-    """The scatter body is ``add`` on a native float / integer type: ``np.add.at``
-    applies the values one by one in order, the rounds' fold exactly."""
+def _scatter_ufunc(scatter: RegionFn, result_type: Type, dtype: np.dtype) -> np.ufunc | None:
+    """The ufunc whose ``.at`` applies the values one by one in order, as the rounds'
+    fold does: the scatter body is one op whose ufunc column lists the dtype's kind
+    under ``at`` (add, multiply...), on a native float / integer type; else None."""
     if isinstance(element_type_of(result_type), QuantizedType):
-        return False
+        return None
     ops = combiners(scatter, 1)
-    return ops == ("stablehlo.add",) and (dtype in _NATIVE_FLOATS or is_native_int(dtype))
+    uf = ufunc_of(ops[0]) if ops is not None else None
+    if uf is None or dtype.kind not in uf.at:
+        return None
+    return uf.ufunc if dtype in _NATIVE_FLOATS or is_native_int(dtype) else None
 
 
 def _scatter_rounds(

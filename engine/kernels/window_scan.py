@@ -28,10 +28,11 @@ is the same kind of left-biased doubling over (value, index) pairs.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
+
+from ..region_analysis import RegionSummary
 
 SCAN_MIN_WINDOW = 16  # windows with fewer positions along every dimension keep the fold
 SCAN_WORK_RATIO = 4  # scan when the fold's element work exceeds this many operand passes
@@ -423,32 +424,20 @@ def worth_scanning(geo: _Geometry) -> bool:
 # ---- select_and_scatter ----------------------------------------------------------------
 
 _KEEP = {"GE": np.greater_equal, "GT": np.greater, "LE": np.less_equal, "LT": np.less}
-_SWAP = {"GE": "LE", "GT": "LT", "LE": "GE", "LT": "GT"}
 
 
-def select_direction(region: Any, dtype: np.dtype) -> str | None:
+def select_direction(summary: RegionSummary, dtype: np.dtype) -> str | None:
     """The direction ``d`` when a select region is exactly ``return compare(d, a, b)``
-    of its two arguments (either order) with a compare type that NumPy's comparisons
-    of ``dtype`` implement (FLOAT on floats; SIGNED / UNSIGNED on matching integers),
-    and ``d`` is GE / GT / LE / LT; else None."""
-    blocks: Sequence[Any] = getattr(region, "blocks", ())
-    if len(blocks) != 1 or len(blocks[0].operations) != 2 or len(blocks[0].arguments) != 2:
+    of its two arguments (``RegionSummary.compare``, either order) with a compare type
+    that NumPy's comparisons of ``dtype`` implement (FLOAT on floats; SIGNED / UNSIGNED
+    on matching integers), and ``d`` is GE / GT / LE / LT; else None."""
+    if summary.compare is None:
         return None
-    cmp, ret = blocks[0].operations
-    if cmp.name != "stablehlo.compare" or len(ret.operands) != 1:
-        return None
-    if ret.operands[0].name != cmp.results[0].name:
-        return None
-    args = [a.name for a in blocks[0].arguments]
-    names = [o.name for o in cmp.operands]
-    direction = getattr(cmp.attr("comparison_direction"), "value", None)
-    ctype = getattr(cmp.attr("compare_type"), "value", None)
+    direction, ctype = summary.compare
     want = {"f": "FLOAT", "i": "SIGNED", "u": "UNSIGNED"}.get(dtype.kind)
     if direction not in _KEEP or want is None or ctype not in (None, want):
         return None
-    if names == args:
-        return direction
-    return _SWAP[direction] if names == args[::-1] else None
+    return direction
 
 
 def select_positions(

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 import hlorun.engine.kernels  # noqa: F401  (fills the kernel column)
 from hlorun import shape_inference  # noqa: F401
 from hlorun.engine.kernels import reduction_tree
+from hlorun.engine.region_analysis import RegionSummary
 from hlorun.engine.values import RegionFn
 from hlorun.parser.ir import FloatType, TensorType
 from hlorun.shape_inference.optable import OP_TABLE
@@ -93,7 +94,11 @@ def same_bits(got: np.ndarray, want: np.ndarray) -> None:
 
 
 def run(x: np.ndarray, init: float, axis: int) -> np.ndarray:
-    body = RegionFn(region=None, call=lambda a, b: (np.add(a, b),), combiner="stablehlo.add")
+    body = RegionFn(
+        region=None,
+        call=lambda a, b: (np.add(a, b),),
+        summary=RegionSummary.folding("stablehlo.add"),
+    )
     out_shape = tuple(s for i, s in enumerate(x.shape) if i != axis)
     with np.errstate(all="ignore"):
         (got,) = kernel(

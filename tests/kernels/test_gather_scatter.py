@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 import hlorun.engine.kernels  # noqa: F401  (fills the kernel column)
 from hlorun import shape_inference  # noqa: F401
+from hlorun.engine.region_analysis import RegionSummary
 from hlorun.engine.values import RegionFn
 from hlorun.parser.errors import InterpreterError
 from hlorun.parser.ir import IntegerType, TensorType
@@ -72,8 +73,10 @@ def _elem_of(dtype):
     return table[np.dtype(dtype)]
 
 
-ADD = RegionFn(region=None, call=lambda a, b: (np.add(a, b),), combiner="stablehlo.add")
-REPLACE = RegionFn(region=None, call=lambda a, b: (b,), combiner="replace")
+ADD = RegionFn(
+    region=None, call=lambda a, b: (np.add(a, b),), summary=RegionSummary.folding("stablehlo.add")
+)
+REPLACE = RegionFn(region=None, call=lambda a, b: (b,), summary=RegionSummary.replacing())
 
 # The operand / indices of the spec's gather and scatter examples.
 SPEC_OPERAND = np.arange(1, 49, dtype=np.int64).reshape(2, 3, 4, 2)
@@ -280,7 +283,7 @@ def test_scatter_spec_example():
 
 
 def test_scatter_spec_example_general_region_path():
-    region = RegionFn(region=None, call=lambda a, b: (np.add(a, b),), combiner=None)
+    region = RegionFn(region=None, call=lambda a, b: (np.add(a, b),))
     (out,) = scatter(
         [SPEC_OPERAND],
         SPEC_INDICES,
@@ -355,7 +358,7 @@ def test_scatter_bf16_add_rounds_each_step():
     region = RegionFn(
         region=None,
         call=lambda a, b: ((a + b).astype(ml_dtypes.bfloat16),),
-        combiner="stablehlo.add",
+        summary=RegionSummary.folding("stablehlo.add"),
     )
     (out,) = scatter(
         [one],
@@ -681,7 +684,14 @@ _COMBINERS = {
 
 def _region(name):
     combiner, f = _COMBINERS[name]
-    return RegionFn(region=None, call=_same_dtype(f), combiner=combiner), _same_dtype(f)
+    return RegionFn(region=None, call=_same_dtype(f), summary=_summary(combiner, 1)), _same_dtype(f)
+
+
+def _summary(combiner, n):
+    """What a hand-made region computes: an op (one operand), a replace, or nothing known."""
+    if combiner == "replace":
+        return RegionSummary.replacing(n)
+    return RegionSummary.folding(combiner) if combiner is not None and n == 1 else RegionSummary()
 
 
 def _check_scatter(inputs, si, updates, name, dn):
@@ -777,7 +787,7 @@ def test_row_scatter_two_inputs(name):
     region = RegionFn(
         region=None,
         call=lambda a, b, c, d: call(a, c) + call(b, d),
-        combiner=combiner if name == "replace" else None,
+        summary=_summary(combiner, 2),
     )
     dn = dict(
         update_window_dims=(1,),

@@ -23,6 +23,7 @@ import hlorun.engine.kernels  # noqa: F401  (fills the op table)
 from hlorun import shape_inference  # noqa: F401
 from hlorun.engine import parallel
 from hlorun.engine.kernels import reduction
+from hlorun.engine.region_analysis import RegionSummary
 from hlorun.engine.values import RegionFn
 from hlorun.parser.ir import ComplexType, FloatType, IntegerType, TensorType
 from hlorun.shape_inference.optable import OP_TABLE
@@ -113,9 +114,8 @@ def nasty(rng, shape, dtype, specials: bool = False) -> np.ndarray:
 
 
 def body(op: str, fn, known: bool = True) -> RegionFn:
-    return RegionFn(
-        region=None, call=lambda a, b: (fn(a, b),), combiner=f"stablehlo.{op}" if known else None
-    )
+    summary = RegionSummary.folding(f"stablehlo.{op}") if known else RegionSummary()
+    return RegionFn(region=None, call=lambda a, b: (fn(a, b),), summary=summary)
 
 
 def run(x, init, dims, op="add", fn=np.add, known=True):
@@ -277,7 +277,7 @@ def test_region_path_calls_stay_few():
             np.array(0, np.float32),
             result_types=(TensorType((4,), FloatType("f32")),),
             dimensions=(0,),
-            body=RegionFn(region=None, call=add, combiner=None),
+            body=RegionFn(region=None, call=add),
         )
     same_bits(got, ref_reduce(x, 0, (0,), rounded(x.dtype, np.add)))
     assert len(calls) == 31 + 7 + 5 + 1  # 31 blocks + a block of 8, tree over 32 leaves
@@ -288,9 +288,7 @@ def test_variadic_region_path_blocked():
     rng = np.random.default_rng(4)
     x = nasty(rng, (50, 6), np.float32)
     c = rng.integers(-5, 5, size=(50, 6)).astype(np.int32)
-    b = RegionFn(
-        region=None, call=lambda a0, a1, b0, b1: (np.add(a0, b0), np.add(a1, b1)), combiner=None
-    )
+    b = RegionFn(region=None, call=lambda a0, a1, b0, b1: (np.add(a0, b0), np.add(a1, b1)))
     f32, i32 = FloatType("f32"), IntegerType(32)
     with np.errstate(all="ignore"):
         got, cnt = kernel(

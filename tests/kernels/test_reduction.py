@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import hlorun.engine.kernels  # noqa: F401  (fills the op table)
 from hlorun import shape_inference  # noqa: F401
+from hlorun.engine.region_analysis import RegionSummary
 from hlorun.engine.values import RegionFn
 from hlorun.parser.ir import ComplexType, FloatType, IntegerType, TensorType
 from hlorun.shape_inference.optable import OP_TABLE
@@ -27,7 +28,8 @@ def T(shape, e=I64):
 
 
 def fn(call, combiner=None):
-    return RegionFn(region=None, call=call, combiner=combiner)
+    summary = RegionSummary() if combiner is None else RegionSummary.folding(combiner)
+    return RegionFn(region=None, call=call, summary=summary)
 
 
 ADD = fn(lambda a, b: (np.add(a, b),), "stablehlo.add")
@@ -532,7 +534,6 @@ def test_reduce_variadic_known_combiners():
     both = RegionFn(
         region=None,
         call=lambda a0, a1, b0, b1: (np.add(a0, b0), np.minimum(a1, b1)),
-        combiner=None,
     )
     s, m = reduce(
         x,

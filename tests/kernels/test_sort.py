@@ -17,40 +17,15 @@ from hlorun import shape_inference  # noqa: F401
 from hlorun.engine.values import RegionFn
 from hlorun.parser.errors import InterpreterError
 from hlorun.parser.ir import (
-    Block,
-    EnumAttr,
     FloatType,
     IntegerType,
-    Operation,
-    Region,
     TensorType,
-    Value,
 )
 from hlorun.shape_inference.optable import OP_TABLE
+from tests.support.regions import I1, cmp, complex_comparator, region
 
 sort = OP_TABLE["stablehlo.sort"].kernel
-I1 = TensorType((), IntegerType(1))
 SETTINGS = settings(max_examples=30, deadline=None)
-
-
-def region(args, ops, ret) -> Region:
-    values = {f"%arg{i}": Value(f"%arg{i}", t) for i, t in enumerate(args)}
-    operations = []
-    for k, (name, operands, rtype, attrs) in enumerate(ops):
-        res = Value(f"%{k}", rtype)
-        operations.append(
-            Operation(name, tuple(values[n] for n in operands), (res,), tuple(attrs.items()))
-        )
-        values[res.name] = res
-    operations.append(Operation("stablehlo.return", tuple(values[n] for n in ret)))
-    return Region((Block(tuple(values[f"%arg{i}"] for i in range(len(args))), tuple(operations)),))
-
-
-def cmp(direction, ctype=None):
-    attrs = {"comparison_direction": EnumAttr("stablehlo", "comparison_direction", direction)}
-    if ctype:
-        attrs["compare_type"] = EnumAttr("stablehlo", "comparison_type", ctype)
-    return attrs
 
 
 def total_key(v: float) -> int:
@@ -420,23 +395,7 @@ def test_rank0_and_size1():
 def test_complex_keys_real_then_imag():
     from hlorun.parser.ir import ComplexType
 
-    c = TensorType((), ComplexType(FloatType("f32")))
-    f = TensorType((), FloatType("f32"))
-    r = region(
-        [c, c],
-        [
-            ("stablehlo.real", ["%arg0"], f, {}),
-            ("stablehlo.real", ["%arg1"], f, {}),
-            ("stablehlo.imag", ["%arg0"], f, {}),
-            ("stablehlo.imag", ["%arg1"], f, {}),
-            ("stablehlo.compare", ["%2", "%3"], I1, cmp("LT", "TOTALORDER")),
-            ("stablehlo.compare", ["%0", "%1"], I1, cmp("EQ", "TOTALORDER")),
-            ("stablehlo.and", ["%5", "%4"], I1, {}),
-            ("stablehlo.compare", ["%0", "%1"], I1, cmp("LT", "TOTALORDER")),
-            ("stablehlo.or", ["%7", "%6"], I1, {}),
-        ],
-        ["%8"],
-    )
+    r = complex_comparator()
     x = np.array(
         [1 + 2j, -1 + 5j, 1 - 3j, complex(-0.0, 1.0), complex(0.0, -1.0), 1 + 2j], np.complex64
     )

@@ -5,9 +5,9 @@ and run end to end.
 The expected order is written here independently: every NaN (any sign or payload) ties
 with every other and goes last, -0 ties with +0, everything else in numeric order; a
 stable sort keeps input order among ties.  Each case is also checked against hlorun's
-generic merge sort (the comparator called on whole arrays: ``sort_keys`` patched to
-recognise nothing), and the recognised keys (``patterns.sort_keys(...,
-transforms=True)``) are checked on their own by sorting on them here.
+generic merge sort (the comparator called on whole arrays: ``sort.comparator_keys``
+patched to recognise nothing), and the recognised keys (``RegionSummary.sort_keys``)
+are checked on their own by sorting on them here.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ import numpy as np
 import pytest
 
 from hlorun import engine
-from hlorun.engine.kernels import patterns, sort
+from hlorun.engine.kernels import sort
+from hlorun.engine.region_analysis import summarize
 from hlorun.parser import parse_module
 from hlorun.parser.ir import FloatType, IntegerType
 
@@ -222,7 +223,7 @@ def run(text: str, inputs: list[np.ndarray]) -> list[np.ndarray]:
 
 def run_merge_sort(text: str, inputs: list[np.ndarray], monkeypatch) -> list[np.ndarray]:
     with monkeypatch.context() as m:
-        m.setattr(sort, "sort_keys", lambda *a, **k: None)
+        m.setattr(sort, "comparator_keys", lambda *a: None)
         return run(text, inputs)
 
 
@@ -322,10 +323,9 @@ def keys_of(plan, inputs, types) -> list[list[int]]:
 def test_recognised_keys_order(ft, variant):
     n = 800
     text = program([ft, ft], 2, variant, (n,), 0, True, extra=("i32",))
-    plan = patterns.sort_keys(sort_region(text), 3, transforms=True)
+    plan = summarize(sort_region(text)).sort_keys
     assert plan is not None and [sk.operand for sk in plan] == [0, 1]
     assert all(sk.transform is not None and not sk.descending for sk in plan)
-    assert patterns.sort_keys(sort_region(text), 3) is None  # transforms are opt-in
     x0 = special_floats(ft, (n,), 1)
     x0 = np.where(np.arange(n) % 4 == 0, x0, x0[0]).astype(x0.dtype)
     x1 = special_floats(ft, (n,), 2)
@@ -340,33 +340,32 @@ def test_recognised_keys_order(ft, variant):
 def test_kernel_uses_recognised_keys(monkeypatch):
     """Once the sort kernel asks for transforms, the JAX comparator takes the NumPy path."""
     seen = []
-    real = sort.sort_keys
+    real = sort.comparator_keys
 
-    def spy(region, n, **kw):
-        plan = real(region, n, **kw)
-        seen.append((kw.get("transforms", False), plan))
+    def spy(comparator, n):
+        plan = real(comparator, n)
+        seen.append(plan)
         return plan
 
-    monkeypatch.setattr(sort, "sort_keys", spy)
+    monkeypatch.setattr(sort, "comparator_keys", spy)
     text = program(["f32"], 1, "new", (64,), 0, True)
     x = special_floats("f32", (64,), 3)
     (got,) = run(text, [x])
     (want,) = ref_sort([x], 0, 1, descending=False)
     np.testing.assert_array_equal(bits(got), bits(want))
-    assert seen and seen[-1][0], "sort does not call sort_keys(..., transforms=True)"
-    assert seen[-1][1] is not None and seen[-1][1][0].transform is not None
+    assert seen and seen[-1] is not None and seen[-1][0].transform is not None
 
 
 def test_unrecognised_variants_fall_back(monkeypatch):
     """Different transforms on the two sides, or a transform reading another operand,
-    are not key orders: sort_keys says None and the merge sort runs."""
+    are not key orders: the summary has no keys and the merge sort runs."""
     text = program(["f32"], 1, "new", (50,), 0, True)
     # canonicalise only the lhs: compare the rhs raw
     bad = text.replace(
         "%p0 = stablehlo.compare LT, %x0_3, %y0_3", "%p0 = stablehlo.compare LT, %x0_3, %arg1"
     )
     assert bad != text
-    assert patterns.sort_keys(sort_region(bad), 1, transforms=True) is None
+    assert summarize(sort_region(bad)).sort_keys is None
     x = special_floats("f32", (50,), 4)
     x = np.where(np.isnan(x), np.float32(1), x).astype(np.float32)  # no NaN: a strict weak order
     (got,) = run(bad, [x])

@@ -14,6 +14,7 @@ import hlorun.engine.kernels  # noqa: F401  (fills the op table)
 import hlorun.engine.kernels.reduction as red
 import hlorun.engine.kernels.window as win
 from hlorun import shape_inference  # noqa: F401
+from hlorun.engine.region_analysis import RegionSummary
 from hlorun.engine.values import RegionFn
 from hlorun.parser.ir import FloatType, IntegerType, TensorType
 from hlorun.shape_inference.optable import OP_TABLE
@@ -131,7 +132,7 @@ def _region(op, dtype):
             "stablehlo.xor": np.bitwise_xor,
         }[op]
     )
-    return RegionFn(region=None, call=lambda a, b: (uf(a, b),), combiner=op)
+    return RegionFn(region=None, call=lambda a, b: (uf(a, b),), summary=RegionSummary.folding(op))
 
 
 def _run(x, init, geometry, op):
@@ -330,7 +331,7 @@ def test_two_operands_with_known_combiners(monkeypatch):
     x = _float_data((5, 7), np.dtype(np.float32), rng)
     y = rng.integers(-(2**31), 2**31 - 1, size=(5, 7)).astype(np.int32)
     attrs = ((2, 3), (2, 2), (1, 1), (1, 1), ((1, 0), (1, 1)))
-    assert red.combiners(RegionFn(region=None, call=None, combiner=None), 2) is None
+    assert red.combiners(RegionFn(region=None, call=None), 2) is None
     got = engine.compile(TWO_OPERANDS)(x, y)
     _same_bits(got[0], ref_reduce_window(x, np.float32(-np.inf), *attrs, _ieee_max))
     _same_bits(got[1], ref_reduce_window(y, np.int32(2), *attrs, _ufunc_scalar(np.add)))

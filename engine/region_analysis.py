@@ -1,20 +1,29 @@
-"""Pattern analysis of regions: which reduction bodies and sort comparators have a
-NumPy equivalent.
+"""What a region computes, analysed once when the region is planned: one
+``RegionSummary`` per region (``summarize``), read by every kernel that runs a region.
 
 Only IR is inspected here (never arrays).  Kernels use the answers to pick a fast path
 and fall back to calling the region on whole tensors when the answer is None.
 
-* ``reduction_combiners(region)``: ``("stablehlo.add", ...)`` when a reduce body with
-  ``2N`` arguments returns ``op_i(arg_i, arg_{N+i})`` for every result ``i``
-  (commutative ops may have their operands swapped).
-* ``sort_keys(region, n_operands)``: the lexicographic key list of a sort comparator,
+* ``combiners``: when a body with ``2N`` arguments ``(acc_0..acc_{N-1},
+  x_0..x_{N-1})`` returns one binary op per result, ``op_i(acc_i, x_i)`` or
+  ``op_i(x_i, acc_i)`` (``Combiner.swapped``), each computed by its own single op with
+  no region: the op, its operand order and whether it commutes (the op table's
+  ``commutative`` trait).  ``fold_ops`` names the ops when every result is
+  ``op_i(acc_i, x_i)`` (a swapped operand order only for an op that commutes): what
+  reduce, reduce_window and scatter may compute with the op's NumPy ufunc.
+* ``replace``: the body returns its last ``N`` arguments unchanged (scatter's "replace").
+* ``compare``: the body is one ``compare`` of its two arguments, as ``(direction,
+  compare_type)`` of ``compare(arg0, arg1)`` (a swapped operand order turns LT into GT...):
+  select_and_scatter's ``select``.
+* ``sort_keys``: the lexicographic key list of a comparator with ``2N`` arguments,
   found by evaluating the comparator's boolean formula over every combination of
   per-key outcomes (less / equal / greater), so any spelling (``or``/``and``/``select``
-  /``not`` chains, GT written as swapped LT...) of a lexicographic order is recognised.
-  With ``transforms=True`` a key may be a per-operand *transform*: a value computed from
-  one argument (and constants) by elementwise ops, the same ops on ``arg_{2i}`` and on
-  ``arg_{2i+1}``; ``SortKey.key_input`` then evaluates those ops on the whole operand
-  with the op table's kernels, so the key is exactly what the comparator compares.
+  /``not`` chains, GT written as swapped LT...) of a lexicographic order is recognised;
+  the connectives (any elementwise op on i1 values) run on their rows' kernels.
+  A key may be a per-operand *transform*: a value computed from one argument (and
+  constants) by elementwise ops, the same ops on ``arg_{2i}`` and on ``arg_{2i+1}``;
+  ``SortKey.key_input`` then evaluates those ops on the whole operand with the op
+  table's kernels, so the key is exactly what the comparator compares.
 
 JAX's float sort comparators (``jax.lax.sort``/``jnp.sort``, ``num_keys=1``), both
 recognised as transforms:
@@ -36,33 +45,29 @@ compares, recognised by the outcome-table check like untransformed keys.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
+import weakref
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
-from ...parser.errors import HloError
-from ...parser.ir import (
+from ..parser.errors import HloError
+from ..parser.ir import (
+    Block,
     DenseElementsAttr,
     EnumAttr,
+    IntegerType,
     Operation,
     QuantizedType,
     Region,
     TensorType,
     Type,
 )
-from ...shape_inference.decode import decode_op_attributes
-from ...shape_inference.optable import OP_TABLE
-
-RETURN_OPS = frozenset({"stablehlo.return", "func.return", "return"})
+from ..shape_inference.decode import decode_op_attributes
+from ..shape_inference.optable import OP_TABLE, OpDef
 
 MAX_SORT_KEYS = 6
-
-
-def _commutative(name: str) -> bool:
-    row = OP_TABLE.get(name)
-    return row is not None and "commutative" in row.traits
 
 
 def _transform_kind(name: str) -> bool:
@@ -71,53 +76,6 @@ def _transform_kind(name: str) -> bool:
         return True
     row = OP_TABLE.get(name)
     return row is not None and "elementwise" in row.traits  # 3**6 outcome combinations at most
-
-
-def _single_block(region: Region | None):
-    if region is None or len(region.blocks) != 1:
-        return None
-    block = region.blocks[0]
-    if not block.operations or block.operations[-1].name not in RETURN_OPS:
-        return None
-    return block
-
-
-def reduction_combiners(region: Region | None) -> tuple[str, ...] | None:
-    """Per-result binary ops of a reduce-style body, or None.
-
-    The body must take ``2N`` arguments ``(acc_0..acc_{N-1}, x_0..x_{N-1})`` and return
-    ``op_i(acc_i, x_i)`` (or ``op_i(x_i, acc_i)`` for a commutative ``op_i``), each
-    computed by its own single op with no region.
-    """
-    block = _single_block(region)
-    if block is None:
-        return None
-    args = [v.name for v in block.arguments]
-    if len(args) % 2:
-        return None
-    n = len(args) // 2
-    ret = block.operations[-1]
-    if len(ret.operands) != n:
-        return None
-    producers = {}
-    for op in block.operations[:-1]:
-        for r in op.results:
-            producers[r.name] = op
-    if len(block.operations) - 1 != n:
-        return None
-    out = []
-    for i, v in enumerate(ret.operands):
-        op = producers.get(v.name)
-        if op is None or op.regions or len(op.results) != 1 or len(op.operands) != 2:
-            return None
-        names = [o.name for o in op.operands]
-        if names == [args[i], args[n + i]]:
-            out.append(op.name)
-        elif names == [args[n + i], args[i]] and _commutative(op.name):
-            out.append(op.name)
-        else:
-            return None
-    return tuple(out)
 
 
 # Ops that may compute a per-operand key transform: elementwise on 0-d values (the
@@ -144,8 +102,7 @@ class KeyTransform:
     def __call__(self, x: np.ndarray) -> np.ndarray:
         env: dict[str, Any] = {self.arg: x}
         with np.errstate(all="ignore"):
-            for fn, operands, result, kwargs in self.steps:
-                env[result] = fn(*[env[n] for n in operands], **kwargs)
+            _run_steps(self.steps, env)
         out = np.asarray(env[self.out])
         if out.shape != x.shape:  # a transform that ignores its argument
             out = np.broadcast_to(out, x.shape)
@@ -182,13 +139,6 @@ _DIRECTIONS = {
     "GE": lambda o: o >= 0,
     "EQ": lambda o: o == 0,
     "NE": lambda o: o != 0,
-}
-_BOOLEAN_OPS = {
-    "stablehlo.and": 2,
-    "stablehlo.or": 2,
-    "stablehlo.xor": 2,
-    "stablehlo.not": 1,
-    "stablehlo.select": 3,
 }
 
 
@@ -247,6 +197,44 @@ def _identity(x: Any, **_: Any) -> Any:
     return x
 
 
+def _kernel_step(op: Operation) -> _Step | None:
+    """``op`` as a step run by its row's kernel, with its decoded attributes and its
+    declared (0-d) types (elementwise kernels run on whole arrays), or None."""
+    operands = tuple(o.name for o in op.operands)
+    result = op.results[0].name
+    if op.name in IDENTITY_OPS:
+        return (_identity, operands, result, {})
+    row = OP_TABLE.get(op.name)
+    if row is None or row.kernel is None or row.kernel_options.get("context"):
+        return None
+    try:
+        kwargs = decode_op_attributes(op, row)
+    except HloError:
+        return None
+    kwargs["result_type"] = op.results[0].type
+    if row.kernel_options.get("operand_types"):
+        kwargs["operand_types"] = op.operand_types
+    return (row.kernel, operands, result, kwargs)
+
+
+def _run_steps(steps: Sequence[_Step], env: dict[str, Any]) -> None:
+    """Run kernel steps in order, reading and writing ``env`` (value name -> array)."""
+    for fn, operands, result, kwargs in steps:
+        env[result] = fn(*[env[n] for n in operands], **kwargs)
+
+
+def _boolean_op(op: Operation) -> bool:
+    """An elementwise op on i1 values giving an i1 value (and, or, not, select...): a
+    connective of the comparator's formula, evaluated by its kernel."""
+    row = OP_TABLE.get(op.name)
+    if row is None or "elementwise" not in row.traits or len(op.results) != 1 or not op.operands:
+        return False
+    return all(t == _I1 for t in (*op.operand_types, op.results[0].type))
+
+
+_I1 = TensorType((), IntegerType(1))
+
+
 def _build_transform(block, out: str, producer: dict[str, int]) -> KeyTransform | None:
     """The ops computing ``out`` (a single-argument value) as a KeyTransform."""
     ops = block.operations
@@ -267,23 +255,10 @@ def _build_transform(block, out: str, producer: dict[str, int]) -> KeyTransform 
         stack.extend(o.name for o in ops[k].operands)
     steps: list[_Step] = []
     for k in sorted(needed):
-        op = ops[k]
-        operands = tuple(o.name for o in op.operands)
-        result = op.results[0].name
-        if op.name in IDENTITY_OPS:
-            steps.append((_identity, operands, result, {}))
-            continue
-        row = OP_TABLE.get(op.name)
-        if row is None or row.kernel is None or row.kernel_options.get("context"):
+        step = _kernel_step(ops[k])
+        if step is None:
             return None
-        try:
-            kwargs = decode_op_attributes(op, row)
-        except HloError:
-            return None
-        kwargs["result_type"] = op.results[0].type
-        if row.kernel_options.get("operand_types"):
-            kwargs["operand_types"] = op.operand_types
-        steps.append((row.kernel, operands, result, kwargs))
+        steps.append(step)
     key_type = ops[producer[out]].results[0].type.element_type
     names = tuple(ops[k].name for k in sorted(needed))
     return KeyTransform(names, key_type, tuple(steps), arg or "", out)
@@ -292,7 +267,7 @@ def _build_transform(block, out: str, producer: dict[str, int]) -> KeyTransform 
 _Key = tuple[int, "str | None", "int | None"]  # (operand, part, transform signature)
 
 
-def _formula(block, n_operands: int, transforms: bool = False):
+def _formula(block, n_operands: int):
     """Symbolic evaluation of a comparator block.
 
     Returns ``(keys, types, key_transforms, table_fn)`` where ``keys`` lists the compared
@@ -342,8 +317,12 @@ def _formula(block, n_operands: int, transforms: bool = False):
                 producer[res] = index
                 if op.name == "stablehlo.constant" and _i1_splat(op) is not None:
                     bools[res] = bool(_i1_splat(op))
-                elif op.name in _BOOLEAN_OPS and names and all(n in bools for n in names):
-                    bools[res] = _boolean(op.name, [bools[n] for n in names])
+                elif all(n in bools for n in names) and _boolean_op(op):
+                    step = _kernel_step(op)
+                    if step is not None:
+                        env = {n: np.array(bools[n]) for n in names}
+                        _run_steps((step,), env)
+                        bools[res] = bool(env[res])
                 continue
         if op.name == "stablehlo.compare":
             if len(names) != 2 or names[0] not in single or names[1] not in single:
@@ -351,9 +330,7 @@ def _formula(block, n_operands: int, transforms: bool = False):
             (p, sig_p), (q, sig_q) = single[names[0]], single[names[1]]
             if p is None or q is None or p // 2 != q // 2 or p == q or sig_p != sig_q:
                 return None
-            key = _key_of(block, names[0], p, sig_p, producer, transforms)
-            if key is None:
-                return None
+            key = _key_of(block, names[0], p, sig_p, producer)
             direction = _enum(op.attr("comparison_direction"))
             if direction not in _DIRECTIONS:
                 return None
@@ -371,12 +348,11 @@ def _formula(block, n_operands: int, transforms: bool = False):
                 key_transforms[key] = transform
             program.append((res, "cmp", (key, direction, p % 2 == 1)))
             formula.add(res)
-        elif op.name in _BOOLEAN_OPS:
-            if len(names) != _BOOLEAN_OPS[op.name]:
+        elif all(n in formula or n in bools for n in names) and _boolean_op(op):
+            step = _kernel_step(op)
+            if step is None:
                 return None
-            if not all(n in formula or n in bools for n in names):
-                return None
-            program.append((res, op.name.split(".")[1], tuple(names)))
+            program.append((res, "op", step))
             formula.add(res)
         else:
             return None
@@ -395,85 +371,36 @@ def _formula(block, n_operands: int, transforms: bool = False):
                 o = outcomes[key]
                 env[res] = _DIRECTIONS[direction](-o if swapped else o)
                 continue
-            vals = [env[name] for name in payload]
-            if kind == "and":
-                env[res] = vals[0] & vals[1]
-            elif kind == "or":
-                env[res] = vals[0] | vals[1]
-            elif kind == "xor":
-                env[res] = vals[0] ^ vals[1]
-            elif kind == "not":
-                env[res] = ~vals[0]
-            else:
-                env[res] = np.where(vals[0], vals[1], vals[2])
+            _run_steps((payload,), env)
         return env.get(out)
 
     return keys, types, key_transforms, evaluate
 
 
-def _boolean(name: str, vals: list[bool]) -> bool:
-    if name == "stablehlo.and":
-        return vals[0] and vals[1]
-    if name == "stablehlo.or":
-        return vals[0] or vals[1]
-    if name == "stablehlo.xor":
-        return vals[0] != vals[1]
-    if name == "stablehlo.not":
-        return not vals[0]
-    return vals[1] if vals[0] else vals[2]
-
-
-def _key_of(
-    block, lhs: str, p: int, sig: int, producer: dict[str, int], transforms: bool
-) -> _Key | None:
+def _key_of(block, lhs: str, p: int, sig: int, producer: dict[str, int]) -> _Key:
     """The key a compare of single-argument value ``lhs`` (from argument ``p``) reads:
-    the operand itself, its real/imag part, or (``transforms``) a transform."""
+    the operand itself, its real/imag part, or a transform."""
     k = producer.get(lhs)
     if k is None:
         return (p // 2, None, None)
     op = block.operations[k]
     if op.name in ("stablehlo.real", "stablehlo.imag") and op.operands[0].name not in producer:
         return (p // 2, op.name.split(".")[1], None)
-    if not transforms:
-        return None
     return (p // 2, None, sig)
 
 
-_CACHE: dict[tuple[int, int, bool], tuple[Region, tuple[SortKey, ...] | None]] = {}
-_CACHE_MAX = 256
-
-
-def sort_keys(
-    region: Region | None, n_operands: int, transforms: bool = False
-) -> tuple[SortKey, ...] | None:
-    """The lexicographic keys of a sort comparator, or None if it is not one.
+def _sort_keys(block: Block) -> tuple[SortKey, ...] | None:
+    """The lexicographic keys of a comparator block, or None if it is not one.
 
     The comparator is a lexicographic "less than" over keys ``k_1, k_2, ...`` (each
     ascending or descending) exactly when, over all outcome combinations, it is true
     where the first non-equal key is "less" in its direction and false elsewhere
     (including when all keys are equal).  An always-false comparator gives ``()``: all
-    elements are equal.  With ``transforms`` keys may be per-operand transforms
-    (``SortKey.transform``; callers must then read keys through ``SortKey.key_input``).
-    Results are cached per region object.
-    """
-    if region is None:
+    elements are equal.  Keys may be per-operand transforms (``SortKey.transform``;
+    callers read keys through ``SortKey.key_input``)."""
+    if len(block.arguments) % 2:
         return None
-    ck = (id(region), n_operands, transforms)
-    hit = _CACHE.get(ck)
-    if hit is not None and hit[0] is region:
-        return hit[1]
-    result = _sort_keys(region, n_operands, transforms)
-    if len(_CACHE) >= _CACHE_MAX:
-        _CACHE.clear()
-    _CACHE[ck] = (region, result)
-    return result
-
-
-def _sort_keys(region: Region, n_operands: int, transforms: bool) -> tuple[SortKey, ...] | None:
-    block = _single_block(region)
-    if block is None:
-        return None
-    analysed = _formula(block, n_operands, transforms)
+    analysed = _formula(block, len(block.arguments) // 2)
     if analysed is None:
         return None
     keys, types, key_transforms, evaluate = analysed
@@ -508,3 +435,153 @@ def _sort_keys(region: Region, n_operands: int, transforms: bool) -> tuple[SortK
         else:
             return None
     return tuple(order)
+
+
+# --------------------------------------------------------------------------------------
+# the record
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Combiner:
+    """Result ``i`` of a reduce-style body: ``op(acc_i, x_i)``, or with ``swapped``
+    ``op(x_i, acc_i)``.  ``commutative`` is the op table row's ``commutative`` trait;
+    ``operation`` the body's op (its attributes), None for a summary made by hand."""
+
+    op: str
+    swapped: bool = False
+    commutative: bool = False
+    operation: Operation | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def folds(self) -> bool:
+        """Is the body's result ``op(acc_i, x_i)``?"""
+        return not self.swapped or self.commutative
+
+    @property
+    def row(self) -> OpDef | None:
+        """The op's row of the op table."""
+        return OP_TABLE.get(self.op)
+
+
+@dataclass(frozen=True)
+class RegionSummary:
+    """What a region computes (module docstring): ``arguments`` its entry block's
+    argument count; ``combiners`` one ``Combiner`` per result, or None; ``replace``
+    whether it returns its last ``arguments // 2`` arguments; ``compare`` the
+    ``(direction, compare_type)`` of a body that is ``compare(arg0, arg1)``, or None;
+    ``sort_keys`` the lexicographic keys of a comparator, or None."""
+
+    arguments: int = 0
+    combiners: tuple[Combiner, ...] | None = None
+    replace: bool = False
+    compare: tuple[str, str | None] | None = None
+    sort_keys: tuple[SortKey, ...] | None = None
+
+    @property
+    def fold_ops(self) -> tuple[str, ...] | None:
+        """Per result the op of ``op_i(acc_i, x_i)``, when every combiner folds."""
+        cs = self.combiners
+        if cs is None or not all(c.folds for c in cs):
+            return None
+        return tuple(c.op for c in cs)
+
+    def without_combiners(self) -> RegionSummary:
+        """The same record, minus the combiners (a body on quantized storage values,
+        whose ops dequantize and quantize: no ufunc on storage computes them)."""
+        return replace(self, combiners=None)
+
+    @classmethod
+    def folding(cls, *ops: str) -> RegionSummary:
+        """The summary of ``return op_i(acc_i, x_i)...`` (for regions made by hand)."""
+        return cls(2 * len(ops), tuple(Combiner(op, False, _commutes(op)) for op in ops))
+
+    @classmethod
+    def replacing(cls, n: int = 1) -> RegionSummary:
+        """The summary of ``return x_0..x_{n-1}`` (for regions made by hand)."""
+        return cls(2 * n, replace=True)
+
+
+UNKNOWN = RegionSummary()  # a region-less callable: nothing known
+
+
+def _commutes(name: str) -> bool:
+    row = OP_TABLE.get(name)
+    return row is not None and "commutative" in row.traits
+
+
+def _combiners(block: Block) -> tuple[Combiner, ...] | None:
+    args = [v.name for v in block.arguments]
+    n = len(args) // 2
+    ops = block.operations
+    if len(args) % 2 or len(ops) != n + 1 or len(ops[-1].operands) != n:
+        return None
+    producers = {r.name: op for op in ops[:-1] for r in op.results}
+    out = []
+    for i, v in enumerate(ops[-1].operands):
+        op = producers.get(v.name)
+        if op is None or op.regions or len(op.results) != 1 or len(op.operands) != 2:
+            return None
+        names = [o.name for o in op.operands]
+        if names not in ([args[i], args[n + i]], [args[n + i], args[i]]):
+            return None
+        out.append(Combiner(op.name, names[0] != args[i], _commutes(op.name), op))
+    return tuple(out)
+
+
+def _replace(block: Block) -> bool:
+    args = [v.name for v in block.arguments]
+    ops = block.operations
+    return (
+        len(args) % 2 == 0
+        and len(ops) == 1
+        and [v.name for v in ops[0].operands] == args[len(args) // 2 :]
+    )
+
+
+# compare(b, a) is compare(a, b) with this direction
+_SWAPPED_DIRECTION = {"EQ": "EQ", "NE": "NE", "LT": "GT", "LE": "GE", "GT": "LT", "GE": "LE"}
+
+
+def _compare(block: Block) -> tuple[str, str | None] | None:
+    args = [v.name for v in block.arguments]
+    ops = block.operations
+    if len(args) != 2 or len(ops) != 2 or ops[0].name != "stablehlo.compare":
+        return None
+    cmp, ret = ops
+    if [v.name for v in ret.operands] != [cmp.results[0].name]:
+        return None
+    direction = _enum(cmp.attr("comparison_direction"))
+    if direction not in _SWAPPED_DIRECTION:
+        return None
+    names = [v.name for v in cmp.operands]
+    if names == args[::-1]:
+        direction = _SWAPPED_DIRECTION[direction]
+    elif names != args:
+        return None
+    return direction, _enum(cmp.attr("compare_type"))
+
+
+def _summarize(region: Region) -> RegionSummary:
+    if len(region.blocks) != 1 or not region.blocks[0].operations:
+        return UNKNOWN
+    block = region.blocks[0]
+    if block.operations[-1].results:  # not a terminator
+        return UNKNOWN
+    return RegionSummary(
+        len(block.arguments), _combiners(block), _replace(block), _compare(block), _sort_keys(block)
+    )
+
+
+_SUMMARIES: dict[int, RegionSummary] = {}  # id(region) -> summary, while the region lives
+
+
+def summarize(region: Region) -> RegionSummary:
+    """The ``RegionSummary`` of ``region``, analysed on the first call (when the region
+    is planned) and kept until the region object dies."""
+    key = id(region)
+    got = _SUMMARIES.get(key)
+    if got is None:
+        got = _SUMMARIES[key] = _summarize(region)
+        weakref.finalize(region, _SUMMARIES.pop, key, None)
+    return got
