@@ -10,15 +10,12 @@ Expected values come from NumPy in float64 (inputs are multiples of 1/4 in [-4, 
 sums and products are exact there and rounded once to the result type); floats are
 compared within an absolute tolerance scaled to the result, integers and booleans
 exactly.  Deterministic: ``program(seed)`` is a pure function of ``seed``.
-``python benchmarks/oneshot_gen.py OUT_DIR [COUNT]`` writes them as files.
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 import ml_dtypes
 import numpy as np
@@ -276,15 +273,3 @@ module @jit_testcase attributes {{mhlo.num_partitions = 1 : i32, mhlo.num_replic
 
 def programs(count: int = 500, seed: int = 0) -> list[str]:
     return [program(seed * 100_003 + i) for i in range(count)]
-
-
-def main(argv: list[str]) -> None:
-    out = Path(argv[1])
-    count = int(argv[2]) if len(argv) > 2 else 500
-    out.mkdir(parents=True, exist_ok=True)
-    for i, text in enumerate(programs(count)):
-        (out / f"case_{i:04d}.mlir").write_text(text)
-
-
-if __name__ == "__main__":
-    main(sys.argv)
