@@ -140,16 +140,40 @@ DEFAULT_OPTIONS = RunOptions()
 """The options of a run given none (``run``'s steady state compares with it by identity)."""
 
 
+# Records made from keywords whose values are all plain (None, bools, numbers, strings):
+# a run passing the same ones again (``timeout=60`` on every call) gets the same record
+# without building it (a record costs more than a small program's run).  Objects keyed
+# by identity never come from here: an equal object may be another one.
+_MEMO: dict[tuple, RunOptions] = {}
+_MEMO_SIZE = 256
+_PLAIN_VALUES = frozenset({type(None), bool, int, float, str})
+
+
 def options_of(where: str, options: Mapping[str, Any]) -> RunOptions:
     """``RunOptions(**options)``; an unknown name is an ``HloTypeError`` naming the close
     ones (``where``: the function the user called)."""
+    plain = True
+    for v in options.values():
+        if v.__class__ not in _PLAIN_VALUES:
+            plain = False
+            break
+    if plain:
+        key = tuple(options.items())
+        hit = _MEMO.get(key)
+        if hit is not None:
+            return hit
     try:
-        return RunOptions(**options)
+        made = RunOptions(**options)
     except TypeError:
         unknown = options.keys() - set(OPTION_NAMES)
         if unknown:
             raise unknown_options(where, unknown) from None
         raise
+    if plain:
+        if len(_MEMO) >= _MEMO_SIZE:
+            _MEMO.clear()
+        _MEMO[key] = made
+    return made
 
 
 def unknown_options(where: str, names: Any) -> HloTypeError:

@@ -138,3 +138,13 @@ def test_default_options_spelled_out_reuse_the_program():
     hlorun.run(NEG, [X])
     hlorun.run(NEG, [X], timeout=None, grid="threads")
     assert _programs() == 1
+
+
+def test_plain_keywords_made_again_give_the_same_record():
+    a = options_of("run", {"timeout": 60, "float_eq": "ieee"})
+    assert options_of("run", {"timeout": 60, "float_eq": "ieee"}) is a
+    cb = Unhashable()
+    b = options_of("run", {"callback": cb})
+    c = options_of("run", {"callback": cb})
+    assert b == c and c.callback is cb
+    assert options_of("run", {"platforms": ["cpu"]}).platforms == ("cpu",)
