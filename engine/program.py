@@ -63,7 +63,6 @@ class Program:
         elif function is not None or kwargs:
             options = options.replace(**({"function": function} if function else {}), **kwargs)
         self.options = options
-        self.grid = options.grid
         # loaded and verified once per source (engine/api.py's cache)
         mod = prepare(module, verify=options.verify)
         # replica groups naming a mesh by symbol get the mesh the symbol holds
@@ -98,7 +97,7 @@ class Program:
         self._plain = options.plain
         self.interpreter._update_mode()
         sig = self._fast_inputs
-        if self._plain and sig is not None and self.grid == "threads":
+        if self._plain and sig is not None and options.grid == "threads":
             self._run_plain = self.interpreter.plain_runner(self._plan, sig)
 
     def __call__(
@@ -124,7 +123,7 @@ class Program:
                 out = None
             if out is not None:
                 return out
-        if self.grid == "mpi":
+        if self.options.grid == "mpi":
             # imported here: it imports mpi4py, which initializes MPI
             from .grid_mpi import mpi_session
 
