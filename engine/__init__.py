@@ -1,7 +1,8 @@
 """engine: values, dtypes, whole-tensor kernels, the interpreter and ``run``.
 
 Public API: ``engine.run(module, inputs)``, ``engine.compile(module)(*inputs)`` (prepare
-once, run many times), ``engine.Profile``, ``engine.register_custom_call(name, fn)``,
+once, run many times; their options: one ``engine.RunOptions`` record),
+``engine.Profile``, ``engine.register_custom_call(name, fn)``,
 ``engine.load_exported(data)`` (run a ``jax.export`` container).
 
 The names load lazily (PEP 562), so that ``from hlorun import run`` stays cheap: the
@@ -21,6 +22,7 @@ _LAZY = {
     "clear_cache": "api",
     "CACHE_SIZE": "api",
     "Program": "program",
+    "RunOptions": "options",
     "Profile": "plan",
     "OpProfile": "profile",
     "load_module": "loading",

@@ -9,27 +9,25 @@ re-verifies or re-plans it.  Cache keys:
 - a ``Module`` object: its identity (the cache is kept on the Module itself, so it
   never keeps a Module alive);
 
-together with the entry function and the options that shape the plan.  Runs that
-collect per-run state (``profile``, ``host_channels``) build a fresh Program.  A
+together with the run's options: one frozen, hashable ``RunOptions`` record
+(engine/options.py) that is also the Program's only configuration.  Runs that collect
+per-run state (``profile``, ``host_channels``) build a fresh Program.  A
 Program runs in one thread at a time: a concurrent ``run`` of the same module while
 its cached Program is busy gets a Program of its own.  ``clear_cache()`` empties the cache.
 """
 
 from __future__ import annotations
 
-import functools
 import os
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..parser.errors import HloError, HloTypeError
+from ..parser.errors import HloError
 from ..parser.ir import Module
 from .loading import load_module, looks_like_path, resolve_bundle, with_origin
-from .memory import MemoryBudget
-from .plan import DEFAULT_MEMORY_CAP, Profile
-from .platform_index import with_platform_index
+from .options import DEFAULT_OPTIONS, RunOptions, options_of
 
 if TYPE_CHECKING:
     from .program import Program
@@ -37,7 +35,7 @@ if TYPE_CHECKING:
 CACHE_SIZE = 64
 """How many prepared programs ``run`` keeps per cache (least recently used dropped first)."""
 
-_programs: OrderedDict[tuple, Program] = OrderedDict()  # (source key, run key) -> Program
+_programs: OrderedDict[tuple, Program] = OrderedDict()  # (source key, RunOptions) -> Program
 _modules: OrderedDict[tuple, tuple[Module, bool]] = OrderedDict()  # key -> (module, verified)
 _SLOT = "_hlorun_cache"  # a Module's own cache: it lives and dies with the Module
 
@@ -66,15 +64,15 @@ def _dead() -> None:
 # The previous run's (source, options, weak reference to its Program): a run of the
 # same object with the same options skips the lookups.  A Module is held by a weak
 # reference too, so that this never keeps a Module (or its Program) alive.
-_last: tuple[Any, tuple, Callable[[], Program | None]] = (None, (), _dead)
+_last: tuple[Any, RunOptions | None, Callable[[], Program | None]] = (None, None, _dead)
 
 
-def _remember_last(module: Any, run_key: tuple, prog: Program) -> None:
+def _remember_last(module: Any, opts: RunOptions, prog: Program) -> None:
     global _last
     if isinstance(module, Module):
-        _last = (weakref.ref(module), run_key, weakref.ref(prog))
+        _last = (weakref.ref(module), opts, weakref.ref(prog))
     elif isinstance(module, bytes) or (isinstance(module, str) and not looks_like_path(module)):
-        _last = (module, run_key, weakref.ref(prog))  # content, never a path (mtime matters)
+        _last = (module, opts, weakref.ref(prog))  # content, never a path (mtime matters)
 
 
 def clear_cache() -> None:
@@ -85,7 +83,7 @@ def clear_cache() -> None:
     _programs.clear()
     _modules.clear()
     _generation += 1
-    _last = (None, (), _dead)
+    _last = (None, None, _dead)
 
 
 _generation = 0
@@ -172,36 +170,22 @@ def compile(  # noqa: A001  (the public name, like re.compile)
     **options: Any,
 ) -> Program:
     """Prepare ``module``'s entry function (``function``, else ``main``, else the only
-    one) once; ``options`` are those of ``run`` except the per-call ones (inputs,
-    ``infeed``, ``outfeed``).  Returns a new ``Program``; loading and verifying go
-    through ``run``'s cache."""
-    return _program()(prepare(module, verify=verify), function, verify=False, **options)
+    one) once; ``options`` are those of ``run`` (``engine.options.RunOptions``).  Returns
+    a new ``Program``; loading and verifying go through ``run``'s cache."""
+    opts = options_of("compile", {"function": function, "verify": verify, **options})
+    return _program()(module, options=opts)
 
 
-def _run(
+def run(
     module: str | bytes | os.PathLike | Module,
-    inputs: Sequence[Any] = (),
+    inputs: Sequence[Any] | None = (),
     *,
-    function: str | None = None,
-    memory_cap: int | MemoryBudget = DEFAULT_MEMORY_CAP,
-    max_steps: int | None = None,
-    timeout: float | None = None,
-    float_eq: str = "bitwise",
-    probe_dir: str | os.PathLike | None = None,
-    callback: Callable[[str, Any, list[Any]], None] | None = None,
-    verify: bool = True,
-    num_replicas: int | None = None,
-    num_partitions: int | None = None,
     infeed: Sequence[Any] | Mapping[tuple[int, int], Sequence[Any]] | None = None,
     outfeed: list[Any] | None = None,
-    deadlock_timeout: float | None = None,
-    host_channels: dict[int, list[Any]] | None = None,
-    profile: bool | Profile | None = None,
-    platform: str | int | None = None,
-    platforms: Sequence[str] | None = None,
-    grid: str = "threads",
+    **options: Any,
 ) -> list[Any]:
-    """Run a StableHLO program and return its results as NumPy arrays.
+    """Run a StableHLO program and return its results as NumPy arrays: the cached
+    ``Program`` of (``module``, ``RunOptions(**options)``) called once.
 
     ``module`` is MLIR text, bytes (MLIR bytecode or a portable artifact), a path to
     either, or a parsed ``Module``; ``inputs`` are NumPy arrays (or Python scalars) of
@@ -209,10 +193,13 @@ def _run(
     the only function.  ``module`` may also be the folder PyTorch/XLA saves a model to
     (``torch_xla.stablehlo.save_as_stablehlo``): ``inputs`` are then the user's inputs
     only, as ``StableHLOGraphModule`` takes them, and ``function`` names the saved
-    callable (default ``forward``; engine/model_bundle.py).  ``memory_cap`` bounds the bytes of any one tensor (or is an
-    ``engine.memory.MemoryBudget``: per tensor and live total; engine/memory.py);
-    ``max_steps`` / ``timeout`` (seconds) stop runaway programs with an
-    ``InterpreterError``.  ``callback(op_name, pos, results)`` sees every op's results.
+    callable (default ``forward``; engine/model_bundle.py).  ``memory_cap`` bounds the
+    bytes of any one tensor (or is an ``engine.memory.MemoryBudget``: per tensor and live
+    total; engine/memory.py); ``max_steps`` / ``timeout`` (seconds) stop runaway
+    programs with an ``InterpreterError``.  ``callback(op_name, pos, results)`` sees
+    every op's results.  ``verify=False`` skips the verifier; ``float_eq`` is how
+    ``check.expect_*`` compares floats ("bitwise", the spec, or "ieee"); ``probe_dir``
+    is where ``interpreter.probe`` writes.
 
     Process grid (spec "Parallel execution"): ``num_replicas`` x ``num_partitions``
     processes (default: the module's ``mhlo.num_replicas`` / ``mhlo.num_partitions``
@@ -227,7 +214,8 @@ def _run(
     arrays, or one array when the op has one payload result); with a grid, one list
     shared by all processes, or a dict ``{(replica_id, partition_id): entries}``.
     ``outfeed``: a list that ``stablehlo.outfeed`` appends a tuple of its inputs to;
-    with a grid it receives one such list per process (row-major).
+    with a grid it receives one such list per process (row-major).  These two are data
+    of the call, not options.
     ``deadlock_timeout`` (seconds, default ``engine.grid.DEFAULT_DEADLOCK_TIMEOUT``)
     bounds how long a process waits for its peers at a collective or a recv; a program
     whose processes all block is reported at once as a deadlock.
@@ -253,172 +241,62 @@ def _run(
     result list holds its own process's results, ``None`` for the others; a
     one-process entry runs on every rank, its ``run_parallel`` grids on the ranks.
     """
-    if probe_dir is not None:
-        probe_dir = os.fspath(probe_dir)
-    module, inputs, function = resolve_bundle(module, inputs, function)
-    table: OrderedDict[tuple, Program] | None = None
-    key: tuple | None = None
-    prog = None
-    if not profile and host_channels is None:  # no per-run state to collect
-        # the options that shape the plan, as one flat tuple
-        run_key = _options_key(
-            function,
-            verify,
-            memory_cap,
-            max_steps,
-            timeout,
-            float_eq,
-            probe_dir,
-            callback,
-            num_replicas,
-            num_partitions,
-            deadlock_timeout,
-            grid,
-        )
-        src, last_key, last_prog = _last
-        if (
-            (src is module or (src.__class__ is weakref.ref and src() is module))
-            and last_key == run_key
-            and (prog := last_prog()) is not None
-            and prog._busy.acquire(False)  # (Program.claim, without a call's cost)
-        ):
-            pass  # the same source and options as the previous run
-        else:
-            prog = None
-            if isinstance(module, Module):
-                table, key = _module_cache(module)["programs"], run_key
-            else:
-                source = _source_key(module)
-                if source is not None:
-                    table, key = _programs, (source, run_key)
-            if table is not None and key is not None:
-                prog = table.get(key)
-                if prog is not None and prog.claim():  # one thread per Program
-                    table.move_to_end(key)  # least recently used goes first
-                    _remember_last(module, run_key, prog)
-                else:
-                    prog = None
-    fresh = prog is None
-    if prog is None:
-        prog = _program()(
-            prepare(module, verify=verify),
-            function,
-            verify=False,
-            profile=profile,
-            host_channels=host_channels,
-            memory_cap=memory_cap,
-            max_steps=max_steps,
-            timeout=timeout,
-            float_eq=float_eq,
-            probe_dir=probe_dir,
-            callback=callback,
-            num_replicas=num_replicas,
-            num_partitions=num_partitions,
-            deadlock_timeout=deadlock_timeout,
-            grid=grid,
-        )
-        prog.claim()
+    if inputs is None:
+        inputs = ()
+    opts = options_of("run", options) if options else DEFAULT_OPTIONS
+    # The steady state: the same source and options as the previous run.
+    src, last_opts, last_prog = _last
+    if (
+        (src is module or (src.__class__ is weakref.ref and src() is module))
+        and (last_opts is opts or last_opts == opts)
+        and (prog := last_prog()) is not None
+        and prog._busy.acquire(False)  # (Program.claim, without a call's cost)
+    ):
+        table = key = None
+    else:
+        module, inputs, function = resolve_bundle(module, inputs, opts.function)
+        if function != opts.function:
+            opts = opts.replace(function=function)
+        prog, table, key = _claim(module, opts)
     try:
-        if prog.takes_platform_index:
-            inputs = with_platform_index(prog.function, inputs, platform, platforms)
         if infeed is None and outfeed is None:
             results = prog(*inputs)
         else:
             results = prog(*inputs, infeed=infeed, outfeed=outfeed)
     finally:
         prog._busy.release()  # (Program.release)
-        if fresh and table is not None and key is not None:
+        if table is not None and key is not None:  # a new Program: cached even on error
             _remember(table, key, prog)
-            _remember_last(module, run_key, prog)
-    if profile is True:
+            _remember_last(module, opts, prog)
+    if opts.profile is True:
         prog.print_profile()
     return results
 
 
-def _options_key(
-    function: str | None,
-    verify: bool,
-    memory_cap: Any,
-    max_steps: int | None,
-    timeout: float | None,
-    float_eq: str,
-    probe_dir: str | None,
-    callback: Any,
-    num_replicas: int | None,
-    num_partitions: int | None,
-    deadlock_timeout: float | None,
-    grid: str,
-) -> tuple:
-    """The options that shape the plan, as one flat tuple (part of the cache key)."""
-    return (
-        function,
-        verify,
-        memory_cap,
-        max_steps,
-        timeout,
-        float_eq,
-        probe_dir,
-        callback,
-        num_replicas,
-        num_partitions,
-        deadlock_timeout,
-        grid,
-    )
+def _claim(module: Any, opts: RunOptions) -> tuple[Program, OrderedDict | None, Any]:
+    """A Program of ``module`` with ``opts`` claimed for one call: the cached one, else a
+    new one, with the table and key to keep it under after the call (None: not kept)."""
+    table, key = _cache_of(module, opts)
+    if table is not None:
+        prog = table.get(key)
+        if prog is not None and prog.claim():  # one thread per Program
+            table.move_to_end(key)  # least recently used goes first
+            _remember_last(module, opts, prog)
+            return prog, None, None
+    prog = _program()(module, options=opts)
+    prog.claim()
+    return prog, table, key
 
 
-# The key of ``run``'s default options (the defaults as ``_run`` declares them).
-_DEFAULT_KEY = _options_key(
-    **{
-        name: (_run.__kwdefaults__ or {})[name]
-        for name in _options_key.__code__.co_varnames[: _options_key.__code__.co_argcount]
-    }
-)
-
-
-if TYPE_CHECKING:
-    run = _run
-else:
-
-    @functools.wraps(_run)
-    def run(module, inputs=(), **options):
-        # The steady state: the same source as the previous run, default options.  A
-        # signature of 20 keyword-only parameters costs more to call than a program
-        # of a few small ops takes, so the options are looked at only when given.
-        if inputs is None:
-            inputs = ()
-        if not options:
-            src, key, last_prog = _last
-            if (
-                key == _DEFAULT_KEY
-                and (src is module or (src.__class__ is weakref.ref and src() is module))
-                and (prog := last_prog()) is not None
-                and prog._busy.acquire(False)  # (Program.claim, without a call's cost)
-            ):
-                try:
-                    if prog.takes_platform_index:
-                        inputs = with_platform_index(prog.function, inputs, None, None)
-                    return prog(*inputs)
-                finally:
-                    prog._busy.release()  # (Program.release)
-        unknown = options.keys() - _OPTIONS
-        if unknown:
-            raise _unknown_options("run", unknown)
-        return _run(module, inputs, **options)
-
-
-_OPTIONS = frozenset(_run.__kwdefaults__ or ())
-
-
-def _unknown_options(where: str, names: Any) -> HloTypeError:
-    """The error for keyword arguments ``where`` does not take, with the close ones."""
-    import difflib
-
-    parts = []
-    for name in sorted(names):
-        close = difflib.get_close_matches(name, _OPTIONS, n=2)
-        hint = f" (did you mean {' or '.join(close)}?)" if close else ""
-        parts.append(f"'{name}'{hint}")
-    return HloTypeError(
-        f"{where}() got unexpected keyword arguments: {', '.join(parts)}; it takes "
-        f"{', '.join(sorted(_OPTIONS))}"
-    )
+def _cache_of(module: Any, opts: RunOptions) -> tuple[OrderedDict | None, Any]:
+    """The table and key of ``module``'s Program with ``opts``: a Module's own table
+    keyed by the options, else the global one keyed by (source, options); (None, None)
+    when the Program is not to be kept (per-run state, or a source with no key)."""
+    if not opts.cacheable:
+        return None, None
+    if isinstance(module, Module):
+        return _module_cache(module)["programs"], opts
+    source = _source_key(module)
+    if source is None:
+        return None, None
+    return _programs, (source, opts)

@@ -33,7 +33,7 @@ from typing import Any
 
 from ..parser.errors import HloError, InterpreterError, SourcePos
 from ..parser.ir import Module, Operation
-from .plan import Limits
+from .options import DEFAULT_OPTIONS, RunOptions
 
 DEFAULT_DEADLOCK_TIMEOUT = 60.0  # seconds a process may wait for its peers
 
@@ -313,24 +313,14 @@ def process_of(context: Any) -> ProcessHandle:
 # ---------------------------------------------------------------------- running
 
 
-@dataclass
-class GridRunOptions:
-    """What each process's Interpreter gets besides its position."""
-
-    limits: dict[str, Any] = field(default_factory=dict)  # Limits(**limits)
-    deadline: float | None = None
-    context: dict[str, Any] = field(default_factory=dict)  # float_eq, probe_dir, callback
-    deadlock_timeout: float | None = None
-    host_channels: dict[int, list] | None = None
-
-
 def run_grid(
     module: Module,
     programs: Sequence[Sequence[str]],
     inputs: Sequence[Sequence[Any]],
     *,
     interpreter: Callable[..., Any],
-    options: GridRunOptions | None = None,
+    options: RunOptions = DEFAULT_OPTIONS,
+    deadline: float | None = None,
     infeed: Sequence[list] | None = None,
     outfeed: Sequence[list] | None = None,
 ) -> list[tuple[Any, ...]]:
@@ -343,7 +333,6 @@ def run_grid(
     process's interpreter (``engine.interpreter.Interpreter``; passed in, since the
     interpreter's kernels use this module: the grid sits below the interpreter).
     """
-    options = options or GridRunOptions()
     backend = GRID_BACKEND.get()
     if backend is not None:
         return backend(
@@ -352,6 +341,7 @@ def run_grid(
             inputs,
             interpreter=interpreter,
             options=options,
+            deadline=deadline,
             infeed=infeed,
             outfeed=outfeed,
         )
@@ -374,13 +364,13 @@ def run_grid(
         raise InterpreterError(f"{len(inputs)} input lists for {len(pids)} processes")
     interps = []
     for i, (r, p) in enumerate(pids):
-        limits = Limits(**options.limits)
+        limits = options.limits()
         # with other processes to stop it (stop_all), a process checks its deadline on
         # every step, even when the run has none: an infinite one until stop_all
-        limits.deadline = options.deadline
+        limits.deadline = deadline
         if limits.deadline is None and len(pids) > 1:
             limits.deadline = float("inf")
-        ctx = dict(options.context)
+        ctx = options.context()
         ctx.update(
             replica_id=r,
             partition_id=p,

@@ -57,7 +57,7 @@ from ..parser.ir import (
     Operation,
     SymbolRefAttr,
 )
-from .grid import GRID_BACKEND, GridAborted, GridRunOptions, ProcessHandle
+from .grid import GRID_BACKEND, GridAborted, ProcessHandle
 from .mpi_grid import TAG_FEED, MPIGrid
 from .mpi_wire import (
     as_arrays,
@@ -73,6 +73,7 @@ from .mpi_wire import (
     split_raw,
     values_nbytes,
 )
+from .options import RunOptions
 from .plan import Limits
 
 WATCH_INTERVAL = 0.05  # seconds between two looks at the control messages while running
@@ -305,7 +306,8 @@ def _run_process(
     program: str,
     inputs: Sequence[Any],
     interpreter: Callable[..., Any],
-    options: GridRunOptions,
+    options: RunOptions,
+    deadline: float | None,
     infeed: Sequence[list] | None,
     gather: bool,
 ) -> tuple[_Outcome, _Feed | None]:
@@ -316,11 +318,11 @@ def _run_process(
     token = GRID_BACKEND.set(None)  # a run_parallel inside a process: a local thread grid
     try:
         feed = _take_infeed(grid, infeed)
-        limits = Limits(**options.limits)
+        limits = options.limits()
         # a finite deadline keeps the interpreter checking it, so that the watcher can
         # stop this process once another one has failed
-        limits.deadline = options.deadline if options.deadline is not None else float("inf")
-        ctx = dict(options.context)
+        limits.deadline = deadline if deadline is not None else float("inf")
+        ctx = options.context()
         ctx.update(
             replica_id=r,
             partition_id=p,
@@ -442,7 +444,8 @@ class Session:
         inputs: Sequence[Sequence[Any]],
         *,
         interpreter: Callable[..., Any],
-        options: GridRunOptions,
+        options: RunOptions,
+        deadline: float | None = None,
         infeed: Sequence[list] | None = None,
         outfeed: Sequence[list] | None = None,
     ) -> list[tuple[Any, ...] | None]:
@@ -468,7 +471,15 @@ class Session:
                 MPI, comm, nr, np_, deadlock_timeout=options.deadlock_timeout, receivers=receivers
             )
             out, feed = _run_process(
-                grid, module, flat[rank], inputs[rank], interpreter, options, infeed, self.gather
+                grid,
+                module,
+                flat[rank],
+                inputs[rank],
+                interpreter,
+                options,
+                deadline,
+                infeed,
+                self.gather,
             )
         if grid is not None:
             grid.close()

@@ -26,21 +26,21 @@ import numpy as np
 from ..parser.errors import HloError, InterpreterError
 from ..parser.ir import Function, Module, TensorType, TupleType, numpy_dtype
 from ..shape_inference.mesh_groups import inline_mesh_symbols
-from .grid import GridRunOptions, ProcessGrid, ProcessHandle, run_grid
+from .api import prepare
+from .grid import ProcessGrid, ProcessHandle, run_grid
 from .gspmd import is_gspmd_global, outline_manual_regions
-from .interpreter import DEFAULT_MEMORY_CAP, Interpreter, Limits, Profile
+from .interpreter import Interpreter, Profile
 from .loading import (
     check_input,
     check_inputs,
     entry_function,
     grid_size,
-    load_module,
     owned_grid_results,
     owned_results,
     with_origin,
 )
-from .memory import MemoryBudget, budget_of
-from .platform_index import takes_platform_index
+from .options import RunOptions, options_of
+from .platform_index import takes_platform_index, with_platform_index
 
 _ndarray = np.ndarray
 
@@ -50,58 +50,34 @@ class Program:
 
     def __init__(
         self,
-        module: str | os.PathLike | Module,
+        module: str | bytes | os.PathLike | Module,
         function: str | None = None,
         *,
-        verify: bool = True,
-        memory_cap: int | MemoryBudget = DEFAULT_MEMORY_CAP,
-        max_steps: int | None = None,
-        timeout: float | None = None,
-        float_eq: str = "bitwise",
-        probe_dir: str | os.PathLike | None = None,
-        callback: Callable[[str, Any, list[Any]], None] | None = None,
-        profile: bool | Profile | None = None,
-        deadlock_timeout: float | None = None,
-        host_channels: dict[int, list[Any]] | None = None,
-        num_replicas: int | None = None,
-        num_partitions: int | None = None,
-        grid: str = "threads",
+        options: RunOptions | None = None,
+        **kwargs: Any,
     ):
-        if grid not in ("threads", "mpi"):
-            raise InterpreterError(f"unknown grid {grid!r}: 'threads' or 'mpi'")
-        self.grid = grid
-        mod = load_module(module)
-        if verify:
-            from ..shape_inference import verify_module
-
-            verify_module(mod)
+        """``options``: a ``RunOptions`` record; or its fields as keyword arguments
+        (``function``, ``max_steps``, ...), which also amend a given record."""
+        if options is None:
+            options = options_of("Program", {"function": function, **kwargs})
+        elif function is not None or kwargs:
+            options = options.replace(**({"function": function} if function else {}), **kwargs)
+        self.options = options
+        # loaded and verified once per source (engine/api.py's cache)
+        mod = prepare(module, verify=options.verify)
         # replica groups naming a mesh by symbol get the mesh the symbol holds
         mod = inline_mesh_symbols(mod)
         self.module = mod
-        self.function = entry_function(mod, function)
+        self.function = entry_function(mod, options.function)
         self.takes_platform_index = takes_platform_index(self.function)
         self._busy = threading.Lock()
-        self.num_replicas = grid_size(mod, "mhlo.num_replicas", num_replicas)
-        self.num_partitions = grid_size(mod, "mhlo.num_partitions", num_partitions)
+        self.num_replicas = grid_size(mod, "mhlo.num_replicas", options.num_replicas)
+        self.num_partitions = grid_size(mod, "mhlo.num_partitions", options.num_partitions)
         self._grid = self.num_replicas * self.num_partitions > 1
-        budget = budget_of(memory_cap)  # engine/memory.py: per tensor and live total
-        self.limits: dict[str, Any] = {
-            "memory_cap": budget.per_tensor,
-            "live_cap": budget.live,
-            "max_steps": max_steps,
-            "timeout": timeout,
-        }
-        self.timeout = timeout
-        self.deadlock_timeout = deadlock_timeout
-        self.host_channels = host_channels
+        profile = options.profile
         if profile is True:
             profile = Profile()
         self.profile: Profile | None = profile or None
-        self.context = {
-            "float_eq": float_eq,
-            "probe_dir": os.fspath(probe_dir) if probe_dir is not None else None,
-            "callback": callback,
-        }
         # the plain call (Interpreter.plain_runner), or None: every call takes _call
         self._run_plain: Callable[[Sequence[Any]], list[Any] | None] | None = None
         if self.num_processes > 1:
@@ -113,25 +89,15 @@ class Program:
         if self.num_partitions == 1 and is_gspmd_global(mod):
             mod = outline_manual_regions(mod)  # its manual regions run per device
         self.interpreter = Interpreter(
-            mod,
-            limits=Limits(**self.limits),
-            context=self.context,
-            profile=self.profile,
+            mod, limits=options.limits(), context=options.context(), profile=self.profile
         )
         self._plan = self.interpreter.plan(self.function.name)
         self._fast_inputs = _input_signature(self.function)
         # nothing to set up per run: no limit, profile, callback or host channels
-        self._plain = (
-            max_steps is None
-            and timeout is None
-            and callback is None
-            and self.profile is None
-            and deadlock_timeout is None
-            and host_channels is None
-        )
+        self._plain = options.plain
         self.interpreter._update_mode()
         sig = self._fast_inputs
-        if self._plain and sig is not None and grid == "threads":
+        if self._plain and sig is not None and options.grid == "threads":
             self._run_plain = self.interpreter.plain_runner(self._plan, sig)
 
     def __call__(
@@ -143,6 +109,9 @@ class Program:
         """Run the entry function on ``inputs`` (NumPy arrays or Python scalars of its
         argument types); ``infeed`` / ``outfeed`` as in ``engine.run``.  With a process
         grid, see ``engine.run`` for the per-process forms of inputs and results."""
+        if self.takes_platform_index:  # the index argument, when inputs leave it out
+            o = self.options
+            inputs = tuple(with_platform_index(self.function, inputs, o.platform, o.platforms))
         fast = self._run_plain
         if fast is not None and infeed is None and outfeed is None:
             try:
@@ -154,7 +123,7 @@ class Program:
                 out = None
             if out is not None:
                 return out
-        if self.grid == "mpi":
+        if self.options.grid == "mpi":
             # imported here: it imports mpi4py, which initializes MPI
             from .grid_mpi import mpi_session
 
@@ -202,14 +171,14 @@ class Program:
         process grid handle only when deadlock detection or host channels are asked for
         (otherwise a 1x1 grid is made on first use, engine.grid.process_of)."""
         ctx = self.interpreter.context
-        if self.deadlock_timeout is None and self.host_channels is None:
+        o = self.options
+        if o.deadlock_timeout is None and o.host_channels is None:
             ctx.process = None
         else:
-            ctx.process = ProcessHandle(
-                ProcessGrid(
-                    1, 1, deadlock_timeout=self.deadlock_timeout, host_channels=self.host_channels
-                )
+            grid = ProcessGrid(
+                1, 1, deadlock_timeout=o.deadlock_timeout, host_channels=o.host_channels
             )
+            ctx.process = ProcessHandle(grid)
         ctx.infeed = list(infeed) if infeed is not None else []
         ctx.outfeed = outfeed if outfeed is not None else []
         ctx.probe_counts = {}
@@ -230,7 +199,8 @@ class Program:
         interp = self.interpreter
         limits = interp.limits
         limits.steps = 0
-        limits.deadline = time.monotonic() + self.timeout if self.timeout is not None else None
+        timeout = self.options.timeout
+        limits.deadline = time.monotonic() + timeout if timeout is not None else None
         self._reset_context(infeed, outfeed)
         if self.profile is not None:
             self.profile.runs += 1
@@ -275,20 +245,14 @@ class Program:
         outs: list[list[Any]] = [[] for _ in pids]
         if outfeed is not None:
             outfeed.extend(outs)
-        timeout = self.limits["timeout"]
-        options = GridRunOptions(
-            limits=self.limits,
-            deadline=time.monotonic() + timeout if timeout is not None else None,
-            context=self.context,
-            deadlock_timeout=self.deadlock_timeout,
-            host_channels=self.host_channels,
-        )
+        timeout = self.options.timeout
         results = run_grid(
             self.module,
             [[fn.name] * np_ for _ in range(nr)],
             args,
             interpreter=Interpreter,
-            options=options,
+            options=self.options,
+            deadline=time.monotonic() + timeout if timeout is not None else None,
             infeed=feeds,
             outfeed=outs,
         )

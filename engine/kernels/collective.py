@@ -38,7 +38,9 @@ from ...shape_inference.collective import channel_id_of
 from ...shape_inference.decode import decode_op_attributes
 from ...shape_inference.optable import OP_TABLE, kernel
 from ..dtypes import dtype_of, static_shape
-from ..grid import GridRunOptions, ProcessGrid, ProcessHandle, ProcessId, process_of, run_grid
+from ..grid import ProcessGrid, ProcessHandle, ProcessId, process_of, run_grid
+from ..memory import MemoryBudget
+from ..options import RunOptions
 from ..values import RegionFn
 
 _FEED_LOCK = threading.Lock()
@@ -507,24 +509,18 @@ def collective_permute(
 # ------------------------------------------------------------------ interpreter.run_parallel
 
 
-def grid_options(context: Any) -> GridRunOptions:
-    """A child grid inherits the limits and settings of the process that starts it."""
-    interp = context.interpreter
-    lim = interp.limits
+def grid_options(context: Any) -> RunOptions:
+    """A child grid inherits the limits and settings of the process that starts it
+    (its deadline too: ``context.interpreter.limits.deadline``)."""
+    lim = context.interpreter.limits
     parent = context.process
-    return GridRunOptions(
-        limits={
-            "memory_cap": lim.memory_cap,
-            "live_cap": lim.live_cap,
-            "max_steps": lim.max_steps,
-            "timeout": lim.timeout,
-        },
-        deadline=lim.deadline,
-        context={
-            "float_eq": context.float_eq,
-            "probe_dir": context.probe_dir,
-            "callback": context.callback,
-        },
+    return RunOptions(
+        memory_cap=MemoryBudget(lim.memory_cap, lim.live_cap),
+        max_steps=lim.max_steps,
+        timeout=lim.timeout,
+        float_eq=context.float_eq,
+        probe_dir=context.probe_dir,
+        callback=context.callback,
         deadlock_timeout=parent.grid.deadlock_timeout if parent is not None else None,
         host_channels=parent.grid.host_channels if parent is not None else None,
     )
@@ -566,6 +562,7 @@ def run_parallel(*inputs, programs, infeed=None, result_types, context, op=None)
         per_process,
         interpreter=type(interp),
         options=grid_options(context),
+        deadline=interp.limits.deadline,
         infeed=[queue] * n,
         outfeed=[context.outfeed] * n,
     )

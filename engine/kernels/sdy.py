@@ -36,7 +36,8 @@ from ...parser.ir import (
     SymbolRefAttr,
 )
 from ...shape_inference.optable import kernel
-from ..grid import GridRunOptions, run_grid
+from ..grid import run_grid
+from ..options import RunOptions
 from ..values import RegionFn
 
 if TYPE_CHECKING:
@@ -199,7 +200,7 @@ def _run_on_grid(context: Any, region: Region, per_device: list[list[np.ndarray]
     # the module's functions (callees) and meshes (nested manual computations)
     rest = tuple(x for x in module.body if not (isinstance(x, Function) and x.name == name))
     inner = Module((*rest, body), attributes=())
-    opts = GridRunOptions(context={"float_eq": context.float_eq})
+    opts = RunOptions(float_eq=context.float_eq)
     n = len(per_device)
     return run_grid(inner, [[name] * n], per_device, interpreter=type(interp), options=opts)
 

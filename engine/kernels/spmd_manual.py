@@ -21,7 +21,7 @@ import numpy as np
 
 from ...parser.ir import IntegerAttr, TensorType
 from ..dtypes import dtype_of, static_shape
-from ..grid import GridRunOptions, run_grid
+from ..grid import run_grid
 from ..gspmd import gspmd_partitions
 from ..hlo_sharding import (
     HloSharding,
@@ -30,6 +30,7 @@ from ..hlo_sharding import (
     parse_hlo_sharding,
     shard_slices,
 )
+from ..options import RunOptions
 from .custom_targets import Call, target
 
 
@@ -104,7 +105,7 @@ def gspmd_manual(call: Call, *operands: Any) -> tuple[np.ndarray, ...]:
         + extras
         for d in range(n)
     ]
-    opts = GridRunOptions(context={"float_eq": call.context.float_eq})
+    opts = RunOptions(float_eq=call.context.float_eq)
     ran = run_grid(module, [[name] * n], per_device, interpreter=type(interp), options=opts)
     results = []
     for j, (s, t) in enumerate(zip(outs, call.result_types)):
