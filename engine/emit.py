@@ -19,14 +19,15 @@ engine/ that writes Python source (``Source``):
 * any other step: a call of its closure (``engine.steps``: the kernel call, the result
   check).
 
-Modes are options of this one emitter: PLAIN, the steps alone; LIMITS (``max_steps``,
-``timeout``), the same code plus a step count per step (``L.steps += 1``) whose hook
-runs only when the count reaches the step limit or the next time to read the clock;
-CAPPED (a block whose static bytes exceed a memory cap) and OBSERVE (a callback or a
-profile), a hook call before each step (the caps, the count, the clock) and, in
-OBSERVE, one after it (the profile's timing, the callback), each step alone (a fused
-run split into its steps: a callback sees every value whole).  Results are
-bit-identical in every mode: the same calls on the same values in the same order.
+Modes are options of this one emitter, as flags: PLAIN, the steps alone; COUNT
+(``max_steps``, ``timeout``), the same code plus a step count per step
+(``L.steps += 1``) whose hook runs only when the count reaches the step limit or the
+next time to read the clock; CAPS (a block whose static bytes exceed a memory cap), a
+hook before each step instead (the caps, the count, the clock); OBSERVE (a callback or
+a profile, with COUNT or CAPS), each step alone (a fused run split into its steps: a
+callback sees every value whole), the profile's clock around it and the callback's call
+after it.  Results are bit-identical in every mode: the same calls on the same values
+in the same order.
 
 Each generated line belongs to a step (the line table ``LINE_STEPS``, line -> step): a
 failing line is reported as its step's op (``plan.reraise``) and a Ctrl-C names the op
@@ -45,13 +46,21 @@ import numpy as np
 from ..parser.errors import InterpreterError
 from .memory import live_cap_error, tensor_cap_error
 from .ownership import sole_reference
-from .plan import INPLACE_MIN_ELEMENTS, Step, as_array, reraise, static_size, value_nbytes
+from .plan import (
+    INPLACE_MIN_ELEMENTS,
+    Step,
+    as_array,
+    may_be_scalar,
+    reraise,
+    static_size,
+    value_nbytes,
+)
 
 if TYPE_CHECKING:
     from .interpreter import Interpreter
     from .plan import BlockPlan, Limits
 
-PLAIN, LIMITS, OBSERVE, CAPPED = 0, 1, 2, 3
+PLAIN, COUNT, CAPS, OBSERVE = 0, 1, 2, 4  # the modes' flags (module docstring)
 
 INLINE_TEMPS = "a0 = a1 = a2 = r = None"
 # while / if / case regions nested deeper than this are calls of their own functions
@@ -131,10 +140,10 @@ class Hooks:
     """The per-step lines of the checked modes, as calls on one run's limits, context
     and profile (read when they run: a program's options may change between runs).
 
-    LIMITS counts steps in the generated code (``L.steps += 1``) and calls a hook only
+    COUNT counts steps in the generated code (``L.steps += 1``) and calls a hook only
     when the count passes ``Limits.check_at``: the step limit, or the next multiple of
-    256 steps when the clock is to be read; CAPPED (a block whose static bytes exceed a
-    memory cap) and OBSERVE call one per step, which also checks the caps."""
+    256 steps when the clock is to be read; CAPS calls one per step, which also checks
+    the caps; OBSERVE with a profile calls one before and one after each step."""
 
     def __init__(self, interp: Interpreter, steps: Sequence[Step]) -> None:
         self.interp = interp
@@ -163,8 +172,8 @@ class Hooks:
         limits.check_at = at
 
     def limits(self, k: int) -> None:
-        """Before step ``k`` (CAPPED, OBSERVE): its static bytes against the caps, then
-        one more step counted and checked."""
+        """Before step ``k`` (CAPS): its static bytes against the caps, then one more
+        step counted and checked."""
         st = self.steps[k]
         limits = self.interp.limits
         if st.nbytes > limits.memory_cap:
@@ -179,18 +188,18 @@ class Hooks:
         self._check(st, limits)
 
     def counted(self, k: int) -> None:
-        """LIMITS: the count passed ``check_at`` at step ``k``."""
+        """COUNT: the count passed ``check_at`` at step ``k``."""
         limits = self.interp.limits
         self._check(self.steps[k], limits)
         self._next_check(limits)
 
     def group(self, ks: Sequence[int]) -> None:
-        """``limits`` of each step of a fused run, before it runs (CAPPED)."""
+        """``limits`` of each step of a fused run, before it runs (CAPS)."""
         for k in ks:
             self.limits(k)
 
     def group_counted(self, ks: Sequence[int]) -> None:
-        """LIMITS: the count passed ``check_at`` within a fused run: each of its steps
+        """COUNT: the count passed ``check_at`` within a fused run: each of its steps
         checked at its own count."""
         limits = self.interp.limits
         end = limits.steps
@@ -201,37 +210,34 @@ class Hooks:
 
     def iteration(self, k: int) -> None:
         """Each iteration of the loop of step ``k`` counts as a step; the clock is read
-        at every one (CAPPED, OBSERVE)."""
+        at every one (CAPS)."""
         limits = self.interp.limits
         limits.steps += 1
         self._check(self.steps[k], limits, every=0)
 
-    def before(self, k: int) -> None:
-        """``limits``, then the profile's clock for step ``k`` (nested steps' time is
-        kept apart: ``Profile._child``)."""
-        self.limits(k)
+    def clock(self, k: int) -> None:
+        """Before step ``k``: the profile's clock (nested steps' time is kept apart:
+        ``Profile._child``)."""
         prof = self.interp.profile
-        if prof is not None:
-            self.timers.append((prof._child, time.perf_counter()))
-            prof._child = 0.0
+        assert prof is not None
+        self.timers.append((prof._child, time.perf_counter()))
+        prof._child = 0.0
 
-    def after(self, k: int, frame: list[Any]) -> None:
-        """After step ``k``: the profile's record, the callback with its results."""
+    def record(self, k: int, frame: list[Any]) -> None:
+        """After step ``k``: its profile record."""
         st = self.steps[k]
         prof = self.interp.profile
-        if prof is not None and self.timers:
-            saved, t0 = self.timers.pop()
-            dt = time.perf_counter() - t0
-            inner = prof._child
-            prof._child = saved + dt
-            nbytes = sum(value_nbytes(frame[s]) for s in st.results)
-            name = st.op.name
-            if st.kind == "constant" and name != "stablehlo.constant":
-                name += " (folded)"
-            prof.record(name, dt - inner, dt, nbytes, st.op, t0)
-        cb = self.interp.context.callback
-        if cb is not None and st.results:
-            cb(st.op.name, st.op.pos, [as_array(frame[s]) for s in st.results])
+        if prof is None or not self.timers:
+            return
+        saved, t0 = self.timers.pop()
+        dt = time.perf_counter() - t0
+        inner = prof._child
+        prof._child = saved + dt
+        nbytes = sum(value_nbytes(frame[s]) for s in st.results)
+        name = st.op.name
+        if st.kind == "constant" and name != "stablehlo.constant":
+            name += " (folded)"
+        prof.record(name, dt - inner, dt, nbytes, st.op, t0)
 
 
 def clear_each(st: Step) -> bool:
@@ -260,7 +266,7 @@ class BlockEmitter:
         self.numbers: dict[int, int] = {}  # id(step) -> its number in this function
         self.steps: list[Step] = []  # the steps by number (what the hooks read)
         self.hooks: Hooks | None = None
-        if mode != PLAIN:
+        if mode:
             assert interp is not None
             self.hooks = Hooks(interp, self.steps)
             src.env["L"] = interp.limits
@@ -275,10 +281,10 @@ class BlockEmitter:
         return k
 
     def body(self, bp: BlockPlan, pad: str) -> None:
-        """The steps of ``bp`` in order, with the mode's hook lines: a fused run as one
-        call, except in OBSERVE (each step alone: a callback sees every value)."""
+        """The steps of ``bp`` in order, with the mode's lines: a fused run as one call,
+        except in OBSERVE (each step alone: a callback sees every value)."""
         add, mode, hooks = self.src.add, self.mode, self.hooks
-        fused = bp.fused if mode != OBSERVE else {}
+        fused = bp.fused if not mode & OBSERVE else {}
         member = {k for ks, _run in fused.values() for k in ks}
         for k, st in enumerate(bp.steps):
             n = self.number(st)
@@ -287,37 +293,56 @@ class BlockEmitter:
                 self.release_temps(st, pad)
                 if hooks is not None:
                     group = self.bind(f"KS{n}", tuple(self.number(bp.steps[j]) for j in ks))
-                    if mode == LIMITS:
+                    if mode & CAPS:
+                        add(f"{pad}{self.bind('G', hooks.group)}({group})", st)
+                    else:
                         add(f"{pad}L.steps += {len(ks)}", st)
                         add(f"{pad}if L.steps > L.check_at:", st)
                         add(f"{pad}    {self.bind('GC', hooks.group_counted)}({group})", st)
-                    else:
-                        add(f"{pad}{self.bind('G', hooks.group)}({group})", st)
                 add(f"{pad}{self.bind(f'FR{n}', run)}(frame)", st)
                 continue
             if k in member or (mode == PLAIN and st.kind == "constant"):
                 continue
             self.count(st, n, pad)
-            self.step(st, pad)
-            if mode == OBSERVE:
-                assert hooks is not None
-                self.release_temps(st, pad)
-                add(f"{pad}{self.bind('P', hooks.after)}({n}, frame)", st)
+            if mode & OBSERVE:
+                self.observe(st, n, pad)
+            else:
+                self.step(st, pad)
 
     def count(self, st: Step, n: int, pad: str, loop: bool = False) -> None:
-        """The hook line(s) before step ``n`` (``loop``: of an iteration of its loop)."""
+        """The limit line(s) before step ``n`` (``loop``: of an iteration of its loop)."""
         hooks, add = self.hooks, self.src.add
         if hooks is None:
             return
-        if self.mode == LIMITS:
+        if self.mode & CAPS:
+            hook = hooks.iteration if loop else hooks.limits
+            add(f"{pad}{self.bind('I' if loop else 'H', hook)}({n})", st)
+        else:
             add(f"{pad}L.steps += 1", st)
             add(f"{pad}if L.steps > L.check_at:", st)
             add(f"{pad}    {self.bind('HC', hooks.counted)}({n})", st)
-        elif loop:
-            add(f"{pad}{self.bind('I', hooks.iteration)}({n})", st)
-        else:
-            pre = hooks.before if self.mode == OBSERVE else hooks.limits
-            add(f"{pad}{self.bind('H', pre)}({n})", st)
+
+    def observe(self, st: Step, n: int, pad: str) -> None:
+        """Step ``n`` with the profile's clock around it and the callback after it (on
+        its results as arrays, as the spec's values)."""
+        add, hooks = self.src.add, self.hooks
+        assert hooks is not None and self.interp is not None
+        profile = self.interp.profile is not None
+        if profile:
+            add(f"{pad}{self.bind('CLOCK', hooks.clock)}({n})", st)
+        self.step(st, pad)
+        self.release_temps(st, pad)
+        if profile:
+            add(f"{pad}{self.bind('RECORD', hooks.record)}({n}, frame)", st)
+        if self.interp.context.callback is not None and st.results:
+            self.src.env["CB"] = self.interp.context.callback
+            self.src.env["AS"] = as_array
+            vals = ", ".join(
+                f"AS(frame[{s}])" if may_be_scalar(t) else f"frame[{s}]"
+                for s, t in zip(st.results, st.check_types)
+            )
+            name, pos = self.bind(f"N{n}", st.op.name), self.bind(f"Q{n}", st.op.pos)
+            add(f"{pad}CB({name}, {pos}, [{vals}])", st)
 
     # values
     def put(self, slot: int, expr: str, st: Step, pad: str) -> None:
@@ -542,12 +567,12 @@ def compile_block(bp: BlockPlan, mode: int, interp: Interpreter) -> Callable[[li
     src.add("    except Exception as e:")
     src.add("        FAILED(e)")
     src.add("        raise")
-    return src.compile("block", f"<hlorun block{'' if mode == PLAIN else ' checked'}>")
+    return src.compile("block", f"<hlorun block{' checked' if mode else ''}>")
 
 
 def block_function(bp: BlockPlan, mode: int, interp: Interpreter) -> Callable[[list[Any]], None]:
     """The compiled function of ``bp`` in ``mode``, compiled on first use."""
-    fn = bp.compiled[mode]
+    fn = bp.compiled.get(mode)
     if fn is None:
         fn = bp.compiled[mode] = compile_block(bp, mode, interp)
     return fn

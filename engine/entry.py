@@ -36,13 +36,14 @@ construction.
 from __future__ import annotations
 
 import contextvars
+import time
 from collections.abc import Callable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .emit import PLAIN, BlockEmitter, Source, block_function
+from .emit import OBSERVE, PLAIN, BlockEmitter, Source, block_function
 from .loading import owned_results
 from .memory import current_budget_var
 from .plan import (
@@ -58,14 +59,34 @@ if TYPE_CHECKING:
     from .plan import FunctionPlan, Step
 
 
+def _run_start(interp: Interpreter, timeout: float | None, pad: str) -> list[str]:
+    """The lines that start a run in the interpreter's mode: the step count and the
+    deadline, the profile's run."""
+    if interp.mode == PLAIN:
+        return []
+    lines = [f"{pad}limits.steps = 0", f"{pad}limits.check_at = 0"]
+    if timeout is not None:
+        lines.append(f"{pad}limits.deadline = MONOTONIC() + {float(timeout)!r}")
+    if interp.mode & OBSERVE:
+        lines.append(f"{pad}interp.profile_timers.clear()")
+        if interp.profile is not None:
+            lines.append(f"{pad}interp.profile.runs += 1")
+    return lines
+
+
 def plain_entry(
-    interp: Interpreter, plan: FunctionPlan, sig: Sequence[tuple[np.dtype, tuple[int, ...]]]
+    interp: Interpreter,
+    plan: FunctionPlan,
+    sig: Sequence[tuple[np.dtype, tuple[int, ...]]],
+    timeout: float | None = None,
 ) -> Callable[[Sequence[Any]], list[Any] | None]:
-    """``run(inputs)``: the results, or None when the plain call does not apply."""
+    """``run(inputs)``: the results, or None when the entry's call does not apply; in
+    the interpreter's mode (a COUNT run starts its clock with ``timeout``)."""
     block = plan.block
     assert block is not None  # a planned function
-    if ERRSTATE_VAR is not None and (steps := local_steps(plan)) is not None:
-        return local_entry(interp, plan, sig, steps)
+    mode = interp.mode
+    if ERRSTATE_VAR is not None and not mode & OBSERVE and local_steps(plan) is not None:
+        return local_entry(interp, plan, sig, timeout)
     n = len(sig)
     xs = [f"x{i}" for i in range(n)]
     var = current_budget_var()
@@ -87,6 +108,7 @@ def plain_entry(
         "outputs": interp._outputs,
         "plan": plan,
         "OUT": [],  # the outfeed of plain runs (``outfeed=None``: the caller sees none)
+        "MONOTONIC": time.monotonic,
     }
     if ERRSTATE_VAR is not None:
         env["QSET"], env["QRESET"] = ERRSTATE_VAR.set, ERRSTATE_VAR.reset
@@ -98,7 +120,7 @@ def plain_entry(
     lines += _input_checks(sig, xs, env)
     lines += [
         "    memo = interp._budget_memo",
-        "    if (interp._depth or interp.mode",
+        f"    if (interp._depth or interp.mode != {mode}",
         f"            or limits.memory_cap < {block.max_nbytes} or limits.live_cap < {block.max_live}",
         "            or memo.per_tensor != limits.memory_cap or memo.live != limits.live_cap",
         "            or ctx.process is not None or ctx.infeed or ctx.probe_counts or ctx.printed):",
@@ -106,6 +128,7 @@ def plain_entry(
         "    if OUT:",  # what the last plain run's outfeed ops wrote: nobody can read it
         "        OUT.clear()",
         "    ctx.outfeed = OUT",
+        *_run_start(interp, timeout, "    "),
         "    frame = template.copy()",
     ]
     scalar = set(plan.scalar_args)
@@ -118,7 +141,7 @@ def plain_entry(
         "    bt = None if CGET() is memo else CSET(memo)",
         "    try:",
     ]
-    env["BLOCK"] = block_function(block, PLAIN, interp)
+    env["BLOCK"] = block_function(block, mode, interp)
     lines.append("        BLOCK(frame)")
     rs = [f"r{j}" for j in range(len(block.returns))]
     for r, slot in zip(rs, block.returns):
@@ -227,7 +250,7 @@ def local_entry(
     interp: Interpreter,
     plan: FunctionPlan,
     sig: Sequence[tuple[np.dtype, tuple[int, ...]]],
-    steps: Sequence[Step],
+    timeout: float | None = None,
 ) -> Callable[[Sequence[Any]], list[Any] | None]:
     """``plain_entry`` of a block whose steps are all written out (``local_steps``):
     values in local variables, no frame, no closure calls, run in ``quiet_context``.
@@ -245,11 +268,12 @@ def local_entry(
             "as_array": as_array,
             "outputs": interp._outputs,
             "plan": plan,
+            "MONOTONIC": time.monotonic,
         }
     )
     local = LocalValues(plan, src)
     local.dtypes.update((i, dt) for i, (dt, _) in enumerate(sig))
-    em = BlockEmitter(src, PLAIN, interp, local)
+    em = BlockEmitter(src, interp.mode, interp, local)
     add = src.add
     add("def run(inputs):")
     add("    try:")
@@ -259,15 +283,16 @@ def local_entry(
     for line in _input_checks(sig, xs, src.env):
         add(line)
     add(
-        f"    if interp.mode or limits.memory_cap < {block.max_nbytes}"
+        f"    if interp.mode != {interp.mode} or limits.memory_cap < {block.max_nbytes}"
         f" or limits.live_cap < {block.max_live}:"
     )
     add("        return None")
+    for line in _run_start(interp, timeout, "    "):
+        add(line)
     for i in plan.scalar_args:
         add(f"    v{i} = x{i}[()]")
     add("    try:")
-    for st in steps:
-        em.step(st, " " * 8)
+    em.body(block, " " * 8)
     add("        pass")
     add("    except Exception as e:")
     add("        FAILED(e)")

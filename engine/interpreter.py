@@ -53,7 +53,7 @@ from ..parser.vhlo.walk import iter_ops
 from ..shape_inference.decode import decode_op_attributes
 from ..shape_inference.optable import OP_TABLE, OpDef
 from .dtypes import dtype_of
-from .emit import CAPPED, LIMITS, OBSERVE, PLAIN, block_function
+from .emit import CAPS, COUNT, OBSERVE, PLAIN, block_function
 from .entry import plain_entry
 from .fastpath import fast_op, relu_op
 from .fusion import fuse
@@ -140,7 +140,7 @@ class Interpreter(StepCompiler):
         self._inlining: list[str] = []
         self._depth = 0
         self.mode = PLAIN  # of the blocks' compiled functions (engine/emit.py)
-        self.profile_timers: list[tuple[float, float]] = []  # OBSERVE's profile clocks
+        self.profile_timers: list[tuple[float, float]] = []  # the profile's clocks
         self._budget_memo = _budget(self.limits.memory_cap, self.limits.live_cap)
 
     # ---------------------------------------------------------------- preparing
@@ -511,25 +511,27 @@ class Interpreter(StepCompiler):
     # ---------------------------------------------------------------- running
     def _update_mode(self) -> None:
         """The mode of the blocks' compiled functions for the next run (engine/emit.py):
-        OBSERVE with a callback or a profile, LIMITS with a step or time limit, else
-        PLAIN."""
+        OBSERVE (and COUNT) with a callback or a profile, COUNT with a step or time
+        limit, else PLAIN."""
         limits = self.limits
         if self.context.callback is not None or self.profile is not None:
-            self.mode = OBSERVE
-        elif limits.max_steps is not None or limits.deadline is not None:
-            self.mode = LIMITS
+            self.mode = OBSERVE | COUNT
+        elif (
+            limits.max_steps is not None
+            or limits.timeout is not None
+            or limits.deadline is not None
+        ):
+            self.mode = COUNT
         else:
             self.mode = PLAIN
 
     def block_fn(self, bp: BlockPlan) -> Callable[[list[Any]], None]:
-        """The compiled function of ``bp`` for this run: its mode's, or CAPPED's when
-        its static bytes exceed a memory cap (a hook per step then names the op)."""
+        """The compiled function of ``bp`` for this run: its mode's, with CAPS for COUNT
+        when its static bytes exceed a memory cap (a hook per step then names the op)."""
         mode = self.mode
-        if mode != OBSERVE and (
-            bp.max_nbytes > self.limits.memory_cap or bp.max_live > self.limits.live_cap
-        ):
-            mode = CAPPED
-        fn = bp.compiled[mode]
+        if bp.max_nbytes > self.limits.memory_cap or bp.max_live > self.limits.live_cap:
+            mode = (mode & OBSERVE) | CAPS
+        fn = bp.compiled.get(mode)
         return fn if fn is not None else block_function(bp, mode, self)
 
     def call(self, name: str, args: Sequence[Any], batched: bool = False) -> tuple[Any, ...]:
@@ -597,11 +599,15 @@ class Interpreter(StepCompiler):
         return [v if v.__class__ is _ndarray else as_array(v) for v in out]
 
     def plain_runner(
-        self, plan: FunctionPlan, sig: Sequence[tuple[np.dtype, tuple[int, ...]]]
+        self,
+        plan: FunctionPlan,
+        sig: Sequence[tuple[np.dtype, tuple[int, ...]]],
+        timeout: float | None = None,
     ) -> Callable[[Sequence[Any]], list[Any] | None]:
         """``call`` of ``plan`` as one generated function for ``engine.compile``'s common
-        call (engine/entry.py): its results, or None when it does not apply."""
-        return plain_entry(self, plan, sig)
+        call (engine/entry.py), in this run's mode: its results, or None when it does
+        not apply."""
+        return plain_entry(self, plan, sig, timeout)
 
     def _budget(self) -> MemoryBudget:
         """The memory budget kernels check (``engine.memory.reserve``) during a run."""

@@ -328,11 +328,9 @@ class BlockPlan:
     fused: dict[int, tuple[tuple[int, ...], Callable[[list[Any]], None]]] = field(
         default_factory=dict
     )
-    # engine.emit: the block's function in each mode (PLAIN, LIMITS, OBSERVE, CAPPED), made
-    # on first use
-    compiled: list[Callable[[list[Any]], None] | None] = field(
-        default_factory=lambda: [None, None, None, None]
-    )
+    # engine.emit: the block's function in each mode (flags: COUNT, CAPS, OBSERVE),
+    # made on first use
+    compiled: dict[int, Callable[[list[Any]], None]] = field(default_factory=dict)
 
 
 @dataclass(eq=False)

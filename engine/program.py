@@ -78,7 +78,7 @@ class Program:
         if profile is True:
             profile = Profile()
         self.profile: Profile | None = profile or None
-        # the plain call (Interpreter.plain_runner), or None: every call takes _call
+        # the entry's call (Interpreter.plain_runner), or None: every call takes _call
         self._run_plain: Callable[[Sequence[Any]], list[Any] | None] | None = None
         if self.num_processes > 1:
             if self.profile is not None:
@@ -97,8 +97,14 @@ class Program:
         self._plain = options.plain
         self.interpreter._update_mode()
         sig = self._fast_inputs
-        if self._plain and sig is not None and options.grid == "threads":
-            self._run_plain = self.interpreter.plain_runner(self._plan, sig)
+        # (a run that sets up a process grid handle takes the general path)
+        if (
+            sig is not None
+            and options.grid == "threads"
+            and options.deadlock_timeout is None
+            and options.host_channels is None
+        ):
+            self._run_plain = self.interpreter.plain_runner(self._plan, sig, options.timeout)
 
     def __call__(
         self,

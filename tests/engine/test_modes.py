@@ -3,7 +3,7 @@ plain run runs (engine/emit.py), plus its hooks.
 
 Every program of the interpret suite (../shared/stablehlo/tests/interpret) and every
 jax fixture runs three ways: plain; with limits only (``timeout`` and ``max_steps``,
-the LIMITS mode the conformance suites run in); with a callback (OBSERVE).  The
+the COUNT mode the conformance suites run in); with a callback (OBSERVE).  The
 results must be bit-identical; with limits only, the sequence of kernel calls must be
 the plain run's too (a callback sees every value whole, so fused runs split into their
 steps there: same values, other calls).  The default run takes a sample of the suite's
@@ -149,7 +149,7 @@ def test_jax_fixture_in_every_mode(name: str, kernel_calls: list[tuple[int, str]
 
 def test_the_suites_run_the_compiled_code(monkeypatch: pytest.MonkeyPatch, tmp_path):
     """The conformance suites pass ``timeout``: their runs are the blocks' compiled
-    functions in the LIMITS mode, the code a plain run runs plus its hooks."""
+    functions in the COUNT mode, the code a plain run runs plus its step count."""
     compiled: list[int] = []
     original = emit.compile_block
 
@@ -177,7 +177,7 @@ def test_the_suites_run_the_compiled_code(monkeypatch: pytest.MonkeyPatch, tmp_p
     x = np.array([1.0, 2.0, 0.5, -1.0], np.float32)
     (got,) = engine.run(program, [x], timeout=60)
     assert got.tobytes() == (x**8).tobytes()
-    assert compiled == [emit.LIMITS]  # one function: the loop is written out in it
+    assert compiled == [emit.COUNT]  # one function: the loop is written out in it
     compiled.clear()
     (again,) = engine.run(program, [x])
     assert again.tobytes() == got.tobytes() and set(compiled) == {emit.PLAIN}
