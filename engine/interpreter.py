@@ -2,12 +2,12 @@
 
 Preparing a function (spec "Program execution") resolves each op to its row of the op
 table, decodes its attributes, checks its shape function, and assigns every SSA value a
-slot in a frame.  Each op becomes a ``Step`` whose ``run(frame)`` closure does all the
-work of executing it: fetch the operands from their slots, call the kernel, check the
-result against the declared type, store it, and release the slots whose last use this
-was.  Running a block is then ``for run in block.runs: run(frame)``.
+slot in a frame.  Each op becomes a ``Step``: its kernel (or the fast path's NumPy
+call), operand and result slots, and the slots whose last use it is.  Each block is
+then compiled into one Python function of its frame (engine/emit.py, in the run's
+mode); running a function is calling its block's function on a fresh frame.
 
-What the plan decides once, so that running costs one Python call plus the kernel:
+What the plan decides once, so that running costs the kernels and little else:
 
 * constants, and pure ops of constants (ops with the ``foldable`` trait in the op table:
   broadcasts, reshapes, converts, elementwise ops...; results up to
@@ -25,17 +25,19 @@ What the plan decides once, so that running costs one Python call plus the kerne
 * ``maximum(x, 0.0)`` (relu) on f32/f64 is ``max(x + 0, 0)``: exact, -0 < +0 included;
 * buffer reuse: a large elementwise result (>= ``INPLACE_MIN_ELEMENTS``) is written into
   the buffer of an operand that dies at this op when nothing else can see that buffer
-  (``sys.getrefcount`` proves no other slot, view, tuple, caller or constant holds it).
+  (``ownership.sole_reference`` proves no other slot, view, tuple, caller or constant
+  holds it).
   Kernels that take ``out=`` (an ``out`` parameter, or register option ``out=True``)
   get such a buffer, or None;
 * elementwise ops of at least ``PARALLEL_MIN_ELEMENTS`` run as one contiguous piece
   per thread (``engine.parallel``; ``HLORUN_THREADS=1``: one thread);
-* while / if / case run their region plans inline, without ``RegionFn`` calls.
+* while / if / case run their region plans written out in their block's function,
+  without ``RegionFn`` calls.
 
 Limits (memory cap, step limit, time limit) and the per-op ``callback`` and profile
-run a checked loop; without them the plain loop runs.  Every kernel result is checked
-against the declared type (dtype and static shape), so a wrong kernel is an error,
-never a silently wrong answer.
+add their lines to the same compiled code (engine/emit.py's modes).  Every kernel
+result is checked against the declared type (dtype and static shape), so a wrong
+kernel is an error, never a silently wrong answer.
 """
 
 from __future__ import annotations

@@ -301,10 +301,10 @@ class Step:
     fast: Any = None  # fast steps: (callable, _Fast row | None, dtype)
     run: Callable[[list[Any]], None] = _not_compiled  # set by StepCompiler
     # (callable, dtype, scalar type, fixer) of a small elementwise step that
-    # engine.codegen may write out inline; None otherwise (set by StepCompiler)
+    # engine.emit writes out; None otherwise (set by StepCompiler)
     inline: tuple[Any, ...] | None = None
     # (ufunc, kwargs, dtype, reuse candidates, shape, fixer) of a large elementwise step
-    # on one thread outside regions, that engine.entry may write out; None otherwise
+    # on one thread outside regions, that engine.emit writes out; None otherwise
     big: tuple[Any, ...] | None = None
 
     @property
