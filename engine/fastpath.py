@@ -21,7 +21,7 @@ import numpy as np
 from ..parser.ir import Operation, TensorType
 from ..shape_inference.optable import OpDef
 from .parallel import run_all, split_points, workers
-from .plan import plain_dtype
+from .plan import FastCall, plain_dtype
 from .ufunc import Ufunc
 
 _ndarray = np.ndarray
@@ -58,10 +58,8 @@ def select(pred: Any, on_true: Any, on_false: Any) -> Any:
     return np.where(pred, on_true, on_false)
 
 
-def fast_op(
-    op: Operation, row: OpDef, kwargs: dict[str, Any]
-) -> tuple[Callable[..., Any], Ufunc | None, np.dtype] | None:
-    """(callable, ufunc row, result dtype) when ``op`` can skip its kernel; None otherwise."""
+def fast_op(op: Operation, row: OpDef, kwargs: dict[str, Any]) -> FastCall | None:
+    """How ``op`` can skip its kernel; None when it cannot."""
     if len(op.results) != 1 or not op.operands:
         return None
     rt = op.results[0].type
@@ -86,17 +84,17 @@ def fast_op(
         fns = _COMPARE.get(direction) if isinstance(direction, str) else None
         if fns is None:
             return None
-        return fns[0], None, dt
+        return FastCall(fns[0], None, dt)
     if row.fast_plan is not None:
         fn = row.fast_plan(op, rt, dt, kwargs)
         if fn is not None:
-            return fn, None, dt
+            return FastCall(fn, None, dt)
     uf: Ufunc | None = row.ufunc
     if uf is None or dt.kind not in uf.fast or any(v.type != rt for v in op.operands):
         return None
     if dt == _F32 and not uf.exact:
-        return _via_f64(uf.ufunc, dt), uf, dt
-    return (uf.op or uf.ufunc), uf, dt
+        return FastCall(_via_f64(uf.ufunc, dt), uf, dt)
+    return FastCall(uf.op or uf.ufunc, uf, dt)
 
 
 def relu(x: Any, zero: Any, out: np.ndarray | None = None) -> Any:
@@ -113,7 +111,7 @@ def relu(x: Any, zero: Any, out: np.ndarray | None = None) -> Any:
 
 def relu_op(
     op: Operation, operands: tuple[int, ...], consts: dict[int, Any]
-) -> tuple[Any, tuple[int, ...]] | None:
+) -> tuple[FastCall, tuple[int, ...]] | None:
     """``maximum(x, c)`` (either order) on f32/f64 where ``c`` is a constant of +0.0s:
     the fast entry and the operands reordered to ``(x, c)``."""
     if len(operands) != 2 or len(op.results) != 1:
@@ -127,7 +125,7 @@ def relu_op(
         if c is not None and not np.any(c) and not np.any(np.signbit(c)):
             # relu is no ufunc, but takes out= as one: big relus run in place
             row = Ufunc(relu, "f")  # type: ignore[arg-type]
-            return (relu, row, dt), (operands[1 - k], operands[k])
+            return FastCall(relu, row, dt), (operands[1 - k], operands[k])
     return None
 
 

@@ -41,6 +41,7 @@ from .emit import fused_loop
 from .ownership import sole_reference
 from .parallel import PARALLEL_MIN_ELEMENTS, run_all, split_points, workers
 from .plan import BlockPlan, Step, reraise, static_size
+from .ufunc import Ufunc
 
 BLOCK_BYTES = 128 << 10  # per buffer: a few of them fit the L2 cache
 # On threads, each thread's blocks are larger: every ufunc call releases and retakes
@@ -57,14 +58,20 @@ def fusible(st: Step) -> bool:
     """Can ``st`` join a fused run (module docstring)?"""
     if st.kind != "fast" or st.in_region or st.fast is None or len(st.results) != 1:
         return False
-    _fn, row, dt = st.fast
-    if row is None or not st.operands:
+    if st.fast.row is None or not st.operands:
         return False
     t = st.check_types[0]
     size = static_size(t)
     if size is None or size < FUSE_MIN_ELEMENTS:
         return False
     return all(v.type == t for v in st.op.operands)
+
+
+def _ufunc(st: Step) -> tuple[Ufunc, np.dtype]:
+    """The ufunc column entry and the result dtype of a fusible step."""
+    fast = st.fast
+    assert fast is not None and fast.row is not None
+    return fast.row, fast.dtype
 
 
 def _flat(v: Any, size: int) -> np.ndarray:
@@ -89,9 +96,9 @@ def fuse(block: BlockPlan) -> dict[int, tuple[tuple[int, ...], Callable[[list[An
     while i < len(work):
         j = i
         if fusible(steps[i]):
-            key = (steps[i].check_types[0], steps[i].fast[2])
+            key = (steps[i].check_types[0], _ufunc(steps[i])[1])
             while j + 1 < len(steps) and fusible(steps[j + 1]):
-                if (steps[j + 1].check_types[0], steps[j + 1].fast[2]) != key:
+                if (steps[j + 1].check_types[0], _ufunc(steps[j + 1])[1]) != key:
                     break
                 j += 1
         if j > i:
@@ -124,7 +131,7 @@ def _fused(
             j for j, e in enumerate(external) if e in kills and last_read.get(e, -1) <= k
         )
     t = group[0].check_types[0]
-    dt: np.dtype = group[0].fast[2]
+    dt = _ufunc(group[0])[1]
     size = static_size(t)
     assert size is not None
     shape = static_shape(t)  # (static: checked by fusible)
@@ -137,7 +144,7 @@ def _fused(
     nbufs = 0
     plan = []
     for k, st in enumerate(group):
-        row = st.fast[1]
+        row = _ufunc(st)[0]
         kw = {} if row.exact or dt != _F32 else {"dtype": _F64}
         args = tuple(where[s] for s in st.operands)
         for s in dict.fromkeys(st.operands):  # temporaries dead after this step

@@ -11,7 +11,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -36,6 +36,7 @@ from .values import Token
 if TYPE_CHECKING:
     from ..shape_inference.optable import OpDef
     from .interpreter import Interpreter
+    from .ufunc import Ufunc
 
 RETURN_OPS = frozenset({"func.return", "stablehlo.return", "return", "chlo.return", "sdy.return"})
 CALL_OPS = frozenset({"func.call", "call"})
@@ -281,6 +282,39 @@ def _not_compiled(frame: list[Any]) -> None:
     raise InterpreterError("internal error: a step ran before it was compiled")
 
 
+class FastCall(NamedTuple):
+    """How a fast-path step calls NumPy directly (engine/fastpath.py)."""
+
+    fn: Callable[..., Any]
+    row: Ufunc | None  # the op table's ufunc column entry, when ``fn`` is that ufunc's
+    dtype: np.dtype  # the result's
+
+
+class InlineCall(NamedTuple):
+    """A small elementwise step, written out by engine/emit.py: ``fn`` on the operands,
+    a result of class ``scalar_type`` or an array of ``dtype`` kept, any other through
+    ``fixer`` (the result check's slow path)."""
+
+    fn: Callable[..., Any]
+    dtype: np.dtype
+    scalar_type: type
+    fixer: Callable[[Any], Any]
+
+
+class BigCall(NamedTuple):
+    """A large elementwise step on one thread outside regions, written out by
+    engine/emit.py: ``ufunc(*operands, **kwargs)`` into the buffer of the operand at one
+    of the positions ``reuse`` when it dies there and nobody else holds it
+    (``ownership.sole_reference``), else into a new array of ``shape`` and ``dtype``."""
+
+    ufunc: Any
+    kwargs: dict[str, Any]
+    dtype: np.dtype
+    reuse: tuple[int, ...]
+    shape: tuple[int, ...]
+    fixer: Callable[[Any], Any]
+
+
 @dataclass(eq=False)
 class Step:
     op: Operation
@@ -298,14 +332,10 @@ class Step:
     uses: frozenset[int] = frozenset()  # operands + enclosing values its regions read
     kills: tuple[int, ...] = ()  # slots whose last use is this step
     const: Any = None  # constant steps: the value
-    fast: Any = None  # fast steps: (callable, _Fast row | None, dtype)
+    fast: FastCall | None = None  # fast steps
     run: Callable[[list[Any]], None] = _not_compiled  # set by StepCompiler
-    # (callable, dtype, scalar type, fixer) of a small elementwise step that
-    # engine.emit writes out; None otherwise (set by StepCompiler)
-    inline: tuple[Any, ...] | None = None
-    # (ufunc, kwargs, dtype, reuse candidates, shape, fixer) of a large elementwise step
-    # on one thread outside regions, that engine.emit writes out; None otherwise
-    big: tuple[Any, ...] | None = None
+    inline: InlineCall | None = None  # set by StepCompiler for engine.emit
+    big: BigCall | None = None  # set by StepCompiler for engine.emit
 
     @property
     def name(self) -> str:

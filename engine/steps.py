@@ -27,7 +27,9 @@ from .fastpath import parallel, select
 from .ownership import sole_reference
 from .plan import (
     INPLACE_MIN_ELEMENTS,
+    BigCall,
     FunctionPlan,
+    InlineCall,
     Limits,
     Step,
     bad_result,
@@ -222,6 +224,7 @@ class StepCompiler:
         return run
 
     def _compile_fast(self, st: Step) -> Callable[[list[Any]], None]:
+        assert st.fast is not None  # (a fast step)
         fn, row, dt = st.fast
         ops, kills, slot = st.operands, st.kills, st.results[0]
         sct = dt.type
@@ -241,10 +244,11 @@ class StepCompiler:
             and (par_min := _plan.PARALLEL_MIN_ELEMENTS) is not None
             and size >= par_min
         )
-        if shape is not None and (cands or par):  # (both need a static size)
+        if shape is not None and (cands or par):  # (both need a static size and a row)
+            assert row is not None
             return self._compile_fast_big(st, row, dt, cands, shape, par, fix)
         if len(ops) <= 3:
-            st.inline = (fn, dt, sct, fix)  # engine.emit writes this step out
+            st.inline = InlineCall(fn, dt, sct, fix)  # engine.emit writes this step out
             return _emitted
 
         def runn(frame: list[Any]) -> None:
@@ -279,7 +283,7 @@ class StepCompiler:
         batched = st.in_region
         step = st
         if not batched and not par:
-            st.big = (ufunc, kw, dt, cands, shape, fix)  # engine.emit writes this step out
+            st.big = BigCall(ufunc, kw, dt, cands, shape, fix)  # engine.emit writes it out
             return _emitted
 
         def run(frame: list[Any]) -> None:
@@ -321,5 +325,5 @@ class StepCompiler:
         dt = dtype_of(st.check_types[0])
         sct = dt.type
         fix = self._fixer(st, st.check_types[0])
-        st.inline = (select, dt, sct, fix)  # engine.emit writes this step out
+        st.inline = InlineCall(select, dt, sct, fix)  # engine.emit writes this step out
         return _emitted
