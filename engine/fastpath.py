@@ -87,6 +87,8 @@ def fast_op(op: Operation, row: OpDef, kwargs: dict[str, Any]) -> FastCall | Non
         return FastCall(fns[0], None, dt)
     if row.fast_plan is not None:
         fn = row.fast_plan(op, rt, dt, kwargs)
+        if isinstance(fn, Ufunc):  # a ufunc row of its own (maximum / minimum on floats)
+            return FastCall(fn.op or fn.ufunc, fn, dt)
         if fn is not None:
             return FastCall(fn, None, dt)
     uf: Ufunc | None = row.ufunc

@@ -62,6 +62,31 @@ def ieee_max(a: Any, b: Any) -> Any:
     return a + b if r == 0 and a == b else r
 
 
+def ieee_max_into(a: Any, b: Any, out: Any = None) -> Any:
+    """``ieee_max`` as a binary ufunc is called (``out`` positional or keyword), so a
+    large maximum can write into a dying operand's buffer and join a fused run
+    (engine/fusion.py).  The zeros' fix is computed before ``out``, which may be ``a``
+    or ``b``, is written."""
+    both = (a == b) & (a == 0)
+    if both.any():
+        fix = a + b
+        r = _maximum(a, b, out=out)
+        np.copyto(r, fix, where=both)
+        return r
+    return _maximum(a, b, out=out)
+
+
+def ieee_min_into(a: Any, b: Any, out: Any = None) -> Any:
+    """``ieee_min`` as ``ieee_max_into`` is ``ieee_max``."""
+    both = (a == b) & (a == 0)
+    if both.any():
+        fix = -(-a - b)
+        r = _minimum(a, b, out=out)
+        np.copyto(r, fix, where=both)
+        return r
+    return _minimum(a, b, out=out)
+
+
 def ieee_min(a: Any, b: Any) -> Any:
     """spec minimum on floats: as ``ieee_max``; -(-a - b) is -0 unless both are +0."""
     r = _minimum(a, b)
@@ -69,3 +94,9 @@ def ieee_min(a: Any, b: Any) -> Any:
         both = (a == b) & (r == 0)
         return _where(both, -(-a - b), r) if both.any() else r
     return -(-a - b) if r == 0 and a == b else r
+
+
+# spec maximum / minimum on floats as the fast path's rows: ``op`` on small values,
+# the ``_into`` form (with out=) on large ones and in fused runs
+IEEE_MAX = Ufunc(ieee_max_into, fast="f", op=ieee_max)  # type: ignore[arg-type]
+IEEE_MIN = Ufunc(ieee_min_into, fast="f", op=ieee_min)  # type: ignore[arg-type]

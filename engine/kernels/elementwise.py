@@ -44,7 +44,7 @@ from ...parser.errors import UnsupportedError
 from ...parser.ir import FloatType, QuantizedType, TensorType, Type
 from ...shape_inference.optable import register_kernel
 from ..dtypes import dtype_of
-from ..ufunc import Ufunc, ieee_max, ieee_min
+from ..ufunc import IEEE_MAX, IEEE_MIN, Ufunc, ieee_max, ieee_min
 from . import _bits as B
 from ._numerics import (
     binary_int,
@@ -202,11 +202,12 @@ def _table_kernel(row: Row) -> Callable:
     return kernel
 
 
-def _float_minmax(op, rt, dt: np.dtype, kwargs) -> Callable | None:
-    """Fast path of maximum / minimum on f32/f64 operands of the result's type."""
+def _float_minmax(op, rt, dt: np.dtype, kwargs) -> Ufunc | None:
+    """Fast path of maximum / minimum on f32/f64 operands of the result's type: the
+    IEEE forms as a ufunc row (large ones in place and fused, engine/fusion.py)."""
     if dt.kind != "f" or len(op.operands) != 2 or any(v.type != rt for v in op.operands):
         return None
-    return ieee_max if op.name == "stablehlo.maximum" else ieee_min
+    return IEEE_MAX if op.name == "stablehlo.maximum" else IEEE_MIN
 
 
 def elementwise(
