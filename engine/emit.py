@@ -23,10 +23,10 @@ Modes are options of this one emitter, as flags: PLAIN, the steps alone; COUNT
 (``max_steps``, ``timeout``), the same code plus a step count per step
 (``L.steps += 1``) whose hook runs only when the count reaches the step limit or the
 next time to read the clock; CAPS (a block whose static bytes exceed a memory cap), a
-hook before each step instead (the caps, the count, the clock); OBSERVE (a callback or
-a profile, with COUNT or CAPS), each step alone (a fused run split into its steps: a
-callback sees every value whole), the profile's clock around it and the callback's call
-after it.  Results are bit-identical in every mode: the same calls on the same values
+hook before each step instead (the caps, the count, the clock); PROFILE (with COUNT or
+CAPS), the profile's clock around each step, a fused run timed as the one pass it is;
+OBSERVE (a callback, with COUNT or CAPS), each step alone (a fused run split into its
+steps: a callback sees every value whole) and the callback's call after it.  Results are bit-identical in every mode: the same calls on the same values
 in the same order.
 
 Each generated line belongs to a step (the line table ``LINE_STEPS``, line -> step): a
@@ -60,7 +60,7 @@ if TYPE_CHECKING:
     from .interpreter import Interpreter
     from .plan import BlockPlan, Limits
 
-PLAIN, COUNT, CAPS, OBSERVE = 0, 1, 2, 4  # the modes' flags (module docstring)
+PLAIN, COUNT, CAPS, OBSERVE, PROFILE = 0, 1, 2, 4, 8  # the modes' flags (module docstring)
 
 INLINE_TEMPS = "a0 = a1 = a2 = r = None"
 # while / if / case regions nested deeper than this are calls of their own functions
@@ -226,6 +226,19 @@ class Hooks:
     def record(self, k: int, frame: list[Any]) -> None:
         """After step ``k``: its profile record."""
         st = self.steps[k]
+        name = st.op.name
+        if st.kind == "constant" and name != "stablehlo.constant":
+            name += " (folded)"
+        self._record(name, [st], frame)
+
+    def record_group(self, ks: Sequence[int], frame: list[Any]) -> None:
+        """After a fused run: one record, ``fused run (add, multiply, ...)``, at its
+        first op (its ops run together, block by block: no op has a time of its own)."""
+        steps = [self.steps[k] for k in ks]
+        names = ", ".join(st.op.name.rpartition(".")[2] for st in steps)
+        self._record(f"fused run ({names})", steps, frame)
+
+    def _record(self, name: str, steps: Sequence[Step], frame: list[Any]) -> None:
         prof = self.interp.profile
         if prof is None or not self.timers:
             return
@@ -233,11 +246,8 @@ class Hooks:
         dt = time.perf_counter() - t0
         inner = prof._child
         prof._child = saved + dt
-        nbytes = sum(value_nbytes(frame[s]) for s in st.results)
-        name = st.op.name
-        if st.kind == "constant" and name != "stablehlo.constant":
-            name += " (folded)"
-        prof.record(name, dt - inner, dt, nbytes, st.op, t0)
+        nbytes = sum(value_nbytes(frame[s]) for st in steps for s in st.results)
+        prof.record(name, dt - inner, dt, nbytes, steps[0].op, t0)
 
 
 def clear_each(st: Step) -> bool:
@@ -299,12 +309,16 @@ class BlockEmitter:
                         add(f"{pad}L.steps += {len(ks)}", st)
                         add(f"{pad}if L.steps > L.check_at:", st)
                         add(f"{pad}    {self.bind('GC', hooks.group_counted)}({group})", st)
+                if mode & PROFILE:
+                    add(f"{pad}{self.bind('CLOCK', hooks.clock)}({n})", st)
                 add(f"{pad}{self.bind(f'FR{n}', run)}(frame)", st)
+                if mode & PROFILE:
+                    add(f"{pad}{self.bind('RECORDS', hooks.record_group)}({group}, frame)", st)
                 continue
             if k in member or (mode == PLAIN and st.kind == "constant"):
                 continue
             self.count(st, n, pad)
-            if mode & OBSERVE:
+            if mode & (OBSERVE | PROFILE):
                 self.observe(st, n, pad)
             else:
                 self.step(st, pad)
@@ -327,14 +341,14 @@ class BlockEmitter:
         its results as arrays, as the spec's values)."""
         add, hooks = self.src.add, self.hooks
         assert hooks is not None and self.interp is not None
-        profile = self.interp.profile is not None
+        profile = bool(self.mode & PROFILE)
         if profile:
             add(f"{pad}{self.bind('CLOCK', hooks.clock)}({n})", st)
         self.step(st, pad)
         self.release_temps(st, pad)
         if profile:
             add(f"{pad}{self.bind('RECORD', hooks.record)}({n}, frame)", st)
-        if self.interp.context.callback is not None and st.results:
+        if self.mode & OBSERVE and st.results:
             self.src.env["CB"] = self.interp.context.callback
             self.src.env["AS"] = as_array
             vals = ", ".join(

@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .emit import OBSERVE, PLAIN, BlockEmitter, Source, block_function
+from .emit import OBSERVE, PLAIN, PROFILE, BlockEmitter, Source, block_function
 from .loading import owned_results
 from .memory import current_budget_var
 from .plan import (
@@ -67,10 +67,9 @@ def _run_start(interp: Interpreter, timeout: float | None, pad: str) -> list[str
     lines = [f"{pad}limits.steps = 0", f"{pad}limits.check_at = 0"]
     if timeout is not None:
         lines.append(f"{pad}limits.deadline = MONOTONIC() + {float(timeout)!r}")
-    if interp.mode & OBSERVE:
+    if interp.mode & PROFILE:
         lines.append(f"{pad}interp.profile_timers.clear()")
-        if interp.profile is not None:
-            lines.append(f"{pad}interp.profile.runs += 1")
+        lines.append(f"{pad}interp.profile.runs += 1")
     return lines
 
 
@@ -85,7 +84,11 @@ def plain_entry(
     block = plan.block
     assert block is not None  # a planned function
     mode = interp.mode
-    if ERRSTATE_VAR is not None and not mode & OBSERVE and local_steps(plan) is not None:
+    if (
+        ERRSTATE_VAR is not None
+        and not mode & (OBSERVE | PROFILE)
+        and local_steps(plan) is not None
+    ):
         return local_entry(interp, plan, sig, timeout)
     n = len(sig)
     xs = [f"x{i}" for i in range(n)]

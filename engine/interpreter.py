@@ -55,7 +55,7 @@ from ..parser.vhlo.walk import iter_ops
 from ..shape_inference.decode import decode_op_attributes
 from ..shape_inference.optable import OP_TABLE, OpDef
 from .dtypes import dtype_of
-from .emit import CAPS, COUNT, OBSERVE, PLAIN, block_function
+from .emit import CAPS, COUNT, OBSERVE, PLAIN, PROFILE, block_function
 from .entry import plain_entry
 from .fastpath import fast_op, relu_op
 from .fusion import fuse
@@ -513,11 +513,14 @@ class Interpreter(StepCompiler):
     # ---------------------------------------------------------------- running
     def _update_mode(self) -> None:
         """The mode of the blocks' compiled functions for the next run (engine/emit.py):
-        OBSERVE (and COUNT) with a callback or a profile, COUNT with a step or time
-        limit, else PLAIN."""
+        OBSERVE with a callback and PROFILE with a profile (each with COUNT), COUNT
+        with a step or time limit, else PLAIN."""
         limits = self.limits
-        if self.context.callback is not None or self.profile is not None:
-            self.mode = OBSERVE | COUNT
+        observe = OBSERVE if self.context.callback is not None else PLAIN
+        if self.profile is not None:
+            observe |= PROFILE
+        if observe:
+            self.mode = observe | COUNT
         elif (
             limits.max_steps is not None
             or limits.timeout is not None
@@ -532,7 +535,7 @@ class Interpreter(StepCompiler):
         when its static bytes exceed a memory cap (a hook per step then names the op)."""
         mode = self.mode
         if bp.max_nbytes > self.limits.memory_cap or bp.max_live > self.limits.live_cap:
-            mode = (mode & OBSERVE) | CAPS
+            mode = (mode & (OBSERVE | PROFILE)) | CAPS
         fn = bp.compiled.get(mode)
         return fn if fn is not None else block_function(bp, mode, self)
 

@@ -259,3 +259,22 @@ def test_maximum_and_minimum_fuse_with_signed_zeros_and_nan():
     finally:
         fusion.FUSE_MIN_ELEMENTS = fusion_min
     assert np.array_equal(_bits(got), _bits(alone))
+
+
+def test_a_profile_times_the_fused_run_users_run():
+    """``profile=`` times the code a plain run runs: a fused run stays one pass, one
+    profile row naming its ops, with the results of the plain run bit for bit."""
+    from hlorun.engine.plan import Profile
+
+    a, b = _data(N, 10), _data(N, 11)
+    text = CHAIN.format(t=_ty(N))
+    plain = engine.compile(text)(a, b)
+    prof = Profile()
+    profiled = engine.run(text, [a, b], profile=prof)
+    for x, y in zip(plain, profiled):
+        assert np.array_equal(_bits(x), _bits(y))
+    fused = [name for name in prof.ops if name.startswith("fused run (")]
+    assert fused == [
+        "fused run (add, multiply, subtract, divide, negate, abs, sqrt, multiply, add)"
+    ]
+    assert prof.ops[fused[0]].count == 1 and prof.ops[fused[0]].bytes == 2 * 4 * N
