@@ -6,8 +6,7 @@ jax fixture runs three ways: plain; with limits only (``timeout`` and ``max_step
 the COUNT mode the conformance suites run in); with a callback (OBSERVE).  The
 results must be bit-identical; with limits only, the sequence of kernel calls must be
 the plain run's too (a callback sees every value whole, so fused runs split into their
-steps there: same values, other calls).  The default run takes a sample of the suite's
-files and fixtures; ``-m slow`` takes them all.
+steps there: same values, other calls).
 """
 
 from __future__ import annotations
@@ -30,9 +29,7 @@ from tests.support.jax_fixtures import fixture_names, load_fixture
 
 CASES = interpret_cases()
 FILES = sorted({c.id.split("::")[0] for c in CASES})
-SAMPLE_FILES = set(FILES[::8])
 FIXTURES = fixture_names()
-SAMPLE_FIXTURES = set(FIXTURES[::10])
 
 LIMITS = {"timeout": 600.0, "max_steps": 10**12}
 
@@ -72,12 +69,12 @@ def _same(a: Any, b: Any) -> bool:
     return type(a) is type(b)
 
 
-def _per_thread(calls: list[tuple[int, str]]) -> list[list[str]]:
-    """Each thread's sequence of kernel calls (threads in no particular order)."""
-    threads: dict[int, list[str]] = {}
-    for ident, name in calls:
-        threads.setdefault(ident, []).append(name)
-    return sorted(threads.values())
+def _calls(calls: list[tuple[int, str]]) -> list[str]:
+    """The kernel calls in order; a process grid (its processes run on threads, which
+    interleave as they will) in sorted order."""
+    if len({ident for ident, _name in calls}) > 1:
+        return sorted(name for _ident, name in calls)
+    return [name for _ident, name in calls]
 
 
 def _three_ways(calls: list[tuple[int, str]], run: Any) -> None:
@@ -85,24 +82,18 @@ def _three_ways(calls: list[tuple[int, str]], run: Any) -> None:
     plain and the limits run make the same kernel calls."""
     calls.clear()
     plain = run()
-    plain_calls = _per_thread(calls)
+    plain_calls = _calls(calls)
     calls.clear()
     limited = run(**LIMITS)
     assert _same(plain, limited), "limits changed the results"
-    assert _per_thread(calls) == plain_calls, "limits changed the kernel calls"
+    assert _calls(calls) == plain_calls, "limits changed the kernel calls"
     seen: list[str] = []
     observed = run(callback=lambda name, pos, values: seen.append(name))
     assert _same(plain, observed), "a callback changed the results"
 
 
-def _suite_params(sample: bool) -> list[Any]:
-    picked = [f for f in FILES if (f in SAMPLE_FILES) == sample]
-    marks = () if sample else (pytest.mark.slow,)
-    return [pytest.param(f, id=f, marks=marks) for f in picked]
-
-
 @pytest.mark.skipif(not CASES, reason="../shared/stablehlo/tests/interpret not found")
-@pytest.mark.parametrize("file", _suite_params(True) + _suite_params(False))
+@pytest.mark.parametrize("file", FILES)
 def test_interpret_suite_file_in_every_mode(
     file: str, kernel_calls: list[tuple[int, str]], tmp_path
 ):
@@ -125,14 +116,7 @@ def test_interpret_suite_file_in_every_mode(
             _three_ways(kernel_calls, run)
 
 
-def _fixture_params() -> list[Any]:
-    return [
-        pytest.param(n, id=n, marks=() if n in SAMPLE_FIXTURES else (pytest.mark.slow,))
-        for n in FIXTURES
-    ]
-
-
-@pytest.mark.parametrize("name", _fixture_params())
+@pytest.mark.parametrize("name", FIXTURES)
 def test_jax_fixture_in_every_mode(name: str, kernel_calls: list[tuple[int, str]]):
     text, _bc, _exp, inputs, _outputs, _entry = load_fixture(name)
     module = parse_module(text.read_text(), str(text))
