@@ -51,6 +51,7 @@ from ...shape_inference.optable import kernel
 from ..dtypes import dtype_of, static_shape
 from ..plan import plain_dtype
 from . import _bits as B
+from .conv_shifted import conv_direct, direct_applies
 
 # --------------------------------------------------------------------------------------
 # helpers
@@ -404,9 +405,13 @@ def conv_arrays(
     feature_group_count: int,
     batch_group_count: int,
     channels_last: bool = False,
+    out_channels_last: bool | None = None,
 ) -> np.ndarray:
     """Convolution in canonical layouts: x (N, C, spatial...), w (O, I, spatial...)
     -> (N / batch_group_count, O, out_spatial...), arrays in the compute dtype.
+
+    float32 / float64 convolutions that ``conv_shifted.direct_applies`` takes run as
+    a sum of shifted gemms, one per kernel tap (no im2col copy); the others as below.
 
     Window reversal reverses the lhs window; the dot product of a reversed window with
     the kernel equals that of the window with the reversed kernel, so the kernel is
@@ -441,6 +446,26 @@ def conv_arrays(
     flips = tuple(2 + d for d in range(nsp) if d < len(window_reversal) and window_reversal[d])
     if flips:
         w = np.flip(w, axis=flips)
+    padded = [max(int(lo) + int(hi) + x.shape[2 + d], 0) for d, (lo, hi) in enumerate(padding)]
+    if direct_applies(
+        x,
+        w,
+        padded=padded,
+        out_sp=out_sp,
+        window_strides=window_strides,
+        lhs_dilation=lhs_dilation,
+        groups=g,
+    ):
+        return conv_direct(
+            x,
+            w,
+            padding=padding,
+            padded=padded,
+            out_sp=out_sp,
+            window_strides=window_strides,
+            rhs_dilation=rhs_dilation,
+            out_channels_last=channels_last if out_channels_last is None else out_channels_last,
+        )
     # group split: (G, Nb, Cg, spatial...)
     if feature_group_count > 1:
         xg = x.reshape((n, g, cg) + x.shape[2:]).swapaxes(0, 1)
@@ -552,6 +577,7 @@ def _convolution(
         feature_group_count=feature_group_count,
         batch_group_count=batch_group_count,
         channels_last=input_feature_dimension == lhs.ndim - 1,
+        out_channels_last=output_feature_dimension == lhs.ndim - 1,
     )
     if exact_float:
         y = y.astype(work)
