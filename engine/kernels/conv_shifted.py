@@ -14,14 +14,19 @@ Every product and sum is in the compute dtype (float32, or float64 for long f32
 contractions and exact integers: engine/kernels/linalg.py's arithmetic policy); only
 the summation order differs from im2col's single matmul.  BLAS comes from
 ``scipy.linalg.blas`` (gemm with beta: NumPy's matmul cannot accumulate into its
-output), imported on first use.
+output), imported on first use, and runs on the calling thread only during the taps
+(``_one_blas_thread``).  The kernel (linalg.conv_arrays) takes this algorithm where
+``direct_applies`` says it is the faster one; im2col otherwise.
 """
 
 from __future__ import annotations
 
+import ctypes
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
 
 import numpy as np
 
@@ -33,10 +38,21 @@ a contraction this short runs far below BLAS's peak: the first layer of an image
 DIRECT_MAX_WASTE = 1.2
 """Largest ratio of computed rows (one per phase row) to output positions: padding rows
 and columns are computed and dropped, so a small image with a wide window pays more
-than an im2col copy would (measured, one thread: a 16x16 image padded to 18x18, 1.27, is
-as fast either way; an 8x8 one padded to 10x10, 1.56, is 30% slower direct)."""
+than an im2col copy would (measured, CPU time on one thread: 3x3 over 32x32 padded to
+34x34, 1.13: direct 6.2 ms, im2col 9.3 of which 6.3 matmul, even on 2 cores; 16x16 to
+18x18, 1.27, f64: 14.0 / 16.0 of which 14 matmul, im2col faster on 2 cores; 8x8 to
+10x10, 1.56: direct 30% slower)."""
 
 _GEMM: dict[str, object] = {}
+
+# (get, set) thread-count functions of OpenBLAS builds: upstream's names, and the
+# scipy-openblas wheels' (LP64 for scipy, ILP64 with a 64_ suffix for NumPy)
+_OPENBLAS_THREADS = (
+    ("openblas_get_num_threads", "openblas_set_num_threads"),
+    ("scipy_openblas_get_num_threads", "scipy_openblas_set_num_threads"),
+    ("scipy_openblas_get_num_threads64_", "scipy_openblas_set_num_threads64_"),
+)
+_THREAD_CONTROLS: list[tuple[Any, Any]] = []
 
 
 def _gemm(dtype: np.dtype):
@@ -45,7 +61,46 @@ def _gemm(dtype: np.dtype):
         from scipy.linalg import blas  # noqa: PLC0415 (scipy is heavy: first use only)
 
         g = _GEMM[dtype.char] = blas.sgemm if dtype == np.float32 else blas.dgemm
+        if not _THREAD_CONTROLS:
+            _THREAD_CONTROLS.extend(_find_thread_controls())
     return g
+
+
+def _find_thread_controls() -> list[tuple[Any, Any]]:
+    """The thread-count functions of the OpenBLAS libraries loaded in this process
+    (Linux: /proc/self/maps; elsewhere none, and BLAS keeps its threads)."""
+    try:
+        with open("/proc/self/maps") as f:
+            paths = sorted({ln.split()[-1] for ln in f if "openblas" in ln.rsplit("/", 1)[-1]})
+    except OSError:
+        return []
+    found = []
+    for path in paths:
+        try:
+            lib = ctypes.CDLL(path)  # already loaded: the same library
+        except OSError:
+            continue
+        for get, set_ in _OPENBLAS_THREADS:
+            if hasattr(lib, get) and hasattr(lib, set_):
+                found.append((getattr(lib, get), getattr(lib, set_)))
+                break
+    return found
+
+
+@contextmanager
+def _one_blas_thread() -> Iterator[None]:
+    """BLAS on the calling thread only, restored after: the shifted gemms are many
+    short calls, and waking and joining BLAS's threads for each costs more than they
+    gain on 2 cores (measured, 8x64x64x32 3x3 layer: one thread 7.7 ms CPU time; two
+    threads 23-40 ms wall on a loaded machine, as slow as im2col's one matmul)."""
+    saved = [(get(), set_) for get, set_ in _THREAD_CONTROLS]
+    for _, set_ in saved:
+        set_(1)
+    try:
+        yield
+    finally:
+        for n, set_ in saved:
+            set_(n)
 
 
 def _phase_sizes(padded: Sequence[int], strides: Sequence[int]) -> tuple[int, ...]:
@@ -63,10 +118,15 @@ def direct_applies(
     groups: int,
 ) -> bool:
     """Whether ``conv_direct`` runs this convolution (canonical x (N, C, sp...), w (O, I,
-    k...)) faster than im2col: one group, no lhs dilation, float32/float64, at least
-    ``DIRECT_MIN_FEATURES`` input features, at most ``DIRECT_MAX_WASTE`` rows
-    computed per output position."""
-    if groups != 1 or any(d != 1 for d in lhs_dilation):
+    k...)) faster than im2col: one group, no lhs dilation, window strides 1,
+    float32/float64, at least ``DIRECT_MIN_FEATURES`` input features, at most
+    ``DIRECT_MAX_WASTE`` rows computed per output position.
+
+    Strided windows stay im2col: its copy shrinks with the stride (taps / stride**2
+    times the input) while its one matmul runs on BLAS's threads (measured, 3x3
+    stride 2, 8x64x64x32 -> 64: direct 4.3 ms on one thread, im2col 4.7 ms CPU time of
+    which 3.7 ms is a matmul that two cores halve)."""
+    if groups != 1 or any(d != 1 for d in lhs_dilation) or any(s != 1 for s in window_strides):
         return False
     if x.dtype not in (np.float32, np.float64) or w.dtype != x.dtype:
         return False
@@ -123,13 +183,12 @@ def conv_direct(
     out_sp: Sequence[int],
     window_strides: Sequence[int],
     rhs_dilation: Sequence[int],
-    out_channels_last: bool,
 ) -> np.ndarray:
     """x (N, C, sp...), w (O, C, k...) (window reversal already applied), padding (lo,
-    hi) per spatial dimension -> (N, O, out_sp...), a view of the gemms' result (the
-    caller makes the result layout contiguous).  ``out_channels_last`` picks the
-    result's memory order (rows x O, or O x rows) so that the final copy reads it in
-    order."""
+    hi) per spatial dimension -> (N, O, out_sp...), a view of the gemms' (rows, O)
+    result; the caller copies it into the result's layout (for a channels-first
+    result, that transposing copy and this gemm orientation are faster than gemms
+    writing (O, rows): 7.6 vs 10.0 ms, 8x32x64x64, one thread)."""
     n, c = x.shape[:2]
     o = w.shape[0]
     ksp = w.shape[2:]
@@ -145,19 +204,11 @@ def conv_direct(
     bufs = _phase_buffers(x, padding, padded, window_strides, sorted({t[0] for t in taps}), tail)
     rows = n * math.prod(q)
     wt = np.ascontiguousarray(np.moveaxis(w, (0, 1), (-1, -2)))  # (k..., C, O)
+    y = np.empty((rows, o), dtype=x.dtype)
     gemm = _gemm(x.dtype)
-    if out_channels_last:
-        y = np.empty((rows, o), dtype=x.dtype)
+    with _one_blas_thread():
         for i, (ph, off, k) in enumerate(taps):  # (O, rows) += W_k^T (O, C) @ X^T (C, rows)
             xs = bufs[ph][off : off + rows]
             gemm(1.0, wt[k].T, xs.T, beta=float(i > 0), c=y.T, overwrite_c=1)
-        full = y.reshape((n, *q, o))
-        valid = full[(slice(None), *(slice(0, m) for m in out_sp), slice(None))]
-        return np.moveaxis(valid, -1, 1)
-    yt = np.empty((o, rows), dtype=x.dtype)
-    for i, (ph, off, k) in enumerate(taps):  # (rows, O) += X (rows, C) @ W_k (C, O)
-        xs = bufs[ph][off : off + rows]
-        gemm(1.0, xs.T, wt[k].T, beta=float(i > 0), c=yt.T, trans_a=1, trans_b=1, overwrite_c=1)
-    full = yt.reshape((o, n, *q))
-    valid = full[(slice(None), slice(None), *(slice(0, m) for m in out_sp))]
-    return valid.swapaxes(0, 1)
+    full = y.reshape((n, *q, o))
+    return np.moveaxis(full[(slice(None), *(slice(0, m) for m in out_sp), slice(None))], -1, 1)

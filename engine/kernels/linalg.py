@@ -405,7 +405,6 @@ def conv_arrays(
     feature_group_count: int,
     batch_group_count: int,
     channels_last: bool = False,
-    out_channels_last: bool | None = None,
 ) -> np.ndarray:
     """Convolution in canonical layouts: x (N, C, spatial...), w (O, I, spatial...)
     -> (N / batch_group_count, O, out_spatial...), arrays in the compute dtype.
@@ -464,7 +463,6 @@ def conv_arrays(
             out_sp=out_sp,
             window_strides=window_strides,
             rhs_dilation=rhs_dilation,
-            out_channels_last=channels_last if out_channels_last is None else out_channels_last,
         )
     # group split: (G, Nb, Cg, spatial...)
     if feature_group_count > 1:
@@ -577,7 +575,6 @@ def _convolution(
         feature_group_count=feature_group_count,
         batch_group_count=batch_group_count,
         channels_last=input_feature_dimension == lhs.ndim - 1,
-        out_channels_last=output_feature_dimension == lhs.ndim - 1,
     )
     if exact_float:
         y = y.astype(work)

@@ -330,7 +330,8 @@ def window_reference(x, w, strides, padding, rhs_dil, reversal):
 
 DIRECT_CASES = [
     # spatial, kernel, strides, padding, rhs_dilation, reversal (each computes at most
-    # DIRECT_MAX_WASTE rows per output position, so the shifted gemms run it)
+    # DIRECT_MAX_WASTE rows per output position: the kernel runs the unit-stride ones
+    # with the shifted gemms; the strided ones test conv_direct itself)
     ((24, 24), (3, 3), (1, 1), ((1, 1), (1, 1)), (1, 1), (False, False)),
     ((24, 23), (3, 3), (2, 2), ((0, 1), (1, 1)), (1, 1), (False, False)),
     ((33, 24), (3, 2), (2, 1), ((2, -1), (0, 1)), (2, 1), (True, False)),
@@ -344,10 +345,11 @@ DIRECT_CASES = [
 @pytest.mark.parametrize("case", DIRECT_CASES)
 @pytest.mark.parametrize("layout", ["channels_first", "channels_last"])
 def test_direct_convolution_matches_spec_formula(case, layout):
-    """float64 with small integer values: every product and partial sum is exact, so
+    """The shifted gemms (conv_shifted.conv_direct), float64 with small integer values:
+    every product and partial sum is exact, so
     the shifted gemms' result equals the formula's exactly whatever the order; float32:
     within the f32 rounding of a 32 * taps-term sum."""
-    from hlorun.engine.kernels.conv_shifted import direct_applies
+    from hlorun.engine.kernels.conv_shifted import conv_direct, direct_applies
 
     spatial, ksp, strides, padding, rhs_dil, reversal = case
     nsp = len(spatial)
@@ -357,6 +359,19 @@ def test_direct_convolution_matches_spec_formula(case, layout):
     w = rng.integers(-4, 5, size=(o, c, *ksp)).astype(np.float64)
     want = window_reference(x, w, strides, padding, rhs_dil, reversal)
     padded = [padding[d][0] + spatial[d] + padding[d][1] for d in range(nsp)]
+    if any(s != 1 for s in strides):  # the kernel takes im2col: the algorithm itself
+        flips = tuple(2 + d for d in range(nsp) if reversal[d])
+        got = conv_direct(
+            x,
+            np.flip(w, flips) if flips else w,
+            padding=np.array(padding),
+            padded=padded,
+            out_sp=want.shape[2:],
+            window_strides=strides,
+            rhs_dilation=rhs_dil,
+        )
+        np.testing.assert_array_equal(got, want)
+        return
     assert direct_applies(
         x,
         w,
