@@ -45,12 +45,13 @@ than an im2col copy would (measured, CPU time on one thread: 3x3 over 32x32 padd
 
 _GEMM: dict[str, object] = {}
 
-# (get, set) thread-count functions of OpenBLAS builds: upstream's names, and the
-# scipy-openblas wheels' (LP64 for scipy, ILP64 with a 64_ suffix for NumPy)
+# (get, set) thread-count functions of the OpenBLAS that scipy.linalg.blas calls:
+# upstream's names (a system OpenBLAS), and the scipy wheels' LP64 scipy-openblas (NumPy's
+# wheels bring their own ILP64 one, ``..._num_threads64_``, which the taps never call:
+# left alone)
 _OPENBLAS_THREADS = (
     ("openblas_get_num_threads", "openblas_set_num_threads"),
     ("scipy_openblas_get_num_threads", "scipy_openblas_set_num_threads"),
-    ("scipy_openblas_get_num_threads64_", "scipy_openblas_set_num_threads64_"),
 )
 _THREAD_CONTROLS: list[tuple[Any, Any]] = []
 
