@@ -24,6 +24,7 @@ from __future__ import annotations
 import ctypes
 import itertools
 import math
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -54,6 +55,8 @@ _OPENBLAS_THREADS = (
     ("scipy_openblas_get_num_threads", "scipy_openblas_set_num_threads"),
 )
 _THREAD_CONTROLS: list[tuple[Any, Any]] = []
+_THREADS_LOCK = threading.Lock()
+_THREADS_SAVED: list[Any] = [0]  # [callers inside, (saved count, set function)...]
 
 
 def _gemm(dtype: np.dtype):
@@ -94,14 +97,20 @@ def _one_blas_thread() -> Iterator[None]:
     short calls, and waking and joining BLAS's threads for each costs more than they
     gain on 2 cores (measured, 8x64x64x32 3x3 layer: one thread 7.7 ms CPU time; two
     threads 23-40 ms wall on a loaded machine, as slow as im2col's one matmul)."""
-    saved = [(get(), set_) for get, set_ in _THREAD_CONTROLS]
-    for _, set_ in saved:
-        set_(1)
+    with _THREADS_LOCK:  # the first of concurrent callers saves, the last restores
+        if _THREADS_SAVED[0] == 0:
+            _THREADS_SAVED[1:] = [(get(), set_) for get, set_ in _THREAD_CONTROLS]
+            for _, set_ in _THREADS_SAVED[1:]:
+                set_(1)
+        _THREADS_SAVED[0] += 1
     try:
         yield
     finally:
-        for n, set_ in saved:
-            set_(n)
+        with _THREADS_LOCK:
+            _THREADS_SAVED[0] -= 1
+            if _THREADS_SAVED[0] == 0:
+                for n, set_ in _THREADS_SAVED[1:]:
+                    set_(n)
 
 
 def _phase_sizes(padded: Sequence[int], strides: Sequence[int]) -> tuple[int, ...]:
