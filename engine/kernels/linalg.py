@@ -582,7 +582,9 @@ def _convolution(
     for i, d in enumerate(output_spatial_dimensions):
         src[d] = 2 + i
     y = y.transpose([src[d] for d in range(y.ndim)])
-    return _finish(np.ascontiguousarray(y), out, _is_tf32(result_type))
+    if y.dtype == np.float64 and out == np.float32 and not tf32:
+        return y.astype(out, order="C")  # the one rounding and the layout copy: one pass
+    return _finish(np.ascontiguousarray(y), out, tf32)
 
 
 @kernel("stablehlo.convolution", quantized="dequantize")
