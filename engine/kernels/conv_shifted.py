@@ -21,7 +21,6 @@ output), imported on first use, and runs on the calling thread only during the t
 
 from __future__ import annotations
 
-import ctypes
 import itertools
 import math
 import threading
@@ -73,6 +72,8 @@ def _gemm(dtype: np.dtype):
 def _find_thread_controls() -> list[tuple[Any, Any]]:
     """The thread-count functions of the OpenBLAS libraries loaded in this process
     (Linux: /proc/self/maps; elsewhere none, and BLAS keeps its threads)."""
+    import ctypes  # noqa: PLC0415 (first convolution only)
+
     try:
         with open("/proc/self/maps") as f:
             paths = sorted({ln.split()[-1] for ln in f if "openblas" in ln.rsplit("/", 1)[-1]})

@@ -12,8 +12,10 @@ Arithmetic policy (shared by dot_general and convolution):
   operation is exact whatever the summation order; the result is identical, faster.
 * bool (i1) results: ``and`` then ``or``: the count of true products, ``!= 0``.
 * f32 / f64 results: operands converted to the result type, one BLAS matmul
-  (summation order is BLAS's, as the spec leaves it unspecified); f32 convolutions of
-  more than ``CONV_F64_K`` terms per result element compute in float64, rounded once.
+  (summation order is BLAS's, as the spec leaves it unspecified; a convolution that
+  conv_shifted.py takes is one gemm per kernel tap, accumulated by BLAS); f32
+  convolutions of more than ``CONV_F64_K`` terms per result element compute in
+  float64, rounded once.
 * complex results: up to ``COMPLEX_IN_ORDER_K`` (4096) contracted terms, the reference
   interpreter's in-order schedule per result element (``complex_matmul_in_order``:
   products and sums rounded to the element type one by one, vectorized over the
