@@ -407,12 +407,15 @@ def conv_arrays(
     feature_group_count: int,
     batch_group_count: int,
     channels_last: bool = False,
+    reorder: bool = False,
 ) -> np.ndarray:
     """Convolution in canonical layouts: x (N, C, spatial...), w (O, I, spatial...)
     -> (N / batch_group_count, O, out_spatial...), arrays in the compute dtype.
 
-    float32 / float64 convolutions that ``conv_shifted.direct_applies`` takes run as
-    a sum of shifted gemms, one per kernel tap (no im2col copy); the others as below.
+    With ``reorder`` (the caller allows another summation order: a result rounded to
+    f32 or narrower, or exact integer sums), float32 / float64 convolutions that
+    ``conv_shifted.direct_applies`` takes run as a sum of shifted gemms, one per kernel
+    tap (no im2col copy); the others as below.
 
     Window reversal reverses the lhs window; the dot product of a reversed window with
     the kernel equals that of the window with the reversed kernel, so the kernel is
@@ -448,7 +451,7 @@ def conv_arrays(
     if flips:
         w = np.flip(w, axis=flips)
     padded = [max(int(lo) + int(hi) + x.shape[2 + d], 0) for d, (lo, hi) in enumerate(padding)]
-    if direct_applies(
+    if reorder and direct_applies(
         x,
         w,
         padded=padded,
@@ -577,6 +580,9 @@ def _convolution(
         feature_group_count=feature_group_count,
         batch_group_count=batch_group_count,
         channels_last=input_feature_dimension == lhs.ndim - 1,
+        # f64 results keep im2col's one matmul, bit for bit; f32 and narrower results
+        # (rounded from float32 or float64 sums) and exact integer sums may reorder
+        reorder=out != np.float64 or exact_float,
     )
     if exact_float:
         y = y.astype(work)

@@ -345,10 +345,10 @@ DIRECT_CASES = [
 @pytest.mark.parametrize("case", DIRECT_CASES)
 @pytest.mark.parametrize("layout", ["channels_first", "channels_last"])
 def test_direct_convolution_matches_spec_formula(case, layout):
-    """The shifted gemms (conv_shifted.conv_direct), float64 with small integer values:
-    every product and partial sum is exact, so
-    the shifted gemms' result equals the formula's exactly whatever the order; float32:
-    within the f32 rounding of a 32 * taps-term sum."""
+    """The shifted gemms (conv_shifted.conv_direct), on small integer values in float64
+    (i32 operands: the kernel's exact integer path): every product and partial sum is
+    exact, so the shifted gemms' result equals the formula's exactly whatever the
+    order; float32: within the f32 rounding of a 32 * taps-term sum."""
     from hlorun.engine.kernels.conv_shifted import conv_direct, direct_applies
 
     spatial, ksp, strides, padding, rhs_dil, reversal = case
@@ -404,6 +404,11 @@ def test_direct_convolution_matches_spec_formula(case, layout):
         window_reversal=reversal,
         **dn,
     )
+    # i32 operands with exact float64 sums (the kernel's integer path through BLAS)
+    got = conv(lhs.astype(np.int32), rhs.astype(np.int32), TensorType(want_l.shape, I32), **kw)
+    assert got.dtype == np.int32
+    np.testing.assert_array_equal(got, want_l)
+    # f64 results keep im2col's one matmul (bit-identical to before): the same values
     got = conv(lhs, rhs, TensorType(want_l.shape, F64), **kw)
     np.testing.assert_array_equal(got, want_l)
     xf = rng.standard_normal(lhs.shape).astype(np.float32)
