@@ -11,6 +11,7 @@ the targets (issue "Speed III").
 from __future__ import annotations
 
 import gc
+import os
 import statistics
 import tracemalloc
 from collections.abc import Callable
@@ -41,6 +42,14 @@ class ModelRow:
 
 
 MODEL_ROWS: dict[str, ModelRow] = {}
+LOAD: list[float] = []  # 1-minute load average when each model's timing starts
+
+
+def _load() -> float | None:
+    try:
+        return os.getloadavg()[0]
+    except OSError:  # not on every platform
+        return None
 
 
 def _median_time(fn: Callable[[], Any], timer, out: list[float]) -> None:
@@ -72,6 +81,9 @@ def model_versus(benchmark, request):
             if jax_run is not None:
                 _median_time(jax_run, timer, jaxes)
 
+        load = _load()
+        if load is not None:
+            LOAD.append(load)
         t0 = timer()
         run()
         once = timer() - t0
@@ -116,6 +128,11 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         return
     tr = terminalreporter
     tr.section("models: hlorun vs NumPy floor and jax.jit (medians, same run)")
+    if LOAD:  # on a loaded machine BLAS's threads wait for cores: ratios swing
+        tr.write_line(
+            f"load average (1 min) at the models' starts: {min(LOAD):.2f} - {max(LOAD):.2f} "
+            f"on {os.cpu_count()} cores"
+        )
     w = max(len(r.name) for r in MODEL_ROWS.values())
     tr.write_line(
         f"{'model':<{w}} {'hlorun':>11} {'numpy':>11} {'jax.jit':>11} {'/numpy':>7} "

@@ -216,6 +216,62 @@ def jax_chain10(a, b):
     return np.maximum(x, b)
 
 
+def batch_norm(x, g, b, mean, var, eps=EPS):
+    """Inference batch norm over axis 1 (NCHW), per-channel vectors as (C, 1, 1)."""
+    scale = np.divide(g, np.sqrt(np.add(var, eps))).reshape(-1, 1, 1)
+    return np.add(np.multiply(np.subtract(x, mean.reshape(-1, 1, 1)), scale), b.reshape(-1, 1, 1))
+
+
+def _bn(y, p, k):
+    return batch_norm(
+        y, p[k + "weight"], p[k + "bias"], p[k + "running_mean"], p[k + "running_var"]
+    )
+
+
+def _named(name, args):
+    return dict(zip((p.name for p in specs.MODELS[name].params), args))
+
+
+def torch_cnn(*args):
+    p = _named("torch_cnn", args)
+    x = p["x"]
+    for i in range(len(specs.TORCH_CNN["widths"])):
+        s = f"stages.{i}."
+        x = np.add(conv2d_same(x, p[s + "inp.weight"], 1, "NCHW"), p[s + "inp.bias"][:, None, None])
+        y = np.add(conv2d_same(x, p[s + "c1.weight"], 1, "NCHW"), p[s + "c1.bias"][:, None, None])
+        y = np.maximum(_bn(y, p, s + "b1."), F32(0))
+        y = _bn(conv2d_same(y, p[s + "c2.weight"], 1, "NCHW"), p, s + "b2.")
+        x = np.maximum(np.add(x, y), F32(0))
+        n, c, h, w = x.shape
+        x = np.max(x.reshape(n, c, h // 2, 2, w // 2, 2), axis=(3, 5))
+    pooled = np.divide(np.sum(x, axis=(2, 3)), F32(x.shape[2] * x.shape[3]))
+    return np.add(np.matmul(pooled, p["fc.weight"].T), p["fc.bias"])
+
+
+def torch_transformer(*args):
+    """nn.TransformerEncoder of post-LayerNorm layers with a ReLU MLP (eval, no mask)."""
+    p = _named("torch_transformer", args)
+    x = p["x"]
+    for i in range(specs.TORCH_TRANSFORMER["layers"]):
+        s = f"encoder.layers.{i}."
+        a = attention(
+            x,
+            p[s + "self_attn.in_proj_weight"].T,
+            p[s + "self_attn.in_proj_bias"],
+            p[s + "self_attn.out_proj.weight"].T,
+            p[s + "self_attn.out_proj.bias"],
+            specs.TORCH_TRANSFORMER["heads"],
+            False,
+        )
+        x = layer_norm(np.add(x, a), p[s + "norm1.weight"], p[s + "norm1.bias"])
+        h = np.maximum(
+            np.add(np.matmul(x, p[s + "linear1.weight"].T), p[s + "linear1.bias"]), F32(0)
+        )
+        f = np.add(np.matmul(h, p[s + "linear2.weight"].T), p[s + "linear2.bias"])
+        x = layer_norm(np.add(x, f), p[s + "norm2.weight"], p[s + "norm2.bias"])
+    return x
+
+
 FLOORS = {
     "decoder_lm": decoder_lm,
     "resnet_cnn_nchw": resnet_cnn_nchw,
@@ -226,4 +282,6 @@ FLOORS = {
     "mlp_mixer": mlp_mixer,
     "jax_while_loop": jax_while_loop,
     "jax_chain10": jax_chain10,
+    "torch_cnn": torch_cnn,
+    "torch_transformer": torch_transformer,
 }

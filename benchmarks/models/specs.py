@@ -9,8 +9,10 @@ that list, so weights are arguments and never part of a committed file.
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -21,7 +23,8 @@ class Param:
     shape: tuple[int, ...]
     dtype: str = "float32"
     # how the benchmark fills it: "normal" (scaled by 1/sqrt(fan_in)), "ones", "zeros",
-    # "input" (standard normal), ("tokens", high) for integer ids in [0, high)
+    # "input" (standard normal), "positive" (uniform in [0.5, 1.5)), ("tokens", high)
+    # for integer ids in [0, high)
     init: str | tuple[str, int] = "normal"
     fan_in: int | None = None  # for "normal": default, all axes but the last
 
@@ -71,6 +74,18 @@ MIXER = dict(batch=8, size=64, patch=8, d=256, layers=4, token_mlp=128, channel_
 # private function, and a chain of 10 elementwise ops over 1e6 f32.
 LOOP = dict(iterations=1000)
 CHAIN = dict(n=1_000_000)
+# PyTorch/XLA exports (generate_torch_xla.py) of the torch_xla fixtures' models at model
+# size, NCHW: a CNN of the fixture's ResBlock, batch 8 of 3x64x64, four stages of widths
+# 32, 64, 128, 256 (each: a 3x3 convolution to its width, conv-BN-ReLU-conv-BN,
+# residual add, ReLU, 2x2 max pool), global mean, dense 10; a transformer of the
+# fixture's nn.TransformerEncoderLayer (post-LayerNorm, ReLU MLP): batch 8, T=64,
+# d=256, 8 heads, MLP 1024, 4 layers.
+TORCH_CNN = dict(batch=8, size=64, widths=(32, 64, 128, 256), classes=10)
+TORCH_TRANSFORMER = dict(batch=8, t=64, d=256, heads=8, mlp=1024, layers=4)
+TORCH_INPUTS = {
+    "torch_cnn": (TORCH_CNN["batch"], 3, TORCH_CNN["size"], TORCH_CNN["size"]),
+    "torch_transformer": (TORCH_TRANSFORMER["batch"], TORCH_TRANSFORMER["t"], 256),
+}
 
 
 def decoder() -> Model:
@@ -168,6 +183,30 @@ def jax_chain() -> Model:
     return Model("jax_chain10", "10 elementwise ops over 1e6 f32", ps, CHAIN)
 
 
+TORCH_XLA_MANIFEST = Path(__file__).resolve().parent / "programs" / "torch_xla.json"
+
+
+def torch_model(name: str, about: str) -> Model:
+    """A PyTorch/XLA export's parameters in @main's order (its ``input_locations``, as
+    generate_torch_xla.py recorded them): the input ``x`` standard normal, weights
+    scaled by 1/sqrt(fan_in) (torch's layouts: fan in = all axes but the first),
+    biases and running means small, running variances and norm scales in [0.5, 1.5)."""
+    info = json.loads(TORCH_XLA_MANIFEST.read_text())["models"][name]
+    ps = []
+    for pname, shape, dtype in info["params"]:
+        shape = tuple(shape)
+        if pname == "x":
+            ps.append(Param(pname, shape, dtype, init="input"))
+        elif pname.endswith(("bias", "running_mean")):
+            ps.append(Param(pname, shape, dtype, fan_in=100))
+        elif len(shape) == 1:  # running_var, BatchNorm / LayerNorm weight
+            ps.append(Param(pname, shape, dtype, init="positive"))
+        else:
+            ps.append(Param(pname, shape, dtype, fan_in=math.prod(shape[1:])))
+    c = TORCH_CNN if name == "torch_cnn" else TORCH_TRANSFORMER
+    return Model(name, about, tuple(ps), c)
+
+
 MODELS: dict[str, Model] = {
     m.name: m
     for m in (
@@ -180,6 +219,8 @@ MODELS: dict[str, Model] = {
         mixer(),
         jax_loop(),
         jax_chain(),
+        torch_model("torch_cnn", "PyTorch/XLA ResNet-style CNN (the fixture's ResBlock)"),
+        torch_model("torch_transformer", "PyTorch/XLA nn.TransformerEncoder"),
     )
 }
 
@@ -196,6 +237,8 @@ def make_inputs(model: Model, seed: int = 0) -> list[np.ndarray]:
             out.append(np.ones(p.shape, dt))
         elif p.init == "zeros":
             out.append(np.zeros(p.shape, dt))
+        elif p.init == "positive":
+            out.append(rng.uniform(0.5, 1.5, size=p.shape).astype(dt))
         elif p.init == "input":
             out.append(rng.standard_normal(p.shape).astype(dt))
         else:

@@ -44,13 +44,17 @@ def batch_norm_inference(
     _bn_check("batch_norm_inference", result_type)
     out = dtype_of(result_type)
     wd = _bn_work(out)
-    x = operand.astype(wd)
+    x = operand.astype(wd, copy=False)
     r = x.ndim
     sc, of, mu, var = (
         _bcast(v.astype(wd), r, feature_index) for v in (scale, offset, mean, variance)
     )
     stddev = np.sqrt(var + wd.type(epsilon))
-    return (sc * ((x - mu) / stddev) + of).astype(out)
+    y = x - mu  # sc * ((x - mu) / stddev) + of, each step in place in one fresh buffer
+    y /= stddev
+    y *= sc
+    y += of
+    return y.astype(out, copy=False)
 
 
 def _reduce_axes(ndim: int, feature_index: int) -> tuple[int, ...]:
@@ -65,7 +69,7 @@ def batch_norm_training(
     _bn_check("batch_norm_training", tuple(result_types))
     out = dtype_of(result_types[0])
     wd = _bn_work(out)
-    x = operand.astype(wd)
+    x = operand.astype(wd, copy=False)
     axes = _reduce_axes(x.ndim, feature_index)
     count = wd.type(x.size // x.shape[feature_index]) if x.shape[feature_index] else wd.type(0)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -73,10 +77,12 @@ def batch_norm_training(
         centered = x - _bcast(mean, x.ndim, feature_index)
         var = np.sum(centered * centered, axis=axes) / count
         stddev = np.sqrt(_bcast(var, x.ndim, feature_index) + wd.type(epsilon))
-        y = _bcast(scale.astype(wd), x.ndim, feature_index) * (centered / stddev)
-        y = y + _bcast(offset.astype(wd), x.ndim, feature_index)
+        y = centered  # scale * (centered / stddev) + offset, in place (centered dies here)
+        y /= stddev
+        y *= _bcast(scale.astype(wd), x.ndim, feature_index)
+        y += _bcast(offset.astype(wd), x.ndim, feature_index)
     return (
-        y.astype(dtype_of(result_types[0])),
+        y.astype(dtype_of(result_types[0]), copy=False),
         mean.astype(dtype_of(result_types[1])),
         var.astype(dtype_of(result_types[2])),
     )

@@ -12,8 +12,10 @@ Arithmetic policy (shared by dot_general and convolution):
   operation is exact whatever the summation order; the result is identical, faster.
 * bool (i1) results: ``and`` then ``or``: the count of true products, ``!= 0``.
 * f32 / f64 results: operands converted to the result type, one BLAS matmul
-  (summation order is BLAS's, as the spec leaves it unspecified); f32 convolutions of
-  more than ``CONV_F64_K`` terms per result element compute in float64, rounded once.
+  (summation order is BLAS's, as the spec leaves it unspecified; a convolution that
+  conv_shifted.py takes is one gemm per kernel tap, accumulated by BLAS); f32
+  convolutions of more than ``CONV_F64_K`` terms per result element compute in
+  float64, rounded once.
 * complex results: up to ``COMPLEX_IN_ORDER_K`` (4096) contracted terms, the reference
   interpreter's in-order schedule per result element (``complex_matmul_in_order``:
   products and sums rounded to the element type one by one, vectorized over the
@@ -51,6 +53,7 @@ from ...shape_inference.optable import kernel
 from ..dtypes import dtype_of, static_shape
 from ..plan import plain_dtype
 from . import _bits as B
+from .conv_shifted import conv_direct, direct_applies
 
 # --------------------------------------------------------------------------------------
 # helpers
@@ -404,9 +407,15 @@ def conv_arrays(
     feature_group_count: int,
     batch_group_count: int,
     channels_last: bool = False,
+    reorder: bool = False,
 ) -> np.ndarray:
     """Convolution in canonical layouts: x (N, C, spatial...), w (O, I, spatial...)
     -> (N / batch_group_count, O, out_spatial...), arrays in the compute dtype.
+
+    With ``reorder`` (the caller allows another summation order: a result rounded to
+    f32 or narrower, or exact integer sums), float32 / float64 convolutions that
+    ``conv_shifted.direct_applies`` takes run as a sum of shifted gemms, one per kernel
+    tap (no im2col copy); the others as below.
 
     Window reversal reverses the lhs window; the dot product of a reversed window with
     the kernel equals that of the window with the reversed kernel, so the kernel is
@@ -441,6 +450,25 @@ def conv_arrays(
     flips = tuple(2 + d for d in range(nsp) if d < len(window_reversal) and window_reversal[d])
     if flips:
         w = np.flip(w, axis=flips)
+    padded = [max(int(lo) + int(hi) + x.shape[2 + d], 0) for d, (lo, hi) in enumerate(padding)]
+    if reorder and direct_applies(
+        x,
+        w,
+        padded=padded,
+        out_sp=out_sp,
+        window_strides=window_strides,
+        lhs_dilation=lhs_dilation,
+        groups=g,
+    ):
+        return conv_direct(
+            x,
+            w,
+            padding=padding,
+            padded=padded,
+            out_sp=out_sp,
+            window_strides=window_strides,
+            rhs_dilation=rhs_dilation,
+        )
     # group split: (G, Nb, Cg, spatial...)
     if feature_group_count > 1:
         xg = x.reshape((n, g, cg) + x.shape[2:]).swapaxes(0, 1)
@@ -552,6 +580,9 @@ def _convolution(
         feature_group_count=feature_group_count,
         batch_group_count=batch_group_count,
         channels_last=input_feature_dimension == lhs.ndim - 1,
+        # f64 results keep im2col's one matmul, bit for bit; f32 and narrower results
+        # (rounded from float32 or float64 sums) and exact integer sums may reorder
+        reorder=out != np.float64 or exact_float,
     )
     if exact_float:
         y = y.astype(work)
@@ -559,7 +590,9 @@ def _convolution(
     for i, d in enumerate(output_spatial_dimensions):
         src[d] = 2 + i
     y = y.transpose([src[d] for d in range(y.ndim)])
-    return _finish(np.ascontiguousarray(y), out, _is_tf32(result_type))
+    if y.dtype == np.float64 and out == np.float32 and not tf32:
+        return y.astype(out, order="C")  # the one rounding and the layout copy: one pass
+    return _finish(np.ascontiguousarray(y), out, tf32)
 
 
 @kernel("stablehlo.convolution", quantized="dequantize")

@@ -296,3 +296,127 @@ def test_convolution_empty_windows_give_empty_result():
         **dn,
     )
     assert r.shape == (1, 1, 0)
+
+
+# --------------------------------------------------------------------------------------
+# the shifted-gemm ("direct") algorithm: wide inputs, against the spec's formula
+# --------------------------------------------------------------------------------------
+
+
+def window_reference(x, w, strides, padding, rhs_dil, reversal):
+    """x (N, C, sp...), w (O, C, k...) -> (N, O, out...) in float64 from the spec's
+    formula: out[n, o, p] = sum over c, k of lhs_padded[n, c, p * s + k * r] * w[o, c,
+    k'] (k' the reversed index where reversal), vectorized over n, c, o only."""
+    nsp = x.ndim - 2
+    ksp = w.shape[2:]
+    out_sp = []
+    for d in range(nsp):
+        padded = padding[d][0] + x.shape[2 + d] + padding[d][1]
+        win = (ksp[d] - 1) * rhs_dil[d] + 1
+        out_sp.append(max(0, (padded - win) // strides[d] + 1) if padded >= win else 0)
+    out = np.zeros((x.shape[0], w.shape[0], *out_sp))
+    xd, wd = x.astype(np.float64), w.astype(np.float64)
+    for p in itertools.product(*(range(v) for v in out_sp)):
+        for k in itertools.product(*(range(v) for v in ksp)):
+            src = [p[d] * strides[d] + k[d] * rhs_dil[d] - padding[d][0] for d in range(nsp)]
+            if not all(0 <= src[d] < x.shape[2 + d] for d in range(nsp)):
+                continue  # a padding zero
+            kk = tuple(ksp[d] - 1 - k[d] if reversal[d] else k[d] for d in range(nsp))
+            out[(slice(None), slice(None), *p)] += (
+                xd[(slice(None), slice(None), *src)] @ wd[(slice(None), slice(None), *kk)].T
+            )
+    return out
+
+
+DIRECT_CASES = [
+    # spatial, kernel, strides, padding, rhs_dilation, reversal (each computes at most
+    # DIRECT_MAX_WASTE rows per output position: the kernel runs the unit-stride ones
+    # with the shifted gemms; the strided ones test conv_direct itself)
+    ((24, 24), (3, 3), (1, 1), ((1, 1), (1, 1)), (1, 1), (False, False)),
+    ((24, 23), (3, 3), (2, 2), ((0, 1), (1, 1)), (1, 1), (False, False)),
+    ((33, 24), (3, 2), (2, 1), ((2, -1), (0, 1)), (2, 1), (True, False)),
+    ((20, 26), (2, 3), (1, 3), ((-1, 2), (2, 2)), (1, 2), (False, True)),
+    ((40,), (5,), (1,), ((2, 2),), (1,), (False,)),
+    ((40,), (3,), (3,), ((4, 0),), (2,), (True,)),
+    ((12, 24, 12), (2, 1, 2), (1, 1, 1), ((0, 0), (0, 0), (0, 0)), (1, 1, 1), (False, True, True)),
+]
+
+
+@pytest.mark.parametrize("case", DIRECT_CASES)
+@pytest.mark.parametrize("layout", ["channels_first", "channels_last"])
+def test_direct_convolution_matches_spec_formula(case, layout):
+    """The shifted gemms (conv_shifted.conv_direct), on small integer values in float64
+    (i32 operands: the kernel's exact integer path): every product and partial sum is
+    exact, so the shifted gemms' result equals the formula's exactly whatever the
+    order; float32: within the f32 rounding of a 32 * taps-term sum."""
+    from hlorun.engine.kernels.conv_shifted import conv_direct, direct_applies
+
+    spatial, ksp, strides, padding, rhs_dil, reversal = case
+    nsp = len(spatial)
+    rng = np.random.default_rng(len(spatial) * 100 + sum(spatial))
+    n, c, o = 2, 32, 5
+    x = rng.integers(-4, 5, size=(n, c, *spatial)).astype(np.float64)
+    w = rng.integers(-4, 5, size=(o, c, *ksp)).astype(np.float64)
+    want = window_reference(x, w, strides, padding, rhs_dil, reversal)
+    padded = [padding[d][0] + spatial[d] + padding[d][1] for d in range(nsp)]
+    if any(s != 1 for s in strides):  # the kernel takes im2col: the algorithm itself
+        flips = tuple(2 + d for d in range(nsp) if reversal[d])
+        got = conv_direct(
+            x,
+            np.flip(w, flips) if flips else w,
+            padding=np.array(padding),
+            padded=padded,
+            out_sp=want.shape[2:],
+            window_strides=strides,
+            rhs_dilation=rhs_dil,
+        )
+        np.testing.assert_array_equal(got, want)
+        return
+    assert direct_applies(
+        x,
+        w,
+        padded=padded,
+        out_sp=want.shape[2:],
+        window_strides=strides,
+        lhs_dilation=(1,) * nsp,
+        groups=1,
+    )
+    last = layout == "channels_last"
+    lhs = np.ascontiguousarray(np.moveaxis(x, 1, -1)) if last else x
+    rhs = np.ascontiguousarray(np.moveaxis(w, (0, 1), (-1, -2))) if last else w
+    sp_l = tuple(range(1, 1 + nsp)) if last else tuple(range(2, 2 + nsp))
+    dn = dict(
+        input_batch_dimension=0,
+        input_feature_dimension=nsp + 1 if last else 1,
+        input_spatial_dimensions=sp_l,
+        kernel_input_feature_dimension=nsp if last else 1,
+        kernel_output_feature_dimension=nsp + 1 if last else 0,
+        kernel_spatial_dimensions=tuple(range(nsp)) if last else tuple(range(2, 2 + nsp)),
+        output_batch_dimension=0,
+        output_feature_dimension=nsp + 1 if last else 1,
+        output_spatial_dimensions=sp_l,
+    )
+    want_l = np.moveaxis(want, 1, -1) if last else want
+    kw = dict(
+        window_strides=strides,
+        padding=np.array(padding, dtype=np.int64),
+        rhs_dilation=rhs_dil,
+        window_reversal=reversal,
+        **dn,
+    )
+    # i32 operands with exact float64 sums (the kernel's integer path through BLAS)
+    got = conv(lhs.astype(np.int32), rhs.astype(np.int32), TensorType(want_l.shape, I32), **kw)
+    assert got.dtype == np.int32
+    np.testing.assert_array_equal(got, want_l)
+    # f64 results keep im2col's one matmul (bit-identical to before): the same values
+    got = conv(lhs, rhs, TensorType(want_l.shape, F64), **kw)
+    np.testing.assert_array_equal(got, want_l)
+    xf = rng.standard_normal(lhs.shape).astype(np.float32)
+    wf = rng.standard_normal(rhs.shape).astype(np.float32)
+    xf_c = np.moveaxis(xf, -1, 1) if last else xf
+    wf_c = np.moveaxis(wf, (-1, -2), (0, 1)) if last else wf
+    want_f = window_reference(xf_c, wf_c, strides, padding, rhs_dil, reversal)
+    want_f = np.moveaxis(want_f, 1, -1) if last else want_f
+    got_f = conv(xf, wf, TensorType(want_f.shape, FloatType("f32")), **kw)
+    assert got_f.dtype == np.float32 and got_f.flags.c_contiguous
+    np.testing.assert_allclose(got_f, want_f, rtol=1e-5, atol=1e-5 * np.abs(want_f).max())

@@ -25,15 +25,18 @@ def _conv_reference(x: np.ndarray, k: np.ndarray) -> np.ndarray:
     return out
 
 
-@pytest.mark.parametrize("channels", [256, 512])
-def test_f32_convolution_long_contraction(channels):
+@pytest.mark.parametrize(
+    "channels, size",
+    [(256, 5), (512, 5), (128, 30)],  # 30x30: the shifted gemms (conv_shifted), in float64
+)
+def test_f32_convolution_long_contraction(channels, size):
     rng = np.random.default_rng(channels)
-    x = rng.standard_normal((1, 5, 5, channels)).astype(np.float32)
+    x = rng.standard_normal((1, size, size, channels)).astype(np.float32)
     k = rng.standard_normal((3, 3, channels, 4)).astype(np.float32)
     xt, kt, ot = (
-        f"tensor<1x5x5x{channels}xf32>",
+        f"tensor<1x{size}x{size}x{channels}xf32>",
         f"tensor<3x3x{channels}x4xf32>",
-        "tensor<1x3x3x4xf32>",
+        f"tensor<1x{size - 2}x{size - 2}x4xf32>",
     )
     text = (
         f"func.func @main(%x: {xt}, %k: {kt}) -> {ot} {{\n"
