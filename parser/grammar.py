@@ -46,6 +46,7 @@ from .ir import (
     Type,
     Value,
 )
+from .op_format import PARSE_FORMS as _DECLARED_FORMS
 from .op_syntax import OpParser, _with_location, sort_attrs
 from .pretty_ops import FORMS as _SIMPLE_FORMS
 from .pretty_ops import parse_default
@@ -60,9 +61,10 @@ K = TypeVar("K")
 V = TypeVar("V")
 
 
-# every family's custom-form parsers by op name (the sdy. ones load on first use)
+# every custom-form parser by op name: the declared formats (opdecl, op_format), the
+# hand-written families not moved to them yet (the sdy. ones load on first use)
 CUSTOM_FORMS: dict[str, Callable[..., Operation]] = SdyForms(
-    {**_SIMPLE_FORMS, **_REGION_FORMS}, "FORMS"
+    {**_SIMPLE_FORMS, **_REGION_FORMS, **_DECLARED_FORMS}, "FORMS"
 )
 
 

@@ -93,12 +93,20 @@ class AttrDecl:
 
 @dataclass(frozen=True)
 class OpDecl:
-    """One op: name, spec section, attributes (in .td order) and region names."""
+    """One op: name, spec section, attributes (in .td order), region names, operands,
+    results and its text form."""
 
     name: str
     section: str
     attrs: tuple[AttrDecl, ...] = ()
     regions: tuple[str, ...] = ()
+    # operand and result names (StablehloOps.td ``arguments`` / ``results``); a name
+    # ending in ``*`` is variadic, in ``+`` variadic of at least one
+    operands: tuple[str, ...] = ()
+    results: tuple[str, ...] = ("result",)
+    # the custom text form, a format string of parser/op_format.py (None: hand-written
+    # in pretty_ops / pretty_regions, or generic only)
+    format: str | None = None
 
     def attr(self, name: str) -> AttrDecl | None:
         for a in self.attrs:
@@ -116,56 +124,134 @@ def _a(name: str, kind: str, default: Any = REQUIRED, key: str | None = None, **
     return AttrDecl(name, kind, default, key, **kw)
 
 
+@dataclass(frozen=True)
+class Syntax:
+    """A row's operands, results and text form (``OpDecl``'s fields of the same names)."""
+
+    operands: tuple[str, ...]
+    format: str
+    results: tuple[str, ...] = ("result",)
+
+
+def _s(operands: str, fmt: str, results: str = "result") -> Syntax:
+    """``Syntax`` from space-separated operand and result names."""
+    return Syntax(tuple(operands.split()), fmt, tuple(results.split()))
+
+
+# Text forms of StablehloOps.td's assemblyFormat, in parser/op_format.py's language.
+SAME_TYPE_FORMAT = "operands attr-dict `:` type(same)"  # custom<SameOperandsAndResultType>
+_SAME = SAME_TYPE_FORMAT
+_FUNCTIONAL = "operands attr-dict `:` type(functional)"  # functional-type(operands, results)
+
+
+def _kw(items: str, types: str = "functional") -> str:
+    """``operands, key = $attr, ... attr-dict : type(...)`` from ``key=attr`` pairs."""
+    spelled = " `,` ".join(
+        f"`{key}` `=` ${attr}" for key, attr in (item.split("=") for item in items.split())
+    )
+    return f"operands `,` {spelled} attr-dict `:` type({types})"
+
+
+_UNARY = _s("operand", _SAME)
+_BINARY = _s("lhs rhs", _SAME)
+
+
 _ACCURACY = (_a("result_accuracy", "result_accuracy", None),)
 _GROUPED = (
     _a("replica_groups", "i64_elements"),
     _a("channel_handle", "channel_handle", None),
 )
 
-# (op, attributes, regions).  The section is derived: stablehlo ops -> spec.md#<mnemonic>,
+# (op, attributes, regions[, syntax]).  The section is derived: stablehlo ops -> spec.md#<mnemonic>,
 # chlo ops -> chlo.md#<name>, the test dialects -> test-dialects.md.
-_ROWS: tuple[tuple[str, tuple[AttrDecl, ...], tuple[str, ...]], ...] = (
+_ROWS: tuple[tuple[Any, ...], ...] = (
     # ---- elementwise with result_accuracy (StablehloOps.td: `$result_accuracy`)
     *(
-        (f"stablehlo.{n}", _ACCURACY, ())
+        (f"stablehlo.{n}", _ACCURACY, (), _UNARY)
         for n in (
             "cbrt cosine exponential exponential_minus_one log log_plus_one logistic "
             "rsqrt sine sqrt tan tanh"
         ).split()
     ),
+    # ---- elementwise without attributes
+    *(
+        (f"stablehlo.{n}", (), (), _UNARY)
+        for n in (
+            "abs ceil convert count_leading_zeros floor not negate popcnt round_nearest_afz "
+            "round_nearest_even sign uniform_quantize uniform_dequantize"
+        ).split()
+    ),
+    *(
+        (f"stablehlo.{n}", (), (), _BINARY)
+        for n in (
+            "add atan2 divide maximum minimum multiply power remainder shift_left "
+            "shift_right_arithmetic shift_right_logical subtract and or xor"
+        ).split()
+    ),
+    ("stablehlo.real", (), (), _s("operand", "operands attr-dict `:` type(real)")),
+    ("stablehlo.imag", (), (), _s("operand", "operands attr-dict `:` type(real)")),
+    ("stablehlo.complex", (), (), _s("lhs rhs", "operands attr-dict `:` type(complex)")),
+    ("stablehlo.clamp", (), (), _s("min operand max", _SAME)),
+    ("stablehlo.select", (), (), _s("pred on_true on_false", "operands attr-dict `:` type(select)")),
+    ("stablehlo.is_finite", (), (), _s("x", _FUNCTIONAL)),
+    ("stablehlo.bitcast_convert", (), (), _s("operand", _FUNCTIONAL)),
+    ("stablehlo.reshape", (), (), _s("operand", _FUNCTIONAL)),
+    ("stablehlo.dynamic_reshape", (), (), _s("operand output_shape", _FUNCTIONAL)),
+    ("stablehlo.dynamic_update_slice", (), (), _s("operand update start_indices*", _FUNCTIONAL)),
+    ("stablehlo.real_dynamic_slice", (), (), _s("operand start_indices limit_indices strides",
+                                                _FUNCTIONAL)),
+    ("stablehlo.dynamic_pad", (), (), _s(
+        "operand padding_value edge_padding_low edge_padding_high interior_padding", _FUNCTIONAL)),
+    # ---- tokens, tuples, process ids
+    ("stablehlo.create_token", (), (), _s("", "attr-dict `:` type(same)")),
+    ("stablehlo.replica_id", (), (), _s("", "attr-dict `:` type(same)")),
+    ("stablehlo.partition_id", (), (), _s("", "attr-dict `:` type(same)")),
+    ("stablehlo.after_all", (), (), _s("inputs*", _SAME)),  # <VariadicSameOperandsAndResultType>
+    ("stablehlo.tuple", (), (), _s("val*", "operands attr-dict `:` type(tuple)")),
     ("stablehlo.compare", (
         _a("comparison_direction", "enum:comparison_direction"),
         _a("compare_type", "enum:comparison_type", None),
-    ), ()),
+    ), (), _s("lhs rhs", "$comparison_direction `,` operands (`,` $compare_type^)? attr-dict "
+              "`:` type(functional)")),
     # ---- shapes and data movement
-    ("stablehlo.iota", (_a("iota_dimension", "i64", key="dim"),), ()),
-    ("stablehlo.dynamic_iota", (_a("iota_dimension", "i64", key="dim"),), ()),
-    ("stablehlo.broadcast", (_a("broadcast_sizes", "i64_array", key="sizes"),), ()),
-    ("stablehlo.broadcast_in_dim", (_a("broadcast_dimensions", "i64_array", key="dims"),), ()),
+    ("stablehlo.iota", (_a("iota_dimension", "i64"),), (),
+     _s("", "`dim` `=` $iota_dimension attr-dict `:` type(same)")),
+    ("stablehlo.dynamic_iota", (_a("iota_dimension", "i64"),), (),
+     _s("output_shape", _kw("dim=iota_dimension"))),
+    ("stablehlo.broadcast", (_a("broadcast_sizes", "i64_array"),), (),
+     _s("operand", _kw("sizes=broadcast_sizes"))),
+    ("stablehlo.broadcast_in_dim", (_a("broadcast_dimensions", "i64_array"),), (),
+     _s("operand", _kw("dims=broadcast_dimensions"))),
     ("stablehlo.dynamic_broadcast_in_dim", (
-        _a("broadcast_dimensions", "i64_array", key="dims"),
-        _a("known_expanding_dimensions", "i64_array", (), "expanding_dimensions",
-           printed=False),
-        _a("known_nonexpanding_dimensions", "i64_array", (), "nonexpanding_dimensions",
-           printed=False),
-    ), ()),
-    ("stablehlo.transpose", (_a("permutation", "i64_array", key="dims"),), ()),
-    ("stablehlo.reverse", (_a("dimensions", "i64_array", key="dims"),), ()),
-    ("stablehlo.concatenate", (_a("dimension", "i64", key="dim"),), ()),
+        _a("broadcast_dimensions", "i64_array"),
+        _a("known_expanding_dimensions", "i64_array", ()),
+        _a("known_nonexpanding_dimensions", "i64_array", ()),
+    ), (), _s("operand output_dimensions", _kw("dims=broadcast_dimensions"))),
+    ("stablehlo.transpose", (_a("permutation", "i64_array"),), (),
+     _s("operand", _kw("dims=permutation"))),
+    ("stablehlo.reverse", (_a("dimensions", "i64_array"),), (),
+     _s("operand", _kw("dims=dimensions", "same"))),
+    ("stablehlo.concatenate", (_a("dimension", "i64"),), (),
+     _s("inputs+", _kw("dim=dimension"))),
     ("stablehlo.pad", (
-        _a("edge_padding_low", "i64_array", key="low"),
-        _a("edge_padding_high", "i64_array", key="high"),
-        _a("interior_padding", "i64_array", key="interior"),
-    ), ()),
+        _a("edge_padding_low", "i64_array"),
+        _a("edge_padding_high", "i64_array"),
+        _a("interior_padding", "i64_array"),
+    ), (), _s("operand padding_value",
+              _kw("low=edge_padding_low high=edge_padding_high interior=interior_padding"))),
     ("stablehlo.slice", (
         _a("start_indices", "i64_array"),
         _a("limit_indices", "i64_array"),
         _a("strides", "i64_array"),
-    ), ()),
-    ("stablehlo.dynamic_slice", (_a("slice_sizes", "i64_array", key="sizes"),), ()),
-    ("stablehlo.get_dimension_size", (_a("dimension", "i64", key="dim"),), ()),
-    ("stablehlo.set_dimension_size", (_a("dimension", "i64", key="dim"),), ()),
-    ("stablehlo.get_tuple_element", (_a("index", "i32", 0),), ()),
+    ), (), _s("operand", "operands custom<SliceRanges> attr-dict `:` type(functional)")),
+    ("stablehlo.dynamic_slice", (_a("slice_sizes", "i64_array"),), (),
+     _s("operand start_indices+", _kw("sizes=slice_sizes"))),
+    ("stablehlo.get_dimension_size", (_a("dimension", "i64"),), (),
+     _s("operand", _kw("dim=dimension"))),
+    ("stablehlo.set_dimension_size", (_a("dimension", "i64"),), (),
+     _s("operand size", _kw("dim=dimension"))),
+    ("stablehlo.get_tuple_element", (_a("index", "i32", 0),), (),
+     _s("operand", "operands `[` $index `]` attr-dict `:` type(functional)")),
     ("stablehlo.gather", (
         _a("dimension_numbers", "gather_dimension_numbers"),
         _a("slice_sizes", "i64_array"),
@@ -185,15 +271,22 @@ _ROWS: tuple[tuple[str, tuple[AttrDecl, ...], tuple[str, ...]], ...] = (
         _a("is_stable", "bool", False),
     ), ("comparator",)),
     # ---- linear algebra
-    ("stablehlo.dot", (_a("precision_config", "precision_config", (), "precision"),), ()),
+    ("stablehlo.dot", (_a("precision_config", "precision_config", ()),), (),
+     _s("lhs rhs", "operands (`,` `precision` `=` $precision_config^)? attr-dict "
+                   "`:` type(functional)")),
     ("stablehlo.dot_general", (
         _a("dot_dimension_numbers", "dot_dimension_numbers"),
-        _a("precision_config", "precision_config", (), "precision"),
-        _a("algorithm", "dot_algorithm", None, "algorithm"),
-    ), ()),
-    ("stablehlo.einsum", (_a("einsum_config", "string", key="config"),), ()),
-    ("stablehlo.unary_einsum", (_a("einsum_config", "string", key="config"),), ()),
-    ("stablehlo.cholesky", (_a("lower", "bool", False, "lower"),), ()),
+        _a("precision_config", "precision_config", ()),
+        _a("algorithm", "dot_algorithm", None),
+    ), (), _s("lhs rhs", "operands `,` custom<DotDimensionNumbers> "
+                         "(`,` `precision` `=` $precision_config^)? "
+                         "(`,` `algorithm` `=` $algorithm^)? attr-dict `:` type(functional)")),
+    ("stablehlo.einsum", (_a("einsum_config", "string"),), (),
+     _s("lhs rhs", _kw("config=einsum_config"))),
+    ("stablehlo.unary_einsum", (_a("einsum_config", "string"),), (),
+     _s("operand", _kw("config=einsum_config"))),
+    ("stablehlo.cholesky", (_a("lower", "bool", False),), (),
+     _s("a", "operands (`,` `lower` `=` $lower^)? attr-dict `:` type(same)")),
     ("stablehlo.triangular_solve", (
         _a("left_side", "bool"),
         _a("lower", "bool"),
@@ -201,9 +294,9 @@ _ROWS: tuple[tuple[str, tuple[AttrDecl, ...], tuple[str, ...]], ...] = (
         _a("transpose_a", "enum:transpose"),
     ), ()),
     ("stablehlo.fft", (
-        _a("fft_type", "enum:fft_type", key="type"),
-        _a("fft_length", "i64_array", key="length"),
-    ), ()),
+        _a("fft_type", "enum:fft_type"),
+        _a("fft_length", "i64_array"),
+    ), (), _s("operand", _kw("type=fft_type length=fft_length"))),
     ("stablehlo.convolution", (
         _a("window_strides", "i64_array", None),
         _a("padding", "i64_elements", None),
@@ -236,12 +329,13 @@ _ROWS: tuple[tuple[str, tuple[AttrDecl, ...], tuple[str, ...]], ...] = (
     ("stablehlo.reduce_precision", (
         _a("exponent_bits", "i32"),
         _a("mantissa_bits", "i32"),
-    ), ()),
+    ), (), _s("operand", "operands `,` `format` `=` custom<ExponentMantissa> attr-dict "
+                         "`:` type(same)")),
     # ---- random numbers
-    ("stablehlo.rng", (_a("rng_distribution", "enum:rng_distribution", key="distribution"),), ()),
-    ("stablehlo.rng_bit_generator", (
-        _a("rng_algorithm", "enum:rng_algorithm", key="algorithm"),
-    ), ()),
+    ("stablehlo.rng", (_a("rng_distribution", "enum:rng_distribution"),), (),
+     _s("a b shape", _kw("distribution=rng_distribution"))),
+    ("stablehlo.rng_bit_generator", (_a("rng_algorithm", "enum:rng_algorithm"),), (),
+     _s("initial_state", _kw("algorithm=rng_algorithm"), "output_state output")),
     # ---- control flow, calls
     ("stablehlo.while", (), ("cond", "body")),
     ("stablehlo.if", (), ("true_branch", "false_branch")),
@@ -428,7 +522,7 @@ def _section(name: str) -> str:
 
 def _build() -> dict[str, OpDecl]:
     table: dict[str, OpDecl] = {}
-    for name, attrs, regions in _ROWS:
+    for name, attrs, regions, *syntax in _ROWS:
         if name in table:
             raise ValueError(f"op {name!r} declared twice")
         bad = [a.kind for a in attrs if a.kind not in KINDS and not a.kind.startswith("enum:")]
@@ -448,7 +542,11 @@ def _build() -> dict[str, OpDecl]:
             )
             for a in attrs
         )
-        table[name] = OpDecl(name, _section(name), attrs, tuple(regions))
+        decl = OpDecl(name, _section(name), attrs, tuple(regions))
+        if syntax:
+            s = syntax[0]
+            decl = replace(decl, operands=s.operands, results=s.results, format=s.format)
+        table[name] = decl
     return table
 
 

@@ -6,30 +6,27 @@ exercised by stablehlo/tests/verifier/print_stablehlo.mlir and the interpret sui
 chlo's (docs/chlo.md), func's, and the check/interpreter test dialects
 (docs/test-dialects.md).
 
-A handler is ``fn(parser, op_name, result_defs, start) -> Operation``.  Most ops go
-through ``parse_default``: ``operands and key = value items, {attr-dict} : signature``,
-each ``key`` being the keyword parser/opdecl.py declares for one of the op's attributes
-(``KEYS``, derived from that declaration, which the printer reads too).
+A handler is ``fn(parser, op_name, result_defs, start) -> Operation``.  The ops whose
+form opdecl declares as a format string are parsed by parser/op_format.py; the ones
+here are those not moved to it yet.  An op with no form at all goes through
+``parse_default``: ``operands and key = value items, {attr-dict} : signature``, each
+``key`` being the keyword parser/opdecl.py declares for one of the op's attributes
+(``KEYS``).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Callable
 
 import numpy as np
 
 from . import lexer as lx
 from .ir import (
-    ArrayAttr,
     Attribute,
     BoolAttr,
-    ComplexType,
     DenseArrayAttr,
     DenseElementsAttr,
-    DotDimensionNumbers,
-    EnumAttr,
     FloatAttr,
     FloatType,
     IntegerAttr,
@@ -38,9 +35,9 @@ from .ir import (
     StringAttr,
     SymbolRefAttr,
     TensorType,
-    TupleType,
     Type,
 )
+from .op_format import assign_types, n_results, parse_signature, parse_value
 from .op_syntax import OpParser, sort_attrs
 from .opdecl import OP_DECLS, AttrDecl
 from .type_syntax import I64
@@ -48,280 +45,14 @@ from .type_syntax import I64
 I32 = IntegerType(32)
 I1 = IntegerType(1)
 F64 = FloatType("f64")
-# after a keyword in a type list: `name =` (but not `==`) starts the next item, not a type
-# (a match at a position: no copy of the rest of the text)
-_ASSIGNED = re.compile(r"\s*=(?!=)")
 
-Converter = Callable[[OpParser, str], list[tuple[str, Attribute]]]
-
-
-# ---- converters for `key = value` items ---------------------------------------------------
-
-
-def i64_array(name: str) -> Converter:
-    def conv(p: OpParser, key: str):
-        return [(name, DenseArrayAttr(I64, p.int_list()))]
-
-    return conv
-
-
-def i64_scalar(name: str) -> Converter:
-    def conv(p: OpParser, key: str):
-        return [(name, IntegerAttr(p.integer(), I64))]
-
-    return conv
-
-
-UI64 = IntegerType(64, "unsigned")
-
-
-def ui64_scalar(name: str) -> Converter:
-    """``key = N`` of a ``UI64Attr`` (check.expect_close's ULP bounds): 0 to 2^64 - 1."""
-
-    def conv(p: OpParser, key: str):
-        c = p.c
-        m = c.match(lx.INTEGER_RE)
-        if m is None:
-            raise c.error(f"expected an integer for '{key}', found {c.describe()}")
-        text = m.group(0)
-        value = int(text, 0) if "x" in text else int(text)
-        if not 0 <= value < 1 << 64:
-            raise c.error(f"integer value {value} does not fit in ui64", m.start())
-        return [(name, IntegerAttr(value, UI64))]
-
-    return conv
-
-
-def enum(name: str, kind: str, dialect: str = "stablehlo") -> Converter:
-    def conv(p: OpParser, key: str):
-        w = p.c.keyword()
-        if w is None:
-            raise p.error(f"expected a {kind} value, found {p.c.describe()}")
-        return [(name, EnumAttr(dialect, kind, w, True))]
-
-    return conv
-
-
-def string(name: str) -> Converter:
-    def conv(p: OpParser, key: str):
-        s = p.c.string()
-        if s is None:
-            raise p.error(f"expected a string for '{key}'")
-        return [(name, StringAttr(s))]
-
-    return conv
-
-
-def boolean(name: str) -> Converter:
-    def conv(p: OpParser, key: str):
-        w = p.c.keyword()
-        if w not in ("true", "false"):
-            raise p.error(f"expected true or false for '{key}'")
-        return [(name, BoolAttr(w == "true"))]
-
-    return conv
-
-
-def precision(name: str) -> Converter:
-    def conv(p: OpParser, key: str):
-        c = p.c
-        c.expect("[")
-        items: list[Attribute] = []
-        if not c.accept("]"):
-            while True:
-                w = c.keyword()
-                if w is None:
-                    raise p.error(
-                        f"expected a precision (DEFAULT, HIGH, HIGHEST), found {c.describe()}"
-                    )
-                items.append(EnumAttr("stablehlo", "precision", w, True))
-                if c.accept("]"):
-                    break
-                c.expect(",", "or ']' in precision list")
-        return [(name, ArrayAttr(tuple(items)))]
-
-    return conv
-
-
-def exponent_mantissa(p: OpParser, key: str):
-    start = p.c.pos
-    w = p.c.keyword()
-    m = re.fullmatch(r"e([0-9]+)m([0-9]+)", w or "")
-    if m is None:
-        raise p.error("expected a format like e8m10", start)
-    return [
-        ("exponent_bits", IntegerAttr(int(m.group(1)), I32)),
-        ("mantissa_bits", IntegerAttr(int(m.group(2)), I32)),
-    ]
-
-
-def dims_pair(which: str) -> Converter:
-    def conv(p: OpParser, key: str):
-        lhs = p.int_list()
-        p.c.expect_keyword("x")
-        rhs = p.int_list()
-        return [(f"__{which}", (lhs, rhs))]
-
-    return conv
-
-
-def dot_algorithm(name: str) -> Converter:
-    def conv(p: OpParser, key: str):
-        c = p.c
-        start = c.pos
-        c.expect("<")
-        return [(name, p.parse_dot_algorithm_body(start))]
-
-    return conv
-
-
-def default_value(p: OpParser, key: str):
-    p.scalar_suffix_only = True
-    try:
-        a = p.parse_attribute()
-    finally:
-        p.scalar_suffix_only = False
-    if isinstance(a, IntegerAttr) and a.type is None:
-        a = IntegerAttr(a.value, I64)
-    elif isinstance(a, FloatAttr) and a.type is None:
-        a = FloatAttr(a.value, F64)
-    return [(key, a)]
-
-
-def _converter(a: AttrDecl) -> Converter:
-    """How the custom form's ``key = value`` item of attribute ``a`` is parsed (by kind)."""
-    kind = a.kind
-    if kind == "i64":
-        return i64_scalar(a.name)
-    if kind == "ui64":
-        return ui64_scalar(a.name)
-    if kind == "i64_array":
-        return i64_array(a.name)
-    if kind == "string":
-        return string(a.name)
-    if kind == "bool":
-        return boolean(a.name)
-    if kind.startswith("enum:"):
-        return enum(a.name, kind[5:])
-    if kind == "precision_config":
-        return precision(a.name)
-    if kind == "dot_algorithm":
-        return dot_algorithm(a.name)
-    raise ValueError(f"no custom-form syntax for attribute kind {kind!r}")
-
-
-# Keywords whose syntax spells other than one attribute's value: dot_general's
-# `batching_dims = [..] x [..]` / `contracting_dims` (together dot_dimension_numbers) and
-# reduce_precision's `format = e8m10` (exponent_bits and mantissa_bits).
-_COMPOUND_KEYS: dict[str, dict[str, Converter]] = {
-    "stablehlo.dot_general": {
-        "batching_dims": dims_pair("batching"),
-        "contracting_dims": dims_pair("contracting"),
-    },
-    "stablehlo.reduce_precision": {"format": exponent_mantissa},
-}
-
-# Each op's `key = value` items: the keywords opdecl declares, plus the compound ones.
-KEYS: dict[str, dict[str, Converter]] = {
-    name: {a.key: _converter(a) for a in decl.keyword_attrs if a.key is not None}
-    | _COMPOUND_KEYS.get(name, {})
+# Each op's `key = value` items not in a declared format (check.expect_close's ULP
+# bounds): keyword -> attribute declaration.
+KEYS: dict[str, dict[str, AttrDecl]] = {
+    name: {a.key: a for a in decl.keyword_attrs if a.key is not None}
     for name, decl in OP_DECLS.items()
-    if decl.keyword_attrs or name in _COMPOUND_KEYS
+    if decl.keyword_attrs and decl.format is None
 }
-
-# How a signature without `->` assigns types (see assign_types).
-SIG_KIND: dict[str, str] = {
-    "stablehlo.select": "select",
-    "stablehlo.tuple": "tuple",
-    "stablehlo.complex": "complex",
-    "stablehlo.real": "complex",
-    "stablehlo.imag": "complex",
-}
-
-
-# ---- signatures ---------------------------------------------------------------------------
-
-
-def parse_signature(p: OpParser) -> tuple[tuple[Type, ...], tuple[Type, ...] | None]:
-    """After ``:``: ``(a, b) -> c``, ``a, b -> c``, ``a -> (b, c)`` or ``a, b``."""
-    c = p.c
-    if c.peek() == "(":
-        save = c.pos
-        ins = p._type_list_parens()
-        if c.accept("->"):
-            return ins, p._result_types()
-        c.pos = save
-    types = [p.parse_type()]
-    while True:
-        save = c.pos
-        if not c.accept(","):
-            break
-        c.skip()
-        m = lx.KEYWORD_RE.match(c.text, c.pos)
-        if c.text.startswith("%", c.pos) or (m and _ASSIGNED.match(c.text, m.end())):
-            c.pos = save
-            break
-        types.append(p.parse_type())
-    if c.accept("->"):
-        return tuple(types), p._result_types()
-    if c.accept_keyword("to"):  # casts: `: a to b`
-        return tuple(types), (p.parse_type(),)
-    return tuple(types), None
-
-
-def _n_results(defs) -> int:
-    return sum(1 if k is None else k for _, k in defs)
-
-
-def _with_elem(t: Type, elem: Type) -> Type:
-    if isinstance(t, TensorType):
-        return TensorType(t.shape, elem, t.encoding)
-    return elem
-
-
-def assign_types(
-    p: OpParser, name: str, opnames: list[str], defs, ins, outs, start: int, kind: str = "same"
-):
-    """Operands and results of a pretty op from its signature."""
-    n_res = _n_results(defs)
-    nops = len(opnames)
-    if outs is not None:
-        return p.make_operands(opnames, ins, start), p.make_results(defs, outs, start)
-    if kind == "select" and len(ins) == 2 and nops == 3:
-        pred, t = ins
-        return p.make_operands(opnames, (pred, t, t), start), p.make_results(
-            defs, [t] * n_res, start
-        )
-    if kind == "tuple" and len(ins) == 1 and isinstance(ins[0], TupleType):
-        tt = ins[0]
-        return p.make_operands(opnames, tt.types, start), p.make_results(defs, [tt] * n_res, start)
-    if kind == "complex" and len(ins) == 1:
-        t = ins[0]
-        et = t.element_type if isinstance(t, TensorType) else t
-        inner = et.element_type if isinstance(et, ComplexType) else et
-        if name == "stablehlo.complex":
-            ot = _with_elem(t, inner)
-            return p.make_operands(opnames, [ot] * nops, start), p.make_results(
-                defs, [t] * n_res, start
-            )
-        rt = _with_elem(t, inner)
-        return p.make_operands(opnames, [t] * nops, start), p.make_results(
-            defs, [rt] * n_res, start
-        )
-    if len(ins) == 1:
-        t = ins[0]
-        return p.make_operands(opnames, [t] * nops, start), p.make_results(defs, [t] * n_res, start)
-    if len(ins) == nops and n_res in (0, nops):
-        return p.make_operands(opnames, ins, start), p.make_results(
-            defs, ins if n_res else (), start
-        )
-    if nops == 0 and len(ins) == n_res:
-        return (), p.make_results(defs, ins, start)
-    raise p.error(
-        f"cannot match the type signature ({len(ins)} types) to {nops} operands "
-        f"and {n_res} results",
-        start,
-    )
 
 
 def _finish(
@@ -347,6 +78,21 @@ def _opt_attr_dict(p: OpParser) -> tuple:
     return ()
 
 
+def _default_value(p: OpParser) -> Attribute:
+    """The value of a ``key = value`` item no declaration names: an attribute, its
+    untyped numbers as ``i64`` / ``f64``."""
+    p.scalar_suffix_only = True
+    try:
+        a = p.parse_attribute()
+    finally:
+        p.scalar_suffix_only = False
+    if isinstance(a, IntegerAttr) and a.type is None:
+        a = IntegerAttr(a.value, I64)
+    elif isinstance(a, FloatAttr) and a.type is None:
+        a = FloatAttr(a.value, F64)
+    return a
+
+
 # ---- the default pretty parser ------------------------------------------------------------
 
 _ATTR_START = frozenset('"#[@-+0123456789')
@@ -355,7 +101,7 @@ _ATTR_START = frozenset('"#[@-+0123456789')
 def parse_items(
     p: OpParser,
     name: str,
-    keys: dict[str, Converter],
+    keys: dict[str, AttrDecl],
     opnames: list[str],
     attrs: list,
     positional: list,
@@ -375,8 +121,11 @@ def parse_items(
                 c.pos = m.end()
                 if c.accept("=") and not text.startswith("=", c.pos):
                     key = m.group(0)
-                    conv = keys.get(key, default_value)
-                    attrs.extend(conv(p, key))
+                    decl = keys.get(key)
+                    if decl is None:
+                        attrs.append((key, _default_value(p)))
+                    else:
+                        attrs.append((decl.name, parse_value(p, decl)))
                 else:
                     c.pos = pos
                     word = m.group(0)
@@ -409,12 +158,9 @@ def parse_default(p: OpParser, name: str, defs, start: int) -> Operation:
         raise p.error(f"'{name}': unexpected attribute", start)
     if positional:
         attrs.append(("value", positional[0]))
-    # dot_general's `batching_dims = [..] x [..], contracting_dims = ...`
-    if any(k.startswith("__") for k, _ in attrs):
-        attrs = _dot_dims(attrs)
     if ins is None:
         vt = getattr(positional[0], "type", None) if positional else None
-        n_res = _n_results(defs)
+        n_res = n_results(defs)
         if isinstance(vt, Type) and (n_res or opnames):
             operands = p.make_operands(opnames, [vt] * len(opnames), start)
             results = p.make_results(defs, [vt] * n_res, start)
@@ -422,30 +168,8 @@ def parse_default(p: OpParser, name: str, defs, start: int) -> Operation:
             operands = p.operand_types_known(opnames, start)
             results = p.make_results(defs, (), start)
     else:
-        operands, results = assign_types(
-            p, name, opnames, defs, ins, outs, start, SIG_KIND.get(name, "same")
-        )
+        operands, results = assign_types(p, opnames, defs, ins, outs, start)
     return _finish(p, name, operands, results, attrs, dict_attrs, start)
-
-
-def _dot_dims(attrs: list) -> list:
-    batching = ((), ())
-    contracting = ((), ())
-    out = []
-    for k, v in attrs:
-        if k == "__batching":
-            batching = v
-        elif k == "__contracting":
-            contracting = v
-        else:
-            out.append((k, v))
-    out.append(
-        (
-            "dot_dimension_numbers",
-            DotDimensionNumbers(batching[0], batching[1], contracting[0], contracting[1]),
-        )
-    )
-    return out
 
 
 # ---- ops with their own syntax --------------------------------------------------------------
@@ -468,77 +192,6 @@ def parse_constant(p: OpParser, name: str, defs, start: int) -> Operation:
     return _finish(p, name, (), results, [("value", value)], dict_attrs, start)
 
 
-def parse_compare(p: OpParser, name: str, defs, start: int) -> Operation:
-    c = p.c
-    direction = c.keyword()
-    if direction is None:
-        raise p.error(f"expected a comparison direction (EQ, NE, ...), found {c.describe()}")
-    c.expect(",")
-    a = p.value_use()
-    c.expect(",")
-    b = p.value_use()
-    attrs: list = [
-        ("comparison_direction", EnumAttr("stablehlo", "comparison_direction", direction, True))
-    ]
-    if c.accept(","):
-        ct = c.keyword()
-        if ct is None:
-            raise p.error(f"expected a comparison type, found {c.describe()}")
-        attrs.append(("compare_type", EnumAttr("stablehlo", "comparison_type", ct, True)))
-    dict_attrs = _opt_attr_dict(p)
-    c.expect(":", "and the type signature")
-    ins, outs = parse_signature(p)
-    if outs is None and len(ins) == 1:
-        raise p.error("compare needs a functional type (lhs, rhs) -> result", start)
-    operands, results = assign_types(p, name, [a, b], defs, ins, outs, start)
-    return _finish(p, name, operands, results, attrs, dict_attrs, start)
-
-
-def parse_slice(p: OpParser, name: str, defs, start: int) -> Operation:
-    c = p.c
-    x = p.value_use()
-    c.expect("[", "for slice ranges")
-    starts: list[int] = []
-    limits: list[int] = []
-    strides: list[int] = []
-    if not c.accept("]"):
-        while True:
-            starts.append(p.integer())
-            c.expect(":")
-            limits.append(p.integer())
-            strides.append(p.integer() if c.accept(":") else 1)
-            if c.accept("]"):
-                break
-            c.expect(",", "or ']' in slice ranges")
-    attrs = [
-        ("start_indices", DenseArrayAttr(I64, tuple(starts))),
-        ("limit_indices", DenseArrayAttr(I64, tuple(limits))),
-        ("strides", DenseArrayAttr(I64, tuple(strides))),
-    ]
-    dict_attrs = _opt_attr_dict(p)
-    c.expect(":", "and the type signature")
-    ins, outs = parse_signature(p)
-    operands, results = assign_types(p, name, [x], defs, ins, outs, start)
-    return _finish(p, name, operands, results, attrs, dict_attrs, start)
-
-
-def parse_get_tuple_element(p: OpParser, name: str, defs, start: int) -> Operation:
-    c = p.c
-    x = p.value_use()
-    c.expect("[")
-    idx = p.integer()
-    c.expect("]")
-    dict_attrs = _opt_attr_dict(p)
-    c.expect(":", "and the type signature")
-    ins, outs = parse_signature(p)
-    if outs is None:
-        raise p.error("get_tuple_element needs a functional type", start)
-    operands, results = assign_types(p, name, [x], defs, ins, outs, start)
-    return _finish(
-        p, name, operands, results, [("index", IntegerAttr(idx, I32))], dict_attrs, start
-    )
-
-
 def _callee_and_operands(p: OpParser) -> tuple[SymbolRefAttr, list[str]]:
     c = p.c
     sym = p.parse_attribute()
@@ -552,7 +205,7 @@ def _functional_tail(p: OpParser, name: str, opnames, defs, start: int):
     dict_attrs = _opt_attr_dict(p)
     p.c.expect(":", "and the type signature")
     ins, outs = parse_signature(p)
-    operands, results = assign_types(p, name, opnames, defs, ins, outs, start)
+    operands, results = assign_types(p, opnames, defs, ins, outs, start)
     return dict_attrs, operands, results
 
 
@@ -682,6 +335,9 @@ def parse_convolution(p: OpParser, name: str, defs, start: int) -> Operation:
     return _finish(p, name, operands, results, attrs, dict_attrs, start)
 
 
+_TOP_K_STABLE = OP_DECLS["chlo.top_k"].attrs[1]
+
+
 def parse_top_k(p: OpParser, name: str, defs, start: int) -> Operation:
     c = p.c
     c.expect("(")
@@ -693,7 +349,7 @@ def parse_top_k(p: OpParser, name: str, defs, start: int) -> Operation:
     if c.accept(","):
         c.expect_keyword("is_stable")
         c.expect("=")
-        attrs.extend(boolean("is_stable")(p, "is_stable"))
+        attrs.append(("is_stable", parse_value(p, _TOP_K_STABLE)))
     c.expect(")")
     dict_attrs, operands, results = _functional_tail(p, name, [x], defs, start)
     return _finish(p, name, operands, results, attrs, dict_attrs, start)
@@ -704,9 +360,6 @@ FORMS: dict[str, Callable] = {
     "stablehlo.constant": parse_constant,
     "chlo.constant": parse_constant,
     "arith.constant": parse_constant,
-    "stablehlo.compare": parse_compare,
-    "stablehlo.slice": parse_slice,
-    "stablehlo.get_tuple_element": parse_get_tuple_element,
     "stablehlo.custom_call": parse_custom_call,
     "stablehlo.composite": parse_composite,
     "func.call": parse_call,

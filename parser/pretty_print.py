@@ -1,6 +1,6 @@
-"""Pretty (custom) forms of operations, printed: elementwise ops and the other
-``operands attr-dict : types`` forms, keyword forms (``dims = [...]``), constants,
-compare, slice, dot / dot_general, calls, custom_call, composite and convolution.
+"""Pretty (custom) forms of operations not yet declared as formats (opdecl, op_format),
+printed: constants, optimization_barrier, return, calls, custom_call, composite,
+convolution, and the arith / builtin ops mixed modules hold.
 
 Each printer returns None when the op's IR does not fit its form exactly (the generic
 form is then written).  Sources: StablehloOps.td assembly formats and
@@ -14,17 +14,11 @@ import re
 from collections.abc import Callable, Sequence
 
 from .ir import (
-    ArrayAttr,
-    Attribute,
     BoolAttr,
-    ComplexType,
     ConvDimensionNumbers,
     DenseArrayAttr,
     DenseElementsAttr,
     DenseResourceAttr,
-    DotAlgorithm,
-    DotDimensionNumbers,
-    EnumAttr,
     FloatAttr,
     IntegerAttr,
     IntegerType,
@@ -32,9 +26,8 @@ from .ir import (
     StringAttr,
     SymbolRefAttr,
     TensorType,
-    TupleType,
 )
-from .opdecl import keyword_attrs
+from .op_format import i64_array
 from .printer_core import (
     BasePrinter,
     _ints,
@@ -43,21 +36,6 @@ from .printer_core import (
     conv_dimensions,
     escape_string,
 )
-
-_ELEMENTWISE_UNARY = frozenset(
-    "abs cbrt ceil convert count_leading_zeros cosine exponential exponential_minus_one "
-    "floor imag log log_plus_one logistic not negate popcnt real round_nearest_afz "
-    "round_nearest_even rsqrt sign sine sqrt tan tanh uniform_quantize uniform_dequantize".split()
-)
-_ELEMENTWISE_BINARY = frozenset(
-    "add atan2 divide maximum minimum multiply power remainder shift_left "
-    "shift_right_arithmetic shift_right_logical subtract and or xor".split()
-)
-_FUNCTIONAL_OPERANDS = frozenset(
-    "is_finite bitcast_convert reshape dynamic_reshape dynamic_update_slice "
-    "real_dynamic_slice dynamic_pad".split()
-)
-
 
 # --------------------------------------------------------------------------------------
 # Pretty forms (StablehloOps.td assembly formats)
@@ -101,108 +79,11 @@ def _fits(
     return True
 
 
-def _i64_array(a: Attribute | None) -> tuple[int, ...] | None:
-    """The values of an ``array<i64: ...>`` attribute, else None."""
-    if (
-        isinstance(a, DenseArrayAttr)
-        and isinstance(a.element_type, IntegerType)
-        and a.element_type.width == 64
-        and a.element_type.signedness == "signless"
-    ):
-        return tuple(int(v) for v in a.values)
-    return None
-
-
-def _typed_int(a: Attribute | None, width: int) -> int | None:
-    """The value of ``N : i<width>``, else None."""
-    if (
-        isinstance(a, IntegerAttr)
-        and isinstance(a.type, IntegerType)
-        and a.type.width == width
-        and a.type.signedness == "signless"
-    ):
-        return a.value
-    return None
-
-
-def _enum(a: Attribute | None, kind: str) -> str | None:
-    """The case of a short-form ``#stablehlo<kind CASE>`` enum whose case is a keyword."""
-    if (
-        isinstance(a, EnumAttr)
-        and a.dialect == "stablehlo"
-        and a.kind == kind
-        and a.short
-        and _KEYWORD.match(a.value)
-    ):
-        return a.value
-    return None
-
-
 _KEYWORD = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*\Z")
 
 
 def _operands(op: Operation) -> str:
     return _names(op.operands)
-
-
-# ---- elementwise and other `operands attr-dict : types` forms ----------------------------
-
-
-def _simple_form(n_operands: int | None, types: str) -> PrettyFn:
-    """`$operands attr-dict : <types>`; ``types`` is "same" (custom<SameOperandsAndResult
-    Type>) or "functional"."""
-
-    def fn(p: BasePrinter, op: Operation, depth: int) -> str | None:
-        if not _fits(op, n_operands=n_operands, n_results=1):
-            return None
-        if n_operands is None and not op.operands:
-            return None
-        sig = p.same_type(op) if types == "same" else p.functional(op)
-        return f"{op.name} {_operands(op)}{p.attr_dict(op)} : {sig}"
-
-    return fn
-
-
-for _n in _ELEMENTWISE_UNARY:
-    FORMS[f"stablehlo.{_n}"] = _simple_form(1, "same")
-for _n in _ELEMENTWISE_BINARY:
-    FORMS[f"stablehlo.{_n}"] = _simple_form(2, "same")
-for _n in _FUNCTIONAL_OPERANDS:
-    FORMS[f"stablehlo.{_n}"] = _simple_form(None, "functional")
-FORMS["stablehlo.clamp"] = _simple_form(3, "same")
-
-
-@_pretty("stablehlo.complex")
-def _p_complex(p: BasePrinter, op: Operation, depth: int) -> str | None:
-    """custom<ComplexOpType>: the result type alone when the operands are its real form."""
-    if not _fits(op, n_operands=2, n_results=1):
-        return None
-    res = op.results[0].type
-    if (
-        isinstance(res, TensorType)
-        and isinstance(res.element_type, ComplexType)
-        and all(
-            v.type == TensorType(res.shape, res.element_type.element_type, res.encoding)
-            for v in op.operands
-        )
-    ):
-        sig = p.type(res)
-    else:
-        sig = p.functional(op)
-    return f"{op.name} {_operands(op)}{p.attr_dict(op)} : {sig}"
-
-
-@_pretty("stablehlo.select")
-def _p_select(p: BasePrinter, op: Operation, depth: int) -> str | None:
-    """custom<SelectOpType>: `pred_type, result_type` when both branches have the result type."""
-    if not _fits(op, n_operands=3, n_results=1):
-        return None
-    res = op.results[0].type
-    if op.operands[1].type == res and op.operands[2].type == res:
-        sig = f"{p.type(op.operands[0].type)}, {p.type(res)}"
-    else:
-        sig = p.functional(op)
-    return f"{op.name} {_operands(op)}{p.attr_dict(op)} : {sig}"
 
 
 @_pretty("stablehlo.constant", "arith.constant", "chlo.constant")
@@ -235,265 +116,6 @@ def _p_constant(p: BasePrinter, op: Operation, depth: int) -> str | None:
     if op.name != "stablehlo.constant":
         return None
     return p.generic(op, depth, name=op.name)
-
-
-@_pretty("stablehlo.iota")
-def _p_iota(p: BasePrinter, op: Operation, depth: int) -> str | None:
-    dim = _typed_int(op.attr("iota_dimension"), 64)
-    if dim is None or not _fits(op, ("iota_dimension",), n_operands=0, n_results=1):
-        return None
-    attrs = p.attr_dict(op, ("iota_dimension",))
-    return f"{op.name} dim = {dim}{attrs} : {p.type(op.results[0].type)}"
-
-
-@_pretty("stablehlo.create_token", "stablehlo.replica_id", "stablehlo.partition_id")
-def _p_nullary(p: BasePrinter, op: Operation, depth: int) -> str | None:
-    if not _fits(op, n_operands=0, n_results=1):
-        return None
-    return f"{op.name}{p.attr_dict(op)} : {p.type(op.results[0].type)}"
-
-
-@_pretty("stablehlo.after_all")
-def _p_after_all(p: BasePrinter, op: Operation, depth: int) -> str | None:
-    """custom<VariadicSameOperandsAndResultType>."""
-    if not _fits(op, n_results=1):
-        return None
-    operands = " " + _operands(op) if op.operands else ""
-    return f"{op.name}{operands}{p.attr_dict(op)} : {p.same_type(op)}"
-
-
-@_pretty("stablehlo.tuple")
-def _p_tuple(p: BasePrinter, op: Operation, depth: int) -> str | None:
-    """custom<TupleOpType>: the result tuple type only."""
-    if not _fits(op, n_results=1):
-        return None
-    res = op.results[0].type
-    if not isinstance(res, TupleType) or tuple(res.types) != op.operand_types:
-        return None
-    operands = " " + _operands(op) if op.operands else ""
-    return f"{op.name}{operands}{p.attr_dict(op)} : {p.type(res)}"
-
-
-@_pretty("stablehlo.get_tuple_element")
-def _p_get_tuple_element(p: BasePrinter, op: Operation, depth: int) -> str | None:
-    index = _typed_int(op.attr("index"), 32)
-    if index is None or not _fits(op, ("index",), n_operands=1, n_results=1):
-        return None
-    attrs = p.attr_dict(op, ("index",))
-    return f"{op.name} {op.operands[0].name}[{index}]{attrs} : {p.functional(op)}"
-
-
-@_pretty("stablehlo.compare")
-def _p_compare(p: BasePrinter, op: Operation, depth: int) -> str | None:
-    """`$comparison_direction, $lhs, $rhs (, $compare_type)?`: each enum after
-    ``BasePrinter.enum_gap`` (older stablehlo-opt's double spaces, or none)."""
-    direction = _enum(op.attr("comparison_direction"), "comparison_direction")
-    ctype_attr = op.attr("compare_type")
-    ctype = _enum(ctype_attr, "comparison_type")
-    custom = ("comparison_direction", "compare_type")
-    if direction is None or (ctype_attr is not None and ctype is None):
-        return None
-    if not _fits(op, custom, n_operands=2, n_results=1):
-        return None
-    gap = p.enum_gap
-    s = f"{op.name} {gap}{direction}, {_operands(op)}"
-    if ctype is not None:
-        s += f", {gap}{ctype}"
-    return f"{s}{p.attr_dict(op, custom)} : {p.functional(op)}"
-
-
-@_pretty("stablehlo.slice")
-def _p_slice(p: BasePrinter, op: Operation, depth: int) -> str | None:
-    """custom<SliceRanges>: `[start:limit(:stride)?, ...]`, the stride left out when 1."""
-    custom = ("start_indices", "limit_indices", "strides")
-    start, limit, strides = (_i64_array(op.attr(n)) for n in custom)
-    if start is None or limit is None or strides is None:
-        return None
-    if not (len(start) == len(limit) == len(strides)):
-        return None
-    if not _fits(op, custom, n_operands=1, n_results=1):
-        return None
-    ranges = ", ".join(
-        f"{a}:{b}" + (f":{c}" if c != 1 else "") for a, b, c in zip(start, limit, strides)
-    )
-    attrs = p.attr_dict(op, custom)
-    return f"{op.name} {op.operands[0].name} [{ranges}]{attrs} : {p.functional(op)}"
-
-
-def _keyword_form(op_name: str, n_operands: int | None, types: str = "functional") -> PrettyFn:
-    """`$operands, key = value, ... attr-dict : <types>`, the items being the keyword
-    attributes opdecl declares for ``op_name`` (an optional one may be absent; one the
-    form does not print goes to the attribute dictionary)."""
-    items = tuple(a for a in keyword_attrs(op_name) if a.printed)
-    custom = tuple(a.name for a in items)
-
-    def fn(p: BasePrinter, op: Operation, depth: int) -> str | None:
-        if n_operands is not None and len(op.operands) != n_operands:
-            return None
-        if not _fits(op, custom, n_results=1):
-            return None
-        parts = [_operands(op)] if op.operands else []
-        for decl in items:
-            a = op.attr(decl.name)
-            if a is None:
-                if decl.optional:
-                    continue
-                return None
-            text = _item_text(a, decl.kind, p.enum_gap)
-            if text is None:
-                return None
-            parts.append(f"{decl.key} = {text}")
-        sig = p.same_type(op) if types == "same" else p.functional(op)
-        return f"{op.name} {', '.join(parts)}{p.attr_dict(op, custom)} : {sig}"
-
-    return fn
-
-
-def _item_text(a: Attribute, kind: str, gap: str) -> str | None:
-    """A keyword item's value by opdecl kind: "i64_array", "i64" (``N : i64`` printed as
-    N), "i32", "ui64", "enum:<kind>" (after ``gap``: ``BasePrinter.enum_gap``), "string", "bool"."""
-    if kind == "i64_array":
-        ints = _i64_array(a)
-        return None if ints is None else _ints(ints)
-    if kind in ("i64", "i32"):
-        n = _typed_int(a, int(kind[1:]))
-        return None if n is None else str(n)
-    if kind == "ui64":
-        if isinstance(a, IntegerAttr) and a.type == IntegerType(64, "unsigned"):
-            return str(a.value) if 0 <= a.value < 1 << 64 else None
-        return None
-    if kind.startswith("enum:"):
-        case = _enum(a, kind[5:])
-        return None if case is None else gap + case
-    if kind == "string":
-        return escape_string(a.value) if isinstance(a, StringAttr) else None
-    if kind == "bool":
-        return ("true" if a.value else "false") if isinstance(a, BoolAttr) else None
-    raise AssertionError(kind)
-
-
-# Ops printed in the keyword form: (operand count, type style) of StablehloOps.td's
-# assemblyFormat; the keywords and attributes come from opdecl.
-_KEYWORD_FORMS: dict[str, tuple[int | None, str]] = {
-    "stablehlo.dynamic_iota": (1, "functional"),
-    "stablehlo.broadcast_in_dim": (1, "functional"),
-    "stablehlo.broadcast": (1, "functional"),
-    "stablehlo.transpose": (1, "functional"),
-    "stablehlo.reverse": (1, "same"),
-    "stablehlo.dynamic_broadcast_in_dim": (2, "functional"),
-    "stablehlo.pad": (2, "functional"),
-    "stablehlo.get_dimension_size": (1, "functional"),
-    "stablehlo.set_dimension_size": (2, "functional"),
-    "stablehlo.einsum": (2, "functional"),
-    "stablehlo.unary_einsum": (1, "functional"),
-    "stablehlo.fft": (1, "functional"),
-    "stablehlo.rng": (3, "functional"),
-    "stablehlo.cholesky": (1, "same"),
-}
-FORMS.update({name: _keyword_form(name, n, types) for name, (n, types) in _KEYWORD_FORMS.items()})
-
-
-@_pretty("stablehlo.dynamic_slice")
-def _p_dynamic_slice(p: BasePrinter, op: Operation, depth: int) -> str | None:
-    """`$operand, $start_indices..., sizes = [..]` (at least one start index)."""
-    if len(op.operands) < 2:
-        return None
-    return _DYNAMIC_SLICE(p, op, depth)
-
-
-_DYNAMIC_SLICE = _keyword_form("stablehlo.dynamic_slice", None)
-
-
-@_pretty("stablehlo.concatenate")
-def _p_concatenate(p: BasePrinter, op: Operation, depth: int) -> str | None:
-    if not op.operands:
-        return None
-    return _CONCATENATE(p, op, depth)
-
-
-_CONCATENATE = _keyword_form("stablehlo.concatenate", None)
-
-
-@_pretty("stablehlo.rng_bit_generator")
-def _p_rng_bit_generator(p: BasePrinter, op: Operation, depth: int) -> str | None:
-    algo = _enum(op.attr("rng_algorithm"), "rng_algorithm")
-    if algo is None or not _fits(op, ("rng_algorithm",), n_operands=1, n_results=2):
-        return None
-    attrs = p.attr_dict(op, ("rng_algorithm",))
-    gap = p.enum_gap
-    return f"{op.name} {op.operands[0].name}, algorithm = {gap}{algo}{attrs} : {p.functional(op)}"
-
-
-@_pretty("stablehlo.reduce_precision")
-def _p_reduce_precision(p: BasePrinter, op: Operation, depth: int) -> str | None:
-    """custom<ExponentMantissa>: `format = e8m10`."""
-    custom = ("exponent_bits", "mantissa_bits")
-    e = _typed_int(op.attr("exponent_bits"), 32)
-    m = _typed_int(op.attr("mantissa_bits"), 32)
-    if e is None or m is None or e < 0 or m < 0:
-        return None
-    if not _fits(op, custom, n_operands=1, n_results=1):
-        return None
-    attrs = p.attr_dict(op, custom)
-    return f"{op.name} {op.operands[0].name}, format = e{e}m{m}{attrs} : {p.same_type(op)}"
-
-
-def _precision_list(a: Attribute | None) -> list[str] | None:
-    if not isinstance(a, ArrayAttr):
-        return None
-    out = []
-    for e in a.elements:
-        v = _enum(e, "precision")
-        if v is None:
-            return None
-        out.append(v)
-    return out
-
-
-@_pretty("stablehlo.dot")
-def _p_dot(p: BasePrinter, op: Operation, depth: int) -> str | None:
-    """custom<PrecisionConfig>: `, precision = [DEFAULT, ...]` when present."""
-    prec_attr = op.attr("precision_config")
-    prec = _precision_list(prec_attr)
-    if prec_attr is not None and prec is None:
-        return None
-    if not _fits(op, ("precision_config",), n_operands=2, n_results=1):
-        return None
-    s = f"{op.name} {_operands(op)}"
-    if prec is not None:
-        s += f", precision = [{', '.join(prec)}]"
-    return f"{s}{p.attr_dict(op, ('precision_config',))} : {p.functional(op)}"
-
-
-@_pretty("stablehlo.dot_general")
-def _p_dot_general(p: BasePrinter, op: Operation, depth: int) -> str | None:
-    """custom<DotDimensionNumbers> then custom<PrecisionConfigAndAlgorithm>."""
-    custom = ("dot_dimension_numbers", "precision_config", "algorithm")
-    dn = op.attr("dot_dimension_numbers")
-    prec_attr = op.attr("precision_config")
-    prec = _precision_list(prec_attr)
-    algo = op.attr("algorithm")
-    if not isinstance(dn, DotDimensionNumbers) or (prec_attr is not None and prec is None):
-        return None
-    if algo is not None and not isinstance(algo, DotAlgorithm):
-        return None
-    if not _fits(op, custom, n_operands=2, n_results=1):
-        return None
-    s = f"{op.name} {_operands(op)}, "
-    if dn.lhs_batching_dimensions or dn.rhs_batching_dimensions:
-        s += (
-            f"batching_dims = {_ints(dn.lhs_batching_dimensions)} x "
-            f"{_ints(dn.rhs_batching_dimensions)}, "
-        )
-    s += (
-        f"contracting_dims = {_ints(dn.lhs_contracting_dimensions)} x "
-        f"{_ints(dn.rhs_contracting_dimensions)}"
-    )
-    if prec is not None:
-        s += f", precision = [{', '.join(prec)}]"
-    if algo is not None:
-        s += ", algorithm = " + p._dot_algorithm_body(algo)
-    return f"{s}{p.attr_dict(op, custom)} : {p.functional(op)}"
 
 
 @_pretty("stablehlo.optimization_barrier")
@@ -592,7 +214,7 @@ def _window_fields(op: Operation) -> list[str] | None:
                 return None
             out.append("reverse = [" + ", ".join("true" if v else "false" for v in a.values) + "]")
         else:
-            vals = _i64_array(a)
+            vals = i64_array(a)
             if vals is None:
                 return None
             out.append(f"{key} = {_ints(vals)}")

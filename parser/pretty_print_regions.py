@@ -21,7 +21,8 @@ from .ir import (
     UnitAttr,
     Value,
 )
-from .pretty_print import _KEYWORD, PrettyFn, _fits, _i64_array, _operands
+from .op_format import i64_array
+from .pretty_print import _KEYWORD, PrettyFn, _fits, _operands
 from .printer_core import (
     _BARE_ID,
     BasePrinter,
@@ -154,7 +155,7 @@ def _reduce_applies(op: Operation) -> str | None:
 def _p_reduce(p: BasePrinter, op: Operation, depth: int) -> str | None:
     """`stablehlo.reduce(%x init: %y) applies stablehlo.add across dimensions = [1] : ...`
     or `... across dimensions = [1] : ...` then ` reducer(%a: t, %b: t) {...}`."""
-    dims = _i64_array(op.attr("dimensions"))
+    dims = i64_array(op.attr("dimensions"))
     n = len(op.operands)
     if dims is None or n == 0 or n % 2 or not _fits(op, ("dimensions",), n_regions=1):
         return None

@@ -28,8 +28,9 @@ from .ir import (
     UnitAttr,
     Value,
 )
+from .op_format import assign_types, parse_signature
 from .op_syntax import OpParser
-from .pretty_ops import I32, _finish, _opt_attr_dict, assign_types, parse_signature
+from .pretty_ops import I32, _finish, _opt_attr_dict
 from .type_syntax import I64
 from .vhlo.ir import VhloAttr, VhloType
 
@@ -97,7 +98,7 @@ def parse_reduce(p: OpParser, name: str, defs, start: int) -> Operation:
     c.expect(":", "and the type signature")
     ins, outs = parse_signature(p)
     opnames = inputs + inits
-    operands, results = assign_types(p, name, opnames, defs, ins, outs, start)
+    operands, results = assign_types(p, opnames, defs, ins, outs, start)
     n = len(inputs)
     if applies is not None:
         if n != 1:
@@ -155,7 +156,7 @@ def parse_scan(p: OpParser, name: str, defs, start: int) -> Operation:
     region = p.parse_region()
     c.expect(":", "and the type signature")
     ins, outs = parse_signature(p)
-    operands, results = assign_types(p, name, inputs + inits, defs, ins, outs, start)
+    operands, results = assign_types(p, inputs + inits, defs, ins, outs, start)
     n_out = len(results) - len(inits)
     attrs.append(("operandSegmentSizes", DenseArrayAttr(I32, (len(inputs), len(inits)))))
     attrs.append(("resultSegmentSizes", DenseArrayAttr(I32, (max(n_out, 0), len(inits)))))

@@ -42,6 +42,7 @@ from .ir import (
 from .number_text import _format_floats as _format_floats
 from .number_text import _hex_blob as _hex_blob
 from .number_text import format_float as format_float
+from .op_format import PRINT_FORMS as _DECLARED_FORMS
 from .opdecl import OP_DECLS
 from .pretty_print import FORMS as _SIMPLE_FORMS
 from .pretty_print_regions import FORMS as _REGION_FORMS
@@ -59,9 +60,10 @@ __all__ = [
 ]
 
 
-# every family's pretty printers by op name (the sdy. ones load on first use)
+# every pretty printer by op name: the declared formats (opdecl, op_format), the
+# hand-written families not moved to them yet (the sdy. ones load on first use)
 _PRETTY: dict[str, Callable[..., str | None]] = SdyForms(
-    {**_SIMPLE_FORMS, **_REGION_FORMS}, "PRINT_FORMS"
+    {**_SIMPLE_FORMS, **_REGION_FORMS, **_DECLARED_FORMS}, "PRINT_FORMS"
 )
 
 
