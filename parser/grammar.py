@@ -9,8 +9,9 @@ over them, one layer of the syntax per module:
 - ``type_syntax``: types (``TypeParser``, the cursor and the parser state);
 - ``attr_syntax``: attributes and locations (``AttrParser``);
 - ``op_syntax``: the generic op form, regions, blocks, ``func.func`` (``OpParser``);
-- ``pretty_ops`` / ``pretty_regions``: the custom forms, by op family, each building
-  exactly the Operation the generic form would give (attributes as ``opdecl`` declares);
+- ``op_format``: the custom forms opdecl declares as format strings, read by one
+  generic parser; ``pretty_ops`` / ``pretty_regions``: the hand-written ones of the
+  ops not declared so; each builds exactly the Operation the generic form would give;
 - this module: the module level (``module {...}``, aliases, resources) and the entry
   points.
 

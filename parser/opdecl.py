@@ -1,18 +1,23 @@
-"""One declaration per op: its attributes (name, kind, default, optional, custom-form
-keyword), its regions and its spec section.
+"""One declaration per op: its attributes (name, kind, default, optional), its regions,
+operands and results, its spec section and its text form.
 
-The lowest layer that needs these facts is the parser: the custom (pretty) forms parse
-(``pretty_ops.KEYS``) and print (``pretty_print``'s keyword forms) the attributes
-declared here, and ``shape_inference/optable.py`` derives each row's attribute defaults
-(``OpDef.attrs``) from the same declaration.  Later tables (VHLO, ``hlorun ops``) read
-it too.
+The lowest layer that needs these facts is the parser: an op's custom (pretty) form is
+its ``format`` string, which parser/op_format.py both parses and prints (the language
+is described there), and ``shape_inference/optable.py`` derives each row's attribute
+defaults (``OpDef.attrs``) from the same declaration.  Later tables (VHLO, ``hlorun
+ops``) read it too.
+
+Adding an op with a custom form: its row here (attributes, regions, ``_s(operands,
+format, results)``), its shape function and kernel (shape_inference/, engine/kernels/);
+a syntax no format element spells is one new directive in parser/format_directives.py.
 
 Facts and their sources:
 
 - attribute names, kinds and optionality: the ``arguments`` of each op in
   stablehlo/dialect/StablehloOps.td and ChloOps.td (``DenseI64ArrayAttr`` -> "i64_array",
   ``I64Attr`` -> "i64", ``OptionalAttr<...>`` / ``DefaultValued...`` -> optional...);
-- custom-form keywords (``dims = [...]``): the ``assemblyFormat`` of the same ops;
+- text forms (``format``): the ``assemblyFormat`` of the same ops (their custom
+  directives' C++ for the ``custom<...>`` ones), in parser/op_format.py's language;
 - defaults: the value a shape function or kernel receives when the attribute is absent
   (the ``DefaultValued...`` default of the .td, else None / ``()``, as the spec's
   semantics section of the op reads an absent optional attribute);
@@ -76,8 +81,8 @@ class AttrDecl:
     name: str  # as StablehloOps.td names the argument (and the generic form spells it)
     kind: str  # value kind (module docstring)
     default: Any = REQUIRED  # decoded value when absent; REQUIRED: it must be present
-    key: str | None = None  # its keyword in the op's custom form (`dims = [...]`)
-    printed: bool = True  # False: the custom form accepts `key = ...` but prints it in attr-dict
+    # its keyword in an op with no declared format (the test dialects' `key = value`)
+    key: str | None = None
     # the .td ``DefaultValued...`` default, as MLIR prints the attribute (``false``,
     # ``1 : i32``): ODS-generated printers leave it out of attr-dict at that value
     ods_default: str | None = None
@@ -153,6 +158,9 @@ def _kw(items: str, types: str = "functional") -> str:
 
 
 _UNARY = _s("operand", _SAME)
+# `$results attr-dict (: types)?` (stablehlo.return; func.return's is `attr-dict
+# ($operands^ `:` type($operands))?`, which hlorun prints as stablehlo's)
+_RETURN = _s("results*", "operands attr-dict (`:` type(operands)^)?", "")
 _BINARY = _s("lhs rhs", _SAME)
 
 
@@ -307,12 +315,14 @@ _ROWS: tuple[tuple[Any, ...], ...] = (
         _a("feature_group_count", "i64", 1),
         _a("batch_group_count", "i64", 1),
         _a("precision_config", "precision_config", ()),
-    ), ()),
+    ), (), _s("lhs rhs", "`(` operands `)` `dim_numbers` `=` custom<ConvolutionDimensions> "
+                         "custom<WindowAttributes> attr-dict `:` type(functional)")),
     ("stablehlo.batch_norm_grad", (_a("epsilon", "f32"), _a("feature_index", "i64")), ()),
     ("stablehlo.batch_norm_inference", (_a("epsilon", "f32"), _a("feature_index", "i64")), ()),
     ("stablehlo.batch_norm_training", (_a("epsilon", "f32"), _a("feature_index", "i64")), ()),
     # ---- reductions and windows
-    ("stablehlo.reduce", (_a("dimensions", "i64_array"),), ("body",)),
+    ("stablehlo.reduce", (_a("dimensions", "i64_array"),), ("body",),
+     _s("inputs+ init_values+", "custom<Reduce>", "results+")),
     ("stablehlo.map", (_a("dimensions", "i64_array"),), ("computation",)),
     ("stablehlo.reduce_window", (
         _a("window_dimensions", "i64_array"),
@@ -337,7 +347,7 @@ _ROWS: tuple[tuple[Any, ...], ...] = (
     ("stablehlo.rng_bit_generator", (_a("rng_algorithm", "enum:rng_algorithm"),), (),
      _s("initial_state", _kw("algorithm=rng_algorithm"), "output_state output")),
     # ---- control flow, calls
-    ("stablehlo.while", (), ("cond", "body")),
+    ("stablehlo.while", (), ("cond", "body"), _s("operand*", "custom<While>", "results*")),
     ("stablehlo.if", (), ("true_branch", "false_branch")),
     ("stablehlo.case", (), ("branches",)),
     ("stablehlo.composite", (
@@ -345,7 +355,8 @@ _ROWS: tuple[tuple[Any, ...], ...] = (
         _a("composite_attributes", "dict", None),
         _a("decomposition", "symbol", ""),
         _a("version", "i32", 0),
-    ), ()),
+    ), (), _s("inputs*", "$name operands custom<CompositeRegions> attr-dict "
+                         "`:` type(functional)", "results*")),
     # ---- collectives and I/O
     ("stablehlo.all_gather", (
         _a("all_gather_dim", "i64"), *_GROUPED, _a("use_global_device_ids", "unit", False),
@@ -396,7 +407,7 @@ _ROWS: tuple[tuple[Any, ...], ...] = (
         _a("batch_group_count", "i64", 1),
         _a("precision_config", "precision_config", ()),
     ), ()),
-    ("stablehlo.constant", (_a("value", "dense"),), ()),
+    ("stablehlo.constant", (_a("value", "dense"),), (), _s("", "custom<Constant>", "output")),
     ("stablehlo.custom_call", (
         _a("call_target_name", "string", ""),
         _a("has_side_effect", "bool", False),
@@ -416,7 +427,8 @@ _ROWS: tuple[tuple[Any, ...], ...] = (
         # own attributes (shape_inference/mhlo.py)
         _a("mhlo.attributes", "dict", None),
         _a("mhlo.version", "i64", None),
-    ), ()),
+    ), (), _s("inputs*", "custom<CustomCallTarget> `(` operands `)` attr-dict "
+                         "`:` type(functional)", "results*")),
     # ---- chlo (ChloOps.td)
     *(
         (f"chlo.broadcast_{n}", (_a("broadcast_dimensions", "i64_array", None),), ())
@@ -431,7 +443,7 @@ _ROWS: tuple[tuple[Any, ...], ...] = (
         _a("comparison_direction", "enum:comparison_direction"),
         _a("compare_type", "enum:comparison_type", None),
     ), ()),
-    ("chlo.constant", (_a("value", "dense"),), ()),
+    ("chlo.constant", (_a("value", "dense"),), (), _s("", "custom<Constant>", "output")),
     ("chlo.constant_like", (_a("value", "any"),), ()),
     ("chlo.ragged_dot", (
         _a("ragged_dot_dimension_numbers", "ragged_dot_dimension_numbers"),
@@ -463,6 +475,14 @@ _ROWS: tuple[tuple[Any, ...], ...] = (
         _a("iter", "i64", 0),
         _a("iteration", "i64", None),
     ), ()),
+    ("stablehlo.optimization_barrier", (), (),
+     _s("operand*", "attr-dict custom<PairwiseOperands>", "result*")),
+    ("stablehlo.return", (), (), _RETURN),
+    # ---- func and arith ops in StableHLO programs (FuncOps.td, ArithOps.td)
+    ("func.return", (), (), _RETURN),
+    ("func.call", (_a("callee", "symbol"),), (),
+     _s("operands*", "$callee `(` operands `)` attr-dict `:` type(functional)", "results*")),
+    ("arith.constant", (_a("value", "any"),), (), _s("", "custom<Constant>")),
     ("interpreter.probe", (_a("probe_id", "string"),), ()),
     ("interpreter.run_parallel", (_a("programs", "array"), _a("infeed", "array", None)), ()),
 )  # fmt: skip

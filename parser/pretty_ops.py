@@ -16,28 +16,19 @@ here are those not moved to it yet.  An op with no form at all goes through
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 
-import numpy as np
-
 from . import lexer as lx
+from .format_elements import assign_types, n_results, parse_signature, parse_value
 from .ir import (
     Attribute,
-    BoolAttr,
-    DenseArrayAttr,
-    DenseElementsAttr,
     FloatAttr,
     FloatType,
     IntegerAttr,
     IntegerType,
     Operation,
-    StringAttr,
-    SymbolRefAttr,
-    TensorType,
     Type,
 )
-from .op_format import assign_types, n_results, parse_signature, parse_value
 from .op_syntax import OpParser, sort_attrs
 from .opdecl import OP_DECLS, AttrDecl
 from .type_syntax import I64
@@ -175,166 +166,6 @@ def parse_default(p: OpParser, name: str, defs, start: int) -> Operation:
 # ---- ops with their own syntax --------------------------------------------------------------
 
 
-def parse_constant(p: OpParser, name: str, defs, start: int) -> Operation:
-    c = p.c
-    if c.peek() == "(":
-        return p.generic_body(name, defs, start)
-    dict_attrs = _opt_attr_dict(p)
-    value = p.parse_attribute()
-    t = getattr(value, "type", None)
-    if t is None and isinstance(value, BoolAttr) and name == "arith.constant":
-        t = I1  # `arith.constant true`: MLIR's `true` is an i1 attribute
-    if c.accept(":"):
-        t = p.parse_type()
-    if not isinstance(t, Type):
-        raise p.error(f"'{name}' needs a typed value", start)
-    results = p.make_results(defs, [t], start)
-    return _finish(p, name, (), results, [("value", value)], dict_attrs, start)
-
-
-def _callee_and_operands(p: OpParser) -> tuple[SymbolRefAttr, list[str]]:
-    c = p.c
-    sym = p.parse_attribute()
-    if not isinstance(sym, SymbolRefAttr):
-        raise p.error("expected a symbol @name")
-    c.expect("(")
-    return sym, p.value_uses(")")
-
-
-def _functional_tail(p: OpParser, name: str, opnames, defs, start: int):
-    dict_attrs = _opt_attr_dict(p)
-    p.c.expect(":", "and the type signature")
-    ins, outs = parse_signature(p)
-    operands, results = assign_types(p, opnames, defs, ins, outs, start)
-    return dict_attrs, operands, results
-
-
-def parse_custom_call(p: OpParser, name: str, defs, start: int) -> Operation:
-    sym, opnames = _callee_and_operands(p)
-    target = sym.root if not sym.nested else "::".join((sym.root,) + sym.nested)
-    dict_attrs, operands, results = _functional_tail(p, name, opnames, defs, start)
-    return _finish(
-        p, name, operands, results, [("call_target_name", StringAttr(target))], dict_attrs, start
-    )
-
-
-def parse_call(p: OpParser, name: str, defs, start: int) -> Operation:
-    sym, opnames = _callee_and_operands(p)
-    dict_attrs, operands, results = _functional_tail(p, name, opnames, defs, start)
-    return _finish(p, "func.call", operands, results, [("callee", sym)], dict_attrs, start)
-
-
-def parse_composite(p: OpParser, name: str, defs, start: int) -> Operation:
-    c = p.c
-    comp = c.string()
-    if comp is None:
-        raise p.error("expected the composite's name as a string")
-    opnames: list[str] = []
-    c.skip()
-    if c.text.startswith("%", c.pos):
-        opnames.append(p.value_use())
-        while c.accept(","):
-            opnames.append(p.value_use())
-    regions = []  # `(` $composite_regions^ `)` (StablehloOps.td)
-    if c.accept("("):
-        regions.append(p.parse_region())
-        while c.accept(","):
-            regions.append(p.parse_region())
-        c.expect(")")
-    dict_attrs, operands, results = _functional_tail(p, name, opnames, defs, start)
-    return _finish(
-        p, name, operands, results, [("name", StringAttr(comp))], dict_attrs, start, regions
-    )
-
-
-def parse_return(p: OpParser, name: str, defs, start: int) -> Operation:
-    canonical = "func.return" if name == "return" else name
-    op = parse_default(p, canonical, defs, start)
-    return op
-
-
-def parse_optimization_barrier(p: OpParser, name: str, defs, start: int) -> Operation:
-    """``attr-dict ($operand^ : custom<PairwiseOpType>):(`(` `)`)?`` (StablehloOps.td):
-    the attribute dictionary comes first, then ``%a, %b : t1, t2`` or ``()``."""
-    c = p.c
-    lead = _opt_attr_dict(p)
-    if c.peek() == "(":
-        c.expect("(")
-        c.expect(")")
-        dict_attrs = tuple(lead) + tuple(_opt_attr_dict(p))
-        return _finish(p, name, (), p.make_results(defs, (), start), [], dict_attrs, start)
-    op = parse_default(p, name, defs, start)
-    if lead:
-        op = dataclasses.replace(op, attributes=sort_attrs(tuple(lead) + op.attributes))
-    return op
-
-
-def _window(p: OpParser) -> list:
-    c = p.c
-    c.expect("{")
-    out: list = []
-    names = {"stride": "window_strides", "lhs_dilate": "lhs_dilation", "rhs_dilate": "rhs_dilation"}
-    if c.accept("}"):
-        return out
-    while True:
-        key = c.keyword()
-        start = c.pos
-        c.expect("=")
-        if key in names:
-            out.append((names[key], DenseArrayAttr(I64, p.int_list())))
-        elif key == "pad":
-            c.expect("[")
-            rows: list[tuple[int, ...]] = []
-            if not c.accept("]"):
-                while True:
-                    rows.append(p.int_list())
-                    if c.accept("]"):
-                        break
-                    c.expect(",")
-            if any(len(r) != 2 for r in rows):
-                raise p.error("padding entries are [low, high] pairs", start)
-            arr = np.array(rows, dtype=np.int64).reshape(len(rows), 2)
-            arr.setflags(write=False)
-            out.append(("padding", DenseElementsAttr(TensorType((len(rows), 2), I64), arr)))
-        elif key == "reverse":
-            c.expect("[")
-            vals: list[bool] = []
-            if not c.accept("]"):
-                while True:
-                    w = c.keyword()
-                    if w in ("true", "false"):
-                        vals.append(w == "true")
-                    elif w is None:
-                        v = p.integer()
-                        vals.append(bool(v))
-                    else:
-                        raise p.error("expected true, false, 0 or 1 in reverse")
-                    if c.accept("]"):
-                        break
-                    c.expect(",")
-            out.append(("window_reversal", DenseArrayAttr(I1, tuple(vals))))
-        else:
-            raise p.error(f"unknown window parameter '{key}'", start)
-        if c.accept("}"):
-            return out
-        c.expect(",", "or '}' in window")
-
-
-def parse_convolution(p: OpParser, name: str, defs, start: int) -> Operation:
-    c = p.c
-    c.expect("(")
-    opnames = p.value_uses(")")
-    c.expect_keyword("dim_numbers")
-    c.expect("=")
-    attrs: list = [("dimension_numbers", p.conv_dims_text())]
-    if c.accept(","):
-        c.expect_keyword("window")
-        c.expect("=")
-        attrs.extend(_window(p))
-    dict_attrs, operands, results = _functional_tail(p, name, opnames, defs, start)
-    return _finish(p, name, operands, results, attrs, dict_attrs, start)
-
-
 _TOP_K_STABLE = OP_DECLS["chlo.top_k"].attrs[1]
 
 
@@ -351,23 +182,14 @@ def parse_top_k(p: OpParser, name: str, defs, start: int) -> Operation:
         c.expect("=")
         attrs.append(("is_stable", parse_value(p, _TOP_K_STABLE)))
     c.expect(")")
-    dict_attrs, operands, results = _functional_tail(p, name, [x], defs, start)
+    dict_attrs = _opt_attr_dict(p)
+    p.c.expect(":", "and the type signature")
+    ins, outs = parse_signature(p)
+    operands, results = assign_types(p, [x], defs, ins, outs, start)
     return _finish(p, name, operands, results, attrs, dict_attrs, start)
 
 
 # Custom forms of this family, by op name (grammar.OpParser merges the families).
 FORMS: dict[str, Callable] = {
-    "stablehlo.constant": parse_constant,
-    "chlo.constant": parse_constant,
-    "arith.constant": parse_constant,
-    "stablehlo.custom_call": parse_custom_call,
-    "stablehlo.composite": parse_composite,
-    "func.call": parse_call,
-    "call": parse_call,
-    "func.return": parse_return,
-    "return": parse_return,
-    "stablehlo.optimization_barrier": parse_optimization_barrier,
-    "stablehlo.convolution": parse_convolution,
-    "stablehlo.dynamic_conv": parse_convolution,
     "chlo.top_k": parse_top_k,
 }

@@ -14,27 +14,11 @@ import re
 from collections.abc import Callable, Sequence
 
 from .ir import (
-    BoolAttr,
-    ConvDimensionNumbers,
-    DenseArrayAttr,
-    DenseElementsAttr,
-    DenseResourceAttr,
-    FloatAttr,
-    IntegerAttr,
-    IntegerType,
     Operation,
-    StringAttr,
-    SymbolRefAttr,
-    TensorType,
 )
-from .op_format import i64_array
 from .printer_core import (
     BasePrinter,
-    _ints,
     _names,
-    _symbol,
-    conv_dimensions,
-    escape_string,
 )
 
 # --------------------------------------------------------------------------------------
@@ -84,161 +68,6 @@ _KEYWORD = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*\Z")
 
 def _operands(op: Operation) -> str:
     return _names(op.operands)
-
-
-@_pretty("stablehlo.constant", "arith.constant", "chlo.constant")
-def _p_constant(p: BasePrinter, op: Operation, depth: int) -> str | None:
-    """`stablehlo.constant {attrs} dense<...> : type`; when the value's type is not the
-    result's (quantized results), stablehlo-opt's fallback: the name, then the rest of the
-    generic form (`stablehlo.constant() <{value = ...}> : () -> type`)."""
-    if op.operands or len(op.results) != 1 or op.regions:
-        return None
-    value = op.attr("value")
-    if (
-        _fits(op, ("value",))
-        and isinstance(value, (DenseElementsAttr, DenseResourceAttr))
-        and value.type == op.results[0].type
-    ):
-        return f"{op.name}{p.attr_dict(op, ('value',))} {p.attr(value)}"
-    if (
-        op.name == "arith.constant"
-        and _fits(op, ("value",))
-        and (
-            isinstance(value, (IntegerAttr, FloatAttr))
-            and value.type is not None
-            and value.type == op.results[0].type
-            or isinstance(value, BoolAttr)
-            and op.results[0].type == IntegerType(1)
-        )
-    ):
-        # arith's `attr-dict $value`: a scalar value carries the result type
-        return f"{op.name}{p.attr_dict(op, ('value',))} {p.attr(value)}"
-    if op.name != "stablehlo.constant":
-        return None
-    return p.generic(op, depth, name=op.name)
-
-
-@_pretty("stablehlo.optimization_barrier")
-def _p_optimization_barrier(p: BasePrinter, op: Operation, depth: int) -> str | None:
-    """`attr-dict ($operand^ : custom<PairwiseOpType>):(`(` `)`)?`: the attribute
-    dictionary first, then `%a, %b : t1, t2`, or `()` without operands (no space before
-    it, as MLIR's generated printer writes a `(` after the dictionary)."""
-    if not _fits(op) or op.operand_types != op.result_types:
-        return None
-    attrs = p.attr_dict(op)
-    if not op.operands:
-        return f"{op.name}{attrs}()"
-    types = ", ".join(p.type(t) for t in op.operand_types)
-    return f"{op.name}{attrs} {_operands(op)} : {types}"
-
-
-@_pretty("stablehlo.return", "func.return")
-def _p_return(p: BasePrinter, op: Operation, depth: int) -> str | None:
-    """`$results attr-dict (: types)?`."""
-    if not _fits(op, n_results=0):
-        return None
-    s = op.name
-    if op.operands:
-        s += " " + _operands(op)
-    s += p.attr_dict(op)
-    if op.operands:
-        s += " : " + ", ".join(p.type(t) for t in op.operand_types)
-    return s
-
-
-@_pretty("func.call")
-def _p_call(p: BasePrinter, op: Operation, depth: int) -> str | None:
-    callee = op.attr("callee")
-    if not isinstance(callee, SymbolRefAttr) or not _fits(op, ("callee",)):
-        return None
-    attrs = p.attr_dict(op, ("callee",))
-    return f"{op.name} {p.attr(callee)}({_operands(op)}){attrs} : {p.functional(op)}"
-
-
-@_pretty("stablehlo.custom_call")
-def _p_custom_call(p: BasePrinter, op: Operation, depth: int) -> str | None:
-    """custom<CustomCallTarget>: `@target(%a, ...)`."""
-    target = op.attr("call_target_name")
-    if not isinstance(target, StringAttr) or not _fits(op, ("call_target_name",)):
-        return None
-    attrs = p.attr_dict(op, ("call_target_name",))
-    return f"{op.name} {_symbol(target.value)}({_operands(op)}){attrs} : {p.functional(op)}"
-
-
-@_pretty("stablehlo.composite")
-def _p_composite(p: BasePrinter, op: Operation, depth: int) -> str | None:
-    """`$name operands (` ` `(` $composite_regions^ `)`)? attr-dict : functional-type`."""
-    name = op.attr("name")
-    if not isinstance(name, StringAttr) or not _fits(op, ("name",), n_regions=len(op.regions)):
-        return None
-    operands = " " + _operands(op) if op.operands else ""
-    if op.regions:
-        operands += " (" + ", ".join(p.region(r, depth) for r in op.regions) + ")"
-    attrs = p.attr_dict(op, ("name",))
-    return f"{op.name} {escape_string(name.value)}{operands}{attrs} : {p.functional(op)}"
-
-
-_WINDOW = (
-    ("window_strides", "stride"),
-    ("padding", "pad"),
-    ("lhs_dilation", "lhs_dilate"),
-    ("rhs_dilation", "rhs_dilate"),
-    ("window_reversal", "reverse"),
-)
-
-
-def _window_fields(op: Operation) -> list[str] | None:
-    """custom<WindowAttributes>: `stride = [..], pad = [[l, h], ..], lhs_dilate = [..],
-    rhs_dilate = [..], reverse = [true, ..]`, each only when present."""
-    out = []
-    for attr_name, key in _WINDOW:
-        a = op.attr(attr_name)
-        if a is None:
-            continue
-        if key == "pad":
-            if not (
-                isinstance(a, DenseElementsAttr)
-                and not a.hex
-                and a.array.ndim == 2
-                and a.type == TensorType((a.array.shape[0], 2), IntegerType(64))
-            ):
-                return None
-            pairs = ", ".join(f"[{int(x)}, {int(y)}]" for x, y in a.array.tolist())
-            out.append(f"pad = [{pairs}]")
-        elif key == "reverse":
-            if not (
-                isinstance(a, DenseArrayAttr)
-                and isinstance(a.element_type, IntegerType)
-                and a.element_type.is_bool
-            ):
-                return None
-            out.append("reverse = [" + ", ".join("true" if v else "false" for v in a.values) + "]")
-        else:
-            vals = i64_array(a)
-            if vals is None:
-                return None
-            out.append(f"{key} = {_ints(vals)}")
-    return out
-
-
-@_pretty("stablehlo.convolution")
-def _p_convolution(p: BasePrinter, op: Operation, depth: int) -> str | None:
-    """`(%lhs, %rhs) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {...}`."""
-    dn = op.attr("dimension_numbers")
-    if not isinstance(dn, ConvDimensionNumbers) or dn.raw:
-        return None
-    dims = conv_dimensions(dn)
-    window = _window_fields(op)
-    if dims is None or window is None:
-        return None
-    custom = ("dimension_numbers", *(n for n, _ in _WINDOW))
-    if not _fits(op, custom, n_operands=2, n_results=1):
-        return None
-    attrs = p.attr_dict(op, custom)
-    return (
-        f"{op.name}({_operands(op)}) dim_numbers = {dims}, window = "
-        f"{{{', '.join(window)}}}{attrs} : {p.functional(op)}"
-    )
 
 
 # ---- other dialects' ops that mixed (allow-other-dialects) modules hold ------------------

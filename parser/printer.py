@@ -12,8 +12,9 @@ same bits, else with enough digits to do so, and NaN / infinity as the bit patte
 ``0x7FC00000``; integers in decimal (``i1`` as ``true`` / ``false``).
 
 Layout: ``printer_core`` (generic syntax, ``BasePrinter``), ``number_text`` (floats and
-dense data), ``pretty_print`` / ``pretty_print_regions`` (the pretty forms by op family,
-keyword items as parser/opdecl.py declares them); this module joins them.
+dense data), ``op_format`` (the pretty forms opdecl declares as format strings),
+``pretty_print`` / ``pretty_print_regions`` (the hand-written forms of the ops not
+declared so: other dialects'); this module joins them.
 """
 
 from __future__ import annotations
