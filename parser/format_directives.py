@@ -662,6 +662,41 @@ class Reduce(Element):
         )
 
 
+class Scan(Element):
+    """chlo.scan's whole form (ChloOps.td): `(%inputs) inits(%inits) dimension = N
+    (attributes {...})? {body} : type`, with its ``operandSegmentSizes`` and
+    ``resultSegmentSizes`` (the results past the carries are the outputs).  Read only:
+    hlorun writes chlo.scan in the generic form (``OpDecl.prints_format``)."""
+
+    spells = ("dimension", "operandSegmentSizes", "resultSegmentSizes")
+    regions = True
+
+    def parse(self, st: ParseState) -> None:
+        p = st.p
+        c = p.c
+        c.expect("(")
+        inputs = p.value_uses(")")
+        c.expect_keyword("inits")
+        c.expect("(")
+        inits = p.value_uses(")")
+        c.expect_keyword("dimension")
+        c.expect("=")
+        st.attrs.append(("dimension", IntegerAttr(p.integer(), I64)))
+        if c.accept_keyword("attributes"):
+            st.dict_attrs = p.parse_attr_dict()
+        st.regions.append(p.parse_region())
+        c.expect(":", "and the type signature")
+        ins, outs = parse_signature(p)
+        operands, results = assign_types(p, inputs + inits, st.defs, ins, outs, st.start)
+        st.values = (operands, results)
+        n_out = max(len(results) - len(inits), 0)
+        st.attrs.append(("operandSegmentSizes", DenseArrayAttr(I32, (len(inputs), len(inits)))))
+        st.attrs.append(("resultSegmentSizes", DenseArrayAttr(I32, (n_out, len(inits)))))
+
+    def print(self, st: PrintState) -> str | None:
+        return None
+
+
 DIRECTIVES: dict[str, Callable[[], Element]] = {
     "SliceRanges": SliceRanges,
     "ExponentMantissa": ExponentMantissa,
@@ -674,4 +709,5 @@ DIRECTIVES: dict[str, Callable[[], Element]] = {
     "Constant": Constant,
     "While": While,
     "Reduce": Reduce,
+    "Scan": Scan,
 }

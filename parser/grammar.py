@@ -49,7 +49,6 @@ from .ir import (
 )
 from .op_format import PARSE_FORMS as _DECLARED_FORMS
 from .op_syntax import OpParser, _with_location, sort_attrs
-from .pretty_ops import FORMS as _SIMPLE_FORMS
 from .pretty_ops import parse_default
 from .pretty_regions import FORMS as _REGION_FORMS
 from .sdy_forms import SdyForms
@@ -65,7 +64,7 @@ V = TypeVar("V")
 # every custom-form parser by op name: the declared formats (opdecl, op_format), the
 # hand-written families not moved to them yet (the sdy. ones load on first use)
 CUSTOM_FORMS: dict[str, Callable[..., Operation]] = SdyForms(
-    {**_SIMPLE_FORMS, **_REGION_FORMS, **_DECLARED_FORMS}, "FORMS"
+    {**_REGION_FORMS, **_DECLARED_FORMS}, "FORMS"
 )
 
 

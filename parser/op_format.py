@@ -175,7 +175,8 @@ def _formats() -> tuple[dict[str, Callable[..., Operation]], dict[str, Callable[
         if decl.format is not None:
             f = compile_format(decl)
             parse[name] = f.parse
-            print_[name] = f.print
+            if decl.prints_format:
+                print_[name] = f.print
     for alias, full in ALIASES.items():
         if full in parse:
             parse[alias] = _aliased(parse[full], full)

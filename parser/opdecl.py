@@ -109,9 +109,12 @@ class OpDecl:
     # ending in ``*`` is variadic, in ``+`` variadic of at least one
     operands: tuple[str, ...] = ()
     results: tuple[str, ...] = ("result",)
-    # the custom text form, a format string of parser/op_format.py (None: hand-written
-    # in pretty_ops / pretty_regions, or generic only)
+    # the custom text form, a format string of parser/op_format.py (None: generic only,
+    # or a hand-written form of another dialect's op in pretty_ops / pretty_regions)
     format: str | None = None
+    # False: the form is read, but the op is written in the generic form (as hlorun
+    # always wrote it; its printed form would differ from the programs' recorded text)
+    prints_format: bool = True
 
     def attr(self, name: str) -> AttrDecl | None:
         for a in self.attrs:
@@ -136,11 +139,12 @@ class Syntax:
     operands: tuple[str, ...]
     format: str
     results: tuple[str, ...] = ("result",)
+    prints_format: bool = True
 
 
-def _s(operands: str, fmt: str, results: str = "result") -> Syntax:
+def _s(operands: str, fmt: str, results: str = "result", prints: bool = True) -> Syntax:
     """``Syntax`` from space-separated operand and result names."""
-    return Syntax(tuple(operands.split()), fmt, tuple(results.split()))
+    return Syntax(tuple(operands.split()), fmt, tuple(results.split()), prints)
 
 
 # Text forms of StablehloOps.td's assemblyFormat, in parser/op_format.py's language.
@@ -158,6 +162,10 @@ def _kw(items: str, types: str = "functional") -> str:
 
 
 _UNARY = _s("operand", _SAME)
+_CONVOLUTION = (
+    "`(` operands `)` `dim_numbers` `=` custom<ConvolutionDimensions> "
+    "custom<WindowAttributes> attr-dict `:` type(functional)"
+)
 # `$results attr-dict (: types)?` (stablehlo.return; func.return's is `attr-dict
 # ($operands^ `:` type($operands))?`, which hlorun prints as stablehlo's)
 _RETURN = _s("results*", "operands attr-dict (`:` type(operands)^)?", "")
@@ -315,8 +323,7 @@ _ROWS: tuple[tuple[Any, ...], ...] = (
         _a("feature_group_count", "i64", 1),
         _a("batch_group_count", "i64", 1),
         _a("precision_config", "precision_config", ()),
-    ), (), _s("lhs rhs", "`(` operands `)` `dim_numbers` `=` custom<ConvolutionDimensions> "
-                         "custom<WindowAttributes> attr-dict `:` type(functional)")),
+    ), (), _s("lhs rhs", _CONVOLUTION)),
     ("stablehlo.batch_norm_grad", (_a("epsilon", "f32"), _a("feature_index", "i64")), ()),
     ("stablehlo.batch_norm_inference", (_a("epsilon", "f32"), _a("feature_index", "i64")), ()),
     ("stablehlo.batch_norm_training", (_a("epsilon", "f32"), _a("feature_index", "i64")), ()),
@@ -406,7 +413,7 @@ _ROWS: tuple[tuple[Any, ...], ...] = (
         _a("feature_group_count", "i64", 1),
         _a("batch_group_count", "i64", 1),
         _a("precision_config", "precision_config", ()),
-    ), ()),
+    ), (), _s("lhs rhs padding", _CONVOLUTION, prints=False)),
     ("stablehlo.constant", (_a("value", "dense"),), (), _s("", "custom<Constant>", "output")),
     ("stablehlo.custom_call", (
         _a("call_target_name", "string", ""),
@@ -451,13 +458,15 @@ _ROWS: tuple[tuple[Any, ...], ...] = (
     ), ()),
     # ChloOps.td defaults is_stable to true; hlorun's shape layer reads an absent one as
     # false (a stable sort is a valid unstable one): kept until that is reviewed.
-    ("chlo.top_k", (_a("k", "i64"), _a("is_stable", "bool", False)), ()),
+    ("chlo.top_k", (_a("k", "i64"), _a("is_stable", "bool", False)), (), _s(
+        "operand", "`(` operands `,` `k` `=` $k (`,` `is_stable` `=` $is_stable^)? `)` "
+                   "attr-dict `:` type(functional)", "values indices", prints=False)),
     ("chlo.scan", (
         _a("dimension", "i64"),
         _a("scan_dim_size", "i64", None),
         _a("is_reverse", "bool", False),
         _a("is_associative", "bool", None),
-    ), ("body",)),
+    ), ("body",), _s("inputs* inits*", "custom<Scan>", "outputs* carries*", prints=False)),
     # ---- mhlo ops that producers leave in their StableHLO (xla/mlir_hlo/mhlo/IR/hlo_ops.td)
     ("mhlo.copy", (_a("cross_program_prefetch_index", "i32", None),), ()),
     ("mhlo.erf", (), ()),
@@ -565,7 +574,13 @@ def _build() -> dict[str, OpDecl]:
         decl = OpDecl(name, _section(name), attrs, tuple(regions))
         if syntax:
             s = syntax[0]
-            decl = replace(decl, operands=s.operands, results=s.results, format=s.format)
+            decl = replace(
+                decl,
+                operands=s.operands,
+                results=s.results,
+                format=s.format,
+                prints_format=s.prints_format,
+            )
         table[name] = decl
     return table
 

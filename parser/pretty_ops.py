@@ -1,22 +1,12 @@
-"""Custom (pretty) forms of operations, each parsed into exactly the Operation its generic
-form gives (same attribute names and Attribute objects).
-
-Syntax sources: StableHLO's op definitions (assembly formats and custom printers, as
-exercised by stablehlo/tests/verifier/print_stablehlo.mlir and the interpret suite),
-chlo's (docs/chlo.md), func's, and the check/interpreter test dialects
-(docs/test-dialects.md).
-
-A handler is ``fn(parser, op_name, result_defs, start) -> Operation``.  The ops whose
-form opdecl declares as a format string are parsed by parser/op_format.py; the ones
-here are those not moved to it yet.  An op with no form at all goes through
-``parse_default``: ``operands and key = value items, {attr-dict} : signature``, each
-``key`` being the keyword parser/opdecl.py declares for one of the op's attributes
-(``KEYS``).
+"""The default custom form: the form of an op that declares no format (the check /
+interpreter test dialects, other dialects' ops, unknown ops), parsed into exactly the
+Operation its generic form gives: ``operands and key = value items, {attr-dict} :
+signature``, each ``key`` being the keyword parser/opdecl.py declares for one of the
+op's attributes (``KEYS``), or any attribute.  Sources: docs/test-dialects.md, and the
+StableHLO forms this form reads as well.  The declared forms are parser/op_format.py's.
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
 
 from . import lexer as lx
 from .format_elements import assign_types, n_results, parse_signature, parse_value
@@ -161,35 +151,3 @@ def parse_default(p: OpParser, name: str, defs, start: int) -> Operation:
     else:
         operands, results = assign_types(p, opnames, defs, ins, outs, start)
     return _finish(p, name, operands, results, attrs, dict_attrs, start)
-
-
-# ---- ops with their own syntax --------------------------------------------------------------
-
-
-_TOP_K_STABLE = OP_DECLS["chlo.top_k"].attrs[1]
-
-
-def parse_top_k(p: OpParser, name: str, defs, start: int) -> Operation:
-    c = p.c
-    c.expect("(")
-    x = p.value_use()
-    c.expect(",")
-    c.expect_keyword("k")
-    c.expect("=")
-    attrs: list = [("k", IntegerAttr(p.integer(), I64))]
-    if c.accept(","):
-        c.expect_keyword("is_stable")
-        c.expect("=")
-        attrs.append(("is_stable", parse_value(p, _TOP_K_STABLE)))
-    c.expect(")")
-    dict_attrs = _opt_attr_dict(p)
-    p.c.expect(":", "and the type signature")
-    ins, outs = parse_signature(p)
-    operands, results = assign_types(p, [x], defs, ins, outs, start)
-    return _finish(p, name, operands, results, attrs, dict_attrs, start)
-
-
-# Custom forms of this family, by op name (grammar.OpParser merges the families).
-FORMS: dict[str, Callable] = {
-    "chlo.top_k": parse_top_k,
-}

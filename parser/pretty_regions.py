@@ -15,12 +15,9 @@ from collections.abc import Callable
 
 from . import lexer as lx
 from .attr_syntax import _symbol_name
-from .format_elements import assign_types, parse_signature
 from .ir import (
     Attribute,
-    DenseArrayAttr,
     IndexType,
-    IntegerAttr,
     Operation,
     Region,
     TensorType,
@@ -29,33 +26,8 @@ from .ir import (
     Value,
 )
 from .op_syntax import OpParser
-from .pretty_ops import I32, _finish, _opt_attr_dict
-from .type_syntax import I64
+from .pretty_ops import _finish, _opt_attr_dict
 from .vhlo.ir import VhloAttr, VhloType
-
-
-def parse_scan(p: OpParser, name: str, defs, start: int) -> Operation:
-    c = p.c
-    c.expect("(")
-    inputs = p.value_uses(")")
-    c.expect_keyword("inits")
-    c.expect("(")
-    inits = p.value_uses(")")
-    c.expect_keyword("dimension")
-    c.expect("=")
-    attrs: list = [("dimension", IntegerAttr(p.integer(), I64))]
-    dict_attrs: tuple = ()
-    if c.accept_keyword("attributes"):
-        dict_attrs = p.parse_attr_dict()
-    region = p.parse_region()
-    c.expect(":", "and the type signature")
-    ins, outs = parse_signature(p)
-    operands, results = assign_types(p, inputs + inits, defs, ins, outs, start)
-    n_out = len(results) - len(inits)
-    attrs.append(("operandSegmentSizes", DenseArrayAttr(I32, (len(inputs), len(inits)))))
-    attrs.append(("resultSegmentSizes", DenseArrayAttr(I32, (max(n_out, 0), len(inits)))))
-    return _finish(p, name, operands, results, attrs, dict_attrs, start, (region,))
-
 
 # ---- other dialects: scf, tensor, vhlo (their ops' custom parsers in MLIR) ------------------
 
@@ -201,7 +173,6 @@ def parse_vhlo_func(p: OpParser, name: str, defs, start: int) -> Operation:
 
 # Custom forms of this family, by op name (grammar.Parser merges the families).
 FORMS: dict[str, Callable] = {
-    "chlo.scan": parse_scan,
     "scf.for": parse_scf_for,
     "scf.yield": parse_scf_yield,
     "tensor.insert": parse_tensor_insert,
