@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from . import lexer as lx
 from .ir import (
@@ -45,7 +46,7 @@ _ASSIGNED = re.compile(r"\s*=(?!=)")
 # ---- parse and print state ------------------------------------------------------------
 
 
-@dataclass
+@dataclass(slots=True)
 class ParseState:
     """What a format's elements read: operand names, spelled attributes, the dictionary,
     the type signature and regions (or the operands and results themselves, when a
@@ -66,7 +67,7 @@ class ParseState:
     whole: Operation | None = None  # the op itself (a form that reads the generic one)
 
 
-@dataclass
+@dataclass(slots=True)
 class PrintState:
     """What a format's elements write from: the op, the attributes the format spells
     (left out of its attribute dictionary) and the op's nesting depth."""
@@ -79,23 +80,58 @@ class PrintState:
 
 # A piece of printed text that follows the previous one with no space (`(`, `[`).
 GLUE = "\0"
-_GLUE_START = (",", "]", ")", GLUE)
+# what a piece that follows the previous one at once starts with
+_GLUE_START = frozenset((",", "]", ")", GLUE))
 _GLUE_AFTER = ("[", "(")
 
 
-def join_pieces(pieces: Sequence[str | None]) -> str | None:
-    """The elements' texts, one space apart except after ``(`` / ``[`` and before ``,``,
-    ``)``, ``]`` and a ``GLUE`` piece (None if any is None: the op does not fit)."""
-    out = ""
-    for s in pieces:
-        if s is None:
-            return None
-        if not s:
+def spaced(elements: Sequence[Element], first: str) -> tuple[tuple[str, Any], ...]:
+    """Each element with what stands before its text: one space, except after a ``(`` /
+    ``[`` literal (``first`` before the first element); a literal as its text (``render``
+    writes it as is), its space included or not as ``render`` would."""
+    out: list[tuple[str, Any]] = []
+    prev: Element | None = None
+    for e in elements:
+        if prev is None:
+            sep = first
+        else:
+            sep = "" if isinstance(prev, Literal) and prev.text in _GLUE_AFTER else " "
+        if isinstance(e, Literal):
+            text = e.text
+            out.append(("", text if text[0] in _GLUE_START or text in _GLUE_AFTER else sep + text))
+        elif isinstance(e, OptionalGroup):
+            e.inner = spaced(e.elements, sep)  # rendered in place when present
+            out.append((sep, e))
+        else:
+            out.append((sep, e))
+        prev = e
+    return tuple(out)
+
+
+def render(pairs: tuple[tuple[str, Element], ...], st: PrintState, out: list[str]) -> bool:
+    """Append the elements' texts to ``out``, each after its space unless it starts with
+    ``,``, ``)``, ``]`` or ``GLUE``; False when one does not fit (prints None).  (A
+    literal's text, space included, is a string in ``pairs``: written as is.)"""
+    for sep, e in pairs:
+        cls = e.__class__
+        if cls is str:
+            out.append(e)
             continue
-        if out and not s.startswith(_GLUE_START) and not out.endswith(_GLUE_AFTER):
-            out += " "
-        out += s.removeprefix(GLUE)
-    return out
+        if cls is OptionalGroup:
+            if e.anchor_element.present(st.op) and not render(e.inner, st, out):
+                return False
+            continue
+        s = e.print(st)
+        if s is None:
+            return False
+        if s:
+            c = s[0]
+            if c in _GLUE_START:
+                out.append(s[1:] if c == GLUE else s)
+            else:
+                out.append(sep)
+                out.append(s)
+    return True
 
 
 # ---- attribute values by declared kind --------------------------------------------------
@@ -420,6 +456,8 @@ class AttrDict(Element):
             st.dict_attrs = tuple(st.dict_attrs) + tuple(st.p.parse_attr_dict())
 
     def print(self, st: PrintState) -> str | None:
+        if not st.op.attributes:
+            return ""
         return st.p.attr_dict(st.op, st.consumed).lstrip()
 
 
@@ -444,6 +482,8 @@ class Types(Element):
     def print(self, st: PrintState) -> str | None:
         p, op = st.p, st.op
         kind = self.kind
+        if kind == "same" and len(op.results) == 1:  # the commonest: first
+            return p.same_type(op)
         if kind == "functional":
             return p.functional(op)
         if kind == "operands":
@@ -488,6 +528,8 @@ class OptionalGroup(Element):
         if len(anchors) != 1:
             raise ValueError("an optional group needs one anchor `$name^`")
         self.anchor_element = anchors[0]
+        self.pairs = spaced(self.elements, "")
+        self.inner = self.pairs  # set again by the enclosing format's spaced()
         self.lead: list[Literal] = []
         for e in self.elements:
             if not isinstance(e, Literal):
@@ -509,4 +551,5 @@ class OptionalGroup(Element):
     def print(self, st: PrintState) -> str | None:
         if not self.anchor_element.present(st.op):
             return ""
-        return join_pieces([e.print(st) for e in self.elements])
+        out: list[str] = []
+        return "".join(out) if render(self.pairs, st, out) else None

@@ -50,12 +50,13 @@ from .format_elements import (
     PrintState,
     Types,
     assign_types,
-    join_pieces,
+    render,
+    spaced,
 )
 from .ir import Operation
 from .op_syntax import OpParser, sort_attrs
-from .opdecl import OP_DECLS, OpDecl
-from .printer_core import BasePrinter
+from .opdecl import OP_DECLS, SAME_TYPE_FORMAT, OpDecl
+from .printer_core import BasePrinter, _names
 
 _TOKEN = re.compile(
     r"\s*(?:`([^`]+)`|(\$[A-Za-z_][A-Za-z0-9_]*\^?)|type\(([a-z]+)\)(\^?)|custom<([A-Za-z]+)>"
@@ -118,6 +119,7 @@ class OpFormat:
         self.regions = any(e.regions for e in self.elements)
         results = self.decl.results
         self.n_results = None if any(r.endswith(("*", "+")) for r in results) else len(results)
+        self.pairs = spaced(self.elements, " ")
 
     def parse(self, p: OpParser, name: str, defs, start: int) -> Operation:
         """The op the text at the cursor spells (after its name)."""
@@ -152,8 +154,25 @@ class OpFormat:
             return None
         if self.n_results is not None and len(op.results) != self.n_results:
             return None
-        st = PrintState(p, op, self.spells, depth)
-        return join_pieces([op.name, *(e.print(st) for e in self.elements)])
+        out = [op.name]
+        return (
+            "".join(out) if render(self.pairs, PrintState(p, op, self.spells, depth), out) else None
+        )
+
+    def print_same_type(self, p: BasePrinter, op: Operation, depth: int) -> str | None:
+        """``print`` of ``SAME_TYPE_FORMAT`` (the elementwise ops), its elements inlined:
+        the commonest op of all, as the parser's one-line fast path is (the same text;
+        tests/parser/test_op_format.py compares them)."""
+        operands = self.elements[0]
+        assert isinstance(operands, Operands)
+        n = len(op.operands)
+        if op.regions or len(op.results) != 1:
+            return None
+        if n < operands.fixed or (n > operands.fixed and not operands.variadic):
+            return None
+        head = f"{op.name} {_names(op.operands)}" if n else op.name
+        attrs = p.attr_dict(op, self.spells) if op.attributes else ""
+        return f"{head}{attrs} : {p.same_type(op)}"
 
 
 # Names an op goes by where its dialect is the default one (func's, in a func.func:
@@ -176,7 +195,7 @@ def _formats() -> tuple[dict[str, Callable[..., Operation]], dict[str, Callable[
             f = compile_format(decl)
             parse[name] = f.parse
             if decl.prints_format:
-                print_[name] = f.print
+                print_[name] = f.print_same_type if decl.format == SAME_TYPE_FORMAT else f.print
     for alias, full in ALIASES.items():
         if full in parse:
             parse[alias] = _aliased(parse[full], full)
