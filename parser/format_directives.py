@@ -43,6 +43,7 @@ from .ir import (
     Type,
     Value,
 )
+from .opdecl import OpDecl
 from .printer_core import _BARE_ID, _ints, _names, _symbol, conv_dimensions
 from .type_syntax import I64
 
@@ -259,6 +260,11 @@ class ConvWindow(Element):
 
     spells = tuple(n for n, _ in _WINDOW)
 
+    def bind(self, decl: OpDecl) -> None:
+        """Only the window attributes ``decl`` declares (dynamic_conv's padding is an
+        operand)."""
+        self.spells = tuple(n for n, _ in _WINDOW if decl.attr(n) is not None)
+
     def parse(self, st: ParseState) -> None:
         p = st.p
         c = p.c
@@ -269,11 +275,13 @@ class ConvWindow(Element):
         c.expect("{")
         if c.accept("}"):
             return
-        names = {k: n for n, k in _WINDOW}
+        names = {k: n for n, k in _WINDOW if n in self.spells}
         while True:
             key = c.keyword()
             start = c.pos
             c.expect("=")
+            if key not in names:
+                raise p.error(f"unknown window parameter '{key}'", start)
             if key in ("stride", "lhs_dilate", "rhs_dilate"):
                 st.attrs.append((names[key], DenseArrayAttr(I64, p.int_list())))
             elif key == "pad":
@@ -292,10 +300,8 @@ class ConvWindow(Element):
                 st.attrs.append(
                     ("padding", DenseElementsAttr(TensorType((len(rows), 2), I64), arr))
                 )
-            elif key == "reverse":
+            else:  # reverse
                 st.attrs.append(("window_reversal", DenseArrayAttr(I1, self._bools(st))))
-            else:
-                raise p.error(f"unknown window parameter '{key}'", start)
             if c.accept("}"):
                 return
             c.expect(",", "or '}' in window")
@@ -323,6 +329,8 @@ class ConvWindow(Element):
     def print(self, st: PrintState) -> str | None:
         out = []
         for attr_name, key in _WINDOW:
+            if attr_name not in self.spells:
+                continue
             a = st.op.attr(attr_name)
             if a is None:
                 continue

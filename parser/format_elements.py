@@ -367,6 +367,9 @@ class Element:
     anchor: str | None = None  # `$name^`: what, present, prints the group it is in
     regions = False  # True for an element that reads and writes the op's regions
 
+    def bind(self, decl: OpDecl) -> None:
+        """Adapt to the op whose format holds the element (a directive shared by ops)."""
+
     def present(self, op: Operation) -> bool:
         """Whether the op has what this anchor stands for."""
         return False

@@ -89,6 +89,7 @@ def compile_format(decl: OpDecl) -> OpFormat:
             if custom not in DIRECTIVES:
                 raise ValueError(f"{decl.name}: unknown directive custom<{custom}>")
             el = DIRECTIVES[custom]()
+            el.bind(decl)
         elif word == "attr-dict":
             el = AttrDict()
         elif word == "operands":
