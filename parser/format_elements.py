@@ -108,7 +108,7 @@ def spaced(elements: Sequence[Element], first: str) -> tuple[tuple[str, Any], ..
     return tuple(out)
 
 
-def render(pairs: tuple[tuple[str, Element], ...], st: PrintState, out: list[str]) -> bool:
+def render(pairs: tuple[tuple[str, Any], ...], st: PrintState, out: list[str]) -> bool:
     """Append the elements' texts to ``out``, each after its space unless it starts with
     ``,``, ``)``, ``]`` or ``GLUE``; False when one does not fit (prints None).  (A
     literal's text, space included, is a string in ``pairs``: written as is.)"""
