@@ -13,6 +13,7 @@ from collections.abc import Callable
 import numpy as np
 
 from . import lexer as lx
+from .default_form import KeywordItems
 from .format_elements import (
     GLUE,
     I32,
@@ -718,4 +719,5 @@ DIRECTIVES: dict[str, Callable[[], Element]] = {
     "While": While,
     "Reduce": Reduce,
     "Scan": Scan,
+    "KeywordItems": KeywordItems,
 }

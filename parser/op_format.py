@@ -203,6 +203,11 @@ def _formats() -> tuple[dict[str, Callable[..., Operation]], dict[str, Callable[
     return parse, print_
 
 
+# The form of an op with no declared one (parser/default_form.py), for any name.
+parse_default = compile_format(
+    OpDecl("", "", operands=("operands*",), results=("results*",), format="custom<KeywordItems>")
+).parse
+
 # The declarative forms, by op name (grammar.Parser and printer._Printer merge them
 # with the hand-written families not moved yet).
 PARSE_FORMS: Mapping[str, Callable[..., Operation]]

@@ -25,7 +25,7 @@ Facts and their sources:
   dialect's own document for chlo; for mhlo ops, openxla/xla's
   xla/mlir_hlo/mhlo/IR/hlo_ops.td (MHLO has no document of its own).
 
-Value kinds (what ``pretty_ops`` parses and ``pretty_print`` prints for a keyword):
+Value kinds (what parser/format_elements.py parses and prints for an attribute):
 "i64" / "i32" / "ui64" (IntegerAttr of that type), "i64_array" (``array<i64: ...>``),
 "bool_array" (``array<i1: ...>``), "bool",
 "unit", "string", "f32", "enum:<kind>" (``#stablehlo<kind CASE>``), "precision_config"
@@ -109,8 +109,8 @@ class OpDecl:
     # ending in ``*`` is variadic, in ``+`` variadic of at least one
     operands: tuple[str, ...] = ()
     results: tuple[str, ...] = ("result",)
-    # the custom text form, a format string of parser/op_format.py (None: generic only,
-    # or a hand-written form of another dialect's op in pretty_ops / pretty_regions)
+    # the custom text form, a format string of parser/op_format.py (None: the default
+    # form of parser/default_form.py, or another dialect's hand-written one)
     format: str | None = None
     # False: the form is read, but the op is written in the generic form (as hlorun
     # always wrote it; its printed form would differ from the programs' recorded text)
@@ -162,6 +162,8 @@ def _kw(items: str, types: str = "functional") -> str:
 
 
 _UNARY = _s("operand", _SAME)
+# the check / interpreter test dialects (docs/test-dialects.md): parser/default_form.py
+_TEST = _s("operands*", "custom<KeywordItems>", "results*")
 _CONVOLUTION = (
     "`(` operands `)` `dim_numbers` `=` custom<ConvolutionDimensions> "
     "custom<WindowAttributes> attr-dict `:` type(functional)"
@@ -471,19 +473,21 @@ _ROWS: tuple[tuple[Any, ...], ...] = (
     ("mhlo.copy", (_a("cross_program_prefetch_index", "i32", None),), ()),
     ("mhlo.erf", (), ()),
     # ---- the check and interpreter test dialects (stablehlo/docs/test-dialects.md)
-    ("check.expect_almost_eq", (_a("tolerance", "f32", 1e-4),), ()),
-    ("check.expect_almost_eq_const", (_a("value", "dense"), _a("tolerance", "f32", 1e-4)), ()),
+    ("check.expect_eq", (), (), _TEST),
+    ("interpreter.print", (), (), _TEST),
+    ("check.expect_almost_eq", (_a("tolerance", "f32", 1e-4),), (), _TEST),
+    ("check.expect_almost_eq_const", (_a("value", "dense"), _a("tolerance", "f32", 1e-4)), (), _TEST),
     ("check.expect_close", (
         # CheckOps.td: UI64Attr, spelled `max_ulp_difference = N` (no type)
         _a("max_ulp_difference", "ui64", 1, key="max_ulp_difference"),
         _a("min_ulp_difference", "ui64", 0, key="min_ulp_difference"),
-    ), ()),
-    ("check.expect_eq_const", (_a("value", "dense"),), ()),
+    ), (), _TEST),
+    ("check.expect_eq_const", (_a("value", "dense"),), (), _TEST),
     ("check.expect_serialized_eq", (
         _a("probe_id", "string"),
         _a("iter", "i64", 0),
         _a("iteration", "i64", None),
-    ), ()),
+    ), (), _TEST),
     ("stablehlo.optimization_barrier", (), (),
      _s("operand*", "attr-dict custom<PairwiseOperands>", "result*")),
     ("stablehlo.return", (), (), _RETURN),
@@ -492,7 +496,7 @@ _ROWS: tuple[tuple[Any, ...], ...] = (
     ("func.call", (_a("callee", "symbol"),), (),
      _s("operands*", "$callee `(` operands `)` attr-dict `:` type(functional)", "results*")),
     ("arith.constant", (_a("value", "any"),), (), _s("", "custom<Constant>")),
-    ("interpreter.probe", (_a("probe_id", "string"),), ()),
+    ("interpreter.probe", (_a("probe_id", "string"),), (), _TEST),
     ("interpreter.run_parallel", (_a("programs", "array"), _a("infeed", "array", None)), ()),
 )  # fmt: skip
 

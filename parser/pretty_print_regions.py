@@ -9,18 +9,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .ir import (
-    Attribute,
     Block,
-    FloatAttr,
     IndexType,
-    IntegerAttr,
-    IntegerType,
     Operation,
     Region,
     TensorType,
     UnitAttr,
 )
-from .pretty_print import _KEYWORD, PrettyFn, _fits, _operands
+from .pretty_print import PrettyFn, _fits, _operands
 from .printer_core import (
     BasePrinter,
     _keyword_or_string,
@@ -39,67 +35,6 @@ def _pretty(*names: str) -> Callable[[PrettyFn], PrettyFn]:
         return fn
 
     return register
-
-
-# ---- the check and interpreter test dialects (docs/test-dialects.md) ---------------------
-
-
-_UI64 = IntegerType(64, "unsigned")
-
-
-def _test_item(p: BasePrinter, v: Attribute) -> str:
-    """A ``key = value`` item's value: a UI64Attr (check.expect_close's ULP bounds) as
-    its bare number, as CheckOps.td's assembly format spells it; others in full."""
-    if isinstance(v, IntegerAttr) and v.type == _UI64:
-        return str(v.value)
-    return p.attr(v)
-
-
-def _p_test_dialect(p: BasePrinter, op: Operation, depth: int) -> str | None:
-    """`check.expect_eq_const %a, dense<...> : tensor<...>`, `check.expect_almost_eq %a, %b,
-    tolerance = 1.000000e-03 : f64 : tensor<...>`, `interpreter.probe %x, probe_id = "p" :
-    tensor<...>` ...: operands, the `value` attribute, `key = attribute` items for the other
-    properties (written in full, with their types), the attribute dictionary, then the
-    operand and result types (none when the value's type gives them)."""
-    if op.regions:
-        return None
-    custom = [(k, v) for k, v in op.attributes if k in op.property_names]
-    for k, v in custom:
-        if not _KEYWORD.match(k) or (isinstance(v, (IntegerAttr, FloatAttr)) and v.type is None):
-            return None
-    value = op.attr("value") if "value" in op.property_names else None
-    parts = [v.name for v in op.operands]
-    if value is not None:
-        parts.append(p.attr(value))
-    parts += [f"{k} = {_test_item(p, v)}" for k, v in custom if k != "value"]
-    s = op.name + (" " + ", ".join(parts) if parts else "")
-    s += p.attr_dict(op, op.property_names)
-    ins, outs = op.operand_types, op.result_types
-    everything = (*ins, *outs)
-    if value is not None:
-        vt = getattr(value, "type", None)
-        if all(t == vt for t in everything):
-            return s
-    elif not everything:
-        return s
-    if everything and all(t == everything[0] for t in everything):
-        return f"{s} : {p.type(everything[0])}"
-    if not outs or (outs == ins and op.operands):
-        return f"{s} : " + ", ".join(p.type(t) for t in ins)
-    return f"{s} : {p.functional(op)}"
-
-
-for _n in (
-    "check.expect_eq",
-    "check.expect_eq_const",
-    "check.expect_almost_eq",
-    "check.expect_almost_eq_const",
-    "check.expect_close",
-    "check.expect_serialized_eq",
-    "interpreter.probe",
-    "interpreter.print",
-):
-    FORMS[_n] = _p_test_dialect
 
 
 # ---- other dialects: scf, tensor, vhlo ----------------------------------------------------

@@ -5,7 +5,7 @@ the Operation its generic form gives.
 Syntax sources: StablehloOps.td / StablehloOps.cpp (``parseWhileOp``,
 ``parseReduceOp``), ChloOps.td, SCF.cpp (``ForOp::parse``), TensorOps.td and VhloOps.td.
 A handler is ``fn(parser, op_name, result_defs, start) -> Operation`` as in
-``pretty_ops``.
+parser/op_format.py's.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from collections.abc import Callable
 
 from . import lexer as lx
 from .attr_syntax import _symbol_name
+from .default_form import finish as _finish
+from .default_form import opt_attr_dict as _opt_attr_dict
 from .ir import (
     Attribute,
     IndexType,
@@ -26,7 +28,6 @@ from .ir import (
     Value,
 )
 from .op_syntax import OpParser
-from .pretty_ops import _finish, _opt_attr_dict
 from .vhlo.ir import VhloAttr, VhloType
 
 # ---- other dialects: scf, tensor, vhlo (their ops' custom parsers in MLIR) ------------------

@@ -29,6 +29,8 @@ from typing import Any
 from . import lexer as lx
 from . import sdy
 from .attr_syntax import _symbol_name
+from .default_form import finish as _finish
+from .default_form import opt_attr_dict as _opt_attr_dict
 from .ir import (
     DenseElementsAttr,
     FunctionType,
@@ -42,7 +44,6 @@ from .ir import (
 )
 from .op_format import PARSE_FORMS
 from .op_syntax import OpParser
-from .pretty_ops import _finish, _opt_attr_dict
 from .printer_core import _keyword_or_string, escape_string
 
 I32 = IntegerType(32)
