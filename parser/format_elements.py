@@ -7,7 +7,7 @@ parse / print state they share.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -186,37 +186,64 @@ def _precision_list(a: Attribute | None) -> list[str] | None:
     return out
 
 
-def value_text(p: BasePrinter, a: Attribute, kind: str) -> str | None:
-    """An attribute's text in a custom form, by its opdecl kind (None: it does not fit)."""
-    if kind == "i64_array":
-        ints = i64_array(a)
-        return None if ints is None else _ints(ints)
-    if kind in ("i64", "i32"):
-        n = typed_int(a, int(kind[1:]))
+def _i64_array_text(p: BasePrinter, a: Attribute) -> str | None:
+    ints = i64_array(a)
+    return None if ints is None else _ints(ints)
+
+
+def _int_text(width: int) -> Callable[[BasePrinter, Attribute], str | None]:
+    def text(p: BasePrinter, a: Attribute) -> str | None:
+        n = typed_int(a, width)
         return None if n is None else str(n)
-    if kind == "ui64":
-        if isinstance(a, IntegerAttr) and a.type == UI64:
-            return str(a.value) if 0 <= a.value < 1 << 64 else None
-        return None
-    if kind.startswith("enum:"):
-        case = enum_case(a, kind[5:])
+
+    return text
+
+
+def _ui64_text(p: BasePrinter, a: Attribute) -> str | None:
+    if isinstance(a, IntegerAttr) and a.type == UI64:
+        return str(a.value) if 0 <= a.value < 1 << 64 else None
+    return None
+
+
+def _enum_text(kind: str) -> Callable[[BasePrinter, Attribute], str | None]:
+    def text(p: BasePrinter, a: Attribute) -> str | None:
+        case = enum_case(a, kind)
         return None if case is None else p.enum_gap + case
-    if kind == "string":
-        return escape_string(a.value) if isinstance(a, StringAttr) else None
-    if kind == "bool":
-        return ("true" if a.value else "false") if isinstance(a, BoolAttr) else None
-    if kind == "precision_config":
-        prec = _precision_list(a)
-        return None if prec is None else "[" + ", ".join(prec) + "]"
-    if kind == "dot_algorithm":
-        return p._dot_algorithm_body(a) if isinstance(a, DotAlgorithm) else None
-    if kind == "symbol":
-        return p.attr(a) if isinstance(a, SymbolRefAttr) else None
-    raise ValueError(f"no custom-form syntax for attribute kind {kind!r}")
+
+    return text
+
+
+def _precision_text(p: BasePrinter, a: Attribute) -> str | None:
+    prec = _precision_list(a)
+    return None if prec is None else "[" + ", ".join(prec) + "]"
+
+
+# An attribute's text in a custom form by its opdecl kind: fn(printer, attribute) ->
+# text, or None when the attribute does not fit the kind ("enum:<kind>": value_writer).
+VALUE_TEXT: dict[str, Callable[[BasePrinter, Attribute], str | None]] = {
+    "i64_array": _i64_array_text,
+    "i64": _int_text(64),
+    "i32": _int_text(32),
+    "ui64": _ui64_text,
+    "string": lambda p, a: escape_string(a.value) if isinstance(a, StringAttr) else None,
+    "bool": lambda p, a: ("true" if a.value else "false") if isinstance(a, BoolAttr) else None,
+    "precision_config": _precision_text,
+    "dot_algorithm": lambda p, a: p._dot_algorithm_body(a) if isinstance(a, DotAlgorithm) else None,
+    "symbol": lambda p, a: p.attr(a) if isinstance(a, SymbolRefAttr) else None,
+}
+
+
+def value_writer(kind: str) -> Callable[[BasePrinter, Attribute], str | None]:
+    """``VALUE_TEXT``'s function for ``kind`` (a ValueError for a kind with no syntax)."""
+    if kind.startswith("enum:"):
+        return _enum_text(kind[5:])
+    if kind not in VALUE_TEXT:
+        raise ValueError(f"no custom-form syntax for attribute kind {kind!r}")
+    return VALUE_TEXT[kind]
 
 
 def parse_value(p: OpParser, a: AttrDecl) -> Attribute:
-    """An attribute's custom-form text, by its opdecl kind (``value_text`` read back)."""
+    """An attribute's custom-form text, by its opdecl kind (``VALUE_TEXT`` read back)."""
     c = p.c
     kind = a.kind
     if kind == "i64_array":
@@ -439,6 +466,7 @@ class AttrValue(Element):
     is_anchor: bool = False
 
     def __post_init__(self) -> None:
+        self.text = value_writer(self.decl.kind)
         self.spells = (self.decl.name,)
         self.anchor = self.decl.name if self.is_anchor else None
 
@@ -447,7 +475,7 @@ class AttrValue(Element):
 
     def print(self, st: PrintState) -> str | None:
         a = st.op.attr(self.decl.name)
-        return None if a is None else value_text(st.p, a, self.decl.kind)
+        return None if a is None else self.text(st.p, a)
 
     def present(self, op: Operation) -> bool:
         return op.attr(self.decl.name) is not None

@@ -38,6 +38,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .format_codegen import compile_printer
 from .format_directives import DIRECTIVES
 from .format_elements import (
     AttrDict,
@@ -121,6 +122,9 @@ class OpFormat:
         results = self.decl.results
         self.n_results = None if any(r.endswith(("*", "+")) for r in results) else len(results)
         self.pairs = spaced(self.elements, " ")
+        self.print_compiled = compile_printer(
+            self.pairs, self.spells, self.n_results, self.regions, self.decl.name
+        )
 
     def parse(self, p: OpParser, name: str, defs, start: int) -> Operation:
         """The op the text at the cursor spells (after its name)."""
@@ -196,7 +200,8 @@ def _formats() -> tuple[dict[str, Callable[..., Operation]], dict[str, Callable[
             f = compile_format(decl)
             parse[name] = f.parse
             if decl.prints_format:
-                print_[name] = f.print_same_type if decl.format == SAME_TYPE_FORMAT else f.print
+                same = decl.format == SAME_TYPE_FORMAT
+                print_[name] = f.print_same_type if same else f.print_compiled
     for alias, full in ALIASES.items():
         if full in parse:
             parse[alias] = _aliased(parse[full], full)
