@@ -13,6 +13,8 @@ else the functional type.  Each op built is exactly the one the generic form giv
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from . import lexer as lx
 from .format_elements import (
     _KEYWORD,
@@ -36,8 +38,10 @@ from .ir import (
 )
 from .op_syntax import OpParser, sort_attrs
 from .opdecl import AttrDecl, OpDecl
-from .printer_core import BasePrinter
 from .type_syntax import I64
+
+if TYPE_CHECKING:  # the printer loads only to print (startup)
+    from .printer_core import BasePrinter
 
 F64 = FloatType("f64")
 _ATTR_START = frozenset('"#[@-+0123456789')

@@ -22,7 +22,6 @@ from .format_elements import (
     PrintState,
     Types,
 )
-from .printer_core import _names
 
 # elements whose text never starts with a character that glues it to the previous one
 _NEVER_GLUED = (AttrValue, Operands, Types, AttrDict)
@@ -37,6 +36,8 @@ def compile_printer(
 ) -> Callable[..., str | None]:
     """``fn(printer, op, depth) -> str | None`` writing what ``render(pairs, ...)`` writes
     after the op's name."""
+    from .printer_core import _names  # printing: the printer is loaded
+
     env: dict[str, Any] = {
         "PrintState": PrintState,
         "GLUE": GLUE,
@@ -86,6 +87,10 @@ def _emit(pairs, lines: list[str], env: dict[str, Any], depth: int) -> None:
             continue
         if isinstance(e, Types) and e.kind == "functional":
             lines.append(f"{ind}out.append({sep!r}); out.append(p.functional(op))")
+            continue
+        if isinstance(e, Types) and e.kind == "same":  # custom<SameOperandsAndResultType>
+            lines.append(f"{ind}if len(op.results) != 1: return None")
+            lines.append(f"{ind}out.append({sep!r}); out.append(p.same_type(op))")
             continue
         if isinstance(e, AttrValue):
             lines.append(f"{ind}a = op.attr({e.decl.name!r})")

@@ -45,10 +45,17 @@ from .ir import (
     Value,
 )
 from .opdecl import OpDecl
-from .printer_core import _BARE_ID, _ints, _names, _symbol, conv_dimensions
 from .type_syntax import I64
 
 I1 = IntegerType(1)
+
+
+def _pc():
+    """parser/printer_core, imported on first use: the printer loads only to print
+    (startup; parsing needs none of it)."""
+    from . import printer_core
+
+    return printer_core
 
 
 # ---- named directives (upstream's C++ custom<...> parsers and printers) ----------------
@@ -153,12 +160,12 @@ class DotDimensions(Element):
         s = ""
         if dn.lhs_batching_dimensions or dn.rhs_batching_dimensions:
             s = (
-                f"batching_dims = {_ints(dn.lhs_batching_dimensions)} x "
-                f"{_ints(dn.rhs_batching_dimensions)}, "
+                f"batching_dims = {_pc()._ints(dn.lhs_batching_dimensions)} x "
+                f"{_pc()._ints(dn.rhs_batching_dimensions)}, "
             )
         return (
-            f"{s}contracting_dims = {_ints(dn.lhs_contracting_dimensions)} x "
-            f"{_ints(dn.rhs_contracting_dimensions)}"
+            f"{s}contracting_dims = {_pc()._ints(dn.lhs_contracting_dimensions)} x "
+            f"{_pc()._ints(dn.rhs_contracting_dimensions)}"
         )
 
 
@@ -177,7 +184,7 @@ class CustomCallTarget(Element):
 
     def print(self, st: PrintState) -> str | None:
         target = st.op.attr("call_target_name")
-        return _symbol(target.value) if isinstance(target, StringAttr) else None
+        return _pc()._symbol(target.value) if isinstance(target, StringAttr) else None
 
 
 class PairwiseOperands(Element):
@@ -207,7 +214,7 @@ class PairwiseOperands(Element):
             return None
         if not op.operands:
             return GLUE + "()"
-        return f"{_names(op.operands)} : " + ", ".join(st.p.type(t) for t in op.operand_types)
+        return f"{_pc()._names(op.operands)} : " + ", ".join(st.p.type(t) for t in op.operand_types)
 
 
 class CompositeRegions(Element):
@@ -242,7 +249,7 @@ class ConvDimensions(Element):
         dn = st.op.attr("dimension_numbers")
         if not isinstance(dn, ConvDimensionNumbers) or dn.raw:
             return None
-        return conv_dimensions(dn)
+        return _pc().conv_dimensions(dn)
 
 
 # custom<WindowAttributes>: attribute -> keyword
@@ -359,7 +366,7 @@ class ConvWindow(Element):
                 vals = i64_array(a)
                 if vals is None:
                     return None
-                out.append(f"{key} = {_ints(vals)}")
+                out.append(f"{key} = {_pc()._ints(vals)}")
         return ", window = {" + ", ".join(out) + "}"
 
 
@@ -562,7 +569,7 @@ def _reduce_applies(op: Operation) -> str | None:
     if block is None or len(block.operations) != 2 or not isinstance(init, TensorType):
         return None
     inner = block.operations[0]
-    if not _BARE_ID.match(inner.name):
+    if not _pc()._BARE_ID.match(inner.name):
         return None
     expected = _reduce_body(inner.name, TensorType((), init.element_type))
     return inner.name if block == expected else None
@@ -660,13 +667,11 @@ class Reduce(Element):
         sig = p.functional(op)
         applies = _reduce_eligible(op) if p.canonical else _reduce_applies(op)
         if applies is not None:
-            return (
-                f"{GLUE}{pairs} applies {applies} across dimensions = {_ints(dims)}{attrs} : {sig}"
-            )
+            return f"{GLUE}{pairs} applies {applies} across dimensions = {_pc()._ints(dims)}{attrs} : {sig}"
         reducer = "".join(f"({p.block_args(block, (i, i + half))}) " for i in range(half))
         ind = "  " * st.depth
         return (
-            f"{GLUE}{pairs} across dimensions = {_ints(dims)}{attrs} : {sig}\n"
+            f"{GLUE}{pairs} across dimensions = {_pc()._ints(dims)}{attrs} : {sig}\n"
             f"{ind} reducer{reducer} {p.region(body, st.depth, entry_args=False)}"
         )
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import lexer as lx
 from .ir import (
@@ -33,8 +33,10 @@ from .ir import (
 )
 from .op_syntax import OpParser
 from .opdecl import AttrDecl, OpDecl
-from .printer_core import BasePrinter, _ints, _names, escape_string
 from .type_syntax import I64
+
+if TYPE_CHECKING:  # the printer loads only to print (startup: parsing needs none of it)
+    from .printer_core import BasePrinter
 
 I32 = IntegerType(32)
 UI64 = IntegerType(64, "unsigned")
@@ -187,6 +189,8 @@ def _precision_list(a: Attribute | None) -> list[str] | None:
 
 
 def _i64_array_text(p: BasePrinter, a: Attribute) -> str | None:
+    from .printer_core import _ints
+
     ints = i64_array(a)
     return None if ints is None else _ints(ints)
 
@@ -225,7 +229,7 @@ VALUE_TEXT: dict[str, Callable[[BasePrinter, Attribute], str | None]] = {
     "i64": _int_text(64),
     "i32": _int_text(32),
     "ui64": _ui64_text,
-    "string": lambda p, a: escape_string(a.value) if isinstance(a, StringAttr) else None,
+    "string": lambda p, a: p.attr(a) if isinstance(a, StringAttr) else None,
     "bool": lambda p, a: ("true" if a.value else "false") if isinstance(a, BoolAttr) else None,
     "precision_config": _precision_text,
     "dot_algorithm": lambda p, a: p._dot_algorithm_body(a) if isinstance(a, DotAlgorithm) else None,
@@ -455,6 +459,8 @@ class Operands(Element):
         n = len(st.op.operands)
         if n < self.fixed or (n > self.fixed and not self.variadic):
             return None
+        from .printer_core import _names
+
         return _names(st.op.operands)
 
 

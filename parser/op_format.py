@@ -36,7 +36,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .format_codegen import compile_printer
 from .format_directives import DIRECTIVES
@@ -56,8 +56,10 @@ from .format_elements import (
 )
 from .ir import Operation
 from .op_syntax import OpParser, sort_attrs
-from .opdecl import OP_DECLS, SAME_TYPE_FORMAT, OpDecl
-from .printer_core import BasePrinter, _names
+from .opdecl import OP_DECLS, OpDecl
+
+if TYPE_CHECKING:  # the printer loads only to print (startup)
+    from .printer_core import BasePrinter
 
 _TOKEN = re.compile(
     r"\s*(?:`([^`]+)`|(\$[A-Za-z_][A-Za-z0-9_]*\^?)|type\(([a-z]+)\)(\^?)|custom<([A-Za-z]+)>"
@@ -122,9 +124,7 @@ class OpFormat:
         results = self.decl.results
         self.n_results = None if any(r.endswith(("*", "+")) for r in results) else len(results)
         self.pairs = spaced(self.elements, " ")
-        self.print_compiled = compile_printer(
-            self.pairs, self.spells, self.n_results, self.regions, self.decl.name
-        )
+        self._compiled: Callable[..., str | None] | None = None
 
     def parse(self, p: OpParser, name: str, defs, start: int) -> Operation:
         """The op the text at the cursor spells (after its name)."""
@@ -164,20 +164,14 @@ class OpFormat:
             "".join(out) if render(self.pairs, PrintState(p, op, self.spells, depth), out) else None
         )
 
-    def print_same_type(self, p: BasePrinter, op: Operation, depth: int) -> str | None:
-        """``print`` of ``SAME_TYPE_FORMAT`` (the elementwise ops), its elements inlined:
-        the commonest op of all, as the parser's one-line fast path is (the same text;
-        tests/parser/test_op_format.py compares them)."""
-        operands = self.elements[0]
-        assert isinstance(operands, Operands)
-        n = len(op.operands)
-        if op.regions or len(op.results) != 1:
-            return None
-        if n < operands.fixed or (n > operands.fixed and not operands.variadic):
-            return None
-        head = f"{op.name} {_names(op.operands)}" if n else op.name
-        attrs = p.attr_dict(op, self.spells) if op.attributes else ""
-        return f"{head}{attrs} : {p.same_type(op)}"
+    def print_compiled(self, p: BasePrinter, op: Operation, depth: int) -> str | None:
+        """``print``, as format_codegen writes it out (on the first use: startup)."""
+        fn = self._compiled
+        if fn is None:
+            fn = self._compiled = compile_printer(
+                self.pairs, self.spells, self.n_results, self.regions, self.decl.name
+            )
+        return fn(p, op, depth)
 
 
 # Names an op goes by where its dialect is the default one (func's, in a func.func:
@@ -195,13 +189,15 @@ def _aliased(parse: Callable[..., Operation], full: str) -> Callable[..., Operat
 def _formats() -> tuple[dict[str, Callable[..., Operation]], dict[str, Callable[..., Any]]]:
     parse: dict[str, Callable[..., Operation]] = {}
     print_: dict[str, Callable[..., Any]] = {}
+    # ops declared alike (the elementwise ones...) share one compiled format
+    compiled: dict[tuple, OpFormat] = {}
     for name, decl in OP_DECLS.items():
         if decl.format is not None:
-            f = compile_format(decl)
+            key = (decl.format, decl.attrs, decl.operands, decl.results)
+            f = compiled.get(key) or compiled.setdefault(key, compile_format(decl))
             parse[name] = f.parse
             if decl.prints_format:
-                same = decl.format == SAME_TYPE_FORMAT
-                print_[name] = f.print_same_type if same else f.print_compiled
+                print_[name] = f.print_compiled
     for alias, full in ALIASES.items():
         if full in parse:
             parse[alias] = _aliased(parse[full], full)

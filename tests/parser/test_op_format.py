@@ -73,14 +73,15 @@ _SAME_TYPE_CASES = [
 
 
 @pytest.mark.parametrize("line", _SAME_TYPE_CASES)
-def test_the_inlined_same_type_printer_writes_what_the_elements_write(line):
-    """``OpFormat.print_same_type`` (the elementwise ops' printer) is the generic
-    element-by-element printer, inlined: both give the same text, which reads back."""
+def test_the_same_type_form_prints_upstreams_text(line):
+    """custom<SameOperandsAndResultType>: one type when all agree, else the functional
+    type (print_stablehlo.mlir's `stablehlo.add %arg0, %arg1 : (...) -> ...`); the
+    compiled printer and the element-by-element one agree."""
     text = f"func.func @f(%a: tensor<4xf32>, %b: tensor<4xf32>) {{\n  {line}\n  return\n}}\n"
     op = parse_module(text).body[0].body.blocks[0].operations[0]
     f = compile_format(OP_DECLS[op.name])
     p = _Printer()
-    assert f.print_same_type(p, op, 1) == f.print(p, op, 1)
+    assert f.print_compiled(p, op, 1) == f.print(p, op, 1)
     assert f.print(p, op, 1) == line.split(" = ", 1)[1]
 
 
@@ -136,7 +137,7 @@ def _ops(ops):
 
 
 def test_the_compiled_printers_write_what_the_elements_write():
-    """format_codegen's printer of each format (and the inlined same-type one) writes,
+    """format_codegen's printer of each format writes,
     for every op of the jax fixtures with a declared form, what the element-by-element
     ``OpFormat.print`` writes."""
     from pathlib import Path
@@ -158,7 +159,5 @@ def test_the_compiled_printers_write_what_the_elements_write():
                             continue
                         want = f.print(printer, op, 1)
                         assert f.print_compiled(printer, op, 1) == want, op.name
-                        if OP_DECLS[op.name].format == SAME_TYPE_FORMAT:
-                            assert f.print_same_type(printer, op, 1) == want, op.name
                         seen.add(op.name)
     assert len(seen) > 30
