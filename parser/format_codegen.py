@@ -71,7 +71,13 @@ def _emit(pairs, lines: list[str], env: dict[str, Any], depth: int) -> None:
         key = f"e{len(env)}"
         env[key] = e
         if isinstance(e, OptionalGroup):
-            lines.append(f"{ind}if {key}.anchor_element.present(op):")
+            anchor = e.anchor_element
+            if isinstance(anchor, AttrValue):
+                lines.append(f"{ind}if op.attr({anchor.decl.name!r}) is not None:")
+            elif isinstance(anchor, Types):
+                lines.append(f"{ind}if op.operands:")
+            else:
+                lines.append(f"{ind}if {key}.anchor_element.present(op):")
             _emit(e.inner, lines, env, depth + 1)
             continue
         if isinstance(e, Operands):
@@ -80,10 +86,13 @@ def _emit(pairs, lines: list[str], env: dict[str, Any], depth: int) -> None:
             lines.append(f"{ind}if {cond}: return None")
             lines.append(f"{ind}if n: out.append({sep!r}); out.append(_names(op.operands))")
             continue
-        if isinstance(e, AttrDict):
+        if isinstance(e, AttrDict):  # the printer's attr_dict: " {...}" or ""
             lines.append(f"{ind}if op.attributes:")
-            lines.append(f"{ind}    s = p.attr_dict(op, spells)")
-            lines.append(f"{ind}    if s: out.append({sep!r}); out.append(s.lstrip())")
+            if sep == " ":
+                lines.append(f"{ind}    out.append(p.attr_dict(op, spells))")
+            else:
+                lines.append(f"{ind}    s = p.attr_dict(op, spells)")
+                lines.append(f"{ind}    if s: out.append({sep!r}); out.append(s.lstrip())")
             continue
         if isinstance(e, Types) and e.kind == "functional":
             lines.append(f"{ind}out.append({sep!r}); out.append(p.functional(op))")
@@ -93,9 +102,10 @@ def _emit(pairs, lines: list[str], env: dict[str, Any], depth: int) -> None:
             lines.append(f"{ind}out.append({sep!r}); out.append(p.same_type(op))")
             continue
         if isinstance(e, AttrValue):
+            env[f"t{key}"] = e.text
             lines.append(f"{ind}a = op.attr({e.decl.name!r})")
             lines.append(f"{ind}if a is None: return None")
-            lines.append(f"{ind}s = {key}.text(p, a)")
+            lines.append(f"{ind}s = t{key}(p, a)")
         else:
             lines.append(f"{ind}s = {key}.print(st)")
         lines.append(f"{ind}if s is None: return None")

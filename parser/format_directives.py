@@ -50,12 +50,17 @@ from .type_syntax import I64
 I1 = IntegerType(1)
 
 
+_PRINTER_CORE: list = []
+
+
 def _pc():
     """parser/printer_core, imported on first use: the printer loads only to print
     (startup; parsing needs none of it)."""
-    from . import printer_core
+    if not _PRINTER_CORE:
+        from . import printer_core
 
-    return printer_core
+        _PRINTER_CORE.append(printer_core)
+    return _PRINTER_CORE[0]
 
 
 # ---- named directives (upstream's C++ custom<...> parsers and printers) ----------------

@@ -189,10 +189,8 @@ def _precision_list(a: Attribute | None) -> list[str] | None:
 
 
 def _i64_array_text(p: BasePrinter, a: Attribute) -> str | None:
-    from .printer_core import _ints
-
     ints = i64_array(a)
-    return None if ints is None else _ints(ints)
+    return None if ints is None else "[" + ", ".join(map(str, ints)) + "]"
 
 
 def _int_text(width: int) -> Callable[[BasePrinter, Attribute], str | None]:

@@ -33,10 +33,11 @@ attributes as properties).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .format_codegen import compile_printer
 from .format_directives import DIRECTIVES
@@ -164,14 +165,13 @@ class OpFormat:
             "".join(out) if render(self.pairs, PrintState(p, op, self.spells, depth), out) else None
         )
 
-    def print_compiled(self, p: BasePrinter, op: Operation, depth: int) -> str | None:
-        """``print``, as format_codegen writes it out (on the first use: startup)."""
-        fn = self._compiled
-        if fn is None:
-            fn = self._compiled = compile_printer(
+    def printer(self) -> Callable[..., str | None]:
+        """``print``, as format_codegen writes it out (generated on the first call)."""
+        if self._compiled is None:
+            self._compiled = compile_printer(
                 self.pairs, self.spells, self.n_results, self.regions, self.decl.name
             )
-        return fn(p, op, depth)
+        return self._compiled
 
 
 # Names an op goes by where its dialect is the default one (func's, in a func.func:
@@ -186,22 +186,34 @@ def _aliased(parse: Callable[..., Operation], full: str) -> Callable[..., Operat
     return parse_alias
 
 
-def _formats() -> tuple[dict[str, Callable[..., Operation]], dict[str, Callable[..., Any]]]:
-    parse: dict[str, Callable[..., Operation]] = {}
-    print_: dict[str, Callable[..., Any]] = {}
-    # ops declared alike (the elementwise ones...) share one compiled format
+def _formats() -> dict[str, OpFormat]:
+    """Each declared op's compiled format (ops declared alike, the elementwise ones...,
+    share one)."""
+    out: dict[str, OpFormat] = {}
     compiled: dict[tuple, OpFormat] = {}
     for name, decl in OP_DECLS.items():
         if decl.format is not None:
             key = (decl.format, decl.attrs, decl.operands, decl.results)
-            f = compiled.get(key) or compiled.setdefault(key, compile_format(decl))
-            parse[name] = f.parse
-            if decl.prints_format:
-                print_[name] = f.print_compiled
+            out[name] = compiled.get(key) or compiled.setdefault(key, compile_format(decl))
+    return out
+
+
+FORMATS: Mapping[str, OpFormat] = _formats()
+
+
+def _parse_forms() -> dict[str, Callable[..., Operation]]:
+    parse: dict[str, Callable[..., Operation]] = {n: f.parse for n, f in FORMATS.items()}
     for alias, full in ALIASES.items():
         if full in parse:
             parse[alias] = _aliased(parse[full], full)
-    return parse, print_
+    return parse
+
+
+@functools.cache
+def print_forms() -> dict[str, Callable[..., str | None]]:
+    """The printed forms' generated printers by op name, ``fn(printer, op, depth)``:
+    generated on the first call (printer.py's import; parsing never pays for them)."""
+    return {name: f.printer() for name, f in FORMATS.items() if f.decl.prints_format}
 
 
 # The form of an op with no declared one (parser/default_form.py), for any name.
@@ -209,8 +221,6 @@ parse_default = compile_format(
     OpDecl("", "", operands=("operands*",), results=("results*",), format="custom<KeywordItems>")
 ).parse
 
-# The declarative forms, by op name (grammar.Parser and printer._Printer merge them
-# with the hand-written families not moved yet).
-PARSE_FORMS: Mapping[str, Callable[..., Operation]]
-PRINT_FORMS: Mapping[str, Callable[..., Any]]
-PARSE_FORMS, PRINT_FORMS = _formats()
+# The declarative forms' readers by op name (grammar.Parser merges them with the other
+# dialects' hand-written forms; printer._Printer does so with ``print_forms()``).
+PARSE_FORMS: Mapping[str, Callable[..., Operation]] = _parse_forms()

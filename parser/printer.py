@@ -43,7 +43,7 @@ from .ir import (
 from .number_text import _format_floats as _format_floats
 from .number_text import _hex_blob as _hex_blob
 from .number_text import format_float as format_float
-from .op_format import PRINT_FORMS as _DECLARED_FORMS
+from .op_format import print_forms
 from .opdecl import OP_DECLS
 from .pretty_print import FORMS as _SIMPLE_FORMS
 from .pretty_print_regions import FORMS as _REGION_FORMS
@@ -64,7 +64,7 @@ __all__ = [
 # every pretty printer by op name: the declared formats (opdecl, op_format), the
 # hand-written families not moved to them yet (the sdy. ones load on first use)
 _PRETTY: dict[str, Callable[..., str | None]] = SdyForms(
-    {**_SIMPLE_FORMS, **_REGION_FORMS, **_DECLARED_FORMS}, "PRINT_FORMS"
+    {**_SIMPLE_FORMS, **_REGION_FORMS, **print_forms()}, "PRINT_FORMS"
 )
 
 
