@@ -132,6 +132,8 @@ def parse_items(
 class KeywordItems(Element):
     """``custom<KeywordItems>``: the whole form (module docstring), read and written."""
 
+    writes_attributes = True
+
     keys: dict[str, AttrDecl] = {}
 
     def bind(self, decl: OpDecl) -> None:

@@ -382,6 +382,8 @@ class Constant(Element):
     fallback: the name, then the rest of the generic form (`stablehlo.constant()
     <{value = ...}> : () -> type`), which the parser reads back."""
 
+    writes_attributes = True
+
     spells = ("value",)
 
     def parse(self, st: ParseState) -> None:
@@ -432,6 +434,8 @@ class While(Element):
     `(%iterArg = %init, ...) : types attributes {...}` then, on a new line at the op's
     indentation, `cond {...} do {...}`; both regions take the iteration arguments'
     names (so they must agree), whose types are the operands' and results'."""
+
+    writes_attributes = True
 
     regions = True
 
@@ -586,6 +590,8 @@ class Reduce(Element):
     or `... across dimensions = [1] : type` then ` reducer(%a: t, %b: t) ... {body}`
     (pair i of the reducer's arguments: block arguments i and n + i)."""
 
+    writes_attributes = True
+
     spells = ("dimensions",)
     regions = True
 
@@ -686,6 +692,8 @@ class Scan(Element):
     (attributes {...})? {body} : type`, with its ``operandSegmentSizes`` and
     ``resultSegmentSizes`` (the results past the carries are the outputs).  Read only:
     hlorun writes chlo.scan in the generic form (``OpDecl.prints_format``)."""
+
+    writes_attributes = True
 
     spells = ("dimension", "operandSegmentSizes", "resultSegmentSizes")
     regions = True

@@ -395,6 +395,8 @@ class Element:
     spells: tuple[str, ...] = ()  # the attributes it writes (left out of attr-dict)
     anchor: str | None = None  # `$name^`: what, present, prints the group it is in
     regions = False  # True for an element that reads and writes the op's regions
+    # True for attr-dict, and for a directive that writes the op's other attributes
+    writes_attributes = False
 
     def bind(self, decl: OpDecl) -> None:
         """Adapt to the op whose format holds the element (a directive shared by ops)."""
@@ -486,6 +488,8 @@ class AttrValue(Element):
 
 
 class AttrDict(Element):
+    writes_attributes = True
+
     def parse(self, st: ParseState) -> None:
         if st.p.c.peek() == "{":
             st.dict_attrs = tuple(st.dict_attrs) + tuple(st.p.parse_attr_dict())

@@ -109,6 +109,9 @@ def compile_format(decl: OpDecl) -> OpFormat:
         stack[-1].append(el)
     if len(stack) != 1:
         raise ValueError(f"{decl.name}: unclosed `(` in format")
+    if not any(e.writes_attributes for e in stack[0]):
+        # an op's attributes the format does not spell would be lost in print
+        raise ValueError(f"{decl.name}: a format needs attr-dict")
     return OpFormat(decl, tuple(stack[0]))
 
 

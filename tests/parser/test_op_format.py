@@ -46,6 +46,7 @@ def test_every_declared_format_compiles_and_spells_declared_attributes(name):
         ("operands ($k^)? attr-dict", "starts with a literal"),
         ("custom<NoSuchDirective>", "unknown directive"),
         ("operands attr-dict @@", "cannot read"),
+        ("operands `:` type(functional)", "needs attr-dict"),
     ],
 )
 def test_a_malformed_format_is_refused_naming_the_problem(fmt, message):
