@@ -216,7 +216,7 @@ def _parse_forms() -> dict[str, Callable[..., Operation]]:
 def print_forms() -> dict[str, Callable[..., str | None]]:
     """The printed forms' generated printers by op name, ``fn(printer, op, depth)``:
     generated on the first call (printer.py's import; parsing never pays for them)."""
-    return {name: f.printer() for name, f in FORMATS.items() if f.decl.prints_format}
+    return {name: f.printer() for name, f in FORMATS.items() if OP_DECLS[name].prints_format}
 
 
 # The form of an op with no declared one (parser/default_form.py), for any name.
