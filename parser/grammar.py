@@ -9,8 +9,10 @@ over them, one layer of the syntax per module:
 - ``type_syntax``: types (``TypeParser``, the cursor and the parser state);
 - ``attr_syntax``: attributes and locations (``AttrParser``);
 - ``op_syntax``: the generic op form, regions, blocks, ``func.func`` (``OpParser``);
-- ``pretty_ops`` / ``pretty_regions``: the custom forms, by op family, each building
-  exactly the Operation the generic form would give (attributes as ``opdecl`` declares);
+- ``op_format``: the custom forms opdecl declares as format strings, read by one
+  generic parser (an op with none in ``default_form``'s); ``pretty_regions`` /
+  ``pretty_sdy``: other dialects' hand-written ones; each builds exactly the
+  Operation the generic form would give;
 - this module: the module level (``module {...}``, aliases, resources) and the entry
   points.
 
@@ -46,9 +48,9 @@ from .ir import (
     Type,
     Value,
 )
+from .op_format import PARSE_FORMS as _DECLARED_FORMS
+from .op_format import parse_default
 from .op_syntax import OpParser, _with_location, sort_attrs
-from .pretty_ops import FORMS as _SIMPLE_FORMS
-from .pretty_ops import parse_default
 from .pretty_regions import FORMS as _REGION_FORMS
 from .sdy_forms import SdyForms
 from .source import split_input_file
@@ -60,9 +62,10 @@ K = TypeVar("K")
 V = TypeVar("V")
 
 
-# every family's custom-form parsers by op name (the sdy. ones load on first use)
+# every custom-form parser by op name: the declared formats (opdecl, op_format), the
+# hand-written families not moved to them yet (the sdy. ones load on first use)
 CUSTOM_FORMS: dict[str, Callable[..., Operation]] = SdyForms(
-    {**_SIMPLE_FORMS, **_REGION_FORMS}, "FORMS"
+    {**_REGION_FORMS, **_DECLARED_FORMS}, "FORMS"
 )
 
 
@@ -282,7 +285,7 @@ class Parser(OpParser):
         return tuple(types), tuple(attrs)
 
     def _return_fast(self, m: re.Match, start: int) -> Operation | None:
-        """``return %a, %b : t1, t2`` as ``pretty_ops.parse_return`` builds it."""
+        """``return %a, %b : t1, t2`` as the declared form of ``func.return`` builds it."""
         types = self._tensors(m.group(3))
         names = m.group(2).split(", ")
         if types is None or len(types) != len(names):
@@ -303,7 +306,7 @@ class Parser(OpParser):
         return self._located(op)
 
     def _call_fast(self, m: re.Match, start: int) -> Operation | None:
-        """``%r = call @f(%a) : (t) -> t`` as ``pretty_ops.parse_call`` builds it."""
+        """``%r = call @f(%a) : (t) -> t`` as the declared form of ``func.call`` builds it."""
         c = self.c
         before, c.pos = c.pos, m.end()
         values = self._signature_values(m, start)
@@ -324,7 +327,7 @@ class Parser(OpParser):
 
     def _custom_call_fast(self, m: re.Match, start: int) -> Operation | None:
         """``%r = stablehlo.custom_call @t(%a) {attrs} : (t) -> t`` as
-        ``pretty_ops.parse_custom_call`` builds it (a bare, unnested target)."""
+        the declared form of ``stablehlo.custom_call`` builds it (a bare, unnested target)."""
         c = self.c
         c.pos = m.end()
         attrs: tuple = ()

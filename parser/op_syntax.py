@@ -4,7 +4,7 @@ MLIR's generic operation form (LangRef "Operations"): ``%r:2 = "dialect.op"(%a)
 [^succ] <{properties}> ({regions}) {attributes} : (types) -> types``, regions of blocks
 with ``^label(%arg: type)`` headers, and ``func.func`` (FuncOps.td, its custom form and
 the generic one).  An op's custom (pretty) form is parsed by the handler that
-``custom_forms`` maps its name to (the per-family tables of ``pretty_ops`` and
+``custom_forms`` maps its name to (the declared forms of ``op_format`` and
 ``pretty_regions``, set by ``grammar.Parser``), else by ``default_form``.
 """
 
@@ -32,6 +32,7 @@ from .ir import (
     TypeAttr,
     Value,
 )
+from .opdecl import OP_DECLS, SAME_TYPE_FORMAT
 from .type_syntax import _simple_tensor
 
 CustomForm = Callable[..., Operation]  # fn(parser, op_name, result_defs, start) -> Operation
@@ -47,15 +48,12 @@ _FAST_OP = re.compile(
     rf"({_V}) = (stablehlo\.[a-z_0-9]+) ({_V}(?:#[0-9]+)?(?:, {_V}(?:#[0-9]+)?)*) : "
     rf"tensor<((?:(?:[0-9]+|\?)x)*)({lx.SIMPLE_ELEMENT})>[ \t]*(?=\n|\r|//|$)"
 )
+# (the ops opdecl declares with that form, custom<SameOperandsAndResultType>: the line
+# gives what op_format's generic parser would, sooner)
 _FAST_OP_NAMES = frozenset(
-    "stablehlo." + n
-    for n in (
-        "abs add and atan2 cbrt ceil cosine count_leading_zeros divide exponential "
-        "exponential_minus_one floor log log_plus_one logistic maximum minimum "
-        "multiply negate not or popcnt power remainder round_nearest_afz round_nearest_even "
-        "rsqrt shift_left shift_right_arithmetic shift_right_logical sign sine sqrt subtract "
-        "tan tanh xor clamp"
-    ).split()
+    name
+    for name, decl in OP_DECLS.items()
+    if decl.format == SAME_TYPE_FORMAT and len(decl.results) == 1 and decl.operands
 )
 
 
@@ -86,8 +84,6 @@ def _with_location(op, loc: LocationAttr):
 def _known_op(name: str) -> bool:
     """Whether ``name`` is an op hlorun knows (a declaration, or a StableHLO op with a
     VHLO form), or one of a dialect it does not check (any name goes there)."""
-    from .opdecl import OP_DECLS
-
     if name in OP_DECLS or not name.startswith("stablehlo."):
         return True
     from .vhlo import table
@@ -284,8 +280,6 @@ class OpParser(AttrParser):
         either (a misspelled op with attributes): MLIR's "custom op ... is unknown",
         with the close names of the dialect."""
         import difflib
-
-        from .opdecl import OP_DECLS
 
         close = difflib.get_close_matches(name, {*self.custom_forms, *OP_DECLS}, n=3)
         hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""

@@ -1,18 +1,23 @@
-"""One declaration per op: its attributes (name, kind, default, optional, custom-form
-keyword), its regions and its spec section.
+"""One declaration per op: its attributes (name, kind, default, optional), its regions,
+operands and results, its spec section and its text form.
 
-The lowest layer that needs these facts is the parser: the custom (pretty) forms parse
-(``pretty_ops.KEYS``) and print (``pretty_print``'s keyword forms) the attributes
-declared here, and ``shape_inference/optable.py`` derives each row's attribute defaults
-(``OpDef.attrs``) from the same declaration.  Later tables (VHLO, ``hlorun ops``) read
-it too.
+The lowest layer that needs these facts is the parser: an op's custom (pretty) form is
+its ``format`` string, which parser/op_format.py both parses and prints (the language
+is described there), and ``shape_inference/optable.py`` derives each row's attribute
+defaults (``OpDef.attrs``) from the same declaration.  Later tables (VHLO, ``hlorun
+ops``) read it too.
+
+Adding an op with a custom form: its row here (attributes, regions, ``_s(operands,
+format, results)``), its shape function and kernel (shape_inference/, engine/kernels/);
+a syntax no format element spells is one new directive in parser/format_directives.py.
 
 Facts and their sources:
 
 - attribute names, kinds and optionality: the ``arguments`` of each op in
   stablehlo/dialect/StablehloOps.td and ChloOps.td (``DenseI64ArrayAttr`` -> "i64_array",
   ``I64Attr`` -> "i64", ``OptionalAttr<...>`` / ``DefaultValued...`` -> optional...);
-- custom-form keywords (``dims = [...]``): the ``assemblyFormat`` of the same ops;
+- text forms (``format``): the ``assemblyFormat`` of the same ops (their custom
+  directives' C++ for the ``custom<...>`` ones), in parser/op_format.py's language;
 - defaults: the value a shape function or kernel receives when the attribute is absent
   (the ``DefaultValued...`` default of the .td, else None / ``()``, as the spec's
   semantics section of the op reads an absent optional attribute);
@@ -20,7 +25,7 @@ Facts and their sources:
   dialect's own document for chlo; for mhlo ops, openxla/xla's
   xla/mlir_hlo/mhlo/IR/hlo_ops.td (MHLO has no document of its own).
 
-Value kinds (what ``pretty_ops`` parses and ``pretty_print`` prints for a keyword):
+Value kinds (what parser/format_elements.py parses and prints for an attribute):
 "i64" / "i32" / "ui64" (IntegerAttr of that type), "i64_array" (``array<i64: ...>``),
 "bool_array" (``array<i1: ...>``), "bool",
 "unit", "string", "f32", "enum:<kind>" (``#stablehlo<kind CASE>``), "precision_config"
@@ -76,8 +81,8 @@ class AttrDecl:
     name: str  # as StablehloOps.td names the argument (and the generic form spells it)
     kind: str  # value kind (module docstring)
     default: Any = REQUIRED  # decoded value when absent; REQUIRED: it must be present
-    key: str | None = None  # its keyword in the op's custom form (`dims = [...]`)
-    printed: bool = True  # False: the custom form accepts `key = ...` but prints it in attr-dict
+    # its keyword in an op with no declared format (the test dialects' `key = value`)
+    key: str | None = None
     # the .td ``DefaultValued...`` default, as MLIR prints the attribute (``false``,
     # ``1 : i32``): ODS-generated printers leave it out of attr-dict at that value
     ods_default: str | None = None
@@ -93,12 +98,23 @@ class AttrDecl:
 
 @dataclass(frozen=True)
 class OpDecl:
-    """One op: name, spec section, attributes (in .td order) and region names."""
+    """One op: name, spec section, attributes (in .td order), region names, operands,
+    results and its text form."""
 
     name: str
     section: str
     attrs: tuple[AttrDecl, ...] = ()
     regions: tuple[str, ...] = ()
+    # operand and result names (StablehloOps.td ``arguments`` / ``results``); a name
+    # ending in ``*`` is variadic, in ``+`` variadic of at least one
+    operands: tuple[str, ...] = ()
+    results: tuple[str, ...] = ("result",)
+    # the custom text form, a format string of parser/op_format.py (None: the default
+    # form of parser/default_form.py, or another dialect's hand-written one)
+    format: str | None = None
+    # False: the form is read, but the op is written in the generic form (as hlorun
+    # always wrote it; its printed form would differ from the programs' recorded text)
+    prints_format: bool = True
 
     def attr(self, name: str) -> AttrDecl | None:
         for a in self.attrs:
@@ -116,56 +132,144 @@ def _a(name: str, kind: str, default: Any = REQUIRED, key: str | None = None, **
     return AttrDecl(name, kind, default, key, **kw)
 
 
+@dataclass(frozen=True)
+class Syntax:
+    """A row's operands, results and text form (``OpDecl``'s fields of the same names)."""
+
+    operands: tuple[str, ...]
+    format: str
+    results: tuple[str, ...] = ("result",)
+    prints_format: bool = True
+
+
+def _s(operands: str, fmt: str, results: str = "result", prints: bool = True) -> Syntax:
+    """``Syntax`` from space-separated operand and result names."""
+    return Syntax(tuple(operands.split()), fmt, tuple(results.split()), prints)
+
+
+# Text forms of StablehloOps.td's assemblyFormat, in parser/op_format.py's language.
+SAME_TYPE_FORMAT = "operands attr-dict `:` type(same)"  # custom<SameOperandsAndResultType>
+_SAME = SAME_TYPE_FORMAT
+_FUNCTIONAL = "operands attr-dict `:` type(functional)"  # functional-type(operands, results)
+
+
+def _kw(items: str, types: str = "functional") -> str:
+    """``operands, key = $attr, ... attr-dict : type(...)`` from ``key=attr`` pairs."""
+    spelled = " `,` ".join(
+        f"`{key}` `=` ${attr}" for key, attr in (item.split("=") for item in items.split())
+    )
+    return f"operands `,` {spelled} attr-dict `:` type({types})"
+
+
+_UNARY = _s("operand", _SAME)
+# the check / interpreter test dialects (docs/test-dialects.md): parser/default_form.py
+_TEST = _s("operands*", "custom<KeywordItems>", "results*")
+_CONVOLUTION = (
+    "`(` operands `)` `dim_numbers` `=` custom<ConvolutionDimensions> "
+    "custom<WindowAttributes> attr-dict `:` type(functional)"
+)
+# `$results attr-dict (: types)?` (stablehlo.return; func.return's is `attr-dict
+# ($operands^ `:` type($operands))?`, which hlorun prints as stablehlo's)
+_RETURN = _s("results*", "operands attr-dict (`:` type(operands)^)?", "")
+_BINARY = _s("lhs rhs", _SAME)
+
+
 _ACCURACY = (_a("result_accuracy", "result_accuracy", None),)
 _GROUPED = (
     _a("replica_groups", "i64_elements"),
     _a("channel_handle", "channel_handle", None),
 )
 
-# (op, attributes, regions).  The section is derived: stablehlo ops -> spec.md#<mnemonic>,
+# (op, attributes, regions[, syntax]).  The section is derived: stablehlo ops -> spec.md#<mnemonic>,
 # chlo ops -> chlo.md#<name>, the test dialects -> test-dialects.md.
-_ROWS: tuple[tuple[str, tuple[AttrDecl, ...], tuple[str, ...]], ...] = (
+_ROWS: tuple[tuple[Any, ...], ...] = (
     # ---- elementwise with result_accuracy (StablehloOps.td: `$result_accuracy`)
     *(
-        (f"stablehlo.{n}", _ACCURACY, ())
+        (f"stablehlo.{n}", _ACCURACY, (), _UNARY)
         for n in (
             "cbrt cosine exponential exponential_minus_one log log_plus_one logistic "
             "rsqrt sine sqrt tan tanh"
         ).split()
     ),
+    # ---- elementwise without attributes
+    *(
+        (f"stablehlo.{n}", (), (), _UNARY)
+        for n in (
+            "abs ceil convert count_leading_zeros floor not negate popcnt round_nearest_afz "
+            "round_nearest_even sign uniform_quantize uniform_dequantize"
+        ).split()
+    ),
+    *(
+        (f"stablehlo.{n}", (), (), _BINARY)
+        for n in (
+            "add atan2 divide maximum minimum multiply power remainder shift_left "
+            "shift_right_arithmetic shift_right_logical subtract and or xor"
+        ).split()
+    ),
+    ("stablehlo.real", (), (), _s("operand", "operands attr-dict `:` type(real)")),
+    ("stablehlo.imag", (), (), _s("operand", "operands attr-dict `:` type(real)")),
+    ("stablehlo.complex", (), (), _s("lhs rhs", "operands attr-dict `:` type(complex)")),
+    ("stablehlo.clamp", (), (), _s("min operand max", _SAME)),
+    ("stablehlo.select", (), (), _s("pred on_true on_false", "operands attr-dict `:` type(select)")),
+    ("stablehlo.is_finite", (), (), _s("x", _FUNCTIONAL)),
+    ("stablehlo.bitcast_convert", (), (), _s("operand", _FUNCTIONAL)),
+    ("stablehlo.reshape", (), (), _s("operand", _FUNCTIONAL)),
+    ("stablehlo.dynamic_reshape", (), (), _s("operand output_shape", _FUNCTIONAL)),
+    ("stablehlo.dynamic_update_slice", (), (), _s("operand update start_indices*", _FUNCTIONAL)),
+    ("stablehlo.real_dynamic_slice", (), (), _s("operand start_indices limit_indices strides",
+                                                _FUNCTIONAL)),
+    ("stablehlo.dynamic_pad", (), (), _s(
+        "operand padding_value edge_padding_low edge_padding_high interior_padding", _FUNCTIONAL)),
+    # ---- tokens, tuples, process ids
+    ("stablehlo.create_token", (), (), _s("", "attr-dict `:` type(same)")),
+    ("stablehlo.replica_id", (), (), _s("", "attr-dict `:` type(same)")),
+    ("stablehlo.partition_id", (), (), _s("", "attr-dict `:` type(same)")),
+    ("stablehlo.after_all", (), (), _s("inputs*", _SAME)),  # <VariadicSameOperandsAndResultType>
+    ("stablehlo.tuple", (), (), _s("val*", "operands attr-dict `:` type(tuple)")),
     ("stablehlo.compare", (
         _a("comparison_direction", "enum:comparison_direction"),
         _a("compare_type", "enum:comparison_type", None),
-    ), ()),
+    ), (), _s("lhs rhs", "$comparison_direction `,` operands (`,` $compare_type^)? attr-dict "
+              "`:` type(functional)")),
     # ---- shapes and data movement
-    ("stablehlo.iota", (_a("iota_dimension", "i64", key="dim"),), ()),
-    ("stablehlo.dynamic_iota", (_a("iota_dimension", "i64", key="dim"),), ()),
-    ("stablehlo.broadcast", (_a("broadcast_sizes", "i64_array", key="sizes"),), ()),
-    ("stablehlo.broadcast_in_dim", (_a("broadcast_dimensions", "i64_array", key="dims"),), ()),
+    ("stablehlo.iota", (_a("iota_dimension", "i64"),), (),
+     _s("", "`dim` `=` $iota_dimension attr-dict `:` type(same)")),
+    ("stablehlo.dynamic_iota", (_a("iota_dimension", "i64"),), (),
+     _s("output_shape", _kw("dim=iota_dimension"))),
+    ("stablehlo.broadcast", (_a("broadcast_sizes", "i64_array"),), (),
+     _s("operand", _kw("sizes=broadcast_sizes"))),
+    ("stablehlo.broadcast_in_dim", (_a("broadcast_dimensions", "i64_array"),), (),
+     _s("operand", _kw("dims=broadcast_dimensions"))),
     ("stablehlo.dynamic_broadcast_in_dim", (
-        _a("broadcast_dimensions", "i64_array", key="dims"),
-        _a("known_expanding_dimensions", "i64_array", (), "expanding_dimensions",
-           printed=False),
-        _a("known_nonexpanding_dimensions", "i64_array", (), "nonexpanding_dimensions",
-           printed=False),
-    ), ()),
-    ("stablehlo.transpose", (_a("permutation", "i64_array", key="dims"),), ()),
-    ("stablehlo.reverse", (_a("dimensions", "i64_array", key="dims"),), ()),
-    ("stablehlo.concatenate", (_a("dimension", "i64", key="dim"),), ()),
+        _a("broadcast_dimensions", "i64_array"),
+        _a("known_expanding_dimensions", "i64_array", ()),
+        _a("known_nonexpanding_dimensions", "i64_array", ()),
+    ), (), _s("operand output_dimensions", _kw("dims=broadcast_dimensions"))),
+    ("stablehlo.transpose", (_a("permutation", "i64_array"),), (),
+     _s("operand", _kw("dims=permutation"))),
+    ("stablehlo.reverse", (_a("dimensions", "i64_array"),), (),
+     _s("operand", _kw("dims=dimensions", "same"))),
+    ("stablehlo.concatenate", (_a("dimension", "i64"),), (),
+     _s("inputs+", _kw("dim=dimension"))),
     ("stablehlo.pad", (
-        _a("edge_padding_low", "i64_array", key="low"),
-        _a("edge_padding_high", "i64_array", key="high"),
-        _a("interior_padding", "i64_array", key="interior"),
-    ), ()),
+        _a("edge_padding_low", "i64_array"),
+        _a("edge_padding_high", "i64_array"),
+        _a("interior_padding", "i64_array"),
+    ), (), _s("operand padding_value",
+              _kw("low=edge_padding_low high=edge_padding_high interior=interior_padding"))),
     ("stablehlo.slice", (
         _a("start_indices", "i64_array"),
         _a("limit_indices", "i64_array"),
         _a("strides", "i64_array"),
-    ), ()),
-    ("stablehlo.dynamic_slice", (_a("slice_sizes", "i64_array", key="sizes"),), ()),
-    ("stablehlo.get_dimension_size", (_a("dimension", "i64", key="dim"),), ()),
-    ("stablehlo.set_dimension_size", (_a("dimension", "i64", key="dim"),), ()),
-    ("stablehlo.get_tuple_element", (_a("index", "i32", 0),), ()),
+    ), (), _s("operand", "operands custom<SliceRanges> attr-dict `:` type(functional)")),
+    ("stablehlo.dynamic_slice", (_a("slice_sizes", "i64_array"),), (),
+     _s("operand start_indices+", _kw("sizes=slice_sizes"))),
+    ("stablehlo.get_dimension_size", (_a("dimension", "i64"),), (),
+     _s("operand", _kw("dim=dimension"))),
+    ("stablehlo.set_dimension_size", (_a("dimension", "i64"),), (),
+     _s("operand size", _kw("dim=dimension"))),
+    ("stablehlo.get_tuple_element", (_a("index", "i32", 0),), (),
+     _s("operand", "operands `[` $index `]` attr-dict `:` type(functional)")),
     ("stablehlo.gather", (
         _a("dimension_numbers", "gather_dimension_numbers"),
         _a("slice_sizes", "i64_array"),
@@ -185,15 +289,22 @@ _ROWS: tuple[tuple[str, tuple[AttrDecl, ...], tuple[str, ...]], ...] = (
         _a("is_stable", "bool", False),
     ), ("comparator",)),
     # ---- linear algebra
-    ("stablehlo.dot", (_a("precision_config", "precision_config", (), "precision"),), ()),
+    ("stablehlo.dot", (_a("precision_config", "precision_config", ()),), (),
+     _s("lhs rhs", "operands (`,` `precision` `=` $precision_config^)? attr-dict "
+                   "`:` type(functional)")),
     ("stablehlo.dot_general", (
         _a("dot_dimension_numbers", "dot_dimension_numbers"),
-        _a("precision_config", "precision_config", (), "precision"),
-        _a("algorithm", "dot_algorithm", None, "algorithm"),
-    ), ()),
-    ("stablehlo.einsum", (_a("einsum_config", "string", key="config"),), ()),
-    ("stablehlo.unary_einsum", (_a("einsum_config", "string", key="config"),), ()),
-    ("stablehlo.cholesky", (_a("lower", "bool", False, "lower"),), ()),
+        _a("precision_config", "precision_config", ()),
+        _a("algorithm", "dot_algorithm", None),
+    ), (), _s("lhs rhs", "operands `,` custom<DotDimensionNumbers> "
+                         "(`,` `precision` `=` $precision_config^)? "
+                         "(`,` `algorithm` `=` $algorithm^)? attr-dict `:` type(functional)")),
+    ("stablehlo.einsum", (_a("einsum_config", "string"),), (),
+     _s("lhs rhs", _kw("config=einsum_config"))),
+    ("stablehlo.unary_einsum", (_a("einsum_config", "string"),), (),
+     _s("operand", _kw("config=einsum_config"))),
+    ("stablehlo.cholesky", (_a("lower", "bool", False),), (),
+     _s("a", "operands (`,` `lower` `=` $lower^)? attr-dict `:` type(same)")),
     ("stablehlo.triangular_solve", (
         _a("left_side", "bool"),
         _a("lower", "bool"),
@@ -201,9 +312,9 @@ _ROWS: tuple[tuple[str, tuple[AttrDecl, ...], tuple[str, ...]], ...] = (
         _a("transpose_a", "enum:transpose"),
     ), ()),
     ("stablehlo.fft", (
-        _a("fft_type", "enum:fft_type", key="type"),
-        _a("fft_length", "i64_array", key="length"),
-    ), ()),
+        _a("fft_type", "enum:fft_type"),
+        _a("fft_length", "i64_array"),
+    ), (), _s("operand", _kw("type=fft_type length=fft_length"))),
     ("stablehlo.convolution", (
         _a("window_strides", "i64_array", None),
         _a("padding", "i64_elements", None),
@@ -214,12 +325,13 @@ _ROWS: tuple[tuple[str, tuple[AttrDecl, ...], tuple[str, ...]], ...] = (
         _a("feature_group_count", "i64", 1),
         _a("batch_group_count", "i64", 1),
         _a("precision_config", "precision_config", ()),
-    ), ()),
+    ), (), _s("lhs rhs", _CONVOLUTION)),
     ("stablehlo.batch_norm_grad", (_a("epsilon", "f32"), _a("feature_index", "i64")), ()),
     ("stablehlo.batch_norm_inference", (_a("epsilon", "f32"), _a("feature_index", "i64")), ()),
     ("stablehlo.batch_norm_training", (_a("epsilon", "f32"), _a("feature_index", "i64")), ()),
     # ---- reductions and windows
-    ("stablehlo.reduce", (_a("dimensions", "i64_array"),), ("body",)),
+    ("stablehlo.reduce", (_a("dimensions", "i64_array"),), ("body",),
+     _s("inputs+ init_values+", "custom<Reduce>", "results+")),
     ("stablehlo.map", (_a("dimensions", "i64_array"),), ("computation",)),
     ("stablehlo.reduce_window", (
         _a("window_dimensions", "i64_array"),
@@ -236,14 +348,15 @@ _ROWS: tuple[tuple[str, tuple[AttrDecl, ...], tuple[str, ...]], ...] = (
     ("stablehlo.reduce_precision", (
         _a("exponent_bits", "i32"),
         _a("mantissa_bits", "i32"),
-    ), ()),
+    ), (), _s("operand", "operands `,` `format` `=` custom<ExponentMantissa> attr-dict "
+                         "`:` type(same)")),
     # ---- random numbers
-    ("stablehlo.rng", (_a("rng_distribution", "enum:rng_distribution", key="distribution"),), ()),
-    ("stablehlo.rng_bit_generator", (
-        _a("rng_algorithm", "enum:rng_algorithm", key="algorithm"),
-    ), ()),
+    ("stablehlo.rng", (_a("rng_distribution", "enum:rng_distribution"),), (),
+     _s("a b shape", _kw("distribution=rng_distribution"))),
+    ("stablehlo.rng_bit_generator", (_a("rng_algorithm", "enum:rng_algorithm"),), (),
+     _s("initial_state", _kw("algorithm=rng_algorithm"), "output_state output")),
     # ---- control flow, calls
-    ("stablehlo.while", (), ("cond", "body")),
+    ("stablehlo.while", (), ("cond", "body"), _s("operand*", "custom<While>", "results*")),
     ("stablehlo.if", (), ("true_branch", "false_branch")),
     ("stablehlo.case", (), ("branches",)),
     ("stablehlo.composite", (
@@ -251,7 +364,8 @@ _ROWS: tuple[tuple[str, tuple[AttrDecl, ...], tuple[str, ...]], ...] = (
         _a("composite_attributes", "dict", None),
         _a("decomposition", "symbol", ""),
         _a("version", "i32", 0),
-    ), ()),
+    ), (), _s("inputs*", "$name operands custom<CompositeRegions> attr-dict "
+                         "`:` type(functional)", "results*")),
     # ---- collectives and I/O
     ("stablehlo.all_gather", (
         _a("all_gather_dim", "i64"), *_GROUPED, _a("use_global_device_ids", "unit", False),
@@ -301,8 +415,8 @@ _ROWS: tuple[tuple[str, tuple[AttrDecl, ...], tuple[str, ...]], ...] = (
         _a("feature_group_count", "i64", 1),
         _a("batch_group_count", "i64", 1),
         _a("precision_config", "precision_config", ()),
-    ), ()),
-    ("stablehlo.constant", (_a("value", "dense"),), ()),
+    ), (), _s("lhs rhs padding", _CONVOLUTION, prints=False)),
+    ("stablehlo.constant", (_a("value", "dense"),), (), _s("", "custom<Constant>", "output")),
     ("stablehlo.custom_call", (
         _a("call_target_name", "string", ""),
         _a("has_side_effect", "bool", False),
@@ -322,7 +436,8 @@ _ROWS: tuple[tuple[str, tuple[AttrDecl, ...], tuple[str, ...]], ...] = (
         # own attributes (shape_inference/mhlo.py)
         _a("mhlo.attributes", "dict", None),
         _a("mhlo.version", "i64", None),
-    ), ()),
+    ), (), _s("inputs*", "custom<CustomCallTarget> `(` operands `)` attr-dict "
+                         "`:` type(functional)", "results*")),
     # ---- chlo (ChloOps.td)
     *(
         (f"chlo.broadcast_{n}", (_a("broadcast_dimensions", "i64_array", None),), ())
@@ -337,7 +452,7 @@ _ROWS: tuple[tuple[str, tuple[AttrDecl, ...], tuple[str, ...]], ...] = (
         _a("comparison_direction", "enum:comparison_direction"),
         _a("compare_type", "enum:comparison_type", None),
     ), ()),
-    ("chlo.constant", (_a("value", "dense"),), ()),
+    ("chlo.constant", (_a("value", "dense"),), (), _s("", "custom<Constant>", "output")),
     ("chlo.constant_like", (_a("value", "any"),), ()),
     ("chlo.ragged_dot", (
         _a("ragged_dot_dimension_numbers", "ragged_dot_dimension_numbers"),
@@ -345,31 +460,43 @@ _ROWS: tuple[tuple[str, tuple[AttrDecl, ...], tuple[str, ...]], ...] = (
     ), ()),
     # ChloOps.td defaults is_stable to true; hlorun's shape layer reads an absent one as
     # false (a stable sort is a valid unstable one): kept until that is reviewed.
-    ("chlo.top_k", (_a("k", "i64"), _a("is_stable", "bool", False)), ()),
+    ("chlo.top_k", (_a("k", "i64"), _a("is_stable", "bool", False)), (), _s(
+        "operand", "`(` operands `,` `k` `=` $k (`,` `is_stable` `=` $is_stable^)? `)` "
+                   "attr-dict `:` type(functional)", "values indices", prints=False)),
     ("chlo.scan", (
         _a("dimension", "i64"),
         _a("scan_dim_size", "i64", None),
         _a("is_reverse", "bool", False),
         _a("is_associative", "bool", None),
-    ), ("body",)),
+    ), ("body",), _s("inputs* inits*", "custom<Scan>", "outputs* carries*", prints=False)),
     # ---- mhlo ops that producers leave in their StableHLO (xla/mlir_hlo/mhlo/IR/hlo_ops.td)
     ("mhlo.copy", (_a("cross_program_prefetch_index", "i32", None),), ()),
     ("mhlo.erf", (), ()),
     # ---- the check and interpreter test dialects (stablehlo/docs/test-dialects.md)
-    ("check.expect_almost_eq", (_a("tolerance", "f32", 1e-4),), ()),
-    ("check.expect_almost_eq_const", (_a("value", "dense"), _a("tolerance", "f32", 1e-4)), ()),
+    ("check.expect_eq", (), (), _TEST),
+    ("interpreter.print", (), (), _TEST),
+    ("check.expect_almost_eq", (_a("tolerance", "f32", 1e-4),), (), _TEST),
+    ("check.expect_almost_eq_const", (_a("value", "dense"), _a("tolerance", "f32", 1e-4)), (), _TEST),
     ("check.expect_close", (
         # CheckOps.td: UI64Attr, spelled `max_ulp_difference = N` (no type)
         _a("max_ulp_difference", "ui64", 1, key="max_ulp_difference"),
         _a("min_ulp_difference", "ui64", 0, key="min_ulp_difference"),
-    ), ()),
-    ("check.expect_eq_const", (_a("value", "dense"),), ()),
+    ), (), _TEST),
+    ("check.expect_eq_const", (_a("value", "dense"),), (), _TEST),
     ("check.expect_serialized_eq", (
         _a("probe_id", "string"),
         _a("iter", "i64", 0),
         _a("iteration", "i64", None),
-    ), ()),
-    ("interpreter.probe", (_a("probe_id", "string"),), ()),
+    ), (), _TEST),
+    ("stablehlo.optimization_barrier", (), (),
+     _s("operand*", "attr-dict custom<PairwiseOperands>", "result*")),
+    ("stablehlo.return", (), (), _RETURN),
+    # ---- func and arith ops in StableHLO programs (FuncOps.td, ArithOps.td)
+    ("func.return", (), (), _RETURN),
+    ("func.call", (_a("callee", "symbol"),), (),
+     _s("operands*", "$callee `(` operands `)` attr-dict `:` type(functional)", "results*")),
+    ("arith.constant", (_a("value", "any"),), (), _s("", "custom<Constant>")),
+    ("interpreter.probe", (_a("probe_id", "string"),), (), _TEST),
     ("interpreter.run_parallel", (_a("programs", "array"), _a("infeed", "array", None)), ()),
 )  # fmt: skip
 
@@ -428,7 +555,7 @@ def _section(name: str) -> str:
 
 def _build() -> dict[str, OpDecl]:
     table: dict[str, OpDecl] = {}
-    for name, attrs, regions in _ROWS:
+    for name, attrs, regions, *syntax in _ROWS:
         if name in table:
             raise ValueError(f"op {name!r} declared twice")
         bad = [a.kind for a in attrs if a.kind not in KINDS and not a.kind.startswith("enum:")]
@@ -448,7 +575,17 @@ def _build() -> dict[str, OpDecl]:
             )
             for a in attrs
         )
-        table[name] = OpDecl(name, _section(name), attrs, tuple(regions))
+        decl = OpDecl(name, _section(name), attrs, tuple(regions))
+        if syntax:
+            s = syntax[0]
+            decl = replace(
+                decl,
+                operands=s.operands,
+                results=s.results,
+                format=s.format,
+                prints_format=s.prints_format,
+            )
+        table[name] = decl
     return table
 
 

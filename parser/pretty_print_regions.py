@@ -9,23 +9,16 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .ir import (
-    Attribute,
     Block,
-    FloatAttr,
     IndexType,
-    IntegerAttr,
-    IntegerType,
     Operation,
     Region,
     TensorType,
     UnitAttr,
-    Value,
 )
-from .pretty_print import _KEYWORD, PrettyFn, _fits, _i64_array, _operands
+from .pretty_print import PrettyFn, _fits, _operands
 from .printer_core import (
-    _BARE_ID,
     BasePrinter,
-    _ints,
     _keyword_or_string,
     _names,
 )
@@ -42,207 +35,6 @@ def _pretty(*names: str) -> Callable[[PrettyFn], PrettyFn]:
         return fn
 
     return register
-
-
-@_pretty("stablehlo.while")
-def _p_while(p: BasePrinter, op: Operation, depth: int) -> str | None:
-    """`stablehlo.while(%iterArg = %init, ...) : types attributes {...}
-    cond {...} do {...}`: both regions share the iteration arguments' names
-    (AssemblyFormat.cpp, printWhileOp: `cond` on a new line at the op's indentation)."""
-    if not _fits(op, n_regions=2):
-        return None
-    cond, body = op.regions
-    if len(cond.blocks) != 1 or len(body.blocks) != 1:
-        return None
-    cb, bb = cond.blocks[0], body.blocks[0]
-    n = len(op.operands)
-    if len(cb.arguments) != n or len(bb.arguments) != n or len(op.results) != n:
-        return None
-    if cb.label or bb.label or cb.arg_locations or bb.arg_locations or n == 0:
-        return None
-    types = op.operand_types
-    if (
-        tuple(a.type for a in cb.arguments) != types
-        or tuple(a.type for a in bb.arguments) != types
-        or op.result_types != types
-        or [a.name for a in cb.arguments] != [a.name for a in bb.arguments]
-        or any("#" in a.name for a in bb.arguments)
-    ):
-        return None
-    pairs = ", ".join(f"{a.name} = {v.name}" for a, v in zip(bb.arguments, op.operands))
-    s = f"{op.name}({pairs}) : " + ", ".join(p.type(t) for t in types)
-    if op.attributes:
-        s += " attributes " + p.dict(op.attributes)
-    ind = "  " * depth
-    return (
-        f"{s}\n{ind}cond {p.region(cond, depth, entry_args=False)} do "
-        f"{p.region(body, depth, entry_args=False)}"
-    )
-
-
-# StableHLO's commutative binary ops (HLO_Commutative in StablehloOps.td: add, maximum,
-# minimum, multiply and the bitwise / logical and, or, xor)
-_COMMUTATIVE = frozenset(
-    f"stablehlo.{n}" for n in "add maximum minimum multiply and or xor".split()
-)
-
-
-def _reduce_eligible(op: Operation) -> str | None:
-    """The inner op's name when MLIR prints ``reduce`` as `applies <op>`
-    (AssemblyFormat.cpp, isReduceEligibleForCompactPrint E1-E5): the body's one op
-    before its terminator is a commutative binary op of the reduce's dialect whose
-    operands and result share one type, the 0-d tensor of the first input's element
-    type; its operands are the block's arguments, in order, and the terminator returns
-    its result."""
-    if not op.operands or not op.regions[0].blocks:
-        return None
-    block = op.regions[0].blocks[0]
-    if len(block.operations) != 2:
-        return None
-    inner, ret = block.operations
-    first = op.operands[0].type
-    if (
-        inner.name not in _COMMUTATIVE
-        or op.dialect != inner.dialect
-        or len(inner.operands) != 2
-        or len(inner.results) != 1
-        or inner.regions
-        or not isinstance(first, TensorType)
-    ):
-        return None
-    t = inner.results[0].type
-    if any(v.type != t for v in inner.operands) or t != TensorType((), first.element_type):
-        return None
-    if [a.name for a in block.arguments] != [v.name for v in inner.operands]:
-        return None
-    if ret.name.partition(".")[2] != "return":
-        return None
-    return inner.name if [v.name for v in ret.operands] == [inner.results[0].name] else None
-
-
-def _reduce_applies(op: Operation) -> str | None:
-    """The inner op's name when ``reduce`` may print as `applies <op>`.
-
-    stablehlo-opt uses that form when the body is one commutative binary op of the same
-    dialect on the block arguments (AssemblyFormat.cpp, isReduceEligibleForCompactPrint).
-    The form drops the body's value names, and hlorun's parser rebuilds the body with
-    the names ``%reduce.lhs``, ``%reduce.rhs`` and ``%reduce.result``: so the printer
-    uses it only for a body that is exactly that rebuilt body (a body that came from
-    this form); any other body is printed in full with the `reducer` form."""
-    if len(op.operands) != 2:
-        return None
-    init = op.operands[1].type
-    block = op.regions[0].blocks[0] if len(op.regions[0].blocks) == 1 else None
-    if block is None or len(block.operations) != 2 or not isinstance(init, TensorType):
-        return None
-    inner = block.operations[0]
-    if not _BARE_ID.match(inner.name):
-        return None
-    st = TensorType((), init.element_type)
-    a0, a1, r = Value("%reduce.lhs", st), Value("%reduce.rhs", st), Value("%reduce.result", st)
-    expected = Block(
-        (a0, a1),
-        (
-            Operation(inner.name, (a0, a1), (r,)),
-            Operation("stablehlo.return", (r,)),
-        ),
-    )
-    return inner.name if block == expected else None
-
-
-@_pretty("stablehlo.reduce")
-def _p_reduce(p: BasePrinter, op: Operation, depth: int) -> str | None:
-    """`stablehlo.reduce(%x init: %y) applies stablehlo.add across dimensions = [1] : ...`
-    or `... across dimensions = [1] : ...` then ` reducer(%a: t, %b: t) {...}`."""
-    dims = _i64_array(op.attr("dimensions"))
-    n = len(op.operands)
-    if dims is None or n == 0 or n % 2 or not _fits(op, ("dimensions",), n_regions=1):
-        return None
-    body = op.regions[0]
-    if len(body.blocks) != 1:
-        return None
-    block = body.blocks[0]
-    half = n // 2
-    if len(block.arguments) != n or block.label is not None or block.arg_locations:
-        return None
-    if any("#" in a.name for a in block.arguments):
-        return None
-    pairs = ", ".join(
-        f"({op.operands[i].name} init: {op.operands[i + half].name})" for i in range(half)
-    )
-    attrs = p.attr_dict(op, ("dimensions",))
-    head = f"{op.name}{pairs}"
-    sig = p.functional(op)
-    applies = _reduce_eligible(op) if p.canonical else _reduce_applies(op)
-    if applies is not None:
-        return f"{head} applies {applies} across dimensions = {_ints(dims)}{attrs} : {sig}"
-    reducer = "".join(f"({p.block_args(block, (i, i + half))}) " for i in range(half))
-    ind = "  " * depth
-    return (
-        f"{head} across dimensions = {_ints(dims)}{attrs} : {sig}\n"
-        f"{ind} reducer{reducer} {p.region(body, depth, entry_args=False)}"
-    )
-
-
-# ---- the check and interpreter test dialects (docs/test-dialects.md) ---------------------
-
-
-_UI64 = IntegerType(64, "unsigned")
-
-
-def _test_item(p: BasePrinter, v: Attribute) -> str:
-    """A ``key = value`` item's value: a UI64Attr (check.expect_close's ULP bounds) as
-    its bare number, as CheckOps.td's assembly format spells it; others in full."""
-    if isinstance(v, IntegerAttr) and v.type == _UI64:
-        return str(v.value)
-    return p.attr(v)
-
-
-def _p_test_dialect(p: BasePrinter, op: Operation, depth: int) -> str | None:
-    """`check.expect_eq_const %a, dense<...> : tensor<...>`, `check.expect_almost_eq %a, %b,
-    tolerance = 1.000000e-03 : f64 : tensor<...>`, `interpreter.probe %x, probe_id = "p" :
-    tensor<...>` ...: operands, the `value` attribute, `key = attribute` items for the other
-    properties (written in full, with their types), the attribute dictionary, then the
-    operand and result types (none when the value's type gives them)."""
-    if op.regions:
-        return None
-    custom = [(k, v) for k, v in op.attributes if k in op.property_names]
-    for k, v in custom:
-        if not _KEYWORD.match(k) or (isinstance(v, (IntegerAttr, FloatAttr)) and v.type is None):
-            return None
-    value = op.attr("value") if "value" in op.property_names else None
-    parts = [v.name for v in op.operands]
-    if value is not None:
-        parts.append(p.attr(value))
-    parts += [f"{k} = {_test_item(p, v)}" for k, v in custom if k != "value"]
-    s = op.name + (" " + ", ".join(parts) if parts else "")
-    s += p.attr_dict(op, op.property_names)
-    ins, outs = op.operand_types, op.result_types
-    everything = (*ins, *outs)
-    if value is not None:
-        vt = getattr(value, "type", None)
-        if all(t == vt for t in everything):
-            return s
-    elif not everything:
-        return s
-    if everything and all(t == everything[0] for t in everything):
-        return f"{s} : {p.type(everything[0])}"
-    if not outs or (outs == ins and op.operands):
-        return f"{s} : " + ", ".join(p.type(t) for t in ins)
-    return f"{s} : {p.functional(op)}"
-
-
-for _n in (
-    "check.expect_eq",
-    "check.expect_eq_const",
-    "check.expect_almost_eq",
-    "check.expect_almost_eq_const",
-    "check.expect_close",
-    "check.expect_serialized_eq",
-    "interpreter.probe",
-    "interpreter.print",
-):
-    FORMS[_n] = _p_test_dialect
 
 
 # ---- other dialects: scf, tensor, vhlo ----------------------------------------------------

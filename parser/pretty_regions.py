@@ -5,7 +5,7 @@ the Operation its generic form gives.
 Syntax sources: StablehloOps.td / StablehloOps.cpp (``parseWhileOp``,
 ``parseReduceOp``), ChloOps.td, SCF.cpp (``ForOp::parse``), TensorOps.td and VhloOps.td.
 A handler is ``fn(parser, op_name, result_defs, start) -> Operation`` as in
-``pretty_ops``.
+parser/op_format.py's.
 """
 
 from __future__ import annotations
@@ -15,12 +15,11 @@ from collections.abc import Callable
 
 from . import lexer as lx
 from .attr_syntax import _symbol_name
+from .default_form import finish as _finish
+from .default_form import opt_attr_dict as _opt_attr_dict
 from .ir import (
     Attribute,
-    Block,
-    DenseArrayAttr,
     IndexType,
-    IntegerAttr,
     Operation,
     Region,
     TensorType,
@@ -29,138 +28,7 @@ from .ir import (
     Value,
 )
 from .op_syntax import OpParser
-from .pretty_ops import I32, _finish, _opt_attr_dict, assign_types, parse_signature
-from .type_syntax import I64
 from .vhlo.ir import VhloAttr, VhloType
-
-
-def parse_while(p: OpParser, name: str, defs, start: int) -> Operation:
-    c = p.c
-    c.expect("(")
-    args: list[str] = []
-    inits: list[str] = []
-    if not c.accept(")"):
-        while True:
-            args.append(c.expect_match(lx.VALUE_DEF_RE, "an iteration argument").group(0))
-            c.expect("=")
-            inits.append(p.value_use())
-            if c.accept(")"):
-                break
-            c.expect(",", "or ')'")
-    types: list[Type] = []
-    if args:
-        c.expect(":", "and the iteration types")
-        types.append(p.parse_type())
-        while c.accept(","):
-            types.append(p.parse_type())
-    if len(types) != len(args):
-        raise p.error(f"{len(args)} iteration arguments but {len(types)} types", start)
-    dict_attrs: tuple = ()
-    if c.accept_keyword("attributes"):
-        dict_attrs = p.parse_attr_dict()
-    block_args = tuple(Value(a, t) for a, t in zip(args, types))
-    for v in block_args:
-        p.value_types[v.name] = v.type
-    c.expect_keyword("cond")
-    cond = p.parse_region(block_args)
-    c.expect_keyword("do")
-    body = p.parse_region(block_args)
-    operands = p.make_operands(inits, types, start)
-    results = p.make_results(defs, types, start)
-    return _finish(p, name, operands, results, [], dict_attrs, start, (cond, body))
-
-
-def parse_reduce(p: OpParser, name: str, defs, start: int) -> Operation:
-    c = p.c
-    inputs: list[str] = []
-    inits: list[str] = []
-    while True:
-        c.expect("(")
-        inputs.append(p.value_use())
-        c.expect_keyword("init")
-        c.expect(":")
-        inits.append(p.value_use())
-        c.expect(")")
-        if not c.accept(","):
-            break
-    applies = None
-    if c.accept_keyword("applies"):
-        m = c.match(lx.BARE_ID_RE)
-        if m is None:
-            raise p.error("expected an operation name after 'applies'")
-        applies = m.group(0)
-    c.expect_keyword("across")
-    c.expect_keyword("dimensions")
-    c.expect("=")
-    dims = p.int_list()
-    dict_attrs = _opt_attr_dict(p)
-    c.expect(":", "and the type signature")
-    ins, outs = parse_signature(p)
-    opnames = inputs + inits
-    operands, results = assign_types(p, name, opnames, defs, ins, outs, start)
-    n = len(inputs)
-    if applies is not None:
-        if n != 1:
-            raise p.error("'applies' needs a single input", start)
-        init_t = operands[n].type
-        et = init_t.element_type if isinstance(init_t, TensorType) else init_t
-        st = TensorType((), et)
-        a0, a1 = Value("%reduce.lhs", st), Value("%reduce.rhs", st)
-        r = Value("%reduce.result", st)
-        pos = p.c.location(start)
-        inner = Operation(applies, (a0, a1), (r,), (), (), (), frozenset(), None, pos)
-        ret = Operation("stablehlo.return", (r,), (), (), (), (), frozenset(), None, pos)
-        region = Region((Block((a0, a1), (inner, ret)),))
-    else:
-        c.expect_keyword("reducer")
-        # `reducer(%a: t loc(...), %b: t loc(...)) (%c: t, %d: t)`: pair i gives block
-        # arguments i and n + i (and their locations, as the generic form's block header).
-        firsts: list[Value] = []
-        seconds: list[Value] = []
-        first_locs: list = []
-        second_locs: list = []
-        for _ in range(n):
-            c.expect("(")
-            for lst, locs in ((firsts, first_locs), (seconds, second_locs)):
-                an = c.expect_match(lx.VALUE_DEF_RE, "a block argument").group(0)
-                c.expect(":")
-                t = p.parse_type()
-                locs.append(p.trailing_location())
-                lst.append(Value(an, t))
-                p.value_types[an] = t
-                if lst is firsts:
-                    c.expect(",")
-            c.expect(")")
-        arg_locs = tuple(first_locs + second_locs)
-        if all(x is None for x in arg_locs):
-            arg_locs = ()
-        region = p.parse_region(tuple(firsts + seconds), arg_locs)
-    attrs = [("dimensions", DenseArrayAttr(I64, dims))]
-    return _finish(p, name, operands, results, attrs, dict_attrs, start, (region,))
-
-
-def parse_scan(p: OpParser, name: str, defs, start: int) -> Operation:
-    c = p.c
-    c.expect("(")
-    inputs = p.value_uses(")")
-    c.expect_keyword("inits")
-    c.expect("(")
-    inits = p.value_uses(")")
-    c.expect_keyword("dimension")
-    c.expect("=")
-    attrs: list = [("dimension", IntegerAttr(p.integer(), I64))]
-    dict_attrs: tuple = ()
-    if c.accept_keyword("attributes"):
-        dict_attrs = p.parse_attr_dict()
-    region = p.parse_region()
-    c.expect(":", "and the type signature")
-    ins, outs = parse_signature(p)
-    operands, results = assign_types(p, name, inputs + inits, defs, ins, outs, start)
-    n_out = len(results) - len(inits)
-    attrs.append(("operandSegmentSizes", DenseArrayAttr(I32, (len(inputs), len(inits)))))
-    attrs.append(("resultSegmentSizes", DenseArrayAttr(I32, (max(n_out, 0), len(inits)))))
-    return _finish(p, name, operands, results, attrs, dict_attrs, start, (region,))
-
 
 # ---- other dialects: scf, tensor, vhlo (their ops' custom parsers in MLIR) ------------------
 
@@ -306,9 +174,6 @@ def parse_vhlo_func(p: OpParser, name: str, defs, start: int) -> Operation:
 
 # Custom forms of this family, by op name (grammar.Parser merges the families).
 FORMS: dict[str, Callable] = {
-    "stablehlo.while": parse_while,
-    "stablehlo.reduce": parse_reduce,
-    "chlo.scan": parse_scan,
     "scf.for": parse_scf_for,
     "scf.yield": parse_scf_yield,
     "tensor.insert": parse_tensor_insert,

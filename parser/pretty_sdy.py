@@ -29,6 +29,8 @@ from typing import Any
 from . import lexer as lx
 from . import sdy
 from .attr_syntax import _symbol_name
+from .default_form import finish as _finish
+from .default_form import opt_attr_dict as _opt_attr_dict
 from .ir import (
     DenseElementsAttr,
     FunctionType,
@@ -40,8 +42,8 @@ from .ir import (
     Type,
     Value,
 )
+from .op_format import PARSE_FORMS
 from .op_syntax import OpParser
-from .pretty_ops import _finish, _opt_attr_dict, parse_constant
 from .printer_core import _keyword_or_string, escape_string
 
 I32 = IntegerType(32)
@@ -251,7 +253,7 @@ FORMS: dict[str, Callable] = {
     "sdy.return": parse_return,
     "sdy.manual_computation": parse_manual_computation,
     "sdy.named_computation": parse_named_computation,
-    "sdy.constant": parse_constant,
+    "sdy.constant": PARSE_FORMS["stablehlo.constant"],  # the same form
     "sdy.propagation_barrier": parse_propagation_barrier,
     "sdy.sharding_group": parse_sharding_group,
     "sdy.data_flow_edge": parse_data_flow_edge,

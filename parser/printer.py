@@ -12,8 +12,9 @@ same bits, else with enough digits to do so, and NaN / infinity as the bit patte
 ``0x7FC00000``; integers in decimal (``i1`` as ``true`` / ``false``).
 
 Layout: ``printer_core`` (generic syntax, ``BasePrinter``), ``number_text`` (floats and
-dense data), ``pretty_print`` / ``pretty_print_regions`` (the pretty forms by op family,
-keyword items as parser/opdecl.py declares them); this module joins them.
+dense data), ``op_format`` (the pretty forms opdecl declares as format strings),
+``pretty_print`` / ``pretty_print_regions`` (the hand-written forms of the ops not
+declared so: other dialects'); this module joins them.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from .ir import (
 from .number_text import _format_floats as _format_floats
 from .number_text import _hex_blob as _hex_blob
 from .number_text import format_float as format_float
+from .op_format import print_forms
 from .opdecl import OP_DECLS
 from .pretty_print import FORMS as _SIMPLE_FORMS
 from .pretty_print_regions import FORMS as _REGION_FORMS
@@ -59,9 +61,10 @@ __all__ = [
 ]
 
 
-# every family's pretty printers by op name (the sdy. ones load on first use)
+# every pretty printer by op name: the declared formats (opdecl, op_format), the
+# hand-written families not moved to them yet (the sdy. ones load on first use)
 _PRETTY: dict[str, Callable[..., str | None]] = SdyForms(
-    {**_SIMPLE_FORMS, **_REGION_FORMS}, "PRINT_FORMS"
+    {**_SIMPLE_FORMS, **_REGION_FORMS, **print_forms()}, "PRINT_FORMS"
 )
 
 
