@@ -21,7 +21,6 @@ output), imported on first use, and runs on the calling thread only during the t
 
 from __future__ import annotations
 
-import itertools
 import math
 import threading
 from collections.abc import Iterator, Sequence
@@ -206,7 +205,8 @@ def conv_direct(
     q = _phase_sizes(padded, window_strides)
     row_stride = [math.prod(q[d + 1 :]) for d in range(len(q))]
     taps = []  # (phase, row offset, kernel index)
-    for k in itertools.product(*(range(kd) for kd in ksp)):
+    # one gemm per kernel tap: the taps' indices in row-major order
+    for k in map(tuple, np.indices(ksp).reshape(len(ksp), -1).T.tolist()) if ksp else [()]:
         pos = [kd * r for kd, r in zip(k, rhs_dilation)]
         ph = tuple(p % s for p, s in zip(pos, window_strides))
         off = sum((p // s) * rs for p, s, rs in zip(pos, window_strides, row_stride))
