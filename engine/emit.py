@@ -301,7 +301,7 @@ class BlockEmitter:
             if k in fused:
                 ks, run = fused[k]
                 self.release_temps(st, pad)
-                if hooks is not None:
+                if hooks is not None:  # (every mode but PLAIN has its hooks)
                     group = self.bind(f"KS{n}", tuple(self.number(bp.steps[j]) for j in ks))
                     if mode & CAPS:
                         add(f"{pad}{self.bind('G', hooks.group)}({group})", st)
@@ -309,10 +309,10 @@ class BlockEmitter:
                         add(f"{pad}L.steps += {len(ks)}", st)
                         add(f"{pad}if L.steps > L.check_at:", st)
                         add(f"{pad}    {self.bind('GC', hooks.group_counted)}({group})", st)
-                if mode & PROFILE:
+                if hooks is not None and mode & PROFILE:
                     add(f"{pad}{self.bind('CLOCK', hooks.clock)}({n})", st)
                 add(f"{pad}{self.bind(f'FR{n}', run)}(frame)", st)
-                if mode & PROFILE:
+                if hooks is not None and mode & PROFILE:
                     add(f"{pad}{self.bind('RECORDS', hooks.record_group)}({group}, frame)", st)
                 continue
             if k in member or (mode == PLAIN and st.kind == "constant"):

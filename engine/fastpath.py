@@ -11,14 +11,13 @@ dot_general that lay out their work once).  compare, select and ``maximum(x, +0)
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
 import numpy as np
 
-from ..parser.ir import Operation, TensorType
+from ..parser.ir import Operation
 from ..shape_inference.optable import OpDef
 from .parallel import run_all, split_points, workers
 from .plan import FastCall, plain_dtype
@@ -27,15 +26,6 @@ from .ufunc import Ufunc
 _ndarray = np.ndarray
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
-
-_COMPARE: dict[str, tuple[Callable[..., Any], np.ufunc]] = {
-    "EQ": (operator.eq, np.equal),
-    "NE": (operator.ne, np.not_equal),
-    "LT": (operator.lt, np.less),
-    "LE": (operator.le, np.less_equal),
-    "GT": (operator.gt, np.greater),
-    "GE": (operator.ge, np.greater_equal),
-}
 
 
 def _via_f64(ufunc: np.ufunc, dt: np.dtype) -> Callable[..., Any]:
@@ -66,25 +56,6 @@ def fast_op(op: Operation, row: OpDef, kwargs: dict[str, Any]) -> FastCall | Non
     dt = plain_dtype(rt)
     if dt is None:
         return None
-    if op.name == "stablehlo.compare":
-        if len(op.operands) != 2:
-            return None
-        t0 = op.operands[0].type
-        if (
-            op.operands[1].type != t0
-            or not isinstance(t0, TensorType)  # (plain_dtype is None for the others)
-            or not isinstance(rt, TensorType)
-            or plain_dtype(t0) is None
-            or dt.kind != "b"
-            or t0.shape != rt.shape
-            or kwargs.get("compare_type") == "TOTALORDER"
-        ):
-            return None
-        direction = kwargs.get("comparison_direction")
-        fns = _COMPARE.get(direction) if isinstance(direction, str) else None
-        if fns is None:
-            return None
-        return FastCall(fns[0], None, dt)
     if row.fast_plan is not None:
         fn = row.fast_plan(op, rt, dt, kwargs)
         if isinstance(fn, Ufunc):  # a ufunc row of its own (maximum / minimum on floats)

@@ -54,7 +54,6 @@ from ..parser.ir import Block, Module, Operation, Region, TensorType
 from ..parser.vhlo.walk import iter_ops
 from ..shape_inference.decode import decode_op_attributes
 from ..shape_inference.optable import OP_TABLE, OpDef
-from .dtypes import dtype_of
 from .emit import CAPS, COUNT, OBSERVE, PLAIN, PROFILE, block_function
 from .entry import plain_entry
 from .fastpath import fast_op, relu_op
@@ -358,7 +357,8 @@ class Interpreter(StepCompiler):
             kwargs = decode_op_attributes(op, row)
             quantized = touches_quantized(op)
             if row.regions:
-                inline = op.name in ("stablehlo.while", "stablehlo.if", "stablehlo.case")
+                control = row.kernel_options.get("control")  # while / if / case
+                inline = control is not None
                 blocks = tuple(
                     self._prepare_region(r, scope, plan, batched=not inline) for r in op.regions
                 )
@@ -373,25 +373,18 @@ class Interpreter(StepCompiler):
                             op=op.name,
                         )
                     kwargs.update(zip(row.regions, fns))
-                if not quantized and op.name in (
-                    "stablehlo.while",
-                    "stablehlo.if",
-                    "stablehlo.case",
-                ):
-                    kind = op.name.split(".")[1]
+                if not quantized and control is not None:
+                    kind = control
             multi = row.multi_result
             if not quantized and not row.regions and self.fast_ops:
-                relu = (
-                    relu_op(op, operands, plan.consts) if op.name == "stablehlo.maximum" else None
-                )
+                maximum = row.ufunc is not None and row.ufunc.extremum == "max"
+                relu = relu_op(op, operands, plan.consts) if maximum else None
                 fast = fast_op(op, row, kwargs) if relu is None else None
                 if relu is not None:
                     fast, operands = relu
                     kind = "fast"
                 elif fast is not None:
                     kind = "fast"
-                elif op.name == "stablehlo.select" and self._fast_select(op):
-                    kind = "select"
             if multi:
                 kwargs["result_types"] = op.result_types
             elif len(op.results) == 1:
@@ -433,21 +426,6 @@ class Interpreter(StepCompiler):
             self._fold(step, plan)
         return step
 
-    @staticmethod
-    def _fast_select(op: Operation) -> bool:
-        if len(op.operands) != 3 or len(op.results) != 1:
-            return False
-        rt = op.results[0].type
-        pt = op.operands[0].type
-        return (
-            plain_dtype(rt) is not None
-            and op.operands[1].type == rt
-            and op.operands[2].type == rt
-            and isinstance(pt, TensorType)
-            and plain_dtype(pt) is not None
-            and dtype_of(pt).kind == "b"
-        )
-
     def _fold(self, step: Step, plan: FunctionPlan) -> None:
         """Constant folding: a constant, or a pure op (trait ``foldable``) of constants, is
         evaluated once; its slot is pre-filled in every frame.  One whose kernel fails
@@ -461,7 +439,7 @@ class Interpreter(StepCompiler):
             row is None
             or "foldable" not in row.traits
             or len(step.results) != 1
-            or step.kind not in ("kernel", "fast", "select")
+            or step.kind not in ("kernel", "fast")
             or not all(s in plan.consts for s in step.operands)
             or not 0 < step.nbytes <= FOLD_MAX_BYTES
             or touches_quantized(op)
@@ -644,7 +622,7 @@ class Interpreter(StepCompiler):
             return np.array(v)
         return v
 
-    def check_limits_per_iteration(self, op_name: str = "stablehlo.while") -> None:
+    def check_limits_per_iteration(self, op_name: str) -> None:
         """Called by looping kernels once per iteration."""
         limits = self.limits
         limits.steps += 1

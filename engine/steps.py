@@ -23,7 +23,7 @@ from ..parser.errors import InterpreterError
 from ..parser.ir import TensorType, Type
 from . import plan as _plan
 from .dtypes import dtype_of, static_shape
-from .fastpath import parallel, select
+from .fastpath import parallel
 from .ownership import sole_reference
 from .plan import (
     INPLACE_MIN_ELEMENTS,
@@ -92,8 +92,6 @@ class StepCompiler:
             return self._compile_constant(st)
         if kind == "fast":
             return self._compile_fast(st)
-        if kind == "select":
-            return self._compile_select(st)
         if kind in ("while", "if", "case"):
             if _runs_inline(st):
                 return _emitted
@@ -320,10 +318,3 @@ class StepCompiler:
             frame[slot] = r
 
         return run
-
-    def _compile_select(self, st: Step) -> Callable[[list[Any]], None]:
-        dt = dtype_of(st.check_types[0])
-        sct = dt.type
-        fix = self._fixer(st, st.check_types[0])
-        st.inline = InlineCall(select, dt, sct, fix)  # engine.emit writes this step out
-        return _emitted

@@ -47,7 +47,9 @@ the row declares (``body``, ``comparator``, ``branches``...).
 Kernel options (``OpDef.kernel_options``): ``context=True`` (receives the run's
 ``ExecutionContext``), ``operand_types=True``, ``out=True`` (may write into a dying
 operand's buffer), ``quantized`` (how the op treats quantized tensors:
-``engine/kernels/quantization.py`` lists the policies) and ``quantized_targets``.
+``engine/kernels/quantization.py`` lists the policies), ``quantized_targets`` and
+``control`` (``"while"`` / ``"if"`` / ``"case"``: the op's regions run written out in
+its block's compiled function, engine/emit.py).
 """
 
 from __future__ import annotations

@@ -18,26 +18,26 @@ from .mhlo import call_op
 __all__ = ["register_custom_call"]  # the registry lives in custom_targets.py
 
 
-@kernel("stablehlo.while", context=True, quantized="native")
+@kernel("stablehlo.while", context=True, quantized="native", control="while")
 def while_(*operands, cond: RegionFn, body: RegionFn, result_types, context):
     """spec "while": run body while cond holds."""
     values = operands
     interp = context.interpreter
     while True:
-        interp.check_limits_per_iteration()
+        interp.check_limits_per_iteration("stablehlo.while")
         (c,) = cond(*values)
         if not c:
             return tuple(values)
         values = body(*values)
 
 
-@kernel("stablehlo.if", quantized="native")
+@kernel("stablehlo.if", quantized="native", control="if")
 def if_(pred, *, true_branch: RegionFn, false_branch: RegionFn, result_types):
     """spec "if": run true_branch when pred, else false_branch."""
     return true_branch() if pred else false_branch()
 
 
-@kernel("stablehlo.case", quantized="native")
+@kernel("stablehlo.case", quantized="native", control="case")
 def case(index, *, branches: tuple[RegionFn, ...], result_types):
     """spec "case": branches[index], or the last branch when index is out of range."""
     i = int(index)

@@ -44,6 +44,8 @@ from ...parser.errors import UnsupportedError
 from ...parser.ir import FloatType, QuantizedType, TensorType, Type
 from ...shape_inference.optable import register_kernel
 from ..dtypes import dtype_of
+from ..fastpath import select as fast_select
+from ..plan import plain_dtype
 from ..ufunc import IEEE_MAX, IEEE_MIN, Ufunc, ieee_max, ieee_min
 from . import _bits as B
 from ._numerics import (
@@ -602,7 +604,43 @@ def compare(
     return np.asarray(out, dtype=np.bool_)
 
 
-register_kernel("stablehlo.compare", compare, operand_types=True, quantized="compare")
+# compare's fast path: Python's operators on NumPy scalars and same-dtype arrays
+_COMPARE_OPERATOR: dict[str, Callable] = {
+    "EQ": operator.eq,
+    "NE": operator.ne,
+    "LT": operator.lt,
+    "LE": operator.le,
+    "GT": operator.gt,
+    "GE": operator.ge,
+}
+
+
+def _compare_fast(op, rt, dt: np.dtype, kwargs) -> Callable | None:
+    """Fast path of compare: operands of one plain type and the result's shape, FLOAT
+    or integer comparison (not TOTALORDER): the direction's Python operator."""
+    if len(op.operands) != 2 or dt.kind != "b":
+        return None
+    t0 = op.operands[0].type
+    if (
+        op.operands[1].type != t0
+        or not isinstance(t0, TensorType)
+        or not isinstance(rt, TensorType)
+        or plain_dtype(t0) is None
+        or t0.shape != rt.shape
+        or kwargs.get("compare_type") == "TOTALORDER"
+    ):
+        return None
+    direction = kwargs.get("comparison_direction")
+    return _COMPARE_OPERATOR.get(direction) if isinstance(direction, str) else None
+
+
+register_kernel(
+    "stablehlo.compare",
+    compare,
+    operand_types=True,
+    quantized="compare",
+    fast_plan=_compare_fast,
+)
 
 
 def select(pred, on_true, on_false, *, result_type: Type, operand_types=None) -> np.ndarray:
@@ -612,7 +650,30 @@ def select(pred, on_true, on_false, *, result_type: Type, operand_types=None) ->
     return np.asarray(out).astype(dtype_of(result_type), copy=False)
 
 
-register_kernel("stablehlo.select", select, operand_types=True, quantized="dequantize")
+def _select_fast(op, rt, dt: np.dtype, kwargs) -> Callable | None:
+    """Fast path of select: a boolean predicate, both operands of the result's plain
+    type: ``fastpath.select`` (a scalar predicate picks an operand whole)."""
+    if len(op.operands) != 3:
+        return None
+    pt = op.operands[0].type
+    if (
+        op.operands[1].type != rt
+        or op.operands[2].type != rt
+        or not isinstance(pt, TensorType)
+        or plain_dtype(pt) is None
+        or dtype_of(pt).kind != "b"
+    ):
+        return None
+    return fast_select
+
+
+register_kernel(
+    "stablehlo.select",
+    select,
+    operand_types=True,
+    quantized="dequantize",
+    fast_plan=_select_fast,
+)
 
 
 def clamp(min_, operand, max_, *, result_type: Type, operand_types=None) -> np.ndarray:
