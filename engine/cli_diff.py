@@ -64,30 +64,44 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 def _cmd_diff(args: argparse.Namespace) -> int:
     from .cli_exported import load_inputs
-    from .diff import diff
     from .diff_engines import NpzValues, engine_for
 
-    module = _load(args.program)
-    inputs = load_inputs(args) or []
-    if args.emit_instrumented is not None:
-        from .diff_instrument import instrument
-
-        emit(instrument(module, args.entry).module, args.emit_instrumented, args.target)
-        if args.against is None and args.other is None:
-            return 0
     against = args.other if args.other is not None else args.against
-    if against is None:
-        print("error: give --against xla|iree|VALUES.npz, or a second program", file=sys.stderr)
-        return 2
-    if args.other is not None:
-        engine = engine_for(_load(args.other))
-        engine.name = args.other
-    elif against.endswith(".npz"):
-        engine = NpzValues(against, args.unoptimized)
-    else:
+    engine = None
+    if args.other is None and against in ("xla", "iree") and not args.iterations:
         engine = engine_for(against)
-    if args.record is not None:
-        engine = _Recording(engine, args.record)
+        if hasattr(engine, "start"):  # its process starts while hlorun reads the program
+            engine.start()
+    try:
+        module = _load(args.program)
+        inputs = load_inputs(args) or []
+        if args.emit_instrumented is not None:
+            from .diff_instrument import instrument
+
+            emit(instrument(module, args.entry).module, args.emit_instrumented, args.target)
+            if against is None:
+                return 0
+        if against is None:
+            print("error: give --against xla|iree|VALUES.npz, or a second program", file=sys.stderr)
+            return 2
+        if engine is None and args.other is not None:
+            engine = engine_for(_load(args.other))
+            engine.name = args.other
+        elif engine is None and against.endswith(".npz"):
+            engine = NpzValues(against, args.unoptimized)
+        elif engine is None:
+            engine = engine_for(against)
+        if args.record is not None:
+            engine = _Recording(engine, args.record)
+        return _report(args, module, inputs, engine)
+    finally:
+        if engine is not None and hasattr(engine, "close"):
+            engine.close()
+
+
+def _report(args: argparse.Namespace, module, inputs, engine) -> int:
+    from .diff import diff
+
     report = diff(
         module,
         inputs,
@@ -117,6 +131,8 @@ class _Recording:
         self.name = engine.name
         self.optimization_switch = getattr(engine, "optimization_switch", None)
         self.renamed = getattr(engine, "renamed", {})
+        self.start = getattr(engine, "start", lambda: None)
+        self.close = getattr(engine, "close", lambda: None)
 
     def values(self, ins, inputs, optimize: bool = True):
         from .diff_engines import save_values

@@ -180,15 +180,11 @@ def _is_narrow(a: np.ndarray) -> bool:
     )
 
 
-def _abs_scale(info: OpInfo, operands: Sequence[np.ndarray], k: int) -> np.ndarray | None:
-    """The sum of the magnitudes of the terms of each element of result ``k``: the op
+def _abs_scale(info: OpInfo, operands: Sequence[np.ndarray]) -> list[np.ndarray] | None:
+    """The sum of the magnitudes of the terms of each element of each result: the op
     run on the operands' magnitudes (in f64 for float types)."""
-    if info.name not in (*SCALED_OPS, "stablehlo.reduce"):
+    if not _is_scaled(info):
         return None
-    if info.name == "stablehlo.reduce":
-        body = info.op.regions[0].entry.operations
-        if not body or body[0].name != "stablehlo.add":
-            return None
     try:
         # a tolerance's magnitude, not a value: sums of non-negative terms in f32 (f64
         # operands stay f64) are accurate to a few ULPs, at half f64 BLAS's cost
@@ -197,9 +193,18 @@ def _abs_scale(info: OpInfo, operands: Sequence[np.ndarray], k: int) -> np.ndarr
             for a in operands
         ]
         text = _NARROW.sub("f32", _one_op_module(info, False))
-        return np.asarray(run(text, mags)[k])
+        return [np.asarray(r) for r in run(text, mags)]
     except (HloError, ValueError, TypeError):
         return None
+
+
+def _is_scaled(info: OpInfo) -> bool:
+    """Whether the tolerance of the op's results scales with the magnitudes of their
+    terms: dot_general, convolution, and a reduce whose body adds."""
+    if info.name == "stablehlo.reduce":
+        body = info.op.regions[0].entry.operations
+        return bool(body) and body[0].name == "stablehlo.add"
+    return info.name in SCALED_OPS
 
 
 # ------------------------------------------------------------------------- diff
@@ -212,6 +217,9 @@ class _Context:
     other: dict[str, np.ndarray]
     inputs: list[Any]
     tol: tuple[float | None, float | None, int | None]
+    # op index -> the magnitudes of its results' terms (``_abs_scale``), computed while
+    # the other engine ran
+    scales: dict[int, list[np.ndarray] | None] = field(default_factory=dict)
 
     def recorded(self, ref: tuple[Any, int] | None, iteration: int | None) -> np.ndarray | None:
         """The other engine's value of an operand (constants and inputs: hlorun's)."""
@@ -282,9 +290,13 @@ def _rows(ctx: _Context, origin: Origins, iterations: bool, first: bool) -> list
         got, exp = p
         tol = ctx.tolerance(t)
         scaled = False
-        if err.over and info.name in (*SCALED_OPS, "stablehlo.reduce"):
-            operands = [np.asarray(a) for a in _hl_operands(ctx, info, it)]
-            scale = _abs_scale(info, operands, k) if operands else None
+        if err.over and _is_scaled(info):
+            if it is None and info.index in ctx.scales:
+                scales = ctx.scales[info.index]
+            else:
+                operands = [np.asarray(a) for a in _hl_operands(ctx, info, it)]
+                scales = _abs_scale(info, operands) if operands else None
+            scale = None if scales is None else scales[k]
             if scale is not None:
                 err = measure(got, exp, tol, scale)
                 scaled = True
@@ -364,6 +376,18 @@ def _hl_operands(ctx: _Context, info: OpInfo, it: int | None) -> list[np.ndarray
             return []
         out.append(np.asarray(runs[-1 if it is None else min(it, len(runs) - 1)][ref[1]]))
     return out
+
+
+def _early_scales(ctx: _Context, pending: Any) -> None:
+    """While the other engine still runs: the magnitudes of the terms of the scaled
+    ops' results (from hlorun's operands), in program order, into ``ctx.scales``."""
+    for info in ctx.ins.ops:
+        if pending.done():
+            return
+        if info.instrumented and not info.loops and _is_scaled(info):
+            operands = _hl_operands(ctx, info, None)
+            if operands:
+                ctx.scales[info.index] = _abs_scale(info, operands)
 
 
 def _as_type(got: Any, exp: np.ndarray) -> np.ndarray:
@@ -481,24 +505,33 @@ def diff(
     first divergence; ``cause=False`` skips telling its cause."""
     from .diff_engines import engine_for
 
-    mod = prepare(module)
-    ins = instrument(mod, function)
-    entry = ins.prepared.functions[ins.function]
-    if takes_platform_index(entry):  # every engine gets the same arguments (cpu's index)
-        inputs = with_platform_index(entry, inputs, None, None)
-    inputs = list(inputs)
     engine = engine_for(against)
-    if iterations:  # the copy is instrumented per iteration once hlorun knows the trips
-        hl = run_hlorun(ins, inputs)
-        if hl.trips:
-            ins = instrument(mod, function, trip_counts(hl))
-        other = engine.values(ins, inputs)
-    else:  # the other engine (mostly a process of its own) runs while hlorun does
-        with ThreadPoolExecutor(1) as pool:
-            pending = pool.submit(engine.values, ins, inputs)
+    start = getattr(engine, "start", None)
+    if start is not None and not iterations:
+        start()  # its process starts (imports jax) while hlorun prepares
+    try:
+        mod = prepare(module)
+        ins = instrument(mod, function)
+        entry = ins.prepared.functions[ins.function]
+        if takes_platform_index(entry):  # every engine gets the same arguments (cpu's index)
+            inputs = with_platform_index(entry, inputs, None, None)
+        inputs = list(inputs)
+        ctx = _Context(ins, HlorunValues(), {}, inputs, (rtol, atol, ulp))
+        if iterations:  # the copy is instrumented per iteration once hlorun knows the trips
             hl = run_hlorun(ins, inputs)
-            other = pending.result()
-    ctx = _Context(ins, hl, other, inputs, (rtol, atol, ulp))
+            if hl.trips:
+                ins = instrument(mod, function, trip_counts(hl))
+            ctx.ins, ctx.hl, ctx.other = ins, hl, engine.values(ins, inputs)
+        else:  # the other engine (mostly a process of its own) runs while hlorun does
+            with ThreadPoolExecutor(1) as pool:
+                pending = pool.submit(engine.values, ins, inputs)
+                ctx.hl = run_hlorun(ins, inputs)
+                _early_scales(ctx, pending)
+                ctx.other = pending.result()
+    finally:
+        close = getattr(engine, "close", None)
+        if close is not None:
+            close()
     origin = Origins(mod)
     rows = _rows(ctx, origin, iterations, first)
     renamed = getattr(engine, "renamed", {})
