@@ -30,6 +30,7 @@ operands, all within tolerance, only passes on their tolerated error (engine/dif
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import ml_dtypes
@@ -78,21 +79,55 @@ def tolerance(t: Type, rtol: float | None, atol: float | None, ulp: int | None) 
     )
 
 
-@dataclass
 class Errors:
     """The errors of one result: max abs, max rel, max ULP, and how many elements are
-    over the tolerance (``bad``) of how many (``size``)."""
+    over the tolerance (``bad``) of how many (``size``).  ``measure`` tells the verdict
+    (``bad``, ``worst``) at once and the three maxima when they are first read (a
+    report that shows only the rows over tolerance never computes the others')."""
 
-    max_abs: float = 0.0
-    max_rel: float = 0.0
-    max_ulp: float = 0.0
-    bad: int = 0
-    size: int = 0
-    worst: int = -1  # flat index of the worst element over tolerance (max abs), or -1
+    __slots__ = ("_maxima", "_stats", "bad", "size", "worst")
+
+    def __init__(
+        self,
+        max_abs: float = 0.0,
+        max_rel: float = 0.0,
+        max_ulp: float = 0.0,
+        bad: int = 0,
+        size: int = 0,
+        worst: int = -1,  # flat index of the worst element over tolerance (max abs), or -1
+        stats: Callable[[], Errors] | None = None,
+    ) -> None:
+        self._maxima = (max_abs, max_rel, max_ulp)
+        self._stats = stats  # computes the maxima on first use
+        self.bad, self.size, self.worst = bad, size, worst
+
+    def _max(self) -> tuple[float, float, float]:
+        if self._stats is not None:
+            self._maxima, self._stats = self._stats()._maxima, None
+        return self._maxima
+
+    @property
+    def max_abs(self) -> float:
+        return self._max()[0]
+
+    @property
+    def max_rel(self) -> float:
+        return self._max()[1]
+
+    @property
+    def max_ulp(self) -> float:
+        return self._max()[2]
 
     @property
     def over(self) -> bool:
         return self.bad > 0
+
+    def __repr__(self) -> str:
+        a, r, u = self._max()
+        return (
+            f"Errors(max_abs={a!r}, max_rel={r!r}, max_ulp={u!r}, bad={self.bad}, "
+            f"size={self.size}, worst={self.worst})"
+        )
 
 
 def _float_view(a: np.ndarray) -> np.ndarray:
@@ -134,6 +169,23 @@ def measure(
         bad = d > 0
         rel = np.divide(d, np.abs(e), out=np.zeros_like(d), where=e != 0)
         return _errors(d, rel, d, bad)
+    if scale is None and not elementwise:
+        verdict = _normwise_verdict(got, exp, tol)
+        if verdict is not None:
+            bad, worst = verdict
+            return Errors(
+                bad=bad,
+                size=exp.size,
+                worst=worst,
+                stats=lambda: _measure_floats(got, exp, tol, None, False),
+            )
+    return _measure_floats(got, exp, tol, scale, elementwise)
+
+
+def _measure_floats(
+    got: np.ndarray, exp: np.ndarray, tol: Tolerance, scale: np.ndarray | None, elementwise: bool
+) -> Errors:
+    """Every error of float ``got`` against ``exp``."""
     size = exp.size
     view = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[got.dtype.itemsize]
     # only the elements whose bits differ carry an error: the rest are skipped (one
@@ -141,7 +193,26 @@ def measure(
     differ = np.flatnonzero((got.view(view) != exp.view(view)).ravel())
     if differ.size == 0:
         return Errors(size=size)
-    gs, es = got.ravel()[differ], exp.ravel()[differ]
+    s = None if scale is None else np.asarray(scale).ravel()[differ]
+    d, rel, ulps, bad = _pointwise(got, exp, differ, tol, s, elementwise)
+    err = _errors(d, rel, ulps, bad)
+    err.size = size
+    if err.worst >= 0:
+        err.worst = int(differ[err.worst])
+    return err
+
+
+def _pointwise(
+    got: np.ndarray,
+    exp: np.ndarray,
+    at: np.ndarray,
+    tol: Tolerance,
+    scale: np.ndarray | None,
+    elementwise: bool,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """abs, rel and ULP errors, and which are over tolerance, of the elements at flat
+    indices ``at`` (``scale``: theirs)."""
+    gs, es = got.ravel()[at], exp.ravel()[at]
     g = _float_view(gs)
     e = _float_view(es)
     with np.errstate(invalid="ignore", over="ignore"):
@@ -157,20 +228,42 @@ def measure(
         d[np.isnan(d)] = np.inf
         rel = np.where(same, 0.0, rel)
         rel[np.isnan(rel)] = np.inf
-    if scale is None:
-        s = ae
-    else:
-        s = np.abs(_float_view(np.asarray(scale).ravel()[differ]))
+    s = ae if scale is None else np.abs(_float_view(scale))
     if not elementwise:
         s = np.maximum(s, _largest_magnitude(exp))
     with np.errstate(invalid="ignore", over="ignore"):
         limit = tol.atol + tol.rtol * s
-    bad = (d > limit) & (ulps > tol.ulp)
-    err = _errors(d, rel, ulps, bad)
-    err.size = size
-    if err.worst >= 0:
-        err.worst = int(differ[err.worst])
-    return err
+    return d, rel, ulps, (d > limit) & (ulps > tol.ulp)
+
+
+# a difference computed in f32 (or f64) is within this factor of the exact one
+_PREFILTER = 1.0 - 2.0**-6
+
+
+def _normwise_verdict(
+    got: np.ndarray, exp: np.ndarray, tol: Tolerance
+) -> tuple[int, int] | None:
+    """(elements over, the worst one) of a normwise comparison, from the few elements
+    whose difference, computed in the values' own float type (narrow ones in f32),
+    exceeds the tolerance of the largest magnitude: every element over it is among
+    them (the tolerance of each element is at least that one).  None when the
+    tolerance is not finite."""
+    limit = tol.atol + tol.rtol * _largest_magnitude(exp)
+    if not math.isfinite(limit):
+        return None
+    g, e = got, exp
+    if g.dtype not in (np.float32, np.float64):
+        g, e = g.astype(np.float32), e.astype(np.float32)
+    with np.errstate(invalid="ignore", over="ignore"):
+        d = np.asarray(np.subtract(g, e))  # (a 0-d result is a scalar)
+        np.abs(d, out=d)
+    cand = np.flatnonzero(~(d.ravel() <= limit * _PREFILTER))  # (NaN: a candidate)
+    if cand.size == 0:
+        return 0, -1
+    dd, _, _, bad = _pointwise(got, exp, cand, tol, None, False)
+    if not bad.any():
+        return 0, -1
+    return int(bad.sum()), int(cand[int(np.argmax(np.where(bad, dd, -1.0)))])
 
 
 def _largest_magnitude(a: np.ndarray) -> float:
