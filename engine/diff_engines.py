@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import math
 import os
 import re
 import subprocess
@@ -40,7 +41,7 @@ import numpy as np
 from ..parser import print_module
 from ..parser.errors import InterpreterError, UnsupportedError
 from ..parser.ir import Module
-from .diff_instrument import Instrumented
+from .diff_instrument import Instrumented, is_recorded
 from .diff_worker import raw_bits, read_arrays, write_arrays
 from .dtypes import dtype_of, static_shape
 
@@ -70,17 +71,34 @@ def _installed(package: str) -> bool:
         return False
 
 
+def _scratch(nbytes: int) -> tempfile.TemporaryDirectory:
+    """A folder for the files exchanged with a worker: in memory (/dev/shm) when it has
+    room for twice ``nbytes`` (inputs and outputs), else the temporary folder."""
+    base = None
+    try:
+        st = os.statvfs("/dev/shm")
+        if st.f_bavail * st.f_frsize >= 2 * nbytes + (256 << 20):
+            base = "/dev/shm"
+    except (OSError, AttributeError):  # none (or not POSIX)
+        pass
+    return tempfile.TemporaryDirectory(prefix="hlorun-diff-", dir=base, ignore_cleanup_errors=True)
+
+
+def _nbytes(arrays: Sequence[Any]) -> int:
+    return sum(np.asarray(a).nbytes for a in arrays)
+
+
 class _Worker:
     """A worker process (engine/diff_worker.py ``{kind}-serve``) started before its
     program is ready: it says its engine's StableHLO version and imports the engine
-    while hlorun prepares; ``run`` hands it the inputs and then the program."""
+    while hlorun prepares; ``run`` hands it the inputs, then its outputs' path and the
+    program."""
 
     def __init__(self, python: str, kind: str, env: dict[str, str] | None = None) -> None:
         self.kind = kind
-        self.tmp = tempfile.TemporaryDirectory(prefix="hlorun-diff-", ignore_cleanup_errors=True)
-        self.out = os.path.join(self.tmp.name, "outputs.bin")
+        self.tmp: tempfile.TemporaryDirectory | None = None
         self.proc = subprocess.Popen(
-            [python, WORKER, kind + "-serve", self.out],
+            [python, WORKER, kind + "-serve"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -97,14 +115,22 @@ class _Worker:
             pass
 
     def run(
-        self, program: Callable[[str], bytes], suffix: str, inputs: Sequence[Any]
+        self,
+        program: Callable[[str], bytes],
+        suffix: str,
+        inputs: Sequence[Any],
+        output_bytes: int = 0,
     ) -> list[np.ndarray]:
         """The raw outputs (unsigned views, viewed back by the caller) of ``program``
-        (a function of the engine's StableHLO version) on ``inputs``."""
+        (a function of the engine's StableHLO version) on ``inputs``; ``output_bytes``:
+        their size, if known (where the files go)."""
         try:
+            self.tmp = _scratch(_nbytes(inputs) + output_bytes)
             inp = os.path.join(self.tmp.name, "inputs.bin")
+            out = os.path.join(self.tmp.name, "outputs.bin")
             write_arrays(inp, [np.asarray(a) for a in inputs])
             self._say(inp)
+            self._say(out)
             assert self.proc.stdout is not None
             version = self.proc.stdout.readline().split()
             prog = os.path.join(self.tmp.name, "program" + suffix)
@@ -113,7 +139,7 @@ class _Worker:
             self._say(prog)
             stdout, stderr = self.proc.communicate()
             _check(self.kind, self.proc.returncode, stdout, stderr)
-            return read_arrays(self.out, raw=True)
+            return read_arrays(out, raw=True)
         finally:
             self.close()
 
@@ -122,7 +148,8 @@ class _Worker:
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.communicate()
-        self.tmp.cleanup()
+        if self.tmp is not None:
+            self.tmp.cleanup()
 
 
 def _work(
@@ -139,7 +166,7 @@ def _work(
     (``{kind}-serve``) then says its version first and reads the program's path."""
     if callable(program):
         return _Worker(python, kind, env).run(program, suffix, inputs)
-    with tempfile.TemporaryDirectory(prefix="hlorun-diff-", ignore_cleanup_errors=True) as tmp:
+    with _scratch(2 * _nbytes(inputs)) as tmp:
         prog = os.path.join(tmp, "program" + suffix)
         inp = os.path.join(tmp, "inputs.bin")
         write_arrays(inp, [np.asarray(a) for a in inputs])
@@ -164,6 +191,14 @@ def _check(kind: str, returncode: int, stdout: str, stderr: str) -> None:
     named = [ln for ln in lines if re.match(r"[A-Za-z_.]*(Error|Exception)\b", ln)]
     why = (named or lines or [f"exit status {returncode}"])[-1]
     raise InterpreterError(f"hlorun diff: {kind} failed: {why}")
+
+
+def _output_bytes(ins: Instrumented) -> int:
+    """The size of the instrumented function's results."""
+    fn = ins.module.functions[ins.function]
+    return sum(
+        math.prod(static_shape(t)) * dtype_of(t).itemsize for t in fn.type.results if is_recorded(t)
+    )
 
 
 def _typed(ins: Instrumented, raw: Sequence[np.ndarray]) -> list[np.ndarray]:
@@ -217,7 +252,7 @@ class XlaEngine:
         def container(version: str) -> bytes:  # at the version of the worker's jaxlib
             return exported_bytes(ins.module, version)
 
-        raw = worker.run(container, ".exported", inputs)
+        raw = worker.run(container, ".exported", inputs, _output_bytes(ins))
         return expand(ins, _typed(ins, raw))
 
 

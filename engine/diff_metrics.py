@@ -240,9 +240,7 @@ def _pointwise(
 _PREFILTER = 1.0 - 2.0**-6
 
 
-def _normwise_verdict(
-    got: np.ndarray, exp: np.ndarray, tol: Tolerance
-) -> tuple[int, int] | None:
+def _normwise_verdict(got: np.ndarray, exp: np.ndarray, tol: Tolerance) -> tuple[int, int] | None:
     """(elements over, the worst one) of a normwise comparison, from the few elements
     whose difference, computed in the values' own float type (narrow ones in f32),
     exceeds the tolerance of the largest magnitude: every element over it is among

@@ -4,14 +4,14 @@ Standalone: it imports only NumPy and the engine's own packages (never hlorun), 
 it runs in whatever environment has jax or IREE installed::
 
     python diff_worker.py xla   PROGRAM.exported INPUTS OUTPUTS
-    python diff_worker.py xla-serve OUTPUTS
+    python diff_worker.py xla-serve
     python diff_worker.py iree  PROGRAM.mlir     INPUTS OUTPUTS [COMPILER FLAG...]
 
 ``xla-serve`` prints the StableHLO version of its jaxlib first (the version the
 container's portable artifact must be readable at; read from jaxlib's StableHLO
-bindings before jax itself is imported), then reads two lines from standard input: the
-path of the inputs (it loads them onto the device while hlorun writes the program), and
-the program's path.  So one process says its version, imports jax and takes the inputs
+bindings before jax itself is imported), then reads three lines from standard input:
+the path of the inputs (it loads them onto the device while hlorun writes the
+program), the path of the outputs, and the program's path.  So one process says its version, imports jax and takes the inputs
 while hlorun still prepares.
 
 INPUTS and OUTPUTS are *array files* (``write_arrays`` / ``read_arrays``, hlorun reads
@@ -144,13 +144,13 @@ def _version() -> str:
         return str(hlo.get_current_version())
 
 
-def serve_xla(outputs: str) -> int:
+def serve_xla() -> int:
     print(_version(), flush=True)
     import jax  # noqa: F401  (while hlorun writes the inputs and the program)
     from jax import export  # noqa: F401
 
-    inputs = sys.stdin.readline().strip()
-    if not inputs:
+    inputs, outputs = sys.stdin.readline().strip(), sys.stdin.readline().strip()
+    if not inputs or not outputs:
         return 2
     args = _put(read_arrays(inputs))
     program = sys.stdin.readline().strip()
@@ -163,7 +163,7 @@ def serve_xla(outputs: str) -> int:
 def main(argv: list[str]) -> int:
     try:
         if argv[0] == "xla-serve":
-            return serve_xla(argv[1])
+            return serve_xla()
         kind, program, inputs, outputs = argv[:4]
         values = read_arrays(inputs)
         if kind == "xla":

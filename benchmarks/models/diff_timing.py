@@ -6,7 +6,8 @@ running the model once on each engine (compile included on both sides).
 Needs a Python with jax for XLA: ``HLORUN_JAX_PYTHON`` (default
 /work/venvs/jax/bin/python).  Each round times, in turn and each in a fresh process:
 
-(a) ``hlorun interpret PROGRAM --inputs INPUTS.npz`` (parse, verify, plan, run);
+(a) ``hlorun interpret PROGRAM --inputs INPUTS.npz --outputs OUT.npz`` (parse, verify,
+    plan, run, save the logits);
 (b) a fresh Python that runs the program's jax.export container under ``jax.jit`` on
     CPU (import jax, deserialize, compile, run);
 (c) ``hlorun diff PROGRAM --inputs INPUTS.npz --against xla``.
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -42,13 +44,16 @@ jax.block_until_ready(out)
 """
 
 
-def _timed(cmd: list[str], env: dict[str, str], ok: tuple[int, ...] = (0,)) -> float:
+def _timed(cmd: list[str], env: dict[str, str], ok: tuple[int, ...] = (0,)) -> tuple[float, float]:
+    """(wall, CPU) seconds of a command (CPU: user + system of it and its children)."""
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     done = subprocess.run(cmd, capture_output=True, text=True, env=env)
     t = time.perf_counter() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode not in ok:
         raise SystemExit(f"{cmd[:3]} failed ({done.returncode}):\n{done.stderr[-2000:]}")
-    return t
+    return t, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
 
 
 def main() -> None:
@@ -65,9 +70,13 @@ def main() -> None:
     hlorun = [os.path.join(os.path.dirname(sys.executable), "hlorun")]
     with tempfile.TemporaryDirectory(prefix="hlorun-diff-timing-") as tmp:
         inputs = os.path.join(tmp, "inputs.npz")
+        outputs = os.path.join(tmp, "outputs.npz")  # (not 1M logits printed as text)
         np.savez(inputs, *specs.make_inputs(specs.MODELS[args.model]))
         cmds = {
-            "hlorun interpret": (hlorun + ["interpret", program, "--inputs", inputs], (0,)),
+            "hlorun interpret": (
+                hlorun + ["interpret", program, "--inputs", inputs, "--outputs", outputs],
+                (0,),
+            ),
             "XLA fresh process": ([jax_python, "-c", XLA_RUN, exported, inputs], (0,)),
             "hlorun diff --against xla": (
                 hlorun + ["diff", program, "--inputs", inputs, "--against", "xla"],
@@ -75,15 +84,24 @@ def main() -> None:
             ),
         }
         times: dict[str, list[float]] = {k: [] for k in cmds}
+        cpus: dict[str, list[float]] = {k: [] for k in cmds}
         for r in range(args.runs):
             for name, (cmd, ok) in cmds.items():
-                times[name].append(_timed(cmd, env, ok))
+                wall, cpu = _timed(cmd, env, ok)
+                times[name].append(wall)
+                cpus[name].append(cpu)
             print(f"round {r + 1}: " + "  ".join(f"{v[-1]:.2f}" for v in times.values()))
     med = {k: statistics.median(v) for k, v in times.items()}
+    cpu_med = {k: statistics.median(v) for k, v in cpus.items()}
     for k, v in times.items():
-        print(f"{k:28s} median {med[k]:6.2f} s  ({' '.join(f'{t:.2f}' for t in v)})")
+        print(
+            f"{k:28s} median {med[k]:6.2f} s  ({' '.join(f'{t:.2f}' for t in v)}); "
+            f"CPU median {cpu_med[k]:.2f} s"
+        )
     a, b, c = med.values()
-    print(f"diff / (interpret + XLA) = {c / (a + b):.2f}x")
+    print(f"diff / (interpret + XLA) = {c / (a + b):.2f}x (wall-clock medians)")
+    a, b, c = cpu_med.values()
+    print(f"                           {c / (a + b):.2f}x (CPU medians)")
     print("uptime:", os.popen("uptime").read().strip())
 
 
