@@ -169,15 +169,15 @@ def measure(
         bad = d > 0
         rel = np.divide(d, np.abs(e), out=np.zeros_like(d), where=e != 0)
         return _errors(d, rel, d, bad)
-    if scale is None and not elementwise:
-        verdict = _normwise_verdict(got, exp, tol)
+    if not elementwise:
+        verdict = _normwise_verdict(got, exp, tol, scale)
         if verdict is not None:
             bad, worst = verdict
             return Errors(
                 bad=bad,
                 size=exp.size,
                 worst=worst,
-                stats=lambda: _measure_floats(got, exp, tol, None, False),
+                stats=lambda: _measure_floats(got, exp, tol, scale, False),
             )
     return _measure_floats(got, exp, tol, scale, elementwise)
 
@@ -240,12 +240,14 @@ def _pointwise(
 _PREFILTER = 1.0 - 2.0**-6
 
 
-def _normwise_verdict(got: np.ndarray, exp: np.ndarray, tol: Tolerance) -> tuple[int, int] | None:
+def _normwise_verdict(
+    got: np.ndarray, exp: np.ndarray, tol: Tolerance, scale: np.ndarray | None = None
+) -> tuple[int, int] | None:
     """(elements over, the worst one) of a normwise comparison, from the few elements
     whose difference, computed in the values' own float type (narrow ones in f32),
     exceeds the tolerance of the largest magnitude: every element over it is among
-    them (the tolerance of each element is at least that one).  None when the
-    tolerance is not finite."""
+    them (the tolerance of each element is at least that one, with or without
+    ``scale``).  None when that tolerance is not finite."""
     limit = tol.atol + tol.rtol * _largest_magnitude(exp)
     if not math.isfinite(limit):
         return None
@@ -258,7 +260,8 @@ def _normwise_verdict(got: np.ndarray, exp: np.ndarray, tol: Tolerance) -> tuple
     cand = np.flatnonzero(~(d.ravel() <= limit * _PREFILTER))  # (NaN: a candidate)
     if cand.size == 0:
         return 0, -1
-    dd, _, _, bad = _pointwise(got, exp, cand, tol, None, False)
+    s = None if scale is None else np.asarray(scale).ravel()[cand]
+    dd, _, _, bad = _pointwise(got, exp, cand, tol, s, False)
     if not bad.any():
         return 0, -1
     return int(bad.sum()), int(cand[int(np.argmax(np.where(bad, dd, -1.0)))])
