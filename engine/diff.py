@@ -21,9 +21,10 @@ it has a switch (XLA: ``--xla_allow_excess_precision=false``).  ``cause`` is
 
 from __future__ import annotations
 
+import math
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -34,6 +35,7 @@ from ..parser import print_module
 from ..parser.errors import HloError, InterpreterError
 from ..parser.ir import (
     Block,
+    DotDimensionNumbers,
     Function,
     FunctionType,
     Module,
@@ -291,12 +293,17 @@ def _rows(ctx: _Context, origin: Origins, iterations: bool, first: bool) -> list
         tol = ctx.tolerance(t)
         scaled = False
         if err.over and _is_scaled(info):
+            scale: Any = None
             if it is None and info.index in ctx.scales:
                 scales = ctx.scales[info.index]
+                scale = None if scales is None else scales[k]
             else:
                 operands = [np.asarray(a) for a in _hl_operands(ctx, info, it)]
-                scales = _abs_scale(info, operands) if operands else None
-            scale = None if scales is None else scales[k]
+                if operands and info.name in ("stablehlo.dot_general", "stablehlo.dot"):
+                    scale = _dot_terms_at(info, operands)
+                if operands and scale is None:
+                    scales = _abs_scale(info, operands)
+                    scale = None if scales is None else scales[k]
             if scale is not None:
                 err = measure(got, exp, tol, scale)
                 scaled = True
@@ -362,6 +369,53 @@ def _passed_on(
     return not measure(got, _as_type(mine, got), tol).over
 
 
+def _dot_terms_at(
+    info: OpInfo, operands: Sequence[np.ndarray]
+) -> Callable[[np.ndarray], np.ndarray] | None:
+    """For a dot_general or dot of real operands: a function of flat indices into its
+    result giving the sums of the magnitudes of those elements' terms (in f64), for
+    those elements alone (a tolerance is scaled where an element is a candidate, a few
+    of the result's)."""
+    if len(operands) != 2:
+        return None
+    lhs, rhs = (np.asarray(a) for a in operands)
+    if lhs.dtype.kind == "c" or rhs.dtype.kind == "c":
+        return None
+    if info.name == "stablehlo.dot":
+        lb: tuple[int, ...] = ()
+        rb: tuple[int, ...] = ()
+        lc, rc = (lhs.ndim - 1,), (0,)
+    else:
+        dn = info.op.attr("dot_dimension_numbers")
+        if not isinstance(dn, DotDimensionNumbers):
+            return None
+        lb, rb = dn.lhs_batching_dimensions, dn.rhs_batching_dimensions
+        lc, rc = dn.lhs_contracting_dimensions, dn.rhs_contracting_dimensions
+    lf = tuple(d for d in range(lhs.ndim) if d not in lb and d not in lc)
+    rf = tuple(d for d in range(rhs.ndim) if d not in rb and d not in rc)
+    b, m, n, k = (
+        math.prod(lhs.shape[d] for d in lb),
+        math.prod(lhs.shape[d] for d in lf),
+        math.prod(rhs.shape[d] for d in rf),
+        math.prod(lhs.shape[d] for d in lc),
+    )
+    left = lhs.transpose(lb + lf + lc).reshape(b, m, k)
+    right = rhs.transpose(rb + rc + rf).reshape(b, k, n)
+
+    def at(flat: np.ndarray) -> np.ndarray:
+        bi, mi, ni = np.unravel_index(flat, (b, m, n))
+        out = np.empty(flat.size, np.float64)
+        step = max(1, (1 << 22) // max(k, 1))
+        for s in range(0, flat.size, step):
+            sl = slice(s, s + step)
+            x = np.abs(left[bi[sl], mi[sl], :].astype(np.float64))
+            y = np.abs(right[bi[sl], :, ni[sl]].astype(np.float64))  # (elements, k)
+            out[sl] = np.einsum("ij,ij->i", x, y)
+        return out
+
+    return at
+
+
 def _hl_operands(ctx: _Context, info: OpInfo, it: int | None) -> list[np.ndarray]:
     """hlorun's values of an op's operands ([] when one is not known)."""
     out = []
@@ -379,12 +433,13 @@ def _hl_operands(ctx: _Context, info: OpInfo, it: int | None) -> list[np.ndarray
 
 
 def _early_scales(ctx: _Context, pending: Any) -> None:
-    """While the other engine still runs: the magnitudes of the terms of the scaled
-    ops' results (from hlorun's operands), in program order, into ``ctx.scales``."""
+    """While the other engine still runs: the magnitudes of the terms of the
+    convolutions' results (from hlorun's operands), in program order, into
+    ``ctx.scales`` (a dot's are computed where needed, a reduction's cost little)."""
     for info in ctx.ins.ops:
         if pending.done():
             return
-        if info.instrumented and not info.loops and _is_scaled(info):
+        if info.instrumented and not info.loops and info.name == "stablehlo.convolution":
             operands = _hl_operands(ctx, info, None)
             if operands:
                 ctx.scales[info.index] = _abs_scale(info, operands)

@@ -56,6 +56,9 @@ TOLERANCES: dict[str, Tolerance] = {
 }
 EXACT = Tolerance(0.0, 0.0, 0)
 
+# the scale of each element of a result: an array, or a function of flat indices
+Scale = np.ndarray | Callable[[np.ndarray], np.ndarray] | None
+
 
 def default_tolerance(t: Type) -> Tolerance:
     """The default tolerance of values of type ``t`` (a tensor type or element type)."""
@@ -138,10 +141,11 @@ def measure(
     got: np.ndarray,
     exp: np.ndarray,
     tol: Tolerance,
-    scale: np.ndarray | None = None,
+    scale: Scale = None,
     elementwise: bool = False,
 ) -> Errors:
-    """The errors of ``got`` against ``exp`` (arrays of one dtype and shape)."""
+    """The errors of ``got`` against ``exp`` (arrays of one dtype and shape);
+    ``scale``: each element's scale (an array, or a function of flat indices)."""
     got = np.asarray(got)
     exp = np.asarray(exp)
     if got.shape != exp.shape:
@@ -177,13 +181,13 @@ def measure(
                 bad=bad,
                 size=exp.size,
                 worst=worst,
-                stats=lambda: _measure_floats(got, exp, tol, scale, False),
+                stats=lambda: _measure_floats(got, exp, tol, None, False),  # (maxima)
             )
     return _measure_floats(got, exp, tol, scale, elementwise)
 
 
 def _measure_floats(
-    got: np.ndarray, exp: np.ndarray, tol: Tolerance, scale: np.ndarray | None, elementwise: bool
+    got: np.ndarray, exp: np.ndarray, tol: Tolerance, scale: Scale, elementwise: bool
 ) -> Errors:
     """Every error of float ``got`` against ``exp``."""
     size = exp.size
@@ -193,8 +197,7 @@ def _measure_floats(
     differ = np.flatnonzero((got.view(view) != exp.view(view)).ravel())
     if differ.size == 0:
         return Errors(size=size)
-    s = None if scale is None else np.asarray(scale).ravel()[differ]
-    d, rel, ulps, bad = _pointwise(got, exp, differ, tol, s, elementwise)
+    d, rel, ulps, bad = _pointwise(got, exp, differ, tol, _scale_at(scale, differ), elementwise)
     err = _errors(d, rel, ulps, bad)
     err.size = size
     if err.worst >= 0:
@@ -236,12 +239,18 @@ def _pointwise(
     return d, rel, ulps, (d > limit) & (ulps > tol.ulp)
 
 
+def _scale_at(scale: Scale, at: np.ndarray) -> np.ndarray | None:
+    if scale is None:
+        return None
+    return scale(at) if callable(scale) else np.asarray(scale).ravel()[at]
+
+
 # a difference computed in f32 (or f64) is within this factor of the exact one
 _PREFILTER = 1.0 - 2.0**-6
 
 
 def _normwise_verdict(
-    got: np.ndarray, exp: np.ndarray, tol: Tolerance, scale: np.ndarray | None = None
+    got: np.ndarray, exp: np.ndarray, tol: Tolerance, scale: Scale = None
 ) -> tuple[int, int] | None:
     """(elements over, the worst one) of a normwise comparison, from the few elements
     whose difference, computed in the values' own float type (narrow ones in f32),
@@ -260,8 +269,7 @@ def _normwise_verdict(
     cand = np.flatnonzero(~(d.ravel() <= limit * _PREFILTER))  # (NaN: a candidate)
     if cand.size == 0:
         return 0, -1
-    s = None if scale is None else np.asarray(scale).ravel()[cand]
-    dd, _, _, bad = _pointwise(got, exp, cand, tol, s, False)
+    dd, _, _, bad = _pointwise(got, exp, cand, tol, _scale_at(scale, cand), False)
     if not bad.any():
         return 0, -1
     return int(bad.sum()), int(cand[int(np.argmax(np.where(bad, dd, -1.0)))])
