@@ -45,7 +45,7 @@ from ..parser.ir import (
 )
 from .api import prepare, run
 from .diff_instrument import DIFF_POS_FILE, Instrumented, OpInfo, instrument
-from .diff_metrics import Tolerance, measure, tolerance
+from .diff_metrics import Tolerance, candidates, largest_magnitude, measure, tolerance
 from .diff_report import DiffReport, OperandError, Row
 from .dtypes import dtype_of
 from .loading import Origins
@@ -299,7 +299,7 @@ def _rows(ctx: _Context, origin: Origins, iterations: bool, first: bool) -> list
                 scale = None if scales is None else scales[k]
             else:
                 operands = [np.asarray(a) for a in _hl_operands(ctx, info, it)]
-                if operands and info.name in ("stablehlo.dot_general", "stablehlo.dot"):
+                if operands and _is_dot(info):
                     scale = _dot_terms_at(info, operands)
                 if operands and scale is None:
                     scales = _abs_scale(info, operands)
@@ -329,7 +329,7 @@ def _rows(ctx: _Context, origin: Origins, iterations: bool, first: bool) -> list
             operands=ops_err,
         )
         if err.over:
-            row.passed_on = _passed_on(ctx, info, k, it, got, tol, done)
+            row.passed_on = _passed_on(ctx, info, k, it, got, exp, tol, done)
         done[(info.index, k, it)] = row
         rows.append(row)
         if first and row.over:
@@ -343,12 +343,15 @@ def _passed_on(
     k: int,
     it: int | None,
     got: np.ndarray,
+    exp: np.ndarray,
     tol: Tolerance,
     done: dict[tuple[Any, int, int | None], Row],
 ) -> bool:
     """Whether result ``k`` is within tolerance of hlorun's value computed from the
     other side's operands, every one of them within tolerance itself (or an input or
-    a constant): the op adds no error of its own to what its operands bring."""
+    a constant): the op adds no error of its own to what its operands bring.  A dot
+    of floats is computed at the elements that may be over tolerance against
+    hlorun's value ``exp`` alone (the others are within it already)."""
     if _captures(info) or not info.operand_ops:
         return False
     for ref in info.operand_ops:
@@ -362,6 +365,13 @@ def _passed_on(
     operands = [ctx.recorded(ref, it) for ref in info.operand_ops]
     if any(a is None for a in operands):
         return False
+    if _is_dot(info) and exp.dtype.kind not in "biuc":
+        terms = _dot_terms_at(info, operands, magnitudes=False)  # type: ignore[arg-type]
+        at = candidates(got, exp, tol)
+        if terms is not None and at is not None:
+            mine = terms(at).astype(exp.dtype)
+            largest = np.full(at.size, largest_magnitude(exp))
+            return not measure(got.ravel()[at], mine, tol, largest).over
     try:
         mine = run_op(info, operands)[k]  # type: ignore[arg-type]
     except HloError:
@@ -369,13 +379,17 @@ def _passed_on(
     return not measure(got, _as_type(mine, got), tol).over
 
 
+def _is_dot(info: OpInfo) -> bool:
+    return info.name in ("stablehlo.dot_general", "stablehlo.dot")
+
+
 def _dot_terms_at(
-    info: OpInfo, operands: Sequence[np.ndarray]
+    info: OpInfo, operands: Sequence[np.ndarray], magnitudes: bool = True
 ) -> Callable[[np.ndarray], np.ndarray] | None:
     """For a dot_general or dot of real operands: a function of flat indices into its
     result giving the sums of the magnitudes of those elements' terms (in f64), for
     those elements alone (a tolerance is scaled where an element is a candidate, a few
-    of the result's)."""
+    of the result's); not ``magnitudes``: the sums of the terms themselves."""
     if len(operands) != 2:
         return None
     lhs, rhs = (np.asarray(a) for a in operands)
@@ -408,8 +422,11 @@ def _dot_terms_at(
         step = max(1, (1 << 22) // max(k, 1))
         for s in range(0, flat.size, step):
             sl = slice(s, s + step)
-            x = np.abs(left[bi[sl], mi[sl], :].astype(np.float64))
-            y = np.abs(right[bi[sl], :, ni[sl]].astype(np.float64))  # (elements, k)
+            x = left[bi[sl], mi[sl], :].astype(np.float64)
+            y = right[bi[sl], :, ni[sl]].astype(np.float64)  # (elements, k)
+            if magnitudes:
+                np.abs(x, out=x)
+                np.abs(y, out=y)
             out[sl] = np.einsum("ij,ij->i", x, y)
         return out
 

@@ -233,7 +233,7 @@ def _pointwise(
         rel[np.isnan(rel)] = np.inf
     s = ae if scale is None else np.abs(_float_view(scale))
     if not elementwise:
-        s = np.maximum(s, _largest_magnitude(exp))
+        s = np.maximum(s, largest_magnitude(exp))
     with np.errstate(invalid="ignore", over="ignore"):
         limit = tol.atol + tol.rtol * s
     return d, rel, ulps, (d > limit) & (ulps > tol.ulp)
@@ -249,15 +249,12 @@ def _scale_at(scale: Scale, at: np.ndarray) -> np.ndarray | None:
 _PREFILTER = 1.0 - 2.0**-6
 
 
-def _normwise_verdict(
-    got: np.ndarray, exp: np.ndarray, tol: Tolerance, scale: Scale = None
-) -> tuple[int, int] | None:
-    """(elements over, the worst one) of a normwise comparison, from the few elements
-    whose difference, computed in the values' own float type (narrow ones in f32),
-    exceeds the tolerance of the largest magnitude: every element over it is among
-    them (the tolerance of each element is at least that one, with or without
-    ``scale``).  None when that tolerance is not finite."""
-    limit = tol.atol + tol.rtol * _largest_magnitude(exp)
+def candidates(got: np.ndarray, exp: np.ndarray, tol: Tolerance) -> np.ndarray | None:
+    """The flat indices of the elements whose difference, computed in the values' own
+    float type (narrow ones in f32), exceeds the tolerance of the largest magnitude:
+    every element over a normwise tolerance is among them.  None when that tolerance
+    is not finite."""
+    limit = tol.atol + tol.rtol * largest_magnitude(exp)
     if not math.isfinite(limit):
         return None
     g, e = got, exp
@@ -266,7 +263,20 @@ def _normwise_verdict(
     with np.errstate(invalid="ignore", over="ignore"):
         d = np.asarray(np.subtract(g, e))  # (a 0-d result is a scalar)
         np.abs(d, out=d)
-    cand = np.flatnonzero(~(d.ravel() <= limit * _PREFILTER))  # (NaN: a candidate)
+    return np.flatnonzero(~(d.ravel() <= limit * _PREFILTER))  # (NaN: a candidate)
+
+
+def _normwise_verdict(
+    got: np.ndarray, exp: np.ndarray, tol: Tolerance, scale: Scale = None
+) -> tuple[int, int] | None:
+    """(elements over, the worst one) of a normwise comparison, from the few elements
+    whose difference, computed in the values' own float type (narrow ones in f32),
+    exceeds the tolerance of the largest magnitude: every element over it is among
+    them (the tolerance of each element is at least that one, with or without
+    ``scale``).  None when that tolerance is not finite."""
+    cand = candidates(got, exp, tol)
+    if cand is None:
+        return None
     if cand.size == 0:
         return 0, -1
     dd, _, _, bad = _pointwise(got, exp, cand, tol, _scale_at(scale, cand), False)
@@ -275,7 +285,7 @@ def _normwise_verdict(
     return int(bad.sum()), int(cand[int(np.argmax(np.where(bad, dd, -1.0)))])
 
 
-def _largest_magnitude(a: np.ndarray) -> float:
+def largest_magnitude(a: np.ndarray) -> float:
     """The largest finite magnitude of ``a``'s elements (0 for none)."""
     v = a.ravel()
     if v.size == 0:
