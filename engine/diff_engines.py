@@ -218,6 +218,7 @@ class XlaEngine:
     def __init__(self, python: str | None = None) -> None:
         self.python = python or _python("HLORUN_JAX_PYTHON", "jax", "jax")
         self._started: _Worker | None = None
+        self._container: tuple[Any, bytes, Any] = (None, b"", None)
 
     def _env(self, optimize: bool) -> dict[str, str]:
         env = {"JAX_PLATFORMS": "cpu", "JAX_ENABLE_X64": "1"}
@@ -250,7 +251,10 @@ class XlaEngine:
             worker = _Worker(self.python, "xla", self._env(optimize))
 
         def container(version: str) -> bytes:  # at the version of the worker's jaxlib
-            return exported_bytes(ins.module, version)
+            key = (id(ins.module), version)  # (written once: a rerun takes it again)
+            if self._container[0] != key:
+                self._container = (key, exported_bytes(ins.module, version), ins.module)
+            return self._container[1]
 
         raw = worker.run(container, ".exported", inputs, _output_bytes(ins))
         return expand(ins, _typed(ins, raw))
