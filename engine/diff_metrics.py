@@ -290,7 +290,8 @@ def largest_magnitude(a: np.ndarray) -> float:
     v = a.ravel()
     if v.size == 0:
         return 0.0
-    m = max(float(v.max()), -float(v.min()))
+    with np.errstate(invalid="ignore"):  # (NaN: bfloat16's max warns)
+        m = max(float(v.max()), -float(v.min()))
     if math.isfinite(m):
         return m
     finite = np.abs(v[np.isfinite(v)])
