@@ -398,7 +398,8 @@ def _dot_terms_at(
     if info.name == "stablehlo.dot":
         lb: tuple[int, ...] = ()
         rb: tuple[int, ...] = ()
-        lc, rc = (lhs.ndim - 1,), (0,)
+        lc: tuple[int, ...] = (lhs.ndim - 1,)
+        rc: tuple[int, ...] = (0,)
     else:
         dn = info.op.attr("dot_dimension_numbers")
         if not isinstance(dn, DotDimensionNumbers):

@@ -176,11 +176,10 @@ def measure(
     if not elementwise:
         verdict = _normwise_verdict(got, exp, tol, scale)
         if verdict is not None:
-            bad, worst = verdict
             return Errors(
-                bad=bad,
+                bad=verdict[0],
                 size=exp.size,
-                worst=worst,
+                worst=verdict[1],
                 stats=lambda: _measure_floats(got, exp, tol, None, False),  # (maxima)
             )
     return _measure_floats(got, exp, tol, scale, elementwise)
