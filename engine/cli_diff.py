@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 from ..parser.errors import HloError
 
@@ -73,8 +74,10 @@ def _cmd_diff(args: argparse.Namespace) -> int:
         if hasattr(engine, "start"):  # its process starts while hlorun reads the program
             engine.start()
     try:
-        module = _load(args.program)
-        inputs = load_inputs(args) or []
+        with ThreadPoolExecutor(1) as pool:  # the inputs read while the program is parsed
+            pending = pool.submit(load_inputs, args)
+            module = _load(args.program)
+            inputs = pending.result() or []
         if args.emit_instrumented is not None:
             from .diff_instrument import instrument
 
