@@ -30,6 +30,7 @@ operands, all within tolerance, only passes on their tolerated error (engine/dif
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -124,6 +125,17 @@ class Errors:
     @property
     def over(self) -> bool:
         return self.bad > 0
+
+    @staticmethod
+    def settle(errors: list[Errors]) -> None:
+        """Compute the maxima not computed yet of many results, on the machine's threads
+        (NumPy releases the GIL on whole arrays)."""
+        pending = [e for e in errors if e._stats is not None]
+        if len(pending) > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(max(1, min(4, os.cpu_count() or 1))) as pool:
+                list(pool.map(Errors._max, pending))
 
     def __repr__(self) -> str:
         a, r, u = self._max()
