@@ -136,6 +136,7 @@ class _Recording:
         self.renamed = getattr(engine, "renamed", {})
         self.start = getattr(engine, "start", lambda: None)
         self.close = getattr(engine, "close", lambda: None)
+        self.prepare = getattr(engine, "prepare", lambda ins: None)
 
     def values(self, ins, inputs, optimize: bool = True):
         from .diff_engines import save_values

@@ -596,6 +596,9 @@ def diff(
                 ins = instrument(mod, function, trip_counts(hl))
             ctx.ins, ctx.hl, ctx.other = ins, hl, engine.values(ins, inputs)
         else:  # the other engine (mostly a process of its own) runs while hlorun does
+            ready = getattr(engine, "prepare", None)
+            if ready is not None:
+                ready(ins)  # (its program written before hlorun's run takes the interpreter)
             with ThreadPoolExecutor(1) as pool:
                 pending = pool.submit(engine.values, ins, inputs)
                 ctx.hl = run_hlorun(ins, inputs)

@@ -97,6 +97,7 @@ class _Worker:
     def __init__(self, python: str, kind: str, env: dict[str, str] | None = None) -> None:
         self.kind = kind
         self.tmp: tempfile.TemporaryDirectory | None = None
+        self._version: str | None = None
         self.proc = subprocess.Popen(
             [python, WORKER, kind + "-serve"],
             stdin=subprocess.PIPE,
@@ -105,6 +106,14 @@ class _Worker:
             text=True,
             env={**os.environ, **(env or {})},
         )
+
+    def version(self) -> str | None:
+        """The StableHLO version the worker said (None when it ended first)."""
+        if self._version is None:
+            assert self.proc.stdout is not None
+            said = self.proc.stdout.readline().split()
+            self._version = said[0] if said else ""
+        return self._version or None
 
     def _say(self, line: str) -> None:
         assert self.proc.stdin is not None
@@ -132,10 +141,10 @@ class _Worker:
             self._say(inp)
             self._say(out)
             assert self.proc.stdout is not None
-            version = self.proc.stdout.readline().split()
+            version = self.version()
             prog = os.path.join(self.tmp.name, "program" + suffix)
             with open(prog, "wb") as f:
-                f.write(program(version[0]) if version else b"")
+                f.write(program(version) if version else b"")
             self._say(prog)
             stdout, stderr = self.proc.communicate()
             _check(self.kind, self.proc.returncode, stdout, stderr)
@@ -233,6 +242,21 @@ class XlaEngine:
         if self._started is None:
             self._started = _Worker(self.python, "xla", self._env(True))
 
+    def prepare(self, ins: Instrumented) -> None:
+        """Write the container of ``ins`` for the started worker now (its version is
+        said by then), before hlorun's run takes the interpreter."""
+        if self._started is not None:
+            version = self._started.version()
+            if version:
+                self._exported(ins, version)
+
+    def _exported(self, ins: Instrumented, version: str) -> bytes:
+        """The container of ``ins`` at ``version`` (written once: a rerun takes it again)."""
+        key = (id(ins.module), version)
+        if self._container[0] != key:
+            self._container = (key, exported_bytes(ins.module, version), ins.module)
+        return self._container[1]
+
     def close(self) -> None:
         """End a worker started and not used."""
         if self._started is not None:
@@ -251,10 +275,7 @@ class XlaEngine:
             worker = _Worker(self.python, "xla", self._env(optimize))
 
         def container(version: str) -> bytes:  # at the version of the worker's jaxlib
-            key = (id(ins.module), version)  # (written once: a rerun takes it again)
-            if self._container[0] != key:
-                self._container = (key, exported_bytes(ins.module, version), ins.module)
-            return self._container[1]
+            return self._exported(ins, version)
 
         raw = worker.run(container, ".exported", inputs, _output_bytes(ins))
         return expand(ins, _typed(ins, raw))
