@@ -4,6 +4,8 @@ its dtype, shape and bits, the raw view as unsigned integers of its width."""
 
 from __future__ import annotations
 
+import os
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -59,3 +61,36 @@ def test_read_only_views(tmp_path):
     (a,) = read_arrays(path)
     with pytest.raises(ValueError):
         a[0] = 2.0
+
+
+def test_a_worker_without_jax_is_an_error_and_leaves_nothing(tmp_path, monkeypatch):
+    # the worker started first says no version (it has no jaxlib): hlorun writes no
+    # container, and tells the worker's own error; its files are removed
+    import importlib.util
+    import sys
+
+    if importlib.util.find_spec("jaxlib") is not None:
+        pytest.skip("jaxlib is installed here: the worker would run")
+    import tempfile
+
+    import hlorun
+    from hlorun.engine.diff_engines import XlaEngine
+    from hlorun.parser.errors import InterpreterError
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    shm = "/dev/shm"
+
+    def ours() -> set[str]:
+        folders = [str(tmp_path)] + ([shm] if os.path.isdir(shm) else [])
+        return {os.path.join(d, n) for d in folders for n in os.listdir(d) if "hlorun-diff-" in n}
+
+    before = ours()
+    text = """func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = stablehlo.sqrt %x : tensor<2xf32>
+  return %0 : tensor<2xf32>
+}"""
+    engine = XlaEngine(python=sys.executable)
+    with pytest.raises(InterpreterError, match="xla failed: ModuleNotFoundError"):
+        hlorun.diff(text, [np.array([4.0, 9.0], np.float32)], against=engine)
+    assert engine._started is None
+    assert ours() <= before
