@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 from ..parser.errors import HloError
 
@@ -64,30 +65,46 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 def _cmd_diff(args: argparse.Namespace) -> int:
     from .cli_exported import load_inputs
-    from .diff import diff
     from .diff_engines import NpzValues, engine_for
 
-    module = _load(args.program)
-    inputs = load_inputs(args) or []
-    if args.emit_instrumented is not None:
-        from .diff_instrument import instrument
-
-        emit(instrument(module, args.entry).module, args.emit_instrumented, args.target)
-        if args.against is None and args.other is None:
-            return 0
     against = args.other if args.other is not None else args.against
-    if against is None:
-        print("error: give --against xla|iree|VALUES.npz, or a second program", file=sys.stderr)
-        return 2
-    if args.other is not None:
-        engine = engine_for(_load(args.other))
-        engine.name = args.other
-    elif against.endswith(".npz"):
-        engine = NpzValues(against, args.unoptimized)
-    else:
+    engine = None
+    if args.other is None and against in ("xla", "iree") and not args.iterations:
         engine = engine_for(against)
-    if args.record is not None:
-        engine = _Recording(engine, args.record)
+        if hasattr(engine, "start"):  # its process starts while hlorun reads the program
+            engine.start()
+    try:
+        with ThreadPoolExecutor(1) as pool:  # the inputs read while the program is parsed
+            pending = pool.submit(load_inputs, args)
+            module = _load(args.program)
+            inputs = pending.result() or []
+        if args.emit_instrumented is not None:
+            from .diff_instrument import instrument
+
+            emit(instrument(module, args.entry).module, args.emit_instrumented, args.target)
+            if against is None:
+                return 0
+        if against is None:
+            print("error: give --against xla|iree|VALUES.npz, or a second program", file=sys.stderr)
+            return 2
+        if engine is None and args.other is not None:
+            engine = engine_for(_load(args.other))
+            engine.name = args.other
+        elif engine is None and against.endswith(".npz"):
+            engine = NpzValues(against, args.unoptimized)
+        elif engine is None:
+            engine = engine_for(against)
+        if args.record is not None:
+            engine = _Recording(engine, args.record)
+        return _report(args, module, inputs, engine)
+    finally:
+        if engine is not None and hasattr(engine, "close"):
+            engine.close()
+
+
+def _report(args: argparse.Namespace, module, inputs, engine) -> int:
+    from .diff import diff
+
     report = diff(
         module,
         inputs,
@@ -117,6 +134,9 @@ class _Recording:
         self.name = engine.name
         self.optimization_switch = getattr(engine, "optimization_switch", None)
         self.renamed = getattr(engine, "renamed", {})
+        self.start = getattr(engine, "start", lambda: None)
+        self.close = getattr(engine, "close", lambda: None)
+        self.prepare = getattr(engine, "prepare", lambda ins: None)
 
     def values(self, ins, inputs, optimize: bool = True):
         from .diff_engines import save_values

@@ -21,9 +21,10 @@ it has a switch (XLA: ``--xla_allow_excess_precision=false``).  ``cause`` is
 
 from __future__ import annotations
 
+import math
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -34,6 +35,7 @@ from ..parser import print_module
 from ..parser.errors import HloError, InterpreterError
 from ..parser.ir import (
     Block,
+    DotDimensionNumbers,
     Function,
     FunctionType,
     Module,
@@ -43,7 +45,7 @@ from ..parser.ir import (
 )
 from .api import prepare, run
 from .diff_instrument import DIFF_POS_FILE, Instrumented, OpInfo, instrument
-from .diff_metrics import Tolerance, measure, tolerance
+from .diff_metrics import Tolerance, candidates, largest_magnitude, measure, tolerance
 from .diff_report import DiffReport, OperandError, Row
 from .dtypes import dtype_of
 from .loading import Origins
@@ -180,15 +182,11 @@ def _is_narrow(a: np.ndarray) -> bool:
     )
 
 
-def _abs_scale(info: OpInfo, operands: Sequence[np.ndarray], k: int) -> np.ndarray | None:
-    """The sum of the magnitudes of the terms of each element of result ``k``: the op
+def _abs_scale(info: OpInfo, operands: Sequence[np.ndarray]) -> list[np.ndarray] | None:
+    """The sum of the magnitudes of the terms of each element of each result: the op
     run on the operands' magnitudes (in f64 for float types)."""
-    if info.name not in (*SCALED_OPS, "stablehlo.reduce"):
+    if not _is_scaled(info):
         return None
-    if info.name == "stablehlo.reduce":
-        body = info.op.regions[0].entry.operations
-        if not body or body[0].name != "stablehlo.add":
-            return None
     try:
         # a tolerance's magnitude, not a value: sums of non-negative terms in f32 (f64
         # operands stay f64) are accurate to a few ULPs, at half f64 BLAS's cost
@@ -197,9 +195,18 @@ def _abs_scale(info: OpInfo, operands: Sequence[np.ndarray], k: int) -> np.ndarr
             for a in operands
         ]
         text = _NARROW.sub("f32", _one_op_module(info, False))
-        return np.asarray(run(text, mags)[k])
+        return [np.asarray(r) for r in run(text, mags)]
     except (HloError, ValueError, TypeError):
         return None
+
+
+def _is_scaled(info: OpInfo) -> bool:
+    """Whether the tolerance of the op's results scales with the magnitudes of their
+    terms: dot_general, convolution, and a reduce whose body adds."""
+    if info.name == "stablehlo.reduce":
+        body = info.op.regions[0].entry.operations
+        return bool(body) and body[0].name == "stablehlo.add"
+    return info.name in SCALED_OPS
 
 
 # ------------------------------------------------------------------------- diff
@@ -212,6 +219,9 @@ class _Context:
     other: dict[str, np.ndarray]
     inputs: list[Any]
     tol: tuple[float | None, float | None, int | None]
+    # op index -> the magnitudes of its results' terms (``_abs_scale``), computed while
+    # the other engine ran
+    scales: dict[int, list[np.ndarray] | None] = field(default_factory=dict)
 
     def recorded(self, ref: tuple[Any, int] | None, iteration: int | None) -> np.ndarray | None:
         """The other engine's value of an operand (constants and inputs: hlorun's)."""
@@ -282,9 +292,18 @@ def _rows(ctx: _Context, origin: Origins, iterations: bool, first: bool) -> list
         got, exp = p
         tol = ctx.tolerance(t)
         scaled = False
-        if err.over and info.name in (*SCALED_OPS, "stablehlo.reduce"):
-            operands = [np.asarray(a) for a in _hl_operands(ctx, info, it)]
-            scale = _abs_scale(info, operands, k) if operands else None
+        if err.over and _is_scaled(info):
+            scale: Any = None
+            if it is None and info.index in ctx.scales:
+                scales = ctx.scales[info.index]
+                scale = None if scales is None else scales[k]
+            else:
+                operands = [np.asarray(a) for a in _hl_operands(ctx, info, it)]
+                if operands and _is_dot(info):
+                    scale = _dot_terms_at(info, operands)
+                if operands and scale is None:
+                    scales = _abs_scale(info, operands)
+                    scale = None if scales is None else scales[k]
             if scale is not None:
                 err = measure(got, exp, tol, scale)
                 scaled = True
@@ -310,7 +329,7 @@ def _rows(ctx: _Context, origin: Origins, iterations: bool, first: bool) -> list
             operands=ops_err,
         )
         if err.over:
-            row.passed_on = _passed_on(ctx, info, k, it, got, tol, done)
+            row.passed_on = _passed_on(ctx, info, k, it, got, exp, tol, done)
         done[(info.index, k, it)] = row
         rows.append(row)
         if first and row.over:
@@ -324,12 +343,15 @@ def _passed_on(
     k: int,
     it: int | None,
     got: np.ndarray,
+    exp: np.ndarray,
     tol: Tolerance,
     done: dict[tuple[Any, int, int | None], Row],
 ) -> bool:
     """Whether result ``k`` is within tolerance of hlorun's value computed from the
     other side's operands, every one of them within tolerance itself (or an input or
-    a constant): the op adds no error of its own to what its operands bring."""
+    a constant): the op adds no error of its own to what its operands bring.  A dot
+    of floats is computed at the elements that may be over tolerance against
+    hlorun's value ``exp`` alone (the others are within it already)."""
     if _captures(info) or not info.operand_ops:
         return False
     for ref in info.operand_ops:
@@ -343,11 +365,73 @@ def _passed_on(
     operands = [ctx.recorded(ref, it) for ref in info.operand_ops]
     if any(a is None for a in operands):
         return False
+    if _is_dot(info) and exp.dtype.kind not in "biuc":
+        terms = _dot_terms_at(info, operands, magnitudes=False)  # type: ignore[arg-type]
+        at = candidates(got, exp, tol)
+        if terms is not None and at is not None:
+            mine = terms(at).astype(exp.dtype)
+            largest = np.full(at.size, largest_magnitude(exp))
+            return not measure(got.ravel()[at], mine, tol, largest).over
     try:
         mine = run_op(info, operands)[k]  # type: ignore[arg-type]
     except HloError:
         return False
     return not measure(got, _as_type(mine, got), tol).over
+
+
+def _is_dot(info: OpInfo) -> bool:
+    return info.name in ("stablehlo.dot_general", "stablehlo.dot")
+
+
+def _dot_terms_at(
+    info: OpInfo, operands: Sequence[np.ndarray], magnitudes: bool = True
+) -> Callable[[np.ndarray], np.ndarray] | None:
+    """For a dot_general or dot of real operands: a function of flat indices into its
+    result giving the sums of the magnitudes of those elements' terms (in f64), for
+    those elements alone (a tolerance is scaled where an element is a candidate, a few
+    of the result's); not ``magnitudes``: the sums of the terms themselves."""
+    if len(operands) != 2:
+        return None
+    lhs, rhs = (np.asarray(a) for a in operands)
+    if lhs.dtype.kind == "c" or rhs.dtype.kind == "c":
+        return None
+    if info.name == "stablehlo.dot":
+        lb: tuple[int, ...] = ()
+        rb: tuple[int, ...] = ()
+        lc: tuple[int, ...] = (lhs.ndim - 1,)
+        rc: tuple[int, ...] = (0,)
+    else:
+        dn = info.op.attr("dot_dimension_numbers")
+        if not isinstance(dn, DotDimensionNumbers):
+            return None
+        lb, rb = dn.lhs_batching_dimensions, dn.rhs_batching_dimensions
+        lc, rc = dn.lhs_contracting_dimensions, dn.rhs_contracting_dimensions
+    lf = tuple(d for d in range(lhs.ndim) if d not in lb and d not in lc)
+    rf = tuple(d for d in range(rhs.ndim) if d not in rb and d not in rc)
+    b, m, n, k = (
+        math.prod(lhs.shape[d] for d in lb),
+        math.prod(lhs.shape[d] for d in lf),
+        math.prod(rhs.shape[d] for d in rf),
+        math.prod(lhs.shape[d] for d in lc),
+    )
+    left = lhs.transpose(lb + lf + lc).reshape(b, m, k)
+    right = rhs.transpose(rb + rc + rf).reshape(b, k, n)
+
+    def at(flat: np.ndarray) -> np.ndarray:
+        bi, mi, ni = np.unravel_index(flat, (b, m, n))
+        out = np.empty(flat.size, np.float64)
+        step = max(1, (1 << 22) // max(k, 1))
+        for s in range(0, flat.size, step):
+            sl = slice(s, s + step)
+            x = left[bi[sl], mi[sl], :].astype(np.float64)
+            y = right[bi[sl], :, ni[sl]].astype(np.float64)  # (elements, k)
+            if magnitudes:
+                np.abs(x, out=x)
+                np.abs(y, out=y)
+            out[sl] = np.einsum("ij,ij->i", x, y)
+        return out
+
+    return at
 
 
 def _hl_operands(ctx: _Context, info: OpInfo, it: int | None) -> list[np.ndarray]:
@@ -364,6 +448,19 @@ def _hl_operands(ctx: _Context, info: OpInfo, it: int | None) -> list[np.ndarray
             return []
         out.append(np.asarray(runs[-1 if it is None else min(it, len(runs) - 1)][ref[1]]))
     return out
+
+
+def _early_scales(ctx: _Context, pending: Any) -> None:
+    """While the other engine still runs: the magnitudes of the terms of the
+    convolutions' results (from hlorun's operands), in program order, into
+    ``ctx.scales`` (a dot's are computed where needed, a reduction's cost little)."""
+    for info in ctx.ins.ops:
+        if pending.done():
+            return
+        if info.instrumented and not info.loops and info.name == "stablehlo.convolution":
+            operands = _hl_operands(ctx, info, None)
+            if operands:
+                ctx.scales[info.index] = _abs_scale(info, operands)
 
 
 def _as_type(got: Any, exp: np.ndarray) -> np.ndarray:
@@ -481,24 +578,36 @@ def diff(
     first divergence; ``cause=False`` skips telling its cause."""
     from .diff_engines import engine_for
 
-    mod = prepare(module)
-    ins = instrument(mod, function)
-    entry = ins.prepared.functions[ins.function]
-    if takes_platform_index(entry):  # every engine gets the same arguments (cpu's index)
-        inputs = with_platform_index(entry, inputs, None, None)
-    inputs = list(inputs)
     engine = engine_for(against)
-    if iterations:  # the copy is instrumented per iteration once hlorun knows the trips
-        hl = run_hlorun(ins, inputs)
-        if hl.trips:
-            ins = instrument(mod, function, trip_counts(hl))
-        other = engine.values(ins, inputs)
-    else:  # the other engine (mostly a process of its own) runs while hlorun does
-        with ThreadPoolExecutor(1) as pool:
-            pending = pool.submit(engine.values, ins, inputs)
+    start = getattr(engine, "start", None)
+    if start is not None and not iterations:
+        start()  # its process starts (imports jax) while hlorun prepares
+    try:
+        mod = prepare(module)
+        ins = instrument(mod, function)
+        entry = ins.prepared.functions[ins.function]
+        if takes_platform_index(entry):  # every engine gets the same arguments (cpu's index)
+            inputs = with_platform_index(entry, inputs, None, None)
+        inputs = list(inputs)
+        ctx = _Context(ins, HlorunValues(), {}, inputs, (rtol, atol, ulp))
+        if iterations:  # the copy is instrumented per iteration once hlorun knows the trips
             hl = run_hlorun(ins, inputs)
-            other = pending.result()
-    ctx = _Context(ins, hl, other, inputs, (rtol, atol, ulp))
+            if hl.trips:
+                ins = instrument(mod, function, trip_counts(hl))
+            ctx.ins, ctx.hl, ctx.other = ins, hl, engine.values(ins, inputs)
+        else:  # the other engine (mostly a process of its own) runs while hlorun does
+            ready = getattr(engine, "prepare", None)
+            if ready is not None:
+                ready(ins)  # (its program written before hlorun's run takes the interpreter)
+            with ThreadPoolExecutor(1) as pool:
+                pending = pool.submit(engine.values, ins, inputs)
+                ctx.hl = run_hlorun(ins, inputs)
+                _early_scales(ctx, pending)
+                ctx.other = pending.result()
+    finally:
+        close = getattr(engine, "close", None)
+        if close is not None:
+            close()
     origin = Origins(mod)
     rows = _rows(ctx, origin, iterations, first)
     renamed = getattr(engine, "renamed", {})

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import math
 import os
 import re
 import subprocess
@@ -40,7 +41,8 @@ import numpy as np
 from ..parser import print_module
 from ..parser.errors import InterpreterError, UnsupportedError
 from ..parser.ir import Module
-from .diff_instrument import Instrumented
+from .diff_instrument import Instrumented, is_recorded
+from .diff_worker import raw_bits, read_arrays, write_arrays
 from .dtypes import dtype_of, static_shape
 
 WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "diff_worker.py")
@@ -69,9 +71,94 @@ def _installed(package: str) -> bool:
         return False
 
 
-def _raw(a: np.ndarray) -> np.ndarray:
-    a = np.array(a, order="C", copy=None)  # (ascontiguousarray makes a 0-d array 1-d)
-    return a if a.dtype == np.bool_ else a.view(f"uint{8 * a.dtype.itemsize}")
+def _scratch(nbytes: int) -> tempfile.TemporaryDirectory:
+    """A folder for the files exchanged with a worker: in memory (/dev/shm) when it has
+    room for twice ``nbytes`` (inputs and outputs), else the temporary folder."""
+    base = None
+    try:
+        st = os.statvfs("/dev/shm")
+        if st.f_bavail * st.f_frsize >= 2 * nbytes + (256 << 20):
+            base = "/dev/shm"
+    except (OSError, AttributeError):  # none (or not POSIX)
+        pass
+    return tempfile.TemporaryDirectory(prefix="hlorun-diff-", dir=base, ignore_cleanup_errors=True)
+
+
+def _nbytes(arrays: Sequence[Any]) -> int:
+    return sum(np.asarray(a).nbytes for a in arrays)
+
+
+class _Worker:
+    """A worker process (engine/diff_worker.py ``{kind}-serve``) started before its
+    program is ready: it says its engine's StableHLO version and imports the engine
+    while hlorun prepares; ``run`` hands it the inputs, then its outputs' path and the
+    program."""
+
+    def __init__(self, python: str, kind: str, env: dict[str, str] | None = None) -> None:
+        self.kind = kind
+        self.tmp: tempfile.TemporaryDirectory | None = None
+        self._version: str | None = None
+        self.proc = subprocess.Popen(
+            [python, WORKER, kind + "-serve"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, **(env or {})},
+        )
+
+    def version(self) -> str | None:
+        """The StableHLO version the worker said (None when it ended first)."""
+        if self._version is None:
+            assert self.proc.stdout is not None
+            said = self.proc.stdout.readline().split()
+            self._version = said[0] if said else ""
+        return self._version or None
+
+    def _say(self, line: str) -> None:
+        assert self.proc.stdin is not None
+        try:
+            self.proc.stdin.write(line + "\n")
+            self.proc.stdin.flush()
+        except OSError:  # it has ended: its standard error says why (below)
+            pass
+
+    def run(
+        self,
+        program: Callable[[str], bytes],
+        suffix: str,
+        inputs: Sequence[Any],
+        output_bytes: int = 0,
+    ) -> list[np.ndarray]:
+        """The raw outputs (unsigned views, viewed back by the caller) of ``program``
+        (a function of the engine's StableHLO version) on ``inputs``; ``output_bytes``:
+        their size, if known (where the files go)."""
+        try:
+            self.tmp = _scratch(_nbytes(inputs) + output_bytes)
+            inp = os.path.join(self.tmp.name, "inputs.bin")
+            out = os.path.join(self.tmp.name, "outputs.bin")
+            write_arrays(inp, [np.asarray(a) for a in inputs])
+            self._say(inp)
+            self._say(out)
+            assert self.proc.stdout is not None
+            version = self.version()
+            prog = os.path.join(self.tmp.name, "program" + suffix)
+            with open(prog, "wb") as f:
+                f.write(program(version) if version else b"")
+            self._say(prog)
+            stdout, stderr = self.proc.communicate()
+            _check(self.kind, self.proc.returncode, stdout, stderr)
+            return read_arrays(out, raw=True)
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """End the process if it still runs, and remove its files."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.communicate()
+        if self.tmp is not None:
+            self.tmp.cleanup()
 
 
 def _work(
@@ -86,48 +173,23 @@ def _work(
     """Run the worker; the raw outputs (unsigned views, viewed back by the caller).
     ``program`` may be a function of the engine's StableHLO version: the worker
     (``{kind}-serve``) then says its version first and reads the program's path."""
-    with tempfile.TemporaryDirectory(prefix="hlorun-diff-") as tmp:
+    if callable(program):
+        return _Worker(python, kind, env).run(program, suffix, inputs)
+    with _scratch(2 * _nbytes(inputs)) as tmp:
         prog = os.path.join(tmp, "program" + suffix)
-        arrays = [np.asarray(a) for a in inputs]
-        inp = os.path.join(tmp, "inputs.npz")
-        members: dict[str, Any] = {f"arr_{i}": _raw(a) for i, a in enumerate(arrays)}
-        members["dtypes"] = np.array([a.dtype.name for a in arrays])
-        np.savez(inp, **members)
-        out = os.path.join(tmp, "outputs.npz")
-        env = {**os.environ, **(env or {})}
-        if callable(program):
-            proc = subprocess.Popen(
-                [python, WORKER, kind + "-serve", inp, out, *flags],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-                env=env,
-            )
-            assert proc.stdin is not None and proc.stdout is not None
-            version = proc.stdout.readline().split()
-            try:
-                data = program(version[0]) if version else b""
-            except BaseException:
-                proc.kill()
-                proc.communicate()
-                raise
-            with open(prog, "wb") as f:
-                f.write(data)
-            stdout, stderr = proc.communicate(prog + "\n")
-            _check(kind, proc.returncode, stdout, stderr)
-        else:
-            with open(prog, "wb") as f:
-                f.write(program.encode() if isinstance(program, str) else program)
-            done = subprocess.run(
-                [python, WORKER, kind, prog, inp, out, *flags],
-                capture_output=True,
-                text=True,
-                env=env,
-            )
-            _check(kind, done.returncode, done.stdout, done.stderr)
-        with np.load(out, allow_pickle=False) as z:
-            return [z[f"arr_{i}"] for i in range(len(z.files))]
+        inp = os.path.join(tmp, "inputs.bin")
+        write_arrays(inp, [np.asarray(a) for a in inputs])
+        out = os.path.join(tmp, "outputs.bin")
+        with open(prog, "wb") as f:
+            f.write(program.encode() if isinstance(program, str) else program)
+        done = subprocess.run(
+            [python, WORKER, kind, prog, inp, out, *flags],
+            capture_output=True,
+            text=True,
+            env={**os.environ, **(env or {})},
+        )
+        _check(kind, done.returncode, done.stdout, done.stderr)
+        return read_arrays(out, raw=True)
 
 
 def _check(kind: str, returncode: int, stdout: str, stderr: str) -> None:
@@ -138,6 +200,14 @@ def _check(kind: str, returncode: int, stdout: str, stderr: str) -> None:
     named = [ln for ln in lines if re.match(r"[A-Za-z_.]*(Error|Exception)\b", ln)]
     why = (named or lines or [f"exit status {returncode}"])[-1]
     raise InterpreterError(f"hlorun diff: {kind} failed: {why}")
+
+
+def _output_bytes(ins: Instrumented) -> int:
+    """The size of the instrumented function's results."""
+    fn = ins.module.functions[ins.function]
+    return sum(
+        math.prod(static_shape(t)) * dtype_of(t).itemsize for t in fn.type.results if is_recorded(t)
+    )
 
 
 def _typed(ins: Instrumented, raw: Sequence[np.ndarray]) -> list[np.ndarray]:
@@ -156,22 +226,58 @@ class XlaEngine:
 
     def __init__(self, python: str | None = None) -> None:
         self.python = python or _python("HLORUN_JAX_PYTHON", "jax", "jax")
+        self._started: _Worker | None = None
+        self._container: tuple[Any, bytes, Any] = (None, b"", None)
+
+    def _env(self, optimize: bool) -> dict[str, str]:
+        env = {"JAX_PLATFORMS": "cpu", "JAX_ENABLE_X64": "1"}
+        if not optimize:
+            env["XLA_FLAGS"] = (
+                os.environ.get("XLA_FLAGS", "") + " " + XLA_NO_EXCESS_PRECISION
+            ).strip()
+        return env
+
+    def start(self) -> None:
+        """Start the worker of the next ``values`` now (it imports jax meanwhile)."""
+        if self._started is None:
+            self._started = _Worker(self.python, "xla", self._env(True))
+
+    def prepare(self, ins: Instrumented) -> None:
+        """Write the container of ``ins`` for the started worker now (its version is
+        said by then), before hlorun's run takes the interpreter."""
+        if self._started is not None:
+            version = self._started.version()
+            if version:
+                self._exported(ins, version)
+
+    def _exported(self, ins: Instrumented, version: str) -> bytes:
+        """The container of ``ins`` at ``version`` (written once: a rerun takes it again)."""
+        key = (id(ins.module), version)
+        if self._container[0] != key:
+            self._container = (key, exported_bytes(ins.module, version), ins.module)
+        return self._container[1]
+
+    def close(self) -> None:
+        """End a worker started and not used."""
+        if self._started is not None:
+            self._started.close()
+            self._started = None
 
     def values(
         self, ins: Instrumented, inputs: Sequence[Any], optimize: bool = True
     ) -> dict[str, np.ndarray]:
         from .diff import expand
 
-        env = {"JAX_PLATFORMS": "cpu", "JAX_ENABLE_X64": "1"}
-        if not optimize:
-            env["XLA_FLAGS"] = (
-                os.environ.get("XLA_FLAGS", "") + " " + XLA_NO_EXCESS_PRECISION
-            ).strip()
+        worker = self._started if optimize else None
+        if worker is not None:
+            self._started = None
+        else:
+            worker = _Worker(self.python, "xla", self._env(optimize))
 
         def container(version: str) -> bytes:  # at the version of the worker's jaxlib
-            return exported_bytes(ins.module, version)
+            return self._exported(ins, version)
 
-        raw = _work(self.python, "xla", container, ".exported", inputs, env=env)
+        raw = worker.run(container, ".exported", inputs, _output_bytes(ins))
         return expand(ins, _typed(ins, raw))
 
 
@@ -291,7 +397,7 @@ def save_values(
         },
         **({"switch": switch} if switch else {}),
     }
-    arrays: dict[str, Any] = {k: _raw(np.asarray(v)) for k, v in values.items()}
+    arrays: dict[str, Any] = {k: raw_bits(np.asarray(v)) for k, v in values.items()}
     arrays[META_KEY] = np.array(json.dumps(meta))
     np.savez_compressed(path, **arrays)
 

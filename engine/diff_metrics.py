@@ -30,6 +30,8 @@ operands, all within tolerance, only passes on their tolerated error (engine/dif
 from __future__ import annotations
 
 import math
+import os
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import ml_dtypes
@@ -55,6 +57,9 @@ TOLERANCES: dict[str, Tolerance] = {
 }
 EXACT = Tolerance(0.0, 0.0, 0)
 
+# the scale of each element of a result: an array, or a function of flat indices
+Scale = np.ndarray | Callable[[np.ndarray], np.ndarray] | None
+
 
 def default_tolerance(t: Type) -> Tolerance:
     """The default tolerance of values of type ``t`` (a tensor type or element type)."""
@@ -78,21 +83,66 @@ def tolerance(t: Type, rtol: float | None, atol: float | None, ulp: int | None) 
     )
 
 
-@dataclass
 class Errors:
     """The errors of one result: max abs, max rel, max ULP, and how many elements are
-    over the tolerance (``bad``) of how many (``size``)."""
+    over the tolerance (``bad``) of how many (``size``).  ``measure`` tells the verdict
+    (``bad``, ``worst``) at once and the three maxima when they are first read (a
+    report that shows only the rows over tolerance never computes the others')."""
 
-    max_abs: float = 0.0
-    max_rel: float = 0.0
-    max_ulp: float = 0.0
-    bad: int = 0
-    size: int = 0
-    worst: int = -1  # flat index of the worst element over tolerance (max abs), or -1
+    __slots__ = ("_maxima", "_stats", "bad", "size", "worst")
+
+    def __init__(
+        self,
+        max_abs: float = 0.0,
+        max_rel: float = 0.0,
+        max_ulp: float = 0.0,
+        bad: int = 0,
+        size: int = 0,
+        worst: int = -1,  # flat index of the worst element over tolerance (max abs), or -1
+        stats: Callable[[], Errors] | None = None,
+    ) -> None:
+        self._maxima = (max_abs, max_rel, max_ulp)
+        self._stats = stats  # computes the maxima on first use
+        self.bad, self.size, self.worst = bad, size, worst
+
+    def _max(self) -> tuple[float, float, float]:
+        if self._stats is not None:
+            self._maxima, self._stats = self._stats()._maxima, None
+        return self._maxima
+
+    @property
+    def max_abs(self) -> float:
+        return self._max()[0]
+
+    @property
+    def max_rel(self) -> float:
+        return self._max()[1]
+
+    @property
+    def max_ulp(self) -> float:
+        return self._max()[2]
 
     @property
     def over(self) -> bool:
         return self.bad > 0
+
+    @staticmethod
+    def settle(errors: list[Errors]) -> None:
+        """Compute the maxima not computed yet of many results, on the machine's threads
+        (NumPy releases the GIL on whole arrays)."""
+        pending = [e for e in errors if e._stats is not None]
+        if len(pending) > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(max(1, min(4, os.cpu_count() or 1))) as pool:
+                list(pool.map(Errors._max, pending))
+
+    def __repr__(self) -> str:
+        a, r, u = self._max()
+        return (
+            f"Errors(max_abs={a!r}, max_rel={r!r}, max_ulp={u!r}, bad={self.bad}, "
+            f"size={self.size}, worst={self.worst})"
+        )
 
 
 def _float_view(a: np.ndarray) -> np.ndarray:
@@ -103,10 +153,11 @@ def measure(
     got: np.ndarray,
     exp: np.ndarray,
     tol: Tolerance,
-    scale: np.ndarray | None = None,
+    scale: Scale = None,
     elementwise: bool = False,
 ) -> Errors:
-    """The errors of ``got`` against ``exp`` (arrays of one dtype and shape)."""
+    """The errors of ``got`` against ``exp`` (arrays of one dtype and shape);
+    ``scale``: each element's scale (an array, or a function of flat indices)."""
     got = np.asarray(got)
     exp = np.asarray(exp)
     if got.shape != exp.shape:
@@ -134,6 +185,22 @@ def measure(
         bad = d > 0
         rel = np.divide(d, np.abs(e), out=np.zeros_like(d), where=e != 0)
         return _errors(d, rel, d, bad)
+    if not elementwise:
+        verdict = _normwise_verdict(got, exp, tol, scale)
+        if verdict is not None:
+            return Errors(
+                bad=verdict[0],
+                size=exp.size,
+                worst=verdict[1],
+                stats=lambda: _measure_floats(got, exp, tol, None, False),  # (maxima)
+            )
+    return _measure_floats(got, exp, tol, scale, elementwise)
+
+
+def _measure_floats(
+    got: np.ndarray, exp: np.ndarray, tol: Tolerance, scale: Scale, elementwise: bool
+) -> Errors:
+    """Every error of float ``got`` against ``exp``."""
     size = exp.size
     view = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[got.dtype.itemsize]
     # only the elements whose bits differ carry an error: the rest are skipped (one
@@ -141,7 +208,25 @@ def measure(
     differ = np.flatnonzero((got.view(view) != exp.view(view)).ravel())
     if differ.size == 0:
         return Errors(size=size)
-    gs, es = got.ravel()[differ], exp.ravel()[differ]
+    d, rel, ulps, bad = _pointwise(got, exp, differ, tol, _scale_at(scale, differ), elementwise)
+    err = _errors(d, rel, ulps, bad)
+    err.size = size
+    if err.worst >= 0:
+        err.worst = int(differ[err.worst])
+    return err
+
+
+def _pointwise(
+    got: np.ndarray,
+    exp: np.ndarray,
+    at: np.ndarray,
+    tol: Tolerance,
+    scale: np.ndarray | None,
+    elementwise: bool,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """abs, rel and ULP errors, and which are over tolerance, of the elements at flat
+    indices ``at`` (``scale``: theirs)."""
+    gs, es = got.ravel()[at], exp.ravel()[at]
     g = _float_view(gs)
     e = _float_view(es)
     with np.errstate(invalid="ignore", over="ignore"):
@@ -157,28 +242,67 @@ def measure(
         d[np.isnan(d)] = np.inf
         rel = np.where(same, 0.0, rel)
         rel[np.isnan(rel)] = np.inf
-    if scale is None:
-        s = ae
-    else:
-        s = np.abs(_float_view(np.asarray(scale).ravel()[differ]))
+    s = ae if scale is None else np.abs(_float_view(scale))
     if not elementwise:
-        s = np.maximum(s, _largest_magnitude(exp))
+        s = np.maximum(s, largest_magnitude(exp))
     with np.errstate(invalid="ignore", over="ignore"):
         limit = tol.atol + tol.rtol * s
-    bad = (d > limit) & (ulps > tol.ulp)
-    err = _errors(d, rel, ulps, bad)
-    err.size = size
-    if err.worst >= 0:
-        err.worst = int(differ[err.worst])
-    return err
+    return d, rel, ulps, (d > limit) & (ulps > tol.ulp)
 
 
-def _largest_magnitude(a: np.ndarray) -> float:
+def _scale_at(scale: Scale, at: np.ndarray) -> np.ndarray | None:
+    if scale is None:
+        return None
+    return scale(at) if callable(scale) else np.asarray(scale).ravel()[at]
+
+
+# a difference computed in f32 (or f64) is within this factor of the exact one
+_PREFILTER = 1.0 - 2.0**-6
+
+
+def candidates(got: np.ndarray, exp: np.ndarray, tol: Tolerance) -> np.ndarray | None:
+    """The flat indices of the elements whose difference, computed in the values' own
+    float type (narrow ones in f32), exceeds the tolerance of the largest magnitude:
+    every element over a normwise tolerance is among them.  None when that tolerance
+    is not finite."""
+    limit = tol.atol + tol.rtol * largest_magnitude(exp)
+    if not math.isfinite(limit):
+        return None
+    g, e = got, exp
+    if g.dtype not in (np.float32, np.float64):
+        g, e = g.astype(np.float32), e.astype(np.float32)
+    with np.errstate(invalid="ignore", over="ignore"):
+        d = np.asarray(np.subtract(g, e))  # (a 0-d result is a scalar)
+        np.abs(d, out=d)
+    return np.flatnonzero(~(d.ravel() <= limit * _PREFILTER))  # (NaN: a candidate)
+
+
+def _normwise_verdict(
+    got: np.ndarray, exp: np.ndarray, tol: Tolerance, scale: Scale = None
+) -> tuple[int, int] | None:
+    """(elements over, the worst one) of a normwise comparison, from the few elements
+    whose difference, computed in the values' own float type (narrow ones in f32),
+    exceeds the tolerance of the largest magnitude: every element over it is among
+    them (the tolerance of each element is at least that one, with or without
+    ``scale``).  None when that tolerance is not finite."""
+    cand = candidates(got, exp, tol)
+    if cand is None:
+        return None
+    if cand.size == 0:
+        return 0, -1
+    dd, _, _, bad = _pointwise(got, exp, cand, tol, _scale_at(scale, cand), False)
+    if not bad.any():
+        return 0, -1
+    return int(bad.sum()), int(cand[int(np.argmax(np.where(bad, dd, -1.0)))])
+
+
+def largest_magnitude(a: np.ndarray) -> float:
     """The largest finite magnitude of ``a``'s elements (0 for none)."""
     v = a.ravel()
     if v.size == 0:
         return 0.0
-    m = max(float(v.max()), -float(v.min()))
+    with np.errstate(invalid="ignore"):  # (NaN: bfloat16's max warns)
+        m = max(float(v.max()), -float(v.min()))
     if math.isfinite(m):
         return m
     finite = np.abs(v[np.isfinite(v)])

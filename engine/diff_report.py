@@ -152,7 +152,12 @@ class DiffReport:
     def diverged(self) -> bool:
         return self.first_row is not None
 
+    def _settle(self) -> None:
+        """Every row's maxima (computed when first read), on the machine's threads."""
+        Errors.settle([r.errors for r in self.rows])
+
     def to_json(self) -> dict[str, Any]:
+        self._settle()
         g = self.growth
         return {
             "against": self.against,
@@ -232,6 +237,7 @@ class DiffReport:
     def html(self, title: str = "hlorun diff") -> str:
         """A self-contained page: the error per op (max rel, log scale) as an SVG
         plot, the first divergence, and the table of rows."""
+        self._settle()
         w, h, pad = 900, 260, 40
         pts = []
         line = []
