@@ -1,6 +1,7 @@
 """Ctrl-C (issue 31 item 6), as a user presses it: SIGINT to an ``hlorun`` process.
-``interpret`` of a scalar loop (run by a loop engine/codegen.py generates) exits 130
-naming the op; ``hlorun test -j 2`` stops its workers at once (no per-test timeout,
+``interpret`` of a scalar loop (its block's generated function, engine/emit.py), plain,
+with a time limit or profiled, exits 130 naming the op (the line table of the generated
+code); ``hlorun test -j 2`` stops its workers at once (no per-test timeout,
 ``--timeout 0`` too) and exits 130.  Every wait is bounded."""
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from tests.engine.test_reliability import INFINITE_WHILE
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="SIGINT to a child process")
 
-LOOP = INFINITE_WHILE  # (a scalar while loop: engine/codegen.py generates its loop)
+LOOP = INFINITE_WHILE  # (a scalar while loop, written out in its block's function)
 
 
 def _interrupt(args: list[str], wait: float = 3.0) -> tuple[int, str, float]:
@@ -42,10 +43,11 @@ def _interrupt(args: list[str], wait: float = 3.0) -> tuple[int, str, float]:
             p.wait(timeout=10)
 
 
-def test_interpret_names_the_op_of_a_generated_loop(tmp_path: Path):
+@pytest.mark.parametrize("mode", [[], ["--timeout", "600"], ["--profile"]])
+def test_interpret_names_the_op_of_a_generated_loop(tmp_path: Path, mode: list[str]):
     src = tmp_path / "loop.mlir"
     src.write_text(LOOP)
-    rc, err, _ = _interrupt(["interpret", str(src)])
+    rc, err, _ = _interrupt(["interpret", *mode, str(src)])
     assert rc == 130, err
     assert "Traceback" not in err
     assert "op interrupted (Ctrl-C)" in err and f"{src}:" in err, err
