@@ -17,6 +17,7 @@ import sys
 from typing import Any
 
 from ..parser.errors import HloError, InterpreterError
+from .cli_results import make_profile, print_results, report_profile
 
 
 def add_flags(i: argparse.ArgumentParser) -> None:
@@ -176,7 +177,6 @@ def save_outputs(args: argparse.Namespace, results: list[Any]) -> None:
 def cmd_interpret_exported(args: argparse.Namespace, program: Any = None) -> int:
     """Run the container's function (``program``, else read from ``--exported``) on
     ``--inputs``; print (and save) its results."""
-    from .cli import _make_profile, _report_profile
     from .exported import load_exported
 
     try:
@@ -187,7 +187,7 @@ def cmd_interpret_exported(args: argparse.Namespace, program: Any = None) -> int
         if program is None:
             program = load_exported(args.exported)
         inputs = as_declared(load_inputs(args) or [], program.in_avals)
-        profile = _make_profile(args)
+        profile = make_profile(args)
         results = program.call_flat(
             *inputs,
             platform=platform_arg(args.platform),
@@ -199,7 +199,7 @@ def cmd_interpret_exported(args: argparse.Namespace, program: Any = None) -> int
         )
         show_results(args, results, program.result_types)
         if profile is not None:
-            _report_profile(args, profile, program.module)
+            report_profile(args, profile, program.module)
     except HloError as e:  # an error with no place in a program is about the container
         where = f"{args.exported}: " if e.pos is None else ""
         print(where + e.render(), file=sys.stderr)
@@ -209,9 +209,8 @@ def cmd_interpret_exported(args: argparse.Namespace, program: Any = None) -> int
 
 def show_results(args: argparse.Namespace, results: list[Any], types: Any) -> None:
     """Save the results to ``--outputs`` and say so on stderr; else print them."""
-    from .cli import _print_results
 
     if args.outputs is None:
-        _print_results(results, types, args.interpreter_print_dense, args.print_precision)
+        print_results(results, types, args.interpreter_print_dense, args.print_precision)
         return
     save_outputs(args, results)

@@ -41,9 +41,12 @@ import numpy as np
 from ..parser import print_module
 from ..parser.errors import InterpreterError, UnsupportedError
 from ..parser.ir import Module
-from .diff_instrument import Instrumented, is_recorded
+from .api import prepare, run
+from .diff_instrument import Instrumented, instrument, is_recorded
+from .diff_run import expand, run_hlorun
 from .diff_worker import raw_bits, read_arrays, write_arrays
 from .dtypes import dtype_of, static_shape
+from .loading import Origins
 
 WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "diff_worker.py")
 XLA_NO_EXCESS_PRECISION = "--xla_allow_excess_precision=false"
@@ -266,7 +269,6 @@ class XlaEngine:
     def values(
         self, ins: Instrumented, inputs: Sequence[Any], optimize: bool = True
     ) -> dict[str, np.ndarray]:
-        from .diff import expand
 
         worker = self._started if optimize else None
         if worker is not None:
@@ -301,7 +303,6 @@ class IreeEngine:
     def values(
         self, ins: Instrumented, inputs: Sequence[Any], optimize: bool = True
     ) -> dict[str, np.ndarray]:
-        from .diff import expand
 
         text = print_module(ins.module)
         raw = _work(self.python, "iree", text, ".mlir", inputs, self.flags)
@@ -386,7 +387,6 @@ def save_values(
 ) -> None:
     """Write per-op values (``values``: key -> array) as ``NpzValues`` reads them;
     ``switch``: how the engine's optimization was turned off, if it was."""
-    from .loading import Origins
 
     origin = Origins(ins.prepared)
     meta = {
@@ -412,8 +412,6 @@ class HlorunEngine:
     def values(
         self, ins: Instrumented, inputs: Sequence[Any], optimize: bool = True
     ) -> dict[str, np.ndarray]:
-        from .api import run
-        from .diff import expand
 
         return expand(ins, run(ins.module, list(inputs), function=ins.function))
 
@@ -424,7 +422,6 @@ class ProgramEngine:
     optimization_switch = None
 
     def __init__(self, other: Any, name: str = "the other program") -> None:
-        from .api import prepare
 
         self.module = prepare(other)
         self.name = name
@@ -433,9 +430,6 @@ class ProgramEngine:
     def values(
         self, ins: Instrumented, inputs: Sequence[Any], optimize: bool = True
     ) -> dict[str, np.ndarray]:
-        from .diff import run_hlorun
-        from .diff_instrument import instrument
-        from .loading import Origins
 
         theirs = instrument(
             self.module, ins.function if ins.function in self.module.functions else None

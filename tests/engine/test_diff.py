@@ -406,7 +406,7 @@ def test_values_saved_from_an_emitted_program_per_iteration(tmp_path):
     # what a user does on another machine: run the emitted copy, save its extra results
     # under the keys the copy lists; stacked (per-iteration) results split by NpzValues
     module = parse_module(LOOPS)
-    from hlorun.engine.diff import run_hlorun, trip_counts
+    from hlorun.engine.diff_run import run_hlorun, trip_counts
 
     ins = instrument(module, trip_counts=trip_counts(run_hlorun(instrument(module), LOOP_INPUTS)))
     keys = [a.value for a in ins.module.attr("hlorun.diff_outputs").elements]
