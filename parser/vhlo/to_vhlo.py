@@ -34,7 +34,6 @@ from ..ir import (
     IndexType,
     IntegerAttr,
     IntegerType,
-    Module,
     NoneType,
     OpaqueAttr,
     OpaqueType,
@@ -67,7 +66,7 @@ from .common import (
 )
 from .ir import VhloAttr, VhloType
 
-__all__ = ["legalize_to_vhlo", "to_vhlo_attr", "to_vhlo_type"]
+__all__ = ["to_vhlo_attr", "to_vhlo_type"]
 
 
 class _Fail(Exception):
@@ -460,11 +459,3 @@ def _name(a: Attribute | None) -> str:
     if isinstance(a, SymbolRefAttr):
         return a.root
     raise _Fail
-
-
-def legalize_to_vhlo(module: Module, *, allow_other_dialects: AllowOther = False) -> Module:
-    """The VHLO form of a StableHLO module (ops already in VHLO are kept); see
-    ``to_vhlo_ops``."""
-    from .to_vhlo_ops import legalize
-
-    return legalize(module, allow_other_dialects=allow_other_dialects)
