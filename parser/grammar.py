@@ -31,6 +31,7 @@ from .attr_syntax import _symbol_name
 from .attributes import (
     LiteralError,
 )
+from .dialects import DialectForms
 from .errors import HloError, ParseError
 from .ir import (
     Attribute,
@@ -50,7 +51,6 @@ from .op_syntax import OpParser, _with_location, sort_attrs
 from .pretty_ops import FORMS as _SIMPLE_FORMS
 from .pretty_ops import parse_default
 from .pretty_regions import FORMS as _REGION_FORMS
-from .sdy_forms import SdyForms
 from .source import split_input_file
 from .type_syntax import _simple_tensor  # re-exported: parser/source.py is its home
 
@@ -60,8 +60,8 @@ K = TypeVar("K")
 V = TypeVar("V")
 
 
-# every family's custom-form parsers by op name (the sdy. ones load on first use)
-CUSTOM_FORMS: dict[str, Callable[..., Operation]] = SdyForms(
+# every family's custom-form parsers by op name (a plug-in dialect's load on first use)
+CUSTOM_FORMS: dict[str, Callable[..., Operation]] = DialectForms(
     {**_SIMPLE_FORMS, **_REGION_FORMS}, "FORMS"
 )
 

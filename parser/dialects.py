@@ -1,0 +1,153 @@
+"""The dialects hlorun reads and writes, and how a dialect plugs into the core.
+
+The core (lexer, type / attribute / op grammar, printer, bytecode reader and writer)
+builds in the builtin and func dialects and the StableHLO family (stablehlo, chlo,
+check, mhlo).  Other dialects plug in as MLIR's do: a dialect registers with a registry
+(``mlir/include/mlir/IR/DialectRegistry.h``) and extends the parser and the printer
+through its hooks (``Dialect::parseAttribute`` / ``parseType`` / ``printAttribute`` /
+``printType``, an op's custom assembly form) and bytecode through its
+``BytecodeDialectInterface``.  Here a plug-in module calls ``register`` with a
+``Dialect`` naming its hooks; the core asks ``lookup(name)`` when a program mentions the
+dialect (``#sdy.mesh<...>``, ``!vhlo.f32_v1``, an ``sdy.`` op, a dialect of a bytecode
+file), which imports the plug-in module then, by its name in ``PLUGINS``.  So no core
+module imports a plug-in (the import graph stays acyclic: tests/test_layering.py) and a
+program that does not mention a dialect does not load it (startup: issue 19).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "CORE",
+    "PLUGINS",
+    "Dialect",
+    "DialectForms",
+    "all_dialects",
+    "lookup",
+    "print_attribute",
+    "print_type",
+    "register",
+]
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """One dialect: its name (the prefix of its op names, ``sdy`` of ``sdy.mesh``) and
+    the hooks through which the core reaches what it does not build in."""
+
+    name: str
+    # ``#name<...>`` / ``#name.kind<...>``: (parser, full name, offset of the ``#``)
+    # -> Attribute; the parser's cursor stands after the name.
+    parse_attribute: Callable[[Any, str, int], Any] | None = None
+    # ``!name.kind<...>``: (parser, full name, offset of the ``!``) -> Type.
+    parse_type: Callable[[Any, str, int], Any] | None = None
+    # Its attributes / types as text: (value, attribute printer, type printer) -> str;
+    # an attribute or type class of the dialect names it in its ``dialect`` attribute.
+    print_attribute: Callable[[Any, Callable, Callable], str] | None = None
+    print_type: Callable[[Any, Callable, Callable], str] | None = None
+    # Its ops' custom forms: table name (``FORMS``: parsers, ``PRINT_FORMS``: printers)
+    # -> {op name: parser or printer} (``DialectForms``).
+    custom_forms: Callable[[str], Mapping[str, Callable]] | None = None
+    # The module that registers its bytecode codec (parser/bytecode/dialect_api.py),
+    # relative to this package.
+    codec: str | None = None
+
+
+# The dialects the core builds in (their syntax is the grammar's and the printer's own).
+CORE: dict[str, Dialect] = {
+    d.name: d
+    for d in (
+        Dialect("builtin", codec=".bytecode.builtin_codec"),
+        Dialect("func"),
+        Dialect("stablehlo", codec=".bytecode.stablehlo_codec"),
+        Dialect("chlo", codec=".bytecode.stablehlo_codec"),
+        Dialect("check"),
+        Dialect("mhlo"),
+    )
+}
+
+# Plug-in dialects: name -> the module (relative to this package) that registers it
+# when imported.
+PLUGINS: dict[str, str] = {
+    "sdy": ".sdy_dialect",  # Shardy: parser/sdy.py, pretty_sdy.py, bytecode/sdy_codec.py
+    "vhlo": ".vhlo.dialect",  # VHLO: parser/vhlo/
+}
+
+_REGISTERED: dict[str, Dialect] = {}
+
+
+def register(dialect: Dialect) -> None:
+    """Register ``dialect`` (a plug-in module calls this when imported)."""
+    _REGISTERED[dialect.name] = dialect
+
+
+def lookup(name: str) -> Dialect | None:
+    """The dialect ``name`` (importing its plug-in module on first use), or None for a
+    dialect hlorun does not know (its ops, attributes and types stay opaque)."""
+    d = _REGISTERED.get(name) or CORE.get(name)
+    if d is None and name in PLUGINS:
+        importlib.import_module(PLUGINS[name], __package__)
+        d = _REGISTERED.get(name)
+        if d is None:
+            raise RuntimeError(f"{PLUGINS[name]} did not register the dialect '{name}'")
+    return d
+
+
+def all_dialects() -> list[Dialect]:
+    """Every known dialect, core and plug-in (imports the plug-in modules)."""
+    return [*CORE.values(), *(d for name in PLUGINS if (d := lookup(name)) is not None)]
+
+
+def _hook(dialect_name: str, hook: str, value: Any) -> Callable:
+    d = lookup(dialect_name)
+    fn = getattr(d, hook, None) if d is not None else None
+    if fn is None:
+        kind = type(value).__name__
+        raise TypeError(f"dialect '{dialect_name}' has no {hook} hook for {kind}")
+    return fn
+
+
+def print_attribute(a: Any, attr: Callable, type_: Callable) -> str:
+    """``a`` as text, by its dialect's printer (``a.dialect`` names the dialect)."""
+    return _hook(a.dialect, "print_attribute", a)(a, attr, type_)
+
+
+def print_type(t: Any, attr: Callable, type_: Callable) -> str:
+    """``t`` as text, by its dialect's printer (``t.dialect`` names the dialect)."""
+    return _hook(t.dialect, "print_type", t)(t, attr, type_)
+
+
+class DialectForms(dict):
+    """``forms`` (the core's custom forms, by op name) plus the ``table`` of every
+    plug-in dialect (``Dialect.custom_forms``), added on the first lookup (``[]``,
+    ``get``, ``in``) of one of its ops."""
+
+    def __init__(self, forms: Mapping[str, Any], table: str) -> None:
+        super().__init__(forms)
+        self._table = table
+        self._pending = set(PLUGINS)  # plug-ins whose forms are not in yet
+
+    def _need(self, name: object) -> None:
+        if self._pending and isinstance(name, str):
+            dialect = name.partition(".")[0]
+            if dialect in self._pending:
+                self._pending.discard(dialect)
+                d = lookup(dialect)
+                if d is not None and d.custom_forms is not None:
+                    self.update(d.custom_forms(self._table))
+
+    def get(self, name: str, default: Any = None) -> Any:
+        self._need(name)
+        return super().get(name, default)
+
+    def __getitem__(self, name: str) -> Any:
+        self._need(name)
+        return super().__getitem__(name)
+
+    def __contains__(self, name: object) -> bool:
+        self._need(name)
+        return super().__contains__(name)
