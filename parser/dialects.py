@@ -73,7 +73,7 @@ CORE: dict[str, Dialect] = {
 # Plug-in dialects: name -> the module (relative to this package) that registers it
 # when imported.
 PLUGINS: dict[str, str] = {
-    "sdy": ".sdy_dialect",  # Shardy: parser/sdy.py, pretty_sdy.py, bytecode/sdy_codec.py
+    "sdy": ".sdy.dialect",  # Shardy: parser/sdy/
     "vhlo": ".vhlo.dialect",  # VHLO: parser/vhlo/
 }
 

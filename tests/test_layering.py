@@ -212,12 +212,11 @@ def test_no_source_file_over_800_lines(pkg):
 # ---- plug-in dialects ----------------------------------------------------------------
 
 # The modules of the plug-in dialects (parser/dialects.py PLUGINS): VHLO and Shardy.
-PLUGIN_MODULES = {m for m in MODULES if m.startswith("hlorun.parser.vhlo.")} | {
-    "hlorun.parser.vhlo",
-    "hlorun.parser.sdy",
-    "hlorun.parser.pretty_sdy",
-    "hlorun.parser.sdy_dialect",
-    "hlorun.parser.bytecode.sdy_codec",
+PLUGIN_MODULES = {
+    m
+    for m in MODULES
+    for plugin in ("hlorun.parser.vhlo", "hlorun.parser.sdy")
+    if m == plugin or m.startswith(plugin + ".")
 }
 # Plug-in modules the core may still import, and why: data, importing nothing of the
 # core's text grammar or printer back.

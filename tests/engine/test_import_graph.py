@@ -29,7 +29,7 @@ ALLOWED: set[tuple[str, str]] = {
     # (pyparsing); type text is needed only for messages and printed results
     ("engine/format.py", "..parser.printer"),
     ("engine/kernels/check.py", "...parser.printer"),
-    ("engine/kernels/sdy.py", "...parser.sdy"),
+    ("engine/kernels/sdy.py", "...parser.sdy.attributes"),
     ("shape_inference/typeutil.py", "..parser.printer"),
     ("shape_inference/decode.py", "..parser.printer"),
     ("shape_inference/async_ops.py", "..parser.grammar"),
