@@ -49,6 +49,7 @@ class SdyAttr(Attribute):
     """Base of the sdy attributes: ``mnemonic`` and the stripped form."""
 
     __slots__ = ()
+    dialect = "sdy"  # the dialect an attribute class names (as VhloAttr's)
     mnemonic = ""
     pretty = False  # printed #sdy.mnemonic<...> (else #sdy<mnemonic...>)
 

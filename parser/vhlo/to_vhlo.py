@@ -105,9 +105,8 @@ def attribute_dialect(a: Attribute) -> str | None:
     if isinstance(a, OpaqueAttr):
         m = re.match(r"#([A-Za-z_][\w$]*)", a.text)
         return m.group(1) if m else None
-    if type(a).__module__.endswith(".sdy"):  # parser/sdy.py's attributes
-        return "sdy"
-    return None
+    dialect = getattr(type(a), "dialect", None)  # a plug-in's classes name it (sdy)
+    return dialect if isinstance(dialect, str) else None
 
 
 # ---- types ---------------------------------------------------------------------------
