@@ -159,27 +159,17 @@ def entry_points(module, name: str | None = None) -> list:
     return runnable or [entry_function(module, name)]
 
 
-def _print_results(results, types, dense: bool, precision: str = "default") -> None:
-    from ..parser.ir import DenseElementsAttr, TensorType
-    from .format import format_value
-
-    for value, t in zip(results, types):
-        if dense and isinstance(t, TensorType):
-            from ..parser.printer import print_attribute as format_attribute
-
-            print(format_attribute(DenseElementsAttr(t, value)))
-        else:
-            print(format_value(value, t, precision))
-
-
 def cmd_interpret(args: argparse.Namespace) -> int:
     from .api import run
     from .cli_exported import (
         cmd_interpret_exported,
         load_inputs,
+        make_profile,
         platform_arg,
         platforms_arg,
+        print_results,
         register_custom_calls,
+        report_profile,
         save_outputs,
         take_file_from_inputs,
     )
@@ -210,7 +200,7 @@ def cmd_interpret(args: argparse.Namespace) -> int:
             return 1
     failed = 0
     ran = 0
-    profile = _make_profile(args)
+    profile = make_profile(args)
     module = None
     for chunk in src.chunks(args.split_input_file):
         try:
@@ -247,9 +237,9 @@ def cmd_interpret(args: argparse.Namespace) -> int:
                 show = (args.interpreter_print_dense, args.print_precision)
                 if results and all(isinstance(r, list) for r in results) and types:
                     for per_process in results:  # a process grid: one list per process
-                        _print_results(per_process, types, *show)
+                        print_results(per_process, types, *show)
                 else:
-                    _print_results(results, types, *show)
+                    print_results(results, types, *show)
         except HloError as e:
             report(e, lines, name=src.name)
             failed += 1
@@ -258,32 +248,8 @@ def cmd_interpret(args: argparse.Namespace) -> int:
         print(f"{args.file}:1:1: error: no function to run (the input is empty)", file=sys.stderr)
         return 1
     if profile is not None:
-        _report_profile(args, profile, module)
+        report_profile(args, profile, module)
     return 1 if failed else 0
-
-
-def _make_profile(args: argparse.Namespace):
-    """The Profile ``--profile`` / ``--profile-trace`` / ``--profile-top`` fill, or None."""
-    if args.profile_trace is not None or args.profile_top is not None:
-        from .profile import OpProfile
-
-        return OpProfile(trace=args.profile_trace is not None)
-    if args.profile:
-        from .plan import Profile
-
-        return Profile()
-    return None
-
-
-def _report_profile(args: argparse.Namespace, profile, module) -> None:
-    """The table (``--profile``), the top ops (``--profile-top N``) on stderr, and the
-    trace file (``--profile-trace FILE``)."""
-    if args.profile:
-        print(profile.table(), file=sys.stderr)
-    if args.profile_top is not None:
-        print(profile.top(args.profile_top, module), file=sys.stderr)
-    if args.profile_trace is not None:
-        profile.write_trace(args.profile_trace, module)
 
 
 def _common(sp: argparse.ArgumentParser, nargs: str | None = None) -> None:

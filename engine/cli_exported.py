@@ -176,7 +176,6 @@ def save_outputs(args: argparse.Namespace, results: list[Any]) -> None:
 def cmd_interpret_exported(args: argparse.Namespace, program: Any = None) -> int:
     """Run the container's function (``program``, else read from ``--exported``) on
     ``--inputs``; print (and save) its results."""
-    from .cli import _make_profile, _report_profile
     from .exported import load_exported
 
     try:
@@ -187,7 +186,7 @@ def cmd_interpret_exported(args: argparse.Namespace, program: Any = None) -> int
         if program is None:
             program = load_exported(args.exported)
         inputs = as_declared(load_inputs(args) or [], program.in_avals)
-        profile = _make_profile(args)
+        profile = make_profile(args)
         results = program.call_flat(
             *inputs,
             platform=platform_arg(args.platform),
@@ -199,7 +198,7 @@ def cmd_interpret_exported(args: argparse.Namespace, program: Any = None) -> int
         )
         show_results(args, results, program.result_types)
         if profile is not None:
-            _report_profile(args, profile, program.module)
+            report_profile(args, profile, program.module)
     except HloError as e:  # an error with no place in a program is about the container
         where = f"{args.exported}: " if e.pos is None else ""
         print(where + e.render(), file=sys.stderr)
@@ -209,9 +208,46 @@ def cmd_interpret_exported(args: argparse.Namespace, program: Any = None) -> int
 
 def show_results(args: argparse.Namespace, results: list[Any], types: Any) -> None:
     """Save the results to ``--outputs`` and say so on stderr; else print them."""
-    from .cli import _print_results
-
     if args.outputs is None:
-        _print_results(results, types, args.interpreter_print_dense, args.print_precision)
+        print_results(results, types, args.interpreter_print_dense, args.print_precision)
         return
     save_outputs(args, results)
+
+
+def print_results(results, types, dense: bool, precision: str = "default") -> None:
+    """Print each result as hlorun interpret does (``--interpreter-print-dense``: as a dense
+    attribute; else engine/format.py's text at ``precision``)."""
+    from ..parser.ir import DenseElementsAttr, TensorType
+    from .format import format_value
+
+    for value, t in zip(results, types):
+        if dense and isinstance(t, TensorType):
+            from ..parser.printer import print_attribute as format_attribute
+
+            print(format_attribute(DenseElementsAttr(t, value)))
+        else:
+            print(format_value(value, t, precision))
+
+
+def make_profile(args: argparse.Namespace):
+    """The Profile ``--profile`` / ``--profile-trace`` / ``--profile-top`` fill, or None."""
+    if args.profile_trace is not None or args.profile_top is not None:
+        from .profile import OpProfile
+
+        return OpProfile(trace=args.profile_trace is not None)
+    if args.profile:
+        from .plan import Profile
+
+        return Profile()
+    return None
+
+
+def report_profile(args: argparse.Namespace, profile, module) -> None:
+    """The table (``--profile``), the top ops (``--profile-top N``) on stderr, and the
+    trace file (``--profile-trace FILE``)."""
+    if args.profile:
+        print(profile.table(), file=sys.stderr)
+    if args.profile_top is not None:
+        print(profile.top(args.profile_top, module), file=sys.stderr)
+    if args.profile_trace is not None:
+        profile.write_trace(args.profile_trace, module)

@@ -105,8 +105,6 @@ ALLOWED_CYCLES: dict[frozenset[str], str] = {
         )
     ): "the front door (api, program, loading) and the readers of saved models and "
     "jax.export containers call each other lazily (program_source -> exported -> api)",
-    frozenset({"hlorun.engine.cli", "hlorun.engine.cli_exported"}): "the CLI and its "
-    "exported-program sub-commands share their input/output helpers both ways",
     frozenset({"hlorun.engine.diff", "hlorun.engine.diff_engines"}): "hlorun diff and "
     "its engines (each engine calls back into the diff's shared comparison)",
 }
