@@ -124,30 +124,39 @@ def print_type(t: Any, attr: Callable, type_: Callable) -> str:
 class DialectForms(dict):
     """``forms`` (the core's custom forms, by op name) plus the ``table`` of every
     plug-in dialect (``Dialect.custom_forms``), added on the first lookup (``[]``,
-    ``get``, ``in``) of one of its ops."""
+    ``get``, ``in``) of one of its ops that the table does not hold yet."""
 
     def __init__(self, forms: Mapping[str, Any], table: str) -> None:
         super().__init__(forms)
         self._table = table
-        self._pending = set(PLUGINS)  # plug-ins whose forms are not in yet
+        # the op-name prefixes of the plug-ins whose forms are not in yet
+        self._pending = tuple(f"{name}." for name in PLUGINS)
 
-    def _need(self, name: object) -> None:
-        if self._pending and isinstance(name, str):
-            dialect = name.partition(".")[0]
-            if dialect in self._pending:
-                self._pending.discard(dialect)
-                d = lookup(dialect)
-                if d is not None and d.custom_forms is not None:
-                    self.update(d.custom_forms(self._table))
+    def _load(self, name: object) -> bool:
+        """Add the forms of ``name``'s plug-in dialect if not in yet; True if added."""
+        if not (self._pending and isinstance(name, str) and name.startswith(self._pending)):
+            return False
+        dialect = name.partition(".")[0]
+        self._pending = tuple(p for p in self._pending if p != f"{dialect}.")
+        d = lookup(dialect)
+        if d is not None and d.custom_forms is not None:
+            self.update(d.custom_forms(self._table))
+        return True
 
     def get(self, name: str, default: Any = None) -> Any:
-        self._need(name)
-        return super().get(name, default)
+        # the parser and the printer look up every op: a hit costs one dict lookup
+        hit = dict.get(self, name, _MISSING)
+        if hit is _MISSING:
+            return dict.get(self, name, default) if self._load(name) else default
+        return hit
 
-    def __getitem__(self, name: str) -> Any:
-        self._need(name)
-        return super().__getitem__(name)
+    def __missing__(self, name: str) -> Any:
+        if self._load(name):
+            return self[name]
+        raise KeyError(name)
 
     def __contains__(self, name: object) -> bool:
-        self._need(name)
-        return super().__contains__(name)
+        return dict.__contains__(self, name) or (self._load(name) and dict.__contains__(self, name))
+
+
+_MISSING = object()
