@@ -223,8 +223,8 @@ CORE_MAY_IMPORT = {
     "hlorun.parser.vhlo.ir": "VhloAttr / VhloType records, built and printed by the "
     "core's vhlo.func_v1 custom form (pretty_regions, pretty_print_regions)",
     "hlorun.parser.vhlo.table": "the VHLO op table: which StableHLO ops exist and their "
-    "inherent attributes (op_syntax, printer, bytecode/properties); to be read from "
-    "the op declarations (issue 33 items 1-2)",
+    "inherent attributes (op_syntax, printer); to be read from the op declarations "
+    "(issue 33 items 1-2)",
     "hlorun.parser.vhlo.table_data": "the generated data vhlo.table reads",
     "hlorun.parser.vhlo.version": "VHLO versions, which vhlo.table's rows carry",
 }

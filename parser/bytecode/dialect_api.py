@@ -290,6 +290,11 @@ class DialectCodec:
         op has no properties storage (or the codec does not know the op)."""
         return None
 
+    def knows_op(self, op_name: str) -> bool | None:
+        """Whether ``op_name`` is one of the dialect's ops, when the codec has the
+        dialect's op list (VHLO's table); None when it has none."""
+        return None
+
     def attribute_dialect(self, attr: Attribute) -> str | None:
         """The dialect an attribute of this codec belongs to, if the codec claims it
         (the writer asks every codec; first claim wins)."""
