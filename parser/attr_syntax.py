@@ -1,10 +1,12 @@
-"""MLIR text -> hlorun IR, part 2: attributes and locations.
+"""The attribute parser: attributes and locations (as mlir/lib/AsmParser/
+AttributeParser.cpp and LocationParser.cpp), a layer over the type parser.
 
 Builtin attributes (LangRef "Attributes", BuiltinAttributes.td: integers and floats
 with their types, strings, arrays, dictionaries, ``dense<...>``, ``array<...>``,
 ``dense_resource<...>``, symbol references, ``unit``), StableHLO's enums and structured
 attributes (StablehloAttrs.td: ``#stablehlo.gather<...>``, ``#stablehlo.conv<...>``...),
-other dialects' ``#dialect.name<...>`` and ``loc(...)``.
+a plug-in dialect's attributes through its parser (parser/dialects.py), other dialects'
+``#dialect.name<...>`` kept opaque, and ``loc(...)``.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
-"""MLIR text -> hlorun IR, part 1: builtin and dialect types.
+"""The type parser: builtin and dialect types (as mlir/lib/AsmParser/TypeParser.cpp).
 
 The grammar is MLIR's (mlir.llvm.org/docs/LangRef, "Type System" and "Builtin Types"):
 ``tensor<2x?xf32, #enc>``, ``complex<f32>``, ``tuple<...>``, function types, the integer
-and float keywords, ``!quant.uniform<...>`` (QuantOps' UniformQuantizedType syntax) and
+and float keywords, ``!quant.uniform<...>`` (QuantOps' UniformQuantizedType syntax), a
+plug-in dialect's types through its parser (parser/dialects.py) and other
 ``!dialect.name<...>`` kept opaque.  ``TypeParser`` holds the cursor and the parser's
 state; ``attr_syntax.AttrParser``, ``op_syntax.OpParser`` and ``grammar.Parser`` extend
 it, one layer of the syntax each.
