@@ -21,6 +21,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .errors import UnsupportedError
+
 __all__ = [
     "CORE",
     "PLUGINS",
@@ -53,7 +55,7 @@ class Dialect:
     # -> {op name: parser or printer} (``DialectForms``).
     custom_forms: Callable[[str], Mapping[str, Callable]] | None = None
     # The module that registers its bytecode codec (parser/bytecode/dialect_api.py),
-    # relative to this package.
+    # relative to this package (``.vhlo.bytecode_codec``) or absolute.
     codec: str | None = None
 
 
@@ -70,8 +72,8 @@ CORE: dict[str, Dialect] = {
     )
 }
 
-# Plug-in dialects: name -> the module (relative to this package) that registers it
-# when imported.
+# Plug-in dialects: name -> the module (relative to this package, or absolute) that
+# registers it when imported.
 PLUGINS: dict[str, str] = {
     "sdy": ".sdy.dialect",  # Shardy: parser/sdy/
     "vhlo": ".vhlo.dialect",  # VHLO: parser/vhlo/
@@ -107,7 +109,7 @@ def _hook(dialect_name: str, hook: str, value: Any) -> Callable:
     fn = getattr(d, hook, None) if d is not None else None
     if fn is None:
         kind = type(value).__name__
-        raise TypeError(f"dialect '{dialect_name}' has no {hook} hook for {kind}")
+        raise UnsupportedError(f"dialect '{dialect_name}' has no {hook} hook for {kind}")
     return fn
 
 

@@ -18,6 +18,7 @@ import pytest
 
 from hlorun.parser import dialects, parse_module
 from hlorun.parser.bytecode import dialect_api
+from hlorun.parser.errors import UnsupportedError
 from hlorun.parser.ir import OpaqueAttr
 
 TOY = """
@@ -184,3 +185,11 @@ def test_a_plugin_loads_only_when_a_program_mentions_it():
         """
     )
     assert _loaded_after(vhlo) == ["hlorun.parser.vhlo.dialect", "hlorun.parser.vhlo.text"]
+
+
+def test_a_dialect_without_a_printer_is_a_clear_error():
+    class Stray:
+        dialect = "sdy"  # registered, but Shardy's attributes print themselves
+
+    with pytest.raises(UnsupportedError, match="dialect 'sdy' has no print_type hook"):
+        dialects.print_type(Stray(), str, str)
