@@ -40,7 +40,7 @@ from ..grid import GridRunOptions, run_grid
 from ..values import RegionFn
 
 if TYPE_CHECKING:
-    from ...parser.sdy.attributes import Mesh, TensorSharding
+    from ...parser.sdy import Mesh, TensorSharding
 
 
 def _identity(x: Any, **_: Any) -> Any:
@@ -82,7 +82,7 @@ def named_computation(*operands: Any, body: RegionFn, **_: Any) -> tuple:
 def find_mesh(module: Module, sharding: TensorSharding) -> Mesh:
     """The mesh a sharding names (an ``sdy.mesh`` symbol of the module) or holds."""
     # imported on first use, to keep startup cheap: parser.sdy loads its grammars
-    from ...parser.sdy.attributes import Mesh
+    from ...parser.sdy import Mesh
 
     ref = sharding.mesh_or_ref
     if isinstance(ref, Mesh):

@@ -1,7 +1,7 @@
 """Shardy (``sdy``) as a plug-in dialect (parser/dialects.py): its attribute grammar
-(``attributes``), its ops' custom forms (``forms``) and its bytecode codec
-(``bytecode_codec``), each imported when first needed (startup: a program without
-Shardy never loads them)."""
+(parser/sdy), its ops' custom forms (parser/pretty_sdy.py, beside the other text forms)
+and its bytecode codec (``bytecode_codec``), each imported when first needed (startup:
+a program without Shardy never loads them)."""
 
 from __future__ import annotations
 
@@ -12,15 +12,15 @@ from ..dialects import Dialect, register
 
 
 def _parse_attribute(p: Any, name: str, start: int) -> Any:
-    from .attributes import parse_sdy_attr  # imported on first use (module docstring)
+    from . import parse_sdy_attr  # imported on first use (module docstring)
 
     return parse_sdy_attr(p.c, name, start)
 
 
 def _custom_forms(table: str) -> Mapping[str, Callable]:
-    from . import forms  # imported on first use (module docstring)
+    from .. import pretty_sdy  # imported on first use (module docstring)
 
-    return getattr(forms, table)
+    return getattr(pretty_sdy, table)
 
 
 register(

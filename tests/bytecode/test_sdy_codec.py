@@ -21,7 +21,7 @@ from hlorun.parser.bytecode.writer import rewrite
 from hlorun.parser.errors import ParseError
 from hlorun.parser.grammar import Parser
 from hlorun.parser.ir import Function, StringAttr, SymbolRefAttr
-from hlorun.parser.sdy.attributes import (
+from hlorun.parser.sdy import (
     AxisRef,
     DimensionSharding,
     ManualAxes,

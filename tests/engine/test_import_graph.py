@@ -25,11 +25,11 @@ CHECKED = sorted(
 )
 # (file, imported module) pairs allowed, and why.
 ALLOWED: set[tuple[str, str]] = {
-    # startup (issue 19): the printer, and parser/sdy/attributes.py, load the text grammar
+    # startup (issue 19): the printer, and parser/sdy, load the text grammar
     # (pyparsing); type text is needed only for messages and printed results
     ("engine/format.py", "..parser.printer"),
     ("engine/kernels/check.py", "...parser.printer"),
-    ("engine/kernels/sdy.py", "...parser.sdy.attributes"),
+    ("engine/kernels/sdy.py", "...parser.sdy"),
     ("shape_inference/typeutil.py", "..parser.printer"),
     ("shape_inference/decode.py", "..parser.printer"),
     ("shape_inference/async_ops.py", "..parser.grammar"),

@@ -14,7 +14,7 @@ from hlorun.parser.errors import ParseError
 from hlorun.parser.grammar import Parser
 from hlorun.parser.ir import IntegerAttr, IntegerType, StringAttr, SymbolRefAttr
 from hlorun.parser.printer import print_attribute
-from hlorun.parser.sdy.attributes import (
+from hlorun.parser.sdy import (
     AxisRef,
     DimensionSharding,
     DimMapping,

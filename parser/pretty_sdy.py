@@ -26,9 +26,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .. import lexer as lx
-from ..attr_syntax import _symbol_name
-from ..ir import (
+from . import lexer as lx
+from . import sdy
+from .attr_syntax import _symbol_name
+from .ir import (
     DenseElementsAttr,
     FunctionType,
     IntegerAttr,
@@ -39,10 +40,9 @@ from ..ir import (
     Type,
     Value,
 )
-from ..op_syntax import OpParser
-from ..pretty_ops import _finish, _opt_attr_dict, parse_constant
-from ..printer_core import _keyword_or_string, escape_string
-from . import attributes as sdy
+from .op_syntax import OpParser
+from .pretty_ops import _finish, _opt_attr_dict, parse_constant
+from .printer_core import _keyword_or_string, escape_string
 
 I32 = IntegerType(32)
 I64 = IntegerType(64)
