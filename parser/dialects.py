@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from .errors import UnsupportedError
@@ -36,27 +35,56 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
 class Dialect:
     """One dialect: its name (the prefix of its op names, ``sdy`` of ``sdy.mesh``) and
-    the hooks through which the core reaches what it does not build in."""
+    the hooks through which the core reaches what it does not build in.
 
-    name: str
-    # ``#name<...>`` / ``#name.kind<...>``: (parser, full name, offset of the ``#``)
-    # -> Attribute; the parser's cursor stands after the name.
-    parse_attribute: Callable[[Any, str, int], Any] | None = None
-    # ``!name.kind<...>``: (parser, full name, offset of the ``!``) -> Type.
-    parse_type: Callable[[Any, str, int], Any] | None = None
-    # Its attributes / types as text: (value, attribute printer, type printer) -> str;
-    # an attribute or type class of the dialect names it in its ``dialect`` attribute.
-    print_attribute: Callable[[Any, Callable, Callable], str] | None = None
-    print_type: Callable[[Any, Callable, Callable], str] | None = None
-    # Its ops' custom forms: table name (``FORMS``: parsers, ``PRINT_FORMS``: printers)
-    # -> {op name: parser or printer} (``DialectForms``).
-    custom_forms: Callable[[str], Mapping[str, Callable]] | None = None
-    # The module that registers its bytecode codec (parser/bytecode/dialect_api.py),
-    # relative to this package (``.vhlo.bytecode_codec``) or absolute.
-    codec: str | None = None
+    - ``parse_attribute``: ``#name<...>`` / ``#name.kind<...>``: (parser, full name,
+      offset of the ``#``) -> Attribute; the parser's cursor stands after the name.
+    - ``parse_type``: ``!name.kind<...>``: (parser, full name, offset of the ``!``) ->
+      Type.
+    - ``print_attribute`` / ``print_type``: its attributes / types as text: (value,
+      attribute printer, type printer) -> str; an attribute or type class of the
+      dialect names it in its ``dialect`` attribute.
+    - ``custom_forms``: its ops' custom forms: table name (``FORMS``: parsers,
+      ``PRINT_FORMS``: printers) -> {op name: parser or printer} (``DialectForms``).
+    - ``codec``: the module that registers its bytecode codec
+      (parser/bytecode/dialect_api.py), relative to this package
+      (``.vhlo.bytecode_codec``) or absolute.
+
+    A plain class, not a dataclass: this module loads with the grammar (startup)."""
+
+    __slots__ = (
+        "name",
+        "parse_attribute",
+        "parse_type",
+        "print_attribute",
+        "print_type",
+        "custom_forms",
+        "codec",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        parse_attribute: Callable[[Any, str, int], Any] | None = None,
+        parse_type: Callable[[Any, str, int], Any] | None = None,
+        print_attribute: Callable[[Any, Callable, Callable], str] | None = None,
+        print_type: Callable[[Any, Callable, Callable], str] | None = None,
+        custom_forms: Callable[[str], Mapping[str, Callable]] | None = None,
+        codec: str | None = None,
+    ) -> None:
+        self.name = name
+        self.parse_attribute = parse_attribute
+        self.parse_type = parse_type
+        self.print_attribute = print_attribute
+        self.print_type = print_type
+        self.custom_forms = custom_forms
+        self.codec = codec
+
+    def __repr__(self) -> str:
+        return f"Dialect({self.name!r})"
 
 
 # The dialects the core builds in (their syntax is the grammar's and the printer's own).
