@@ -9,8 +9,6 @@ through the registry alone."""
 
 from __future__ import annotations
 
-import json
-import subprocess
 import sys
 import textwrap
 
@@ -20,6 +18,7 @@ from hlorun.parser import dialects, parse_module
 from hlorun.parser.bytecode import dialect_api
 from hlorun.parser.errors import UnsupportedError
 from hlorun.parser.ir import OpaqueAttr
+from tests.support.fresh_imports import loaded_after
 
 TOY = """
 from dataclasses import dataclass
@@ -149,20 +148,16 @@ def test_a_plugin_module_that_does_not_register_is_an_error(tmp_path, monkeypatc
         dialects.lookup("silent")
 
 
+PLUGIN_MODULES = (
+    "hlorun.parser.sdy",
+    "hlorun.parser.sdy.dialect",
+    "hlorun.parser.vhlo.dialect",
+    "hlorun.parser.vhlo.text",
+)
+
+
 def _loaded_after(code: str) -> list[str]:
-    plugins = [
-        "hlorun.parser.sdy",
-        "hlorun.parser.sdy.dialect",
-        "hlorun.parser.vhlo.dialect",
-        "hlorun.parser.vhlo.text",
-    ]
-    probe = (
-        f"import sys, json\n{code}\nprint(json.dumps([m for m in {plugins!r} if m in sys.modules]))"
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120
-    )
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return loaded_after(code, PLUGIN_MODULES)
 
 
 def test_a_plugin_loads_only_when_a_program_mentions_it():
