@@ -26,7 +26,7 @@ from hlorun.parser.ir import (
     Value,
 )
 from hlorun.parser.vhlo.artifact import serialize_portable_artifact
-from hlorun.parser.vhlo.to_vhlo import legalize_to_vhlo
+from hlorun.parser.vhlo.to_vhlo_ops import legalize_to_vhlo
 
 MB = 1_000_000
 

@@ -209,7 +209,6 @@ def cmd_interpret_exported(args: argparse.Namespace, program: Any = None) -> int
 
 def show_results(args: argparse.Namespace, results: list[Any], types: Any) -> None:
     """Save the results to ``--outputs`` and say so on stderr; else print them."""
-
     if args.outputs is None:
         print_results(results, types, args.interpreter_print_dense, args.print_precision)
         return

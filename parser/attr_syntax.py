@@ -1,10 +1,12 @@
-"""MLIR text -> hlorun IR, part 2: attributes and locations.
+"""The attribute parser: attributes and locations (as mlir/lib/AsmParser/
+AttributeParser.cpp and LocationParser.cpp), a layer over the type parser.
 
 Builtin attributes (LangRef "Attributes", BuiltinAttributes.td: integers and floats
 with their types, strings, arrays, dictionaries, ``dense<...>``, ``array<...>``,
 ``dense_resource<...>``, symbol references, ``unit``), StableHLO's enums and structured
 attributes (StablehloAttrs.td: ``#stablehlo.gather<...>``, ``#stablehlo.conv<...>``...),
-other dialects' ``#dialect.name<...>`` and ``loc(...)``.
+a plug-in dialect's attributes through its parser (parser/dialects.py), other dialects'
+``#dialect.name<...>`` kept opaque, and ``loc(...)``.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from .attributes import (
     float_attr_value,
     wrap_int,
 )
+from .dialects import PLUGINS, lookup
 from .errors import ParseError
 from .ir import (
     ArrayAttr,
@@ -443,29 +446,22 @@ class AttrParser(TypeParser):
         name = m.group(0)
         text = c.text
         has_body = text.startswith("<", c.pos)
-        if name == "#vhlo" or name.startswith("#vhlo."):
-            # imported here: the VHLO text grammar loads only for `#vhlo` text (startup)
-            from .vhlo.text import parse_vhlo_attr
-
-            return parse_vhlo_attr(self, name, start)
-        if name == "#sdy" or name.startswith("#sdy."):  # Shardy: parser/sdy.py
-            # imported here: Shardy's grammar and printers load only for `#sdy` text
-            from .sdy import parse_sdy_attr
-
-            return parse_sdy_attr(c, name, start)
+        dialect, _, kind = name[1:].partition(".")
+        if dialect in PLUGINS:  # a plug-in dialect's attribute (parser/dialects.py)
+            plugin = lookup(dialect)
+            if plugin is not None and plugin.parse_attribute is not None:
+                return plugin.parse_attribute(self, name, start)
         if "." not in name:
             if not has_body:
                 if name in self.attr_aliases:
                     return self.attr_aliases[name]
                 raise c.error(f"undefined attribute alias '{name}'", start)
-            dialect = name[1:]
             if dialect in _STABLEHLO_DIALECTS:
                 mm = _ENUM_BODY.match(text, c.pos + 1)
                 if mm:
                     c.pos = mm.end()
                     return EnumAttr(dialect, mm.group(1), mm.group(2), True)
             return OpaqueAttr(name + c.balanced("<", ">"))
-        dialect, _, kind = name[1:].partition(".")
         if dialect not in _STABLEHLO_DIALECTS:
             if has_body:
                 return OpaqueAttr(name + c.balanced("<", ">"))

@@ -9,6 +9,16 @@ import math
 import struct
 
 
+def f64_bits(x: float) -> int:
+    """The IEEE double bit pattern of ``x``."""
+    return struct.unpack("<Q", struct.pack("<d", x))[0]
+
+
+def f64_from_bits(bits: int) -> float:
+    """The IEEE double whose bit pattern is ``bits`` (its low 64 bits)."""
+    return struct.unpack("<d", struct.pack("<Q", bits & (2**64 - 1)))[0]
+
+
 def decimal_literal(x: float) -> str:
     """Python's shortest exact decimal for ``x``, with the ``.`` MLIR's lexer wants."""
     s = repr(float(x))
@@ -22,7 +32,6 @@ def scale_literal(x: float) -> str:
     NaN and infinities as the f64 bit pattern ``0x7FF8000000000000`` (MLIR's
     ``parseFloat`` reads a hexadecimal literal so; its ``nan`` / ``inf`` do not parse)."""
     if not math.isfinite(x):
-        bits = struct.unpack("<Q", struct.pack("<d", x))[0]
-        return f"0x{bits:016X}"
+        return f"0x{f64_bits(x):016X}"
     s = f"{x:e}"
     return s if float(s) == x else decimal_literal(x)

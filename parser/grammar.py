@@ -33,6 +33,7 @@ from .attr_syntax import _symbol_name
 from .attributes import (
     LiteralError,
 )
+from .dialects import DialectForms
 from .errors import HloError, ParseError
 from .ir import (
     Attribute,
@@ -52,7 +53,6 @@ from .op_format import PARSE_FORMS as _DECLARED_FORMS
 from .op_format import parse_default
 from .op_syntax import OpParser, _with_location, sort_attrs
 from .pretty_regions import FORMS as _REGION_FORMS
-from .sdy_forms import SdyForms
 from .source import split_input_file
 from .type_syntax import _simple_tensor  # re-exported: parser/source.py is its home
 
@@ -63,8 +63,8 @@ V = TypeVar("V")
 
 
 # every custom-form parser by op name: the declared formats (opdecl, op_format), the
-# hand-written families not moved to them yet (the sdy. ones load on first use)
-CUSTOM_FORMS: dict[str, Callable[..., Operation]] = SdyForms(
+# hand-written families not moved to them yet (a plug-in dialect's load on first use)
+CUSTOM_FORMS: dict[str, Callable[..., Operation]] = DialectForms(
     {**_REGION_FORMS, **_DECLARED_FORMS}, "FORMS"
 )
 

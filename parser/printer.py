@@ -23,6 +23,7 @@ import dataclasses
 import functools
 from collections.abc import Callable, Sequence
 
+from .dialects import DialectForms as SdyForms
 from .ir import (
     ArrayAttr,
     Attribute,
@@ -50,7 +51,6 @@ from .pretty_print_regions import FORMS as _REGION_FORMS
 from .printer_core import BasePrinter
 from .printer_core import _result_list as _result_list
 from .printer_core import escape_string as escape_string
-from .sdy_forms import SdyForms
 
 __all__ = [
     "CanonicalPrinter",

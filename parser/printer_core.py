@@ -79,14 +79,14 @@ from .vhlo.ir import VhloAttr, VhloType
 def print_vhlo_attr(a: Any, attr: Callable, type_: Callable) -> str:
     """parser/vhlo/text.py's, imported on first use: the VHLO text printer (and its
     tables) load only to print VHLO (startup, issue 19)."""
-    from .vhlo.text import print_vhlo_attr as print_it
+    from .dialects import print_attribute as print_it
 
     return print_it(a, attr, type_)
 
 
 def print_vhlo_type(t: Any, attr: Callable, type_: Callable) -> str:
     """parser/vhlo/text.py's, imported on first use (as ``print_vhlo_attr``)."""
-    from .vhlo.text import print_vhlo_type as print_it
+    from .dialects import print_type as print_it
 
     return print_it(t, attr, type_)
 

@@ -1,8 +1,9 @@
-"""MLIR text -> hlorun IR, part 1: builtin and dialect types.
+"""The type parser: builtin and dialect types (as mlir/lib/AsmParser/TypeParser.cpp).
 
 The grammar is MLIR's (mlir.llvm.org/docs/LangRef, "Type System" and "Builtin Types"):
 ``tensor<2x?xf32, #enc>``, ``complex<f32>``, ``tuple<...>``, function types, the integer
-and float keywords, ``!quant.uniform<...>`` (QuantOps' UniformQuantizedType syntax) and
+and float keywords, ``!quant.uniform<...>`` (QuantOps' UniformQuantizedType syntax), a
+plug-in dialect's types through its parser (parser/dialects.py) and other
 ``!dialect.name<...>`` kept opaque.  ``TypeParser`` holds the cursor and the parser's
 state; ``attr_syntax.AttrParser``, ``op_syntax.OpParser`` and ``grammar.Parser`` extend
 it, one layer of the syntax each.
@@ -16,6 +17,7 @@ import struct
 from typing import Any
 
 from . import lexer as lx
+from .dialects import PLUGINS, lookup
 from .errors import ParseError
 from .ir import (
     FLOAT_TYPE_NAMES,
@@ -312,11 +314,11 @@ class TypeParser:
                 return parse_quant_uniform(body)
             except ValueError as e:
                 raise c.error(f"invalid !quant.uniform type: {e}", start) from None
-        if name.startswith("!vhlo."):
-            # imported here: the VHLO text grammar loads only for `!vhlo.` text (startup)
-            from .vhlo.text import parse_vhlo_type
-
-            return parse_vhlo_type(self, name[6:], start)
+        dialect = name[1:].partition(".")[0]
+        if dialect in PLUGINS:  # a plug-in dialect's type (parser/dialects.py)
+            plugin = lookup(dialect)
+            if plugin is not None and plugin.parse_type is not None:
+                return plugin.parse_type(self, name, start)
         if "." not in name[1:]:
             if name in self.type_aliases:
                 return self.type_aliases[name]

@@ -7,7 +7,7 @@ return their operand (same type); ``manual_computation`` and ``named_computation
 return what their body returns, ``manual_computation``'s body on per-device local
 shapes (the global shape divided along the manual axes, verifiers.cc
 ``verifyManualComputationOp``).  Attributes reach the shape functions and kernels as
-parser/sdy.py's values (the ``decode`` below passes them through).
+parser/sdy's values (the ``decode`` below passes them through).
 """
 
 from __future__ import annotations

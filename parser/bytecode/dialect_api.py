@@ -21,9 +21,11 @@ numbering pass runs them with a recording writer to discover nested entries.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from ..dialects import all_dialects, lookup
 from ..errors import ParseError
 from ..ir import Attribute, Type
 from .encoding import Cursor, Emitter
@@ -288,6 +290,11 @@ class DialectCodec:
         op has no properties storage (or the codec does not know the op)."""
         return None
 
+    def knows_op(self, op_name: str) -> bool | None:
+        """Whether ``op_name`` is one of the dialect's ops, when the codec has the
+        dialect's op list (VHLO's table); None when it has none."""
+        return None
+
     def attribute_dialect(self, attr: Attribute) -> str | None:
         """The dialect an attribute of this codec belongs to, if the codec claims it
         (the writer asks every codec; first claim wins)."""
@@ -306,52 +313,29 @@ def register_codec(codec: DialectCodec) -> None:
 
 
 def get_codec(dialect: str) -> DialectCodec | None:
-    """The codec of ``dialect`` (loading the known ones on first use), or None."""
-    _load_known_codecs()
-    heavy = _HEAVY_CODECS.pop(dialect, None)
-    if heavy is not None:
-        _import_codec(heavy)
-    return _REGISTRY.get(dialect)
+    """The codec of ``dialect`` (importing the module its registry entry names,
+    parser/dialects.py, on first use), or None."""
+    codec = _REGISTRY.get(dialect)
+    if codec is None and dialect not in _ASKED:
+        _ASKED.add(dialect)
+        d = lookup(dialect)
+        if d is not None and d.codec is not None:
+            _import_codec(d.codec)
+        codec = _REGISTRY.get(dialect)
+    return codec
 
 
 def all_codecs() -> dict[str, DialectCodec]:
-    _load_known_codecs()
-    while _HEAVY_CODECS:
-        _import_codec(_HEAVY_CODECS.popitem()[1])
+    """Every known dialect's codec (imports them all)."""
+    for d in all_dialects():
+        get_codec(d.name)
     return dict(_REGISTRY)
 
 
-_LOADED = False
-
-# Modules that register a codec when imported (relative to the ``parser`` package).
-_KNOWN_CODEC_MODULES = (
-    ".bytecode.builtin_codec",
-    ".vhlo.bytecode_codec",
-    ".bytecode.stablehlo_codec",
-    ".bytecode.sdy_codec",
-)
-
-
-# Codecs whose modules are costly to import (sdy loads the text grammar): imported when
-# their dialect is first asked for, not with the others (dialect -> module, until then).
-_HEAVY_CODECS = {"sdy": ".bytecode.sdy_codec"}
-
-
-def _load_known_codecs() -> None:
-    """Import the known codec modules but the heavy ones (``get_codec`` imports those
-    when their dialect is asked for)."""
-    global _LOADED
-    if _LOADED:
-        return
-    _LOADED = True
-    for mod in _KNOWN_CODEC_MODULES:
-        if mod not in _HEAVY_CODECS.values():
-            _import_codec(mod)
+_ASKED: set[str] = set()  # dialects whose codec module was looked up
 
 
 def _import_codec(mod: str) -> None:
-    import importlib
-
     pkg = __name__.rsplit(".", 2)[0]  # the ``parser`` package (``hlorun.parser``)
     try:
         importlib.import_module(mod, pkg)

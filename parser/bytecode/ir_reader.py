@@ -4,7 +4,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, cast
 
 from ..ir import (
     ArrayAttr,
@@ -42,7 +43,7 @@ from .properties import read_properties as read_ods_properties
 from .sections import read_section_header
 
 if TYPE_CHECKING:
-    from .reader import BytecodeFile, FileReader
+    from .reader import FileReader
 
 MAX_DEPTH = 120
 
@@ -117,6 +118,29 @@ class OpRec:
     isolated: bool
 
 
+@dataclass
+class BytecodeFile:
+    """What a bytecode file holds besides the module: the facts the writer needs to
+    reproduce it byte for byte."""
+
+    module: Module
+    version: int
+    producer: str
+    dialect_versions: dict[str, Any] = field(default_factory=dict)
+    # Use-list orders as stored, by value range: {("res", op path) | ("arg", block
+    # path): ((value index, index-pair encoding, items), ...)}; a path indexes
+    # region/block/op from the top-level op.
+    use_list_orders: dict[tuple, tuple] = field(default_factory=dict)
+    # Op names flagged registered (bytecode v5+).
+    registered_ops: dict[str, bool] = field(default_factory=dict)
+    # Dialect resource blobs, zero-copy: {(dialect, key): (alignment, memoryview)}.
+    resource_blobs: dict[tuple[str, str], tuple[int, memoryview]] = field(default_factory=dict)
+    external_resources: tuple = ()
+    # Property layouts (name, optional) the file wrote that are not the ones the writer
+    # writes by default, by op name (an older or newer LLVM's func.func...).
+    property_layouts: dict[str, tuple] = field(default_factory=dict)
+
+
 class IRReader:
     def __init__(self, fr: FileReader) -> None:
         self.fr = fr
@@ -127,8 +151,6 @@ class IRReader:
 
     # ---- structure -------------------------------------------------------------------
     def read(self) -> BytecodeFile:
-        from .reader import BytecodeFile
-
         c = self.fr.ir
         n_ops, has_args = c.varint_with_flag()
         if n_ops != 1 or has_args:

@@ -140,15 +140,6 @@ def property_spec(op_name: str) -> Spec | None:
         from .stablehlo_props import PROPERTY_SPECS
 
         return PROPERTY_SPECS.get(op_name) or None
-    if dialect == "vhlo":
-        try:
-            from ..vhlo.table import op_info
-        except ImportError:
-            return None
-        info = op_info(op_name)
-        if info is None or not info.attributes:
-            return None
-        return tuple((a, False) for a in sorted(info.attributes))
     return None
 
 
@@ -230,12 +221,7 @@ def write_properties(w: DialectWriter, spec, attrs: dict) -> None:
 
 @functools.cache
 def unknown_op(op_name: str) -> bool:
-    """True when ``op_name`` belongs to a dialect whose op list we know (VHLO) and is not
-    in it (e.g. ``vhlo.constant_v99`` from a newer producer)."""
-    if not op_name.startswith("vhlo."):
-        return False
-    try:
-        from ..vhlo.table import op_info
-    except ImportError:
-        return False
-    return op_info(op_name) is None
+    """True when ``op_name`` belongs to a dialect whose op list its codec knows (VHLO's)
+    and is not in it (e.g. ``vhlo.constant_v99`` from a newer producer)."""
+    codec = get_codec(op_name.split(".", 1)[0])
+    return codec is not None and codec.knows_op(op_name) is False

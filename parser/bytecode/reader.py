@@ -9,7 +9,6 @@ byte offset and the section.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import HloError, ParseError
@@ -28,6 +27,7 @@ from .encoding import (
     byte_error,
     is_bytecode,
 )
+from .ir_reader import BytecodeFile, IRReader
 from .sections import (
     DialectInfo,
     Entry,
@@ -54,29 +54,6 @@ _CODEC_ERRORS = (
     UnicodeError,
     LookupError,
 )
-
-
-@dataclass
-class BytecodeFile:
-    """What a bytecode file holds besides the module: the facts the writer needs to
-    reproduce it byte for byte."""
-
-    module: Module
-    version: int
-    producer: str
-    dialect_versions: dict[str, Any] = field(default_factory=dict)
-    # Use-list orders as stored, by value range: {("res", op path) | ("arg", block
-    # path): ((value index, index-pair encoding, items), ...)}; a path indexes
-    # region/block/op from the top-level op.
-    use_list_orders: dict[tuple, tuple] = field(default_factory=dict)
-    # Op names flagged registered (bytecode v5+).
-    registered_ops: dict[str, bool] = field(default_factory=dict)
-    # Dialect resource blobs, zero-copy: {(dialect, key): (alignment, memoryview)}.
-    resource_blobs: dict[tuple[str, str], tuple[int, memoryview]] = field(default_factory=dict)
-    external_resources: tuple = ()
-    # Property layouts (name, optional) the file wrote that are not the ones the writer
-    # writes by default, by op name (an older or newer LLVM's func.func...).
-    property_layouts: dict[str, tuple] = field(default_factory=dict)
 
 
 class FileReader:
@@ -232,8 +209,6 @@ def _read_properties_table(c: Cursor) -> list[Cursor]:
 
 def read_bytecode_file(data, filename: str = "<bytecode>") -> BytecodeFile:
     """Read a whole bytecode file: the module and the facts needed to rewrite it."""
-    from .ir_reader import IRReader
-
     data = bytes(data) if not isinstance(data, bytes) else data
     fr = None
     try:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..float_literals import f64_bits, f64_from_bits
 from ..ir import (
     ArrayAttr,
     Attribute,
@@ -106,15 +107,7 @@ def read_enum(r: DialectReader, dialect: str, kind: str) -> EnumAttr:
     return EnumAttr(dialect, kind, case, kind not in LONG_FORM_ENUMS)
 
 
-def _f64(bits: int) -> float:
-    from ..vhlo.text import f64_from_bits
-
-    return f64_from_bits(bits)
-
-
 def _bits(x: float) -> int:
-    from ..vhlo.text import f64_bits
-
     return f64_bits(float(x))
 
 
@@ -194,7 +187,7 @@ def read_stablehlo_attr(r: DialectReader, kind: str) -> Attribute:
         types = (r.read_type(), r.read_type(), r.read_type())
         return DotAlgorithm(*types, s(), s(), s(), r.read_bool())
     if kind == "result_accuracy":
-        atol, rtol = _f64(r.read_apfloat("f64")), _f64(r.read_apfloat("f64"))
+        atol, rtol = f64_from_bits(r.read_apfloat("f64")), f64_from_bits(r.read_apfloat("f64"))
         ulps = s()
         mode = r.read_attribute()
         if not isinstance(mode, EnumAttr):

@@ -26,7 +26,8 @@ from ..ir import Block, Function, LocationAttr, Module, Operation
 from .common import unwrap_generic_module
 from .convert import vhlo_to_version
 from .from_vhlo import legalize_to_stablehlo
-from .to_vhlo import KEEP_SDY, AllowOther, legalize_to_vhlo
+from .to_vhlo import KEEP_SDY, AllowOther
+from .to_vhlo_ops import legalize_to_vhlo
 from .version import (
     CURRENT,
     Version,

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..attributes import first_element
+from ..float_literals import f64_bits, f64_from_bits
 from ..ir import (
     ComplexType,
     DenseElementsAttr,
@@ -86,8 +87,6 @@ def _quant(t: VhloType) -> QuantizedType:
         raise ValueError(f"!vhlo.{t.name} needs an integer storage type, got {storage}")
     if not signed:
         storage = IntegerType(storage.width, "unsigned")
-    from .text import f64_from_bits
-
     scales: tuple[float, ...]
     if t.name == "quant_v1":
         scales, zps, axis, lo, hi = (f64_from_bits(p[3]),), (p[4],), None, p[5], p[6]
@@ -154,8 +153,6 @@ def to_vhlo(t: Type) -> Type:
 
 
 def _quant_to_vhlo(t: QuantizedType) -> VhloType:
-    from .text import f64_bits
-
     st = t.storage_type
     signed = not (isinstance(st, IntegerType) and st.is_unsigned)
     storage = VhloType(f"i{st.width}_v1") if isinstance(st, IntegerType) else to_vhlo(st)

@@ -272,6 +272,21 @@ class VhloCodec(DialectCodec):
     def write_version(self, w: DialectWriter) -> bool:
         return False
 
+    def property_spec(self, op_name: str) -> tuple[tuple[str, bool], ...] | None:
+        """A VHLO op's properties: its inherent attributes (VhloOps.td, the VHLO
+        table), sorted by name, each written with writeAttribute."""
+        from .table import op_info  # the op table loads with the first VHLO op
+
+        info = op_info(op_name)
+        if info is None or not info.attributes:
+            return None
+        return tuple((a, False) for a in sorted(info.attributes))
+
+    def knows_op(self, op_name: str) -> bool | None:
+        from .table import op_info  # the op table loads with the first VHLO op
+
+        return op_info(op_name) is not None
+
     def attribute_dialect(self, attr: Attribute) -> str | None:
         return "vhlo" if isinstance(attr, VhloAttr) else None
 

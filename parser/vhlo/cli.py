@@ -26,7 +26,8 @@ from .cli_args import add_compat_arguments, add_vhlo_arguments
 from .common import LegalizeError, unwrap_generic_module
 from .convert import blockers, vhlo_to_version
 from .ir import VhloAttr
-from .to_vhlo import KEEP_SDY, AllowOther, legalize_to_vhlo
+from .to_vhlo import KEEP_SDY, AllowOther
+from .to_vhlo_ops import legalize_to_vhlo
 from .version import Version, resolve_target, validate_target
 
 __all__ = [

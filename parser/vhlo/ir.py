@@ -19,7 +19,7 @@ Parameter values hold exactly what MLIR stores:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from ..ir import Attribute, Type
 
@@ -28,6 +28,7 @@ from ..ir import Attribute, Type
 class VhloType(Type):
     """``!vhlo.<name><params>``, e.g. ``VhloType("f32_v1")``."""
 
+    dialect: ClassVar[str] = "vhlo"  # its printer: parser/dialects.py
     name: str
     params: tuple[Any, ...] = ()
 
@@ -36,5 +37,6 @@ class VhloType(Type):
 class VhloAttr(Attribute):
     """``#vhlo.<name><params>`` (or ``#vhlo<name VALUE>`` for enums)."""
 
+    dialect: ClassVar[str] = "vhlo"  # its printer: parser/dialects.py
     name: str
     params: tuple[Any, ...] = ()

@@ -15,7 +15,6 @@ Floats (APFloat) print as MLIR's ``printFloat``.
 from __future__ import annotations
 
 import re
-import struct
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -23,6 +22,7 @@ import numpy as np
 
 from ..attributes import LiteralError, float_attr_value
 from ..errors import ParseError
+from ..float_literals import f64_bits, f64_from_bits
 from ..ir import (
     Attribute,
     BoolAttr,
@@ -89,15 +89,6 @@ STRUCT_ATTRS: dict[str, tuple[tuple[str, str], ...]] = {
 }
 
 # ---- float bit patterns -----------------------------------------------------------------
-
-
-def f64_bits(x: float) -> int:
-    """The IEEE double bit pattern of ``x``."""
-    return struct.unpack("<Q", struct.pack("<d", x))[0]
-
-
-def f64_from_bits(bits: int) -> float:
-    return struct.unpack("<d", struct.pack("<Q", bits & (2**64 - 1)))[0]
 
 
 def _uint(nbytes: int) -> np.dtype:

@@ -34,7 +34,6 @@ from ..ir import (
     IndexType,
     IntegerAttr,
     IntegerType,
-    Module,
     NoneType,
     OpaqueAttr,
     OpaqueType,
@@ -67,7 +66,7 @@ from .common import (
 )
 from .ir import VhloAttr, VhloType
 
-__all__ = ["legalize_to_vhlo", "to_vhlo_attr", "to_vhlo_type"]
+__all__ = ["to_vhlo_attr", "to_vhlo_type"]
 
 
 class _Fail(Exception):
@@ -106,9 +105,8 @@ def attribute_dialect(a: Attribute) -> str | None:
     if isinstance(a, OpaqueAttr):
         m = re.match(r"#([A-Za-z_][\w$]*)", a.text)
         return m.group(1) if m else None
-    if type(a).__module__.endswith(".sdy"):  # parser/sdy.py's attributes
-        return "sdy"
-    return None
+    dialect = getattr(type(a), "dialect", None)  # a plug-in's classes name it (sdy)
+    return dialect if isinstance(dialect, str) else None
 
 
 # ---- types ---------------------------------------------------------------------------
@@ -460,11 +458,3 @@ def _name(a: Attribute | None) -> str:
     if isinstance(a, SymbolRefAttr):
         return a.root
     raise _Fail
-
-
-def legalize_to_vhlo(module: Module, *, allow_other_dialects: AllowOther = False) -> Module:
-    """The VHLO form of a StableHLO module (ops already in VHLO are kept); see
-    ``to_vhlo_ops``."""
-    from .to_vhlo_ops import legalize
-
-    return legalize(module, allow_other_dialects=allow_other_dialects)

@@ -436,7 +436,7 @@ def _other_dialect(dialect: str) -> str:
     return f"an op of dialect '{dialect}' (--allow-other-dialects keeps it as it is)"
 
 
-def legalize(module: Module, *, allow_other_dialects: AllowOther = False) -> Module:
+def legalize_to_vhlo(module: Module, *, allow_other_dialects: AllowOther = False) -> Module:
     """The VHLO form of a StableHLO module (ops already in VHLO are kept)."""
     lg = _Legalizer(allow_other_dialects)
     out = map_body(module, lambda x: lg.function(x) if isinstance(x, Function) else lg.op(x))

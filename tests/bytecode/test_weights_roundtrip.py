@@ -50,7 +50,7 @@ def test_weights_round_trip(dialect):
     original = _weights_module()
     m = original
     if dialect == "vhlo":
-        from hlorun.parser.vhlo.to_vhlo import legalize_to_vhlo
+        from hlorun.parser.vhlo.to_vhlo_ops import legalize_to_vhlo
 
         m = legalize_to_vhlo(m)
     data = write_bytecode(m, 6, "StableHLO_v1.20.0")

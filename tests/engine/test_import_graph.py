@@ -25,7 +25,7 @@ CHECKED = sorted(
 )
 # (file, imported module) pairs allowed, and why.
 ALLOWED: set[tuple[str, str]] = {
-    # startup (issue 19): the printer, and parser/sdy.py, load the text grammar
+    # startup (issue 19): the printer, and parser/sdy, load the text grammar
     # (pyparsing); type text is needed only for messages and printed results
     ("engine/format.py", "..parser.printer"),
     ("engine/kernels/check.py", "...parser.printer"),

@@ -308,7 +308,7 @@ def test_bytecode_form_runs_as_text(name: str) -> None:
         np.testing.assert_array_equal(_bytes(b), _bytes(t), err_msg=f"output {i}")
 
 
-def test_manifest_covers_issue_17() -> None:
+def test_manifest_covers_every_linalg_op_in_four_dtypes_and_batched() -> None:
     """Every linalg op was exported for cpu in the four dtypes and batched."""
     names = set(fixture_names())
     for op in _LAPACK:

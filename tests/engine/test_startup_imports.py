@@ -14,6 +14,8 @@ import sys
 
 import numpy as np
 
+from tests.support.fresh_imports import loaded_after
+
 HEAVY = ("scipy", "pyparsing", "hlorun.parser.grammar", "hlorun.parser.sdy")
 
 TINY = """func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {
@@ -25,13 +27,7 @@ TINY = """func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {
 
 def _loaded_after(code: str) -> list[str]:
     """The HEAVY modules a fresh interpreter has imported after running ``code``."""
-    probe = (
-        f"import sys, json\n{code}\nprint(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))"
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120
-    )
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return loaded_after(code, HEAVY)
 
 
 def test_from_hlorun_import_run_is_light():

@@ -104,7 +104,9 @@ def test_spec_example():
         assert r1.tolist() == [[1, 2, 1], [3, 2, 3]]
 
 
-def test_issue_2440_example():
+def test_signed_lt_sorts_each_column_ascending():
+    """Sorting a 5x7 int64 tensor along dimension 0 with a signed LT comparator (the
+    example of openxla/stablehlo issue 2440): every column ascending."""
     x = np.array(
         [
             [0, 1, 1, -3, -3, -2, 0],

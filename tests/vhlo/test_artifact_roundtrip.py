@@ -24,7 +24,7 @@ from hlorun.parser.vhlo.artifact import (
     serialize_portable_artifact,
 )
 from hlorun.parser.vhlo.from_vhlo import legalize_to_stablehlo
-from hlorun.parser.vhlo.to_vhlo import legalize_to_vhlo
+from hlorun.parser.vhlo.to_vhlo_ops import legalize_to_vhlo
 from hlorun.parser.vhlo.version import Version
 from tests.conformance.suite import interpret_cases
 

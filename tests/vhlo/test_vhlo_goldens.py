@@ -28,7 +28,7 @@ from hlorun.parser.vhlo.asm import print_vhlo_module
 from hlorun.parser.vhlo.cli import vhlo_main
 from hlorun.parser.vhlo.convert import vhlo_to_version
 from hlorun.parser.vhlo.from_vhlo import legalize_to_stablehlo
-from hlorun.parser.vhlo.to_vhlo import legalize_to_vhlo
+from hlorun.parser.vhlo.to_vhlo_ops import legalize_to_vhlo
 from tests.vhlo.normalize import normalize
 
 VHLO_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "stablehlo" / "tests" / "vhlo"

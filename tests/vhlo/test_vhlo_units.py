@@ -17,7 +17,7 @@ from hlorun.parser.vhlo.cli import compat_main
 from hlorun.parser.vhlo.common import LegalizeError
 from hlorun.parser.vhlo.convert import vhlo_to_version
 from hlorun.parser.vhlo.from_vhlo import legalize_to_stablehlo
-from hlorun.parser.vhlo.to_vhlo import legalize_to_vhlo
+from hlorun.parser.vhlo.to_vhlo_ops import legalize_to_vhlo
 from hlorun.parser.vhlo.version import (
     Version,
     get_bytecode_version,

@@ -1,11 +1,14 @@
-"""The Shardy (``sdy``) dialect's attributes: frozen IR classes, their text syntax, and
-MLIR's printed form.
+"""The Shardy (``sdy``) dialect, a plug-in of the core (parser/dialects.py).
+
+This module: its attributes, as frozen IR classes, their text syntax and MLIR's printed
+form.  ``sdy.bytecode_codec``: their bytecode encodings; ``sdy.dialect``: the
+registration; parser/pretty_sdy.py: the ops' custom forms (beside the other text forms).
 
 Facts from openxla/shardy ``shardy/dialect/sdy/ir/attrs.td`` (parameters, assembly
 formats), ``parsers.cc`` / ``printers.cc`` (the custom directives: dimension shardings,
 ``mesh_or_ref``, replicated / unreduced axes, factor symbols) and ``utils.cc``
 (``factorSymbolString``: ``i``..``z`` then ``z_1``, ``z_2``...).  The text parser and
-the bytecode codec (``bytecode/sdy_codec.py``) build the same values, so text and
+the bytecode codec (``sdy.bytecode_codec``) build the same values, so text and
 bytecode give equal IR.
 
 Each class prints its *stripped* form (``stripped()``, what an op's custom syntax and
@@ -18,10 +21,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .errors import ParseError
-from .ir import Attribute, SymbolRefAttr
-from .lexer import Cursor, unescape_string
-from .printer_core import _symbol, escape_string
+from ..errors import ParseError
+from ..ir import Attribute, SymbolRefAttr
+from ..lexer import Cursor, unescape_string
+from ..printer_core import _symbol, escape_string
 
 REDUCTION_OPS = ("sum", "max", "min")  # enums.td Sdy_ReductionOp, by value
 PROPAGATION_DIRECTIONS = ("NONE", "FORWARD", "BACKWARD", "BOTH")  # Sdy_PropagationDirection
@@ -49,6 +52,7 @@ class SdyAttr(Attribute):
     """Base of the sdy attributes: ``mnemonic`` and the stripped form."""
 
     __slots__ = ()
+    dialect = "sdy"  # the dialect an attribute class names (as VhloAttr's)
     mnemonic = ""
     pretty = False  # printed #sdy.mnemonic<...> (else #sdy<mnemonic...>)
 

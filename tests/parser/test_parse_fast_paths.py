@@ -1,6 +1,6 @@
-"""Parser fast paths of issue 19 item 6, round 2: ``tensor<...xcomplex<f32>>`` in the
-one-line fast paths (function headers, calls, constants, same-type ops) and the
-process-wide memo of plain attribute dictionaries.  Expected values are the IR the
+"""Parser fast paths: ``tensor<...xcomplex<f32>>`` in the one-line fast paths
+(function headers, calls, constants, same-type ops) and the process-wide memo of plain
+attribute dictionaries.  Expected values are the IR the
 MLIR builtin syntax denotes (mlir.llvm.org/docs/Dialects/Builtin: ComplexType,
 DictionaryAttr), built by hand, and the general parser's result on the same program
 spelled so that no fast path applies."""

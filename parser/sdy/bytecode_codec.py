@@ -8,7 +8,7 @@ string-table index, ``SignedVarInt`` a zigzag varint, ``Array<SignedVarIntList>`
 list of zigzag varints, ``Array<X>`` of an attribute a list of attribute indices,
 ``Bool`` one byte, ``OptionalVarInt`` a varint with a low presence flag.
 
-Values are parser/sdy.py's classes, equal to what the text parser builds.
+Values are parser/sdy's classes, equal to what the text parser builds.
 """
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..bytecode.dialect_api import DialectCodec, DialectReader, DialectWriter, register_codec
 from ..ir import Attribute, StringAttr, SymbolRefAttr
-from ..sdy import (
+from . import (
     REDUCTION_OPS,
     AllToAllParam,
     AllToAllParamList,
@@ -36,7 +37,6 @@ from ..sdy import (
     TensorSharding,
     TensorShardingPerValue,
 )
-from .dialect_api import DialectCodec, DialectReader, DialectWriter, register_codec
 
 # bytecode.td SdyDialectTypes: code -> what it encodes.
 ATTR_CODES: dict[int, str] = {

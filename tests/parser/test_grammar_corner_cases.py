@@ -1,5 +1,5 @@
-"""Parser follow-ups: hex float literals in ``array<...>``, block-argument locations in
-the pretty ``stablehlo.reduce``, attribute dictionaries before the operands
+"""Corners of the text grammar: hex float literals in ``array<...>``, block-argument
+locations in the pretty ``stablehlo.reduce``, attribute dictionaries before the operands
 (``optimization_barrier``), parse-time errors of StableHLO's attribute and type parsers,
 the hex-blob fast path, and ``parser.print_module`` options.
 
