@@ -18,7 +18,7 @@ from typing import Any
 _LAZY = {
     "run": "api",
     "compile": "api",
-    "prepare": "api",
+    "prepare": "loading",
     "clear_cache": "api",
     "CACHE_SIZE": "api",
     "Program": "program",

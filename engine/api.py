@@ -24,9 +24,17 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..parser.errors import HloError
 from ..parser.ir import Module
-from .loading import load_module, looks_like_path, resolve_bundle, with_origin
+from .loading import _modules as _modules  # (read by tests: the loaded modules' table)
+from .loading import (
+    forget_modules,
+    looks_like_path,
+    module_cache,
+    remember,
+    resolve_bundle,
+    source_key,
+)
+from .loading import prepare as prepare  # (engine.prepare)
 from .options import DEFAULT_OPTIONS, RunOptions, options_of
 
 if TYPE_CHECKING:
@@ -36,8 +44,6 @@ CACHE_SIZE = 64
 """How many prepared programs ``run`` keeps per cache (least recently used dropped first)."""
 
 _programs: OrderedDict[tuple, Program] = OrderedDict()  # (source key, RunOptions) -> Program
-_modules: OrderedDict[tuple, tuple[Module, bool]] = OrderedDict()  # key -> (module, verified)
-_SLOT = "_hlorun_cache"  # a Module's own cache: it lives and dies with the Module
 
 
 def __getattr__(name: str) -> Any:
@@ -78,88 +84,10 @@ def _remember_last(module: Any, opts: RunOptions, prog: Program) -> None:
 def clear_cache() -> None:
     """Forget every cached module and program (those cached on Module objects too, as
     they are next used)."""
-    global _generation
     global _last
     _programs.clear()
-    _modules.clear()
-    _generation += 1
+    forget_modules()
     _last = (None, None, _dead)
-
-
-_generation = 0
-
-
-def _module_cache(mod: Module) -> dict[str, Any]:
-    """The cache a Module carries itself, so that it never outlives the Module (the
-    Program refers to the Module, so a global table would keep it alive)."""
-    slot = mod.__dict__.get(_SLOT)
-    if slot is None or slot["generation"] != _generation:
-        slot = {"generation": _generation, "verified": False, "programs": OrderedDict()}
-        object.__setattr__(mod, _SLOT, slot)
-    return slot
-
-
-def _source_key(module: Any) -> tuple | None:
-    """The cache key of text, bytes or a path; None for anything else."""
-    if isinstance(module, str):
-        if looks_like_path(module) and os.path.isfile(module):
-            return _path_key(module)
-        return ("text", module)
-    if isinstance(module, bytes):
-        return ("bytes", module)
-    if isinstance(module, os.PathLike):
-        return _path_key(os.fspath(module)) if os.path.isfile(module) else None
-    return None
-
-
-def _path_key(path: str | bytes) -> tuple:
-    st = os.stat(path)
-    return ("path", os.path.abspath(path), st.st_mtime_ns, st.st_size)
-
-
-def _remember(table: OrderedDict, key: tuple, value: Any) -> None:
-    """Put ``value`` back as the most recently used entry; drop the least recent ones
-    beyond CACHE_SIZE.  Each OrderedDict call is atomic under the GIL; a concurrent
-    eviction emptying the table first is harmless."""
-    table[key] = value
-    table.move_to_end(key)
-    while len(table) > CACHE_SIZE:
-        try:
-            table.popitem(last=False)
-        except KeyError:
-            break
-
-
-def prepare(module: str | bytes | os.PathLike | Module, *, verify: bool = True) -> Module:
-    """Load (and verify, unless ``verify=False``) ``module`` once; later calls with the
-    same source return the same Module."""
-    if isinstance(module, Module):
-        slot = _module_cache(module)
-        if verify and not slot["verified"]:
-            _verify(module)
-            slot["verified"] = True
-        return module
-    key = _source_key(module)
-    if key is not None:
-        hit = _modules.get(key)
-        if hit is not None and (hit[1] or not verify):
-            return hit[0]
-    mod = load_module(module)
-    if verify:
-        _verify(mod)
-    if key is not None:
-        _remember(_modules, key, (mod, verify))
-    return mod
-
-
-def _verify(mod: Module) -> None:
-    from ..shape_inference import verify_module
-
-    try:
-        verify_module(mod)
-    except HloError as e:  # name the user's source line of the op, when known
-        with_origin(e, mod)
-        raise
 
 
 def compile(  # noqa: A001  (the public name, like re.compile)
@@ -266,7 +194,7 @@ def run(
     finally:
         prog._busy.release()  # (Program.release)
         if table is not None and key is not None:  # a new Program: cached even on error
-            _remember(table, key, prog)
+            remember(table, key, prog, CACHE_SIZE)
             _remember_last(module, opts, prog)
     if opts.profile is True:
         prog.print_profile()
@@ -295,8 +223,8 @@ def _cache_of(module: Any, opts: RunOptions) -> tuple[OrderedDict | None, Any]:
     if not opts.cacheable:
         return None, None
     if isinstance(module, Module):
-        return _module_cache(module)["programs"], opts
-    source = _source_key(module)
+        return module_cache(module)["programs"], opts
+    source = source_key(module)
     if source is None:
         return None, None
     return _programs, (source, opts)

@@ -18,7 +18,7 @@ from ..parser.errors import HloError
 
 
 def _load(path: str):
-    from .api import prepare
+    from .loading import prepare
 
     if path.endswith(".exported"):
         from .exported import load_exported

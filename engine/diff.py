@@ -43,13 +43,13 @@ from ..parser.ir import (
     TensorType,
     Value,
 )
-from .api import prepare, run
+from .api import run
 from .diff_instrument import Instrumented, OpInfo, instrument
 from .diff_metrics import Tolerance, candidates, largest_magnitude, measure, tolerance
 from .diff_report import DiffReport, OperandError, Row
 from .diff_run import HlorunValues, run_hlorun, trip_counts
 from .dtypes import dtype_of
-from .loading import Origins
+from .loading import Origins, prepare
 from .platform_index import takes_platform_index, with_platform_index
 from .profile import where_text
 

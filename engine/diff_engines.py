@@ -41,12 +41,12 @@ import numpy as np
 from ..parser import print_module
 from ..parser.errors import InterpreterError, UnsupportedError
 from ..parser.ir import Module
-from .api import prepare, run
+from .api import run
 from .diff_instrument import Instrumented, instrument, is_recorded
 from .diff_run import expand, run_hlorun
 from .diff_worker import raw_bits, read_arrays, write_arrays
 from .dtypes import dtype_of, static_shape
-from .loading import Origins
+from .loading import Origins, prepare
 
 WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "diff_worker.py")
 XLA_NO_EXCESS_PRECISION = "--xla_allow_excess_precision=false"

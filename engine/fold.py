@@ -50,7 +50,6 @@ from ..parser.ir import (
     numpy_dtype,
 )
 from ..shape_inference.optable import OP_TABLE
-from .api import prepare
 from .fold_report import (
     DROPPABLE,
     NO_FOLD,
@@ -65,6 +64,7 @@ from .fold_report import (
     ReportBuilder,
 )
 from .interpreter import Interpreter
+from .loading import prepare
 from .plan import CALL_OPS, RETURN_OPS
 
 __all__ = ["FoldResult", "FoldReport", "fold"]

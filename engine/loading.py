@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ from ..parser.ir import (
     Type,
     numpy_dtype,
 )
+from ..parser.source import read_file
 from .gspmd import is_gspmd_global
 from .values import TOKEN, Token
 
@@ -60,11 +62,9 @@ def resolve_bundle(module: Any, inputs: Any, function: str | None) -> tuple[Any,
     program's entry ``None``); anything else unchanged."""
     if isinstance(module, str) and looks_like_path(module) or isinstance(module, os.PathLike):
         if os.path.isdir(module):
-            from .model_bundle import is_bundle_dir, load_bundle
+            from .model_bundle import is_bundle_dir, load_bundle, not_a_program_folder
 
             if not is_bundle_dir(module):
-                from .program_source import not_a_program_folder
-
                 raise not_a_program_folder(module)
             bundle = load_bundle(module, function)
             return bundle.module, bundle.arguments(inputs), None
@@ -78,12 +78,14 @@ def looks_like_path(text: str) -> bool:
 
 def load_path(path: Path) -> Module:
     """The program in the file ``path``, or in the folder PyTorch/XLA saved a model to
-    (its default callable): engine/program_source.py reads folders."""
-    from .program_source import read_bytes, read_program
-
+    (its default callable, engine/model_bundle.py)."""
     if path.is_dir():
-        return read_program(path).module()
-    return load_bytes(read_bytes(path), str(path))
+        from .model_bundle import is_bundle_dir, load_bundle, not_a_program_folder
+
+        if not is_bundle_dir(path):
+            raise not_a_program_folder(path)
+        return load_bundle(path).module
+    return load_bytes(read_file(path), str(path))
 
 
 def load_bytes(data: bytes, filename: str) -> Module:
@@ -361,3 +363,93 @@ def _ops_by_pos(module: Module) -> dict[tuple[str, int, int], Any]:
                 found.setdefault((op.pos.filename, op.pos.line, op.pos.col), op)
                 stack.extend(op.regions)
     return found
+
+
+# ------------------------------------------------------------------ loaded once
+CACHE_SIZE = 64
+"""How many loaded modules ``prepare`` keeps (least recently used dropped first)."""
+
+_modules: OrderedDict[tuple, tuple[Module, bool]] = OrderedDict()  # key -> (module, verified)
+_SLOT = "_hlorun_cache"  # a Module's own cache: it lives and dies with the Module
+_generation = 0
+
+
+def forget_modules() -> None:
+    """Forget every loaded module (and the caches Module objects carry, as they are
+    next used): engine.clear_cache."""
+    global _generation
+    _modules.clear()
+    _generation += 1
+
+
+def module_cache(mod: Module) -> dict[str, Any]:
+    """The cache a Module carries itself, so that it never outlives the Module (the
+    Program refers to the Module, so a global table would keep it alive)."""
+    slot = mod.__dict__.get(_SLOT)
+    if slot is None or slot["generation"] != _generation:
+        slot = {"generation": _generation, "verified": False, "programs": OrderedDict()}
+        object.__setattr__(mod, _SLOT, slot)
+    return slot
+
+
+def source_key(module: Any) -> tuple | None:
+    """The cache key of text, bytes or a path; None for anything else."""
+    if isinstance(module, str):
+        if looks_like_path(module) and os.path.isfile(module):
+            return _path_key(module)
+        return ("text", module)
+    if isinstance(module, bytes):
+        return ("bytes", module)
+    if isinstance(module, os.PathLike):
+        return _path_key(os.fspath(module)) if os.path.isfile(module) else None
+    return None
+
+
+def _path_key(path: str | bytes) -> tuple:
+    st = os.stat(path)
+    return ("path", os.path.abspath(path), st.st_mtime_ns, st.st_size)
+
+
+def remember(table: OrderedDict, key: tuple, value: Any, size: int) -> None:
+    """Put ``value`` back as the most recently used entry; drop the least recent ones
+    beyond ``size``.  Each OrderedDict call is atomic under the GIL; a concurrent
+    eviction emptying the table first is harmless."""
+    table[key] = value
+    table.move_to_end(key)
+    while len(table) > size:
+        try:
+            table.popitem(last=False)
+        except KeyError:
+            break
+
+
+def prepare(module: str | bytes | os.PathLike | Module, *, verify: bool = True) -> Module:
+    """Load (and verify, unless ``verify=False``) ``module`` once; later calls with the
+    same source return the same Module."""
+    if isinstance(module, Module):
+        slot = module_cache(module)
+        if verify and not slot["verified"]:
+            _verify(module)
+            slot["verified"] = True
+        return module
+    key = source_key(module)
+    if key is not None:
+        hit = _modules.get(key)
+        if hit is not None and (hit[1] or not verify):
+            return hit[0]
+    mod = load_module(module)
+    if verify:
+        _verify(mod)
+    if key is not None:
+        remember(_modules, key, (mod, verify), CACHE_SIZE)
+    return mod
+
+
+def _verify(mod: Module) -> None:
+    from ..shape_inference import verify_module
+
+    try:
+        verify_module(mod)
+    except HloError as e:  # name the user's source line of the op, when known
+        with_origin(e, mod)
+        raise

@@ -28,8 +28,10 @@ from typing import Any
 
 import numpy as np
 
+from ..parser import parse_module
 from ..parser.errors import InterpreterError, ParseError
 from ..parser.ir import Module
+from ..parser.source import read_file
 
 DEFAULT_FUNCTION = "forward"  # the name torch_xla gives an exported program's callable
 
@@ -131,7 +133,7 @@ def function_names(path: str | os.PathLike) -> list[str]:
 def load_bundle(path: str | os.PathLike, function: str | None = None) -> Bundle:
     """Callable ``function`` (default ``forward``, else the folder's only one) of the
     saved folder ``path``: its program (``NAME.bytecode``, else ``NAME.mlir``) read by
-    engine/loading.py's one reader, its weights and constants.  The same folder,
+    as any program file is read (``parser.parse_module``: text or bytecode), its weights and constants.  The same folder,
     unchanged, gives the same Bundle (its compiled programs are reused)."""
     root = Path(path).resolve()
     names = function_names(root)
@@ -152,8 +154,6 @@ def load_bundle(path: str | os.PathLike, function: str | None = None) -> Bundle:
 
 @functools.lru_cache(maxsize=4)
 def _load(root: Path, function: str, stamps: tuple) -> Bundle:
-    from .loading import load_path
-
     fdir = root / "functions"
     meta_path = fdir / f"{function}.meta"
     meta = _read_json(meta_path)
@@ -164,7 +164,7 @@ def _load(root: Path, function: str, stamps: tuple) -> Bundle:
     program = fdir / f"{function}.bytecode"
     if not program.exists() and (fdir / f"{function}.mlir").exists():
         program = fdir / f"{function}.mlir"
-    module = load_path(program)
+    module = parse_module(read_file(program), str(program))
     # the user's inputs: every position the export saw, used or not (unused_inputs)
     positions = [loc.position for loc in locations if loc.kind == "input_arg"]
     unused = meta.get("unused_inputs") or ()
@@ -184,4 +184,13 @@ def _load(root: Path, function: str, stamps: tuple) -> Bundle:
     }
     return Bundle(
         root, function, module, locations, max(positions, default=-1) + 1, weights, constants
+    )
+
+
+def not_a_program_folder(path: str | os.PathLike) -> ParseError:
+    """The refusal of a folder that is not one PyTorch/XLA saved a model to (nor read by
+    another of engine/program_source.py's ``FOLDER_READERS``)."""
+    return ParseError(
+        f"{os.fspath(path)}: is a folder, and not one PyTorch/XLA saved a model to "
+        "(expected a program file: .mlir, .mlirbc)"
     )

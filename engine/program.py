@@ -26,7 +26,6 @@ import numpy as np
 from ..parser.errors import HloError, InterpreterError
 from ..parser.ir import Function, Module, TensorType, TupleType, numpy_dtype
 from ..shape_inference.mesh_groups import inline_mesh_symbols
-from .api import prepare
 from .grid import ProcessGrid, ProcessHandle, run_grid
 from .gspmd import is_gspmd_global, outline_manual_regions
 from .interpreter import Interpreter, Profile
@@ -37,6 +36,7 @@ from .loading import (
     grid_size,
     owned_grid_results,
     owned_results,
+    prepare,
     with_origin,
 )
 from .options import RunOptions, options_of

@@ -27,8 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..parser.bytecode.encoding import byte_error, is_bytecode
-from ..parser.errors import ParseError
-from ..parser.source import Chunk, looks_like_exported, split_input
+from ..parser.source import Chunk, looks_like_exported, read_file, split_input
 
 if TYPE_CHECKING:
     from ..parser.ir import Module
@@ -152,26 +151,10 @@ def read_program(path: str | os.PathLike) -> ProgramSource:
             found = folder(path)
             if found is not None:
                 return found
+        from .model_bundle import not_a_program_folder
+
         raise not_a_program_folder(path)
-    return _from_bytes(path, read_bytes(p))
-
-
-def not_a_program_folder(path: str | os.PathLike) -> ParseError:
-    """The refusal of a folder that no ``FOLDER_READERS`` entry reads."""
-    return ParseError(
-        f"{os.fspath(path)}: is a folder, and not one PyTorch/XLA saved a model to "
-        "(expected a program file: .mlir, .mlirbc)"
-    )
-
-
-def read_bytes(path: Path) -> bytes:
-    """The bytes of a file, or a ``ParseError``: no such file, cannot read."""
-    try:
-        return path.read_bytes()
-    except FileNotFoundError as e:
-        raise ParseError(f"no such file: {path}") from e
-    except OSError as e:
-        raise ParseError(f"{path}: cannot read: {e.strerror or e}") from e
+    return _from_bytes(path, read_file(p))
 
 
 def _from_bytes(name: str, data: bytes) -> ProgramSource:

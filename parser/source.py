@@ -16,9 +16,12 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from .errors import ParseError
+
 __all__ = [
     "Chunk",
     "looks_like_exported",
+    "read_file",
     "read_input",
     "read_text",
     "split_input",
@@ -33,6 +36,16 @@ def read_input(path: str) -> bytes:
     if path == "-":
         return sys.stdin.buffer.read()
     return Path(path).read_bytes()
+
+
+def read_file(path: Path) -> bytes:
+    """The bytes of a program file, or a ``ParseError``: no such file, cannot read."""
+    try:
+        return path.read_bytes()
+    except FileNotFoundError as e:
+        raise ParseError(f"no such file: {path}") from e
+    except OSError as e:
+        raise ParseError(f"{path}: cannot read: {e.strerror or e}") from e
 
 
 def read_text(path: str) -> str:

@@ -86,26 +86,10 @@ GRAPH = {name: {m for m, top in deps.items() if top} for name, deps in IMPORTS.i
 # Every import, function-local ones too: the dependencies of the code.
 FULL_GRAPH = {name: set(deps) for name, deps in IMPORTS.items()}
 
-# Import cycles allowed for now, and why: each strongly connected component of
-# FULL_GRAPH must lie inside one of these groups (so a cycle can neither grow nor
-# appear elsewhere).  All are function-local imports between the engine's entry points,
-# whose modules were other work's when the parser's cycles were cut (issue 33).
-ALLOWED_CYCLES: dict[frozenset[str], str] = {
-    frozenset(
-        f"hlorun.engine.{m}"
-        for m in (
-            "api",
-            "entry",
-            "exported",
-            "interpreter",
-            "loading",
-            "model_bundle",
-            "program",
-            "program_source",
-        )
-    ): "the front door (api, program, loading) and the readers of saved models and "
-    "jax.export containers call each other lazily (program_source -> exported -> api)",
-}
+# Import cycles allowed, and why: each strongly connected component of FULL_GRAPH must
+# lie inside one of these groups (so a cycle can neither grow nor appear elsewhere).
+# None: the graph is acyclic, function-local imports counted.
+ALLOWED_CYCLES: dict[frozenset[str], str] = {}
 
 
 def _components(graph: dict[str, set[str]]) -> list[list[str]]:

@@ -12,7 +12,7 @@ import pytest
 
 import hlorun
 from hlorun import engine, parser, shape_inference
-from hlorun.engine import api
+from hlorun.engine import api, loading
 from hlorun.parser.errors import HloError, ParseError
 
 ADD = """
@@ -114,7 +114,8 @@ def test_missing_program_file_is_a_parse_error():
 
 
 def test_the_cache_is_bounded(counts, monkeypatch):
-    monkeypatch.setattr(api, "CACHE_SIZE", 4)
+    monkeypatch.setattr(api, "CACHE_SIZE", 4)  # programs
+    monkeypatch.setattr(loading, "CACHE_SIZE", 4)  # loaded modules
     texts = [ADD + f"// {i}\n" for i in range(10)]
     for t in texts:
         hlorun.run(t, [X, X])
