@@ -24,6 +24,11 @@ Traits (``OpDef.traits``, declared with the shape function; ``TRAITS`` lists the
   implementation-defined (rng_bit_generator), it is a barrier to optimization
   (optimization_barrier), or it makes a token (after_all, create_token).  Dropped
   when unused.
+* ``cross_device``: talks to other processes of the grid (collectives, ``send`` /
+  ``recv``) or reads which process it is (``process_id``): a region holding one runs
+  on a process grid (``sdy.manual_computation``);
+* ``process_id``: its result is the running process's id (replica_id, partition_id):
+  its value differs from device to device.
 
 Calling conventions
 -------------------
@@ -104,7 +109,16 @@ class OpDef:
 
 # The traits a row may declare (module docstring).
 TRAITS = frozenset(
-    {"elementwise", "commutative", "idempotent", "foldable", "side_effects", "no_fold"}
+    {
+        "elementwise",
+        "commutative",
+        "idempotent",
+        "foldable",
+        "side_effects",
+        "no_fold",
+        "cross_device",
+        "process_id",
+    }
 )
 
 
@@ -285,8 +299,9 @@ def register_kernel(
     ufunc: Any = None,
     fast_plan: Callable[..., Any] | None = None,
     **options: Any,
-) -> None:
-    """Fill the kernel column of ``name``'s row (and its ``ufunc`` / ``fast_plan``)."""
+) -> OpDef:
+    """Fill the kernel column of ``name``'s row (and its ``ufunc`` / ``fast_plan``);
+    return the row (the constant other kernels compare ops and rows with)."""
     OP_TABLE.settle(name)
     row = _row(name)
     if row.kernel is not None:
@@ -295,6 +310,7 @@ def register_kernel(
     row.kernel_options = options
     row.ufunc = ufunc
     row.fast_plan = fast_plan
+    return row
 
 
 def kernel(name: str, **options: Any) -> Callable[[Callable], Callable]:
