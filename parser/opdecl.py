@@ -115,6 +115,13 @@ class OpDecl:
     # False: the form is read, but the op is written in the generic form (as hlorun
     # always wrote it; its printed form would differ from the programs' recorded text)
     prints_format: bool = True
+    # The names the custom form gives values (OpAsmOpInterface), when the op chooses
+    # them itself: the rule of parser/ssa_names.py for its results
+    # (``getAsmResultNames``) and for its regions' entry arguments
+    # (``getAsmBlockArgumentNames``).  An op of several named results without its own
+    # rule is named by its ``results`` (ssa_names.py, ``declared_names``).
+    asm_result_names: str | None = None
+    asm_block_arg_names: str | None = None
 
     def attr(self, name: str) -> AttrDecl | None:
         for a in self.attrs:
@@ -137,12 +144,12 @@ class Syntax:
     """A row's operands, results and text form (``OpDecl``'s fields of the same names)."""
 
     operands: tuple[str, ...]
-    format: str
+    format: str | None
     results: tuple[str, ...] = ("result",)
     prints_format: bool = True
 
 
-def _s(operands: str, fmt: str, results: str = "result", prints: bool = True) -> Syntax:
+def _s(operands: str, fmt: str | None, results: str = "result", prints: bool = True) -> Syntax:
     """``Syntax`` from space-separated operand and result names."""
     return Syntax(tuple(operands.split()), fmt, tuple(results.split()), prints)
 
@@ -326,9 +333,11 @@ _ROWS: tuple[tuple[Any, ...], ...] = (
         _a("batch_group_count", "i64", 1),
         _a("precision_config", "precision_config", ()),
     ), (), _s("lhs rhs", _CONVOLUTION)),
-    ("stablehlo.batch_norm_grad", (_a("epsilon", "f32"), _a("feature_index", "i64")), ()),
+    ("stablehlo.batch_norm_grad", (_a("epsilon", "f32"), _a("feature_index", "i64")), (),
+     _s("operand scale mean variance grad_output", None, "grad_operand grad_scale grad_offset")),
     ("stablehlo.batch_norm_inference", (_a("epsilon", "f32"), _a("feature_index", "i64")), ()),
-    ("stablehlo.batch_norm_training", (_a("epsilon", "f32"), _a("feature_index", "i64")), ()),
+    ("stablehlo.batch_norm_training", (_a("epsilon", "f32"), _a("feature_index", "i64")), (),
+     _s("operand scale offset", None, "output batch_mean batch_var")),
     # ---- reductions and windows
     ("stablehlo.reduce", (_a("dimensions", "i64_array"),), ("body",),
      _s("inputs+ init_values+", "custom<Reduce>", "results+")),
@@ -537,6 +546,18 @@ _ODS_DEFAULTS: dict[str, dict[str, str]] = {
 _ODS_POPULATED = {("stablehlo.infeed", "infeed_config"), ("stablehlo.outfeed", "outfeed_config")}
 
 
+# The ops that name their values themselves (OpAsmOpInterface), with the rule of
+# parser/ssa_names.py that gives the names: (results, block arguments).  Sources:
+# StablehloOps.cpp ConstantOp::getAsmResultNames; StablehloOps.td WhileOp and ChloOps.td
+# ScanOp getAsmBlockArgumentNames; ArithOps.cpp ConstantOp::getAsmResultNames.
+_ASM_NAMES: dict[str, tuple[str | None, str | None]] = {
+    "stablehlo.constant": ("constant", None),
+    "stablehlo.while": (None, "iter_args"),
+    "chlo.scan": (None, "scan"),
+    "arith.constant": ("arith_constant", None),
+}
+
+
 def section_of(name: str) -> str:
     """Where the spec describes ``name``."""
     return _section(name)
@@ -575,7 +596,15 @@ def _build() -> dict[str, OpDecl]:
             )
             for a in attrs
         )
-        decl = OpDecl(name, _section(name), attrs, tuple(regions))
+        asm_results, asm_args = _ASM_NAMES.get(name, (None, None))
+        decl = OpDecl(
+            name,
+            _section(name),
+            attrs,
+            tuple(regions),
+            asm_result_names=asm_results,
+            asm_block_arg_names=asm_args,
+        )
         if syntax:
             s = syntax[0]
             decl = replace(
@@ -586,6 +615,8 @@ def _build() -> dict[str, OpDecl]:
                 prints_format=s.prints_format,
             )
         table[name] = decl
+    if set(_ASM_NAMES) - set(table):
+        raise ValueError(f"asm names of undeclared ops: {sorted(set(_ASM_NAMES) - set(table))}")
     return table
 
 
