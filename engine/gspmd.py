@@ -259,6 +259,7 @@ def _outline(
 ) -> tuple[Operation, Function]:
     """One manual region as (the custom_call that replaces it, its function)."""
     from .kernels.control_flow import CUSTOM_CALL
+
     starts = [ops[i] for i in members if _target(ops[i]) == FULL_TO_SHARD]
     ends = [ops[i] for i in members if _target(ops[i]) == SHARD_TO_FULL]
     inner = [ops[i] for i in members if _target(ops[i]) not in (FULL_TO_SHARD, SHARD_TO_FULL)]

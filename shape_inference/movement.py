@@ -190,6 +190,7 @@ def _decode_constant(op: Operation) -> dict[str, Any]:
 @shape_function(
     "stablehlo.constant",
     result_labels=("constant_c1", "constant_c1"),
+    traits={"constant_like"},
     attrs={"value": REQUIRED, "value_type": None},
     decode=_decode_constant,
 )

@@ -27,6 +27,9 @@ Traits (``OpDef.traits``, declared with the shape function; ``TRAITS`` lists the
 * ``cross_device``: talks to other processes of the grid (collectives, ``send`` /
   ``recv``) or reads which process it is (``process_id``): a region holding one runs
   on a process grid (``sdy.manual_computation``);
+* ``constant_like``: its one result is its ``value`` attribute (MLIR's ConstantLike):
+  the verifier knows the value of what it defines;
+* ``loop``: it may run its regions an unbounded number of times (while);
 * ``process_id``: its result is the running process's id (replica_id, partition_id):
   its value differs from device to device.
 
@@ -105,6 +108,11 @@ class OpDef:
     # (size(replica_groups) = num_replicas..., all_gather_c3): checked by the kernel,
     # when the grid is known.
     grid_label: str | None = None
+    # An op that names a function whose signature its operands and results match
+    # (composite's ``decomposition``): (its symbol attribute, the spec label of "it
+    # names a function", of "operand types = its inputs", of "result types = its
+    # results"); checked by the module verifier (shape_inference/verifier.py).
+    callee: tuple[str, str, str, str] | None = None
 
 
 # The traits a row may declare (module docstring).
@@ -118,6 +126,8 @@ TRAITS = frozenset(
         "no_fold",
         "cross_device",
         "process_id",
+        "constant_like",
+        "loop",
     }
 )
 
@@ -238,6 +248,7 @@ def define_op(
     result_labels: tuple = (),
     results: int | None = None,
     grid_label: str | None = None,
+    callee: tuple[str, str, str, str] | None = None,
 ) -> OpDef:
     """Create (or complete) the static side of a row: attributes, regions, traits,
     shape function."""
@@ -258,6 +269,7 @@ def define_op(
     row.decode = decode
     row.result_labels = tuple(result_labels)
     row.grid_label = grid_label
+    row.callee = callee
     return row
 
 

@@ -317,10 +317,10 @@ def _unary_kernel(name: str, real_fn: Callable, complex_fn: Callable | None) -> 
     return run
 
 
-def unary(name: str, real_fn: Callable, complex_fn: Callable | None) -> None:
+def unary(name: str, real_fn: Callable, complex_fn: Callable | None) -> OpDef:
     """Register the kernel of the chlo unary op ``name``: its float64 function and its
-    complex128 function (None: complex operands are not supported)."""
-    register_kernel(name, _unary_kernel(name, real_fn, complex_fn))
+    complex128 function (None: complex operands are not supported); return its row."""
+    return register_kernel(name, _unary_kernel(name, real_fn, complex_fn))
 
 
 unary("chlo.acos", np.arccos, np.arccos)
@@ -346,7 +346,7 @@ def square(operand: np.ndarray, *, result_type: Type) -> np.ndarray:
 unary("chlo.conj", _identity, np.conj)
 unary("chlo.bessel_i1e", _i1e, None)
 unary("chlo.digamma", _digamma, None)
-unary("chlo.erf", lambda x: special.erf(x), None)
+ERF = unary("chlo.erf", lambda x: special.erf(x), None)
 unary("chlo.erfc", _erfc, None)
 unary("chlo.erf_inv", _erf_inv, None)
 unary("chlo.lgamma", _lgamma, None)
