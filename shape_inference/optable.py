@@ -29,6 +29,8 @@ Traits (``OpDef.traits``, declared with the shape function; ``TRAITS`` lists the
   on a process grid (``sdy.manual_computation``);
 * ``constant_like``: its one result is its ``value`` attribute (MLIR's ConstantLike):
   the verifier knows the value of what it defines;
+* ``reshape_like``: its result holds its one operand's elements, in another shape
+  (reshape, broadcast_in_dim): from a 0-d value to the same type, it is the identity;
 * ``loop``: it may run its regions an unbounded number of times (while);
 * ``process_id``: its result is the running process's id (replica_id, partition_id):
   its value differs from device to device.
@@ -128,6 +130,7 @@ TRAITS = frozenset(
         "process_id",
         "constant_like",
         "loop",
+        "reshape_like",
     }
 )
 

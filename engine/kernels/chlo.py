@@ -35,11 +35,11 @@ import numpy as np
 
 from ...parser.errors import InterpreterError, UnsupportedError
 from ...parser.ir import QuantizedType, TensorType, Type
+from ...shape_inference.elementwise import COMPARE
 from ...shape_inference.optable import OP_TABLE, OpDef, kernel, register_kernel
 from ..dtypes import dtype_of
 from . import elementwise as E
 from ._numerics import make_complex
-from .elementwise import COMPARE
 
 F16, F32, F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
 C64, C128 = np.dtype(np.complex64), np.dtype(np.complex128)

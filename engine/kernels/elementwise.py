@@ -608,7 +608,7 @@ def compare(
     return np.asarray(out, dtype=np.bool_)
 
 
-COMPARE = register_kernel("stablehlo.compare", compare, operand_types=True, quantized="compare")
+register_kernel("stablehlo.compare", compare, operand_types=True, quantized="compare")
 
 
 def select(pred, on_true, on_false, *, result_type: Type, operand_types=None) -> np.ndarray:
