@@ -122,6 +122,11 @@ class OpDecl:
     # rule is named by its ``results`` (ssa_names.py, ``declared_names``).
     asm_result_names: str | None = None
     asm_block_arg_names: str | None = None
+    # Bytecode properties (parser/bytecode/properties.py): the layouts, (name, optional,
+    # ODS constraint) in name order, that earlier releases of the op's .td wrote, newest
+    # first; and the op's layout when no generated table has it (mhlo)
+    older_properties: tuple[tuple[tuple[str, bool, str], ...], ...] = ()
+    properties: tuple[tuple[str, bool, str], ...] | None = None
 
     def attr(self, name: str) -> AttrDecl | None:
         for a in self.attrs:
@@ -558,6 +563,36 @@ _ASM_NAMES: dict[str, tuple[str | None, str | None]] = {
 }
 
 
+# The older bytecode property layouts of ops (``OpDecl.older_properties``) and the
+# layouts of ops no generated table has (``OpDecl.properties``).
+_OLDER_PROPERTIES: dict[str, tuple[tuple[tuple[str, bool, str], ...], ...]] = {
+    # StablehloOps.td before openxla/stablehlo#2956 (result_tilings, 2026-04): the eight
+    # fields TensorFlow 2.21's StableHLO writes (its generated StablehloOps.h.inc)
+    "stablehlo.custom_call": (
+        (
+            ("api_version", True, ""),
+            ("backend_config", True, ""),
+            ("call_target_name", False, ""),
+            ("called_computations", True, ""),
+            ("has_side_effect", True, ""),
+            ("operand_layouts", True, ""),
+            ("output_operand_aliases", True, ""),
+            ("result_layouts", True, ""),
+        ),
+    ),
+    # before openxla/stablehlo#2990 (has_dynamic_root, 2026-08)
+    "stablehlo.collective_broadcast": (
+        (("channel_handle", True, ""), ("replica_groups", False, "")),
+    ),
+}
+_PROPERTIES: dict[str, tuple[tuple[str, bool, str], ...]] = {
+    # openxla/xla xla/mlir_hlo/mhlo/IR/hlo_ops.td CopyOp (its one inherent attribute,
+    # as TensorFlow 2.21's generated hlo_ops.h.inc Properties has it); TensorFlow
+    # leaves mhlo.copy in the StableHLO of Keras recurrent layers
+    "mhlo.copy": (("cross_program_prefetch_index", True, "OptionalAttr<I32Attr>"),),
+}
+
+
 def section_of(name: str) -> str:
     """Where the spec describes ``name``."""
     return _section(name)
@@ -604,6 +639,8 @@ def _build() -> dict[str, OpDecl]:
             tuple(regions),
             asm_result_names=asm_results,
             asm_block_arg_names=asm_args,
+            older_properties=_OLDER_PROPERTIES.get(name, ()),
+            properties=_PROPERTIES.get(name),
         )
         if syntax:
             s = syntax[0]
@@ -615,8 +652,9 @@ def _build() -> dict[str, OpDecl]:
                 prints_format=s.prints_format,
             )
         table[name] = decl
-    if set(_ASM_NAMES) - set(table):
-        raise ValueError(f"asm names of undeclared ops: {sorted(set(_ASM_NAMES) - set(table))}")
+    for facts in (_ASM_NAMES, _OLDER_PROPERTIES, _PROPERTIES):
+        if set(facts) - set(table):
+            raise ValueError(f"facts about undeclared ops: {sorted(set(facts) - set(table))}")
     return table
 
 
