@@ -14,6 +14,7 @@ import numpy as np
 
 from ...shape_inference.mhlo import call_attributes
 from ...shape_inference.optable import OpDef, ShapeContext, kernel
+from .chlo import ERF
 
 
 @kernel("mhlo.copy", quantized="native")
@@ -27,8 +28,6 @@ def copy(operand: Any, *, result_type: Any, cross_program_prefetch_index: Any = 
 @kernel("mhlo.erf")
 def erf(operand: np.ndarray, *, result_type: Any) -> np.ndarray:
     """mhlo.erf (HLO kErf): the error function, by chlo.erf's kernel."""
-    from .chlo import ERF  # chlo's kernels load with the first mhlo.erf
-
     assert ERF.kernel is not None
     return ERF.kernel(operand, result_type=result_type)
 
