@@ -38,6 +38,7 @@ from ..parser.ir import (
     SymbolRefAttr,
     Value,
 )
+from ..parser.opdecl import OP_DECLS
 from ..parser.vhlo.walk import iter_ops
 from ..shape_inference.optable import OP_TABLE
 from .hlo_sharding import parse_hlo_sharding
@@ -56,9 +57,8 @@ def _per_device(op: Operation) -> bool:
 
 
 def _target(op: Operation) -> str | None:
-    from .kernels.control_flow import CUSTOM_CALL  # the kernels load on first use
-
-    if op.name != CUSTOM_CALL.name:
+    decl = OP_DECLS.get(op.name)  # a custom call: the op declaring call_target_name
+    if decl is None or decl.attr("call_target_name") is None:
         return None
     a = op.attr("call_target_name")
     return a.value if isinstance(a, StringAttr) else None
