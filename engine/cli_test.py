@@ -38,7 +38,10 @@ def add_command(sub: argparse._SubParsersAction) -> None:
         help="seconds per test (default 60; 0: none)",
     )
     t.add_argument(
-        "--float-eq", choices=("bitwise", "ieee"), default="bitwise", help="check.expect_eq"
+        "--float-eq",
+        choices=("bitwise", "ieee"),
+        default="bitwise",
+        help="how check.expect_eq compares floats",
     )
     t.add_argument(
         "--slowest", metavar="N", type=int, default=5, help="how many slowest files to list"

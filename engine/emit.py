@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..parser.errors import InterpreterError
+from ..shape_inference.optable import OP_TABLE
 from .memory import live_cap_error, tensor_cap_error
 from .ownership import sole_reference
 from .plan import (
@@ -227,7 +228,8 @@ class Hooks:
         """After step ``k``: its profile record."""
         st = self.steps[k]
         name = st.op.name
-        if st.kind == "constant" and name != "stablehlo.constant":
+        row = OP_TABLE.get(name)
+        if st.kind == "constant" and (row is None or "constant_like" not in row.traits):
             name += " (folded)"
         self._record(name, [st], frame)
 

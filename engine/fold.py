@@ -64,12 +64,13 @@ from .fold_report import (
     ReportBuilder,
 )
 from .interpreter import Interpreter
+from .kernels.movement import CONSTANT as CONSTANT_ROW
 from .loading import prepare
 from .plan import CALL_OPS, RETURN_OPS
 
 __all__ = ["FoldResult", "FoldReport", "fold"]
 
-CONSTANT = "stablehlo.constant"
+CONSTANT = CONSTANT_ROW.name
 HEX_ABOVE = 100  # MLIR's AsmPrinter: a non-splat of more elements prints as "0x..."
 _SEVERITY: dict[str | None, int] = {None: 0, NO_FOLD: 1, UNSUPPORTED: 2, SIDE_EFFECTS: 3}
 
@@ -159,7 +160,8 @@ def _has_refs(op: Operation) -> bool:
 def _may_loop(op: Operation) -> bool:
     """Can running ``op`` take unbounded steps: a while loop or a call, here or in its
     regions?  (Those run alone, within ``max_loop_steps``.)"""
-    if op.name == "stablehlo.while" or op.name in CALL_OPS or _has_refs(op):
+    row = OP_TABLE.get(op.name)
+    if (row is not None and "loop" in row.traits) or op.name in CALL_OPS or _has_refs(op):
         return True
     return any(_may_loop(inner) for inner in _nested(op))
 

@@ -58,6 +58,8 @@ from ..parser.ir import (
     SymbolRefAttr,
 )
 from .grid import GRID_BACKEND, GridAborted, ProcessHandle
+from .kernels.channels import RECV
+from .kernels.collective import RUN_PARALLEL
 from .mpi_grid import TAG_FEED, MPIGrid
 from .mpi_wire import (
     as_arrays,
@@ -120,7 +122,7 @@ def reachable_ops(module: Module, name: str) -> Iterator[Operation]:
             for r in op.regions:
                 for b in r.blocks:
                     stack.extend(b.operations)
-            if op.name != "interpreter.run_parallel":
+            if op.name != RUN_PARALLEL.name:
                 for callee in _callees(op):
                     if callee not in seen:
                         seen.add(callee)
@@ -147,7 +149,7 @@ def check_fits(module: Module, entry: str, num_processes: int, size: int) -> Non
     if num_processes > size:
         raise _too_big(num_processes, f"the process grid of @{entry}", size)
     for op in reachable_ops(module, entry):
-        if op.name == "interpreter.run_parallel" and _grid_size(op) > size:
+        if op.name == RUN_PARALLEL.name and _grid_size(op) > size:
             raise InterpreterError(
                 _too_big(_grid_size(op), "this run_parallel grid", size).message,
                 op.pos,
@@ -167,7 +169,7 @@ def channel_receivers(module: Module, flat_programs: Sequence[str]) -> dict[int,
     found: dict[int, dict[int, Operation]] = {}
     for i, name in enumerate(flat_programs):
         for op in reachable_ops(module, name):
-            if op.name == "stablehlo.recv" and not _has_pairs(op):
+            if op.name == RECV.name and not _has_pairs(op):
                 h = op.attr("channel_handle")
                 cid = h.handle if isinstance(h, ChannelHandle) else 0
                 found.setdefault(cid, {}).setdefault(i, op)

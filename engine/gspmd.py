@@ -38,19 +38,27 @@ from ..parser.ir import (
     SymbolRefAttr,
     Value,
 )
+from ..parser.opdecl import OP_DECLS
 from ..parser.vhlo.walk import iter_ops
+from ..shape_inference.optable import OP_TABLE
 from .hlo_sharding import parse_hlo_sharding
 
 FULL_TO_SHARD = "SPMDFullToShardShape"
 SHARD_TO_FULL = "SPMDShardToFullShape"
 MANUAL_TARGET = "hlorun.gspmd_manual"
 _GSPMD_TARGETS = frozenset({"Sharding", FULL_TO_SHARD, SHARD_TO_FULL})
-# ops whose value differs per device: inside the manual region that uses them
-_PER_DEVICE = frozenset({"stablehlo.partition_id", "stablehlo.replica_id"})
+
+
+def _per_device(op: Operation) -> bool:
+    """Whether ``op``'s value differs per device (it reads the process id): inside the
+    manual region that uses it."""
+    row = OP_TABLE.get(op.name)
+    return row is not None and "process_id" in row.traits
 
 
 def _target(op: Operation) -> str | None:
-    if op.name != "stablehlo.custom_call":
+    decl = OP_DECLS.get(op.name)  # a custom call: the op declaring call_target_name
+    if decl is None or decl.attr("call_target_name") is None:
         return None
     a = op.attr("call_target_name")
     return a.value if isinstance(a, StringAttr) else None
@@ -189,7 +197,7 @@ def _outline_block(ops: list[Operation], fn: Function, out: list[Function]) -> l
     member = [False] * len(ops)
     for i, op in enumerate(ops):
         target = _target(op)
-        if target == FULL_TO_SHARD or op.name in _PER_DEVICE:
+        if target == FULL_TO_SHARD or _per_device(op):
             member[i] = True
             manual.update((v, i) for v in op.results)
             continue
@@ -250,6 +258,8 @@ def _outline(
     ops: list[Operation], members: list[int], fn: Function, name: str
 ) -> tuple[Operation, Function]:
     """One manual region as (the custom_call that replaces it, its function)."""
+    from .kernels.control_flow import CUSTOM_CALL
+
     starts = [ops[i] for i in members if _target(ops[i]) == FULL_TO_SHARD]
     ends = [ops[i] for i in members if _target(ops[i]) == SHARD_TO_FULL]
     inner = [ops[i] for i in members if _target(ops[i]) not in (FULL_TO_SHARD, SHARD_TO_FULL)]
@@ -284,7 +294,7 @@ def _outline(
     new_fn = Function(name, ftype, Region((body,)), visibility="private")
     first = ops[members[0]]
     call = Operation(
-        "stablehlo.custom_call",
+        CUSTOM_CALL.name,
         operands=tuple(op.operands[0] for op in starts) + tuple(extras),
         results=tuple(op.results[0] for op in ends),
         attributes=(

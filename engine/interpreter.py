@@ -432,7 +432,8 @@ class Interpreter(StepCompiler):
         stays a step (it fails when, and only if, it runs)."""
         op = step.op
         row = OP_TABLE.get(op.name)
-        if op.name == "stablehlo.constant":
+        constant = row is not None and "constant_like" in row.traits
+        if constant:
             if len(step.results) != 1:
                 return
         elif (
@@ -459,7 +460,7 @@ class Interpreter(StepCompiler):
             if value.ndim == 0 and plain_dtype(t) is not None:
                 value = value[()]  # a NumPy scalar: fast ops on it are scalar arithmetic
             else:
-                if op.name != "stablehlo.constant" and not value.flags.c_contiguous:
+                if not constant and not value.flags.c_contiguous:
                     # e.g. a broadcast bias: contiguous, ops on it run at full speed
                     value = value.copy(order="C")
                 value = value.view()

@@ -70,19 +70,22 @@ from ..shape_inference.optable import OP_TABLE, OpDef
 MAX_SORT_KEYS = 6
 
 
+def _is(op: Operation, trait: str) -> bool:
+    row = OP_TABLE.get(op.name)
+    return row is not None and trait in row.traits
+
+
 def _transform_kind(name: str) -> bool:
-    """May ``name`` compute a sort key transform (module note above ``IDENTITY_OPS``)?"""
-    if name == "stablehlo.constant" or name in IDENTITY_OPS:
-        return True
+    """May ``name`` compute a sort key transform (the note below)?"""
     row = OP_TABLE.get(name)
-    return row is not None and "elementwise" in row.traits  # 3**6 outcome combinations at most
+    return row is not None and bool(row.traits & _TRANSFORM_TRAITS)  # 3**6 outcomes at most
 
 
 # Ops that may compute a per-operand key transform: elementwise on 0-d values (the
 # ``elementwise`` trait of the op table), so on whole operands they act element by
-# element; and constants.  reshape / broadcast_in_dim of a 0-d value to the same 0-d
-# type are identities.
-IDENTITY_OPS = frozenset({"stablehlo.broadcast_in_dim", "stablehlo.reshape"})
+# element; and constants.  reshape / broadcast_in_dim (``reshape_like``) of a 0-d value
+# to the same 0-d type are identities.
+_TRANSFORM_TRAITS = frozenset({"elementwise", "constant_like", "reshape_like"})
 
 _Step = tuple[Callable[..., Any], tuple[str, ...], str, dict[str, Any]]
 
@@ -172,7 +175,7 @@ def _transform_op(op: Operation) -> bool:
     types = (*op.operand_types, op.results[0].type)
     if not all(_scalar_type(t) for t in types):
         return False
-    if op.name in IDENTITY_OPS:
+    if _is(op, "reshape_like"):
         return len(op.operands) == 1 and op.operands[0].type == op.results[0].type
     return True
 
@@ -202,7 +205,7 @@ def _kernel_step(op: Operation) -> _Step | None:
     declared (0-d) types (elementwise kernels run on whole arrays), or None."""
     operands = tuple(o.name for o in op.operands)
     result = op.results[0].name
-    if op.name in IDENTITY_OPS:
+    if _is(op, "reshape_like"):
         return (_identity, operands, result, {})
     row = OP_TABLE.get(op.name)
     if row is None or row.kernel is None or row.kernel_options.get("context"):
@@ -279,6 +282,8 @@ def _formula(block, n_operands: int):
     formula over pairwise compares of (the same transform of) ``arg_{2i}`` and
     ``arg_{2i+1}``.
     """
+    from ..shape_inference.elementwise import COMPARE  # loads on first use
+
     arguments = block.arguments
     if len(arguments) != 2 * n_operands:
         return None
@@ -315,7 +320,7 @@ def _formula(block, n_operands: int):
                 )
                 single[res] = (owners.pop() if owners else None, intern(sig))
                 producer[res] = index
-                if op.name == "stablehlo.constant" and _i1_splat(op) is not None:
+                if _is(op, "constant_like") and _i1_splat(op) is not None:
                     bools[res] = bool(_i1_splat(op))
                 elif all(n in bools for n in names) and _boolean_op(op):
                     step = _kernel_step(op)
@@ -324,7 +329,7 @@ def _formula(block, n_operands: int):
                         _run_steps((step,), env)
                         bools[res] = bool(env[res])
                 continue
-        if op.name == "stablehlo.compare":
+        if OP_TABLE.get(op.name) is COMPARE:
             if len(names) != 2 or names[0] not in single or names[1] not in single:
                 return None
             (p, sig_p), (q, sig_q) = single[names[0]], single[names[1]]
@@ -380,12 +385,15 @@ def _formula(block, n_operands: int):
 def _key_of(block, lhs: str, p: int, sig: int, producer: dict[str, int]) -> _Key:
     """The key a compare of single-argument value ``lhs`` (from argument ``p``) reads:
     the operand itself, its real/imag part, or a transform."""
+    from ..shape_inference.elementwise import IMAG, REAL  # loads on first use
+
     k = producer.get(lhs)
     if k is None:
         return (p // 2, None, None)
     op = block.operations[k]
-    if op.name in ("stablehlo.real", "stablehlo.imag") and op.operands[0].name not in producer:
-        return (p // 2, op.name.split(".")[1], None)
+    row = OP_TABLE.get(op.name)
+    if (row is REAL or row is IMAG) and op.operands[0].name not in producer:
+        return (p // 2, "real" if row is REAL else "imag", None)
     return (p // 2, None, sig)
 
 
@@ -544,9 +552,11 @@ _SWAPPED_DIRECTION = {"EQ": "EQ", "NE": "NE", "LT": "GT", "LE": "GE", "GT": "LT"
 
 
 def _compare(block: Block) -> tuple[str, str | None] | None:
+    from ..shape_inference.elementwise import COMPARE  # loads on first use
+
     args = [v.name for v in block.arguments]
     ops = block.operations
-    if len(args) != 2 or len(ops) != 2 or ops[0].name != "stablehlo.compare":
+    if len(args) != 2 or len(ops) != 2 or OP_TABLE.get(ops[0].name) is not COMPARE:
         return None
     cmp, ret = ops
     if [v.name for v in ret.operands] != [cmp.results[0].name]:

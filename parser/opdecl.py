@@ -115,6 +115,18 @@ class OpDecl:
     # False: the form is read, but the op is written in the generic form (as hlorun
     # always wrote it; its printed form would differ from the programs' recorded text)
     prints_format: bool = True
+    # The names the custom form gives values (OpAsmOpInterface), when the op chooses
+    # them itself: the rule of parser/ssa_names.py for its results
+    # (``getAsmResultNames``) and for its regions' entry arguments
+    # (``getAsmBlockArgumentNames``).  An op of several named results without its own
+    # rule is named by its ``results`` (ssa_names.py, ``declared_names``).
+    asm_result_names: str | None = None
+    asm_block_arg_names: str | None = None
+    # Bytecode properties (parser/bytecode/properties.py): the layouts, (name, optional,
+    # ODS constraint) in name order, that earlier releases of the op's .td wrote, newest
+    # first; and the op's layout when no generated table has it (mhlo)
+    older_properties: tuple[tuple[tuple[str, bool, str], ...], ...] = ()
+    properties: tuple[tuple[str, bool, str], ...] | None = None
 
     def attr(self, name: str) -> AttrDecl | None:
         for a in self.attrs:
@@ -137,12 +149,12 @@ class Syntax:
     """A row's operands, results and text form (``OpDecl``'s fields of the same names)."""
 
     operands: tuple[str, ...]
-    format: str
+    format: str | None
     results: tuple[str, ...] = ("result",)
     prints_format: bool = True
 
 
-def _s(operands: str, fmt: str, results: str = "result", prints: bool = True) -> Syntax:
+def _s(operands: str, fmt: str | None, results: str = "result", prints: bool = True) -> Syntax:
     """``Syntax`` from space-separated operand and result names."""
     return Syntax(tuple(operands.split()), fmt, tuple(results.split()), prints)
 
@@ -326,9 +338,11 @@ _ROWS: tuple[tuple[Any, ...], ...] = (
         _a("batch_group_count", "i64", 1),
         _a("precision_config", "precision_config", ()),
     ), (), _s("lhs rhs", _CONVOLUTION)),
-    ("stablehlo.batch_norm_grad", (_a("epsilon", "f32"), _a("feature_index", "i64")), ()),
+    ("stablehlo.batch_norm_grad", (_a("epsilon", "f32"), _a("feature_index", "i64")), (),
+     _s("operand scale mean variance grad_output", None, "grad_operand grad_scale grad_offset")),
     ("stablehlo.batch_norm_inference", (_a("epsilon", "f32"), _a("feature_index", "i64")), ()),
-    ("stablehlo.batch_norm_training", (_a("epsilon", "f32"), _a("feature_index", "i64")), ()),
+    ("stablehlo.batch_norm_training", (_a("epsilon", "f32"), _a("feature_index", "i64")), (),
+     _s("operand scale offset", None, "output batch_mean batch_var")),
     # ---- reductions and windows
     ("stablehlo.reduce", (_a("dimensions", "i64_array"),), ("body",),
      _s("inputs+ init_values+", "custom<Reduce>", "results+")),
@@ -537,6 +551,48 @@ _ODS_DEFAULTS: dict[str, dict[str, str]] = {
 _ODS_POPULATED = {("stablehlo.infeed", "infeed_config"), ("stablehlo.outfeed", "outfeed_config")}
 
 
+# The ops that name their values themselves (OpAsmOpInterface), with the rule of
+# parser/ssa_names.py that gives the names: (results, block arguments).  Sources:
+# StablehloOps.cpp ConstantOp::getAsmResultNames; StablehloOps.td WhileOp and ChloOps.td
+# ScanOp getAsmBlockArgumentNames; ArithOps.cpp ConstantOp::getAsmResultNames.
+_ASM_NAMES: dict[str, tuple[str | None, str | None]] = {
+    "stablehlo.constant": ("constant", None),
+    "stablehlo.while": (None, "iter_args"),
+    "chlo.scan": (None, "scan"),
+    "arith.constant": ("arith_constant", None),
+}
+
+
+# The older bytecode property layouts of ops (``OpDecl.older_properties``) and the
+# layouts of ops no generated table has (``OpDecl.properties``).
+_OLDER_PROPERTIES: dict[str, tuple[tuple[tuple[str, bool, str], ...], ...]] = {
+    # StablehloOps.td before openxla/stablehlo#2956 (result_tilings, 2026-04): the eight
+    # fields TensorFlow 2.21's StableHLO writes (its generated StablehloOps.h.inc)
+    "stablehlo.custom_call": (
+        (
+            ("api_version", True, ""),
+            ("backend_config", True, ""),
+            ("call_target_name", False, ""),
+            ("called_computations", True, ""),
+            ("has_side_effect", True, ""),
+            ("operand_layouts", True, ""),
+            ("output_operand_aliases", True, ""),
+            ("result_layouts", True, ""),
+        ),
+    ),
+    # before openxla/stablehlo#2990 (has_dynamic_root, 2026-08)
+    "stablehlo.collective_broadcast": (
+        (("channel_handle", True, ""), ("replica_groups", False, "")),
+    ),
+}
+_PROPERTIES: dict[str, tuple[tuple[str, bool, str], ...]] = {
+    # openxla/xla xla/mlir_hlo/mhlo/IR/hlo_ops.td CopyOp (its one inherent attribute,
+    # as TensorFlow 2.21's generated hlo_ops.h.inc Properties has it); TensorFlow
+    # leaves mhlo.copy in the StableHLO of Keras recurrent layers
+    "mhlo.copy": (("cross_program_prefetch_index", True, "OptionalAttr<I32Attr>"),),
+}
+
+
 def section_of(name: str) -> str:
     """Where the spec describes ``name``."""
     return _section(name)
@@ -575,7 +631,17 @@ def _build() -> dict[str, OpDecl]:
             )
             for a in attrs
         )
-        decl = OpDecl(name, _section(name), attrs, tuple(regions))
+        asm_results, asm_args = _ASM_NAMES.get(name, (None, None))
+        decl = OpDecl(
+            name,
+            _section(name),
+            attrs,
+            tuple(regions),
+            asm_result_names=asm_results,
+            asm_block_arg_names=asm_args,
+            older_properties=_OLDER_PROPERTIES.get(name, ()),
+            properties=_PROPERTIES.get(name),
+        )
         if syntax:
             s = syntax[0]
             decl = replace(
@@ -586,6 +652,9 @@ def _build() -> dict[str, OpDecl]:
                 prints_format=s.prints_format,
             )
         table[name] = decl
+    for facts in (_ASM_NAMES, _OLDER_PROPERTIES, _PROPERTIES):
+        if set(facts) - set(table):
+            raise ValueError(f"facts about undeclared ops: {sorted(set(facts) - set(table))}")
     return table
 
 

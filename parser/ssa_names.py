@@ -44,6 +44,7 @@ from .ir import (
     TensorType,
     Value,
 )
+from .opdecl import OP_DECLS
 
 __all__ = ["rename_module", "rename_operation"]
 
@@ -77,38 +78,53 @@ def _named(name: str) -> Callable[[Operation], tuple[str, ...]]:
     return lambda op: (name,)
 
 
-def _declared(*names: str) -> Callable[[Operation], tuple[str, ...]]:
-    """The names of an op's declared results: mlir-tblgen generates getAsmResultNames
-    for an op of more than one named result (``outs ...:$a, ...:$b``) that does not
-    implement OpAsmOpInterface itself (OpDefinitionsGen.cpp, genOpAsmInterface)."""
-    return lambda op: names if len(op.results) == len(names) else ()
+def declared_names(op: Operation) -> tuple[str, ...]:
+    """The names of an op's declared results (parser/opdecl.py ``results``): mlir-tblgen
+    generates getAsmResultNames for an op of more than one named result (``outs
+    ...:$a, ...:$b``) that does not implement OpAsmOpInterface itself
+    (OpDefinitionsGen.cpp, genOpAsmInterface)."""
+    decl = OP_DECLS.get(op.name)
+    names = decl.results if decl is not None else ()
+    if len(names) < 2 or any(n.endswith(("*", "+")) for n in names):
+        return ()
+    return names if len(op.results) == len(names) else ()
 
 
-# op name -> the names of its results ("" = part of the previous name's group, or
-# numbered), per getAsmResultNames.  The declared results: StablehloOps.td, ChloOps.td.
-RESULT_NAMES: dict[str, Callable[[Operation], tuple[str, ...]]] = {
-    "stablehlo.constant": _constant_names,
-    "stablehlo.batch_norm_grad": _declared("grad_operand", "grad_scale", "grad_offset"),
-    "stablehlo.batch_norm_training": _declared("output", "batch_mean", "batch_var"),
-    "stablehlo.rng_bit_generator": _declared("output_state", "output"),
-    "chlo.top_k": _declared("values", "indices"),
-    "arith.constant": _arith_constant_names,
-    # TensorOps.cpp (the ops a mixed module may hold)
-    **{
-        f"tensor.{op}": _named(name)
-        for op, name in (
-            ("insert", "inserted"),
-            ("extract", "extracted"),
-            ("cast", "cast"),
-            ("dim", "dim"),
-            ("from_elements", "from_elements"),
-            ("splat", "splat"),
-            ("extract_slice", "extracted_slice"),
-            ("insert_slice", "inserted_slice"),
-            ("rank", "rank"),
-        )
-    },
+# the getAsmResultNames rules of the ops that implement it (parser/opdecl.py
+# ``asm_result_names``)
+RESULT_NAME_RULES: dict[str, Callable[[Operation], tuple[str, ...]]] = {
+    "constant": _constant_names,
+    "arith_constant": _arith_constant_names,
 }
+
+# the names of the results of ops hlorun does not declare (mixed modules' tensor ops;
+# TensorOps.cpp), op name -> getAsmResultNames
+UNDECLARED_RESULT_NAMES: dict[str, Callable[[Operation], tuple[str, ...]]] = {
+    f"tensor.{op}": _named(name)
+    for op, name in (
+        ("insert", "inserted"),
+        ("extract", "extracted"),
+        ("cast", "cast"),
+        ("dim", "dim"),
+        ("from_elements", "from_elements"),
+        ("splat", "splat"),
+        ("extract_slice", "extracted_slice"),
+        ("insert_slice", "inserted_slice"),
+        ("rank", "rank"),
+    )
+}
+
+
+def result_names(op: Operation) -> tuple[str, ...]:
+    """The names ``op`` gives its results (getAsmResultNames; "" = part of the previous
+    name's group, or numbered)."""
+    decl = OP_DECLS.get(op.name)
+    if decl is None:
+        rule = UNDECLARED_RESULT_NAMES.get(op.name)
+        return rule(op) if rule is not None else ()
+    if decl.asm_result_names is not None:
+        return RESULT_NAME_RULES[decl.asm_result_names](op)
+    return declared_names(op)
 
 
 def _while_args(op: Operation, region_index: int, n: int) -> tuple[str, ...]:
@@ -123,11 +139,18 @@ def _scan_args(op: Operation, region_index: int, n: int) -> tuple[str, ...]:
     return tuple("input" if i < n_inputs else "carry" for i in range(n))
 
 
-# op name -> the names of a region's entry arguments, per getAsmBlockArgumentNames
-BLOCK_ARG_NAMES: dict[str, Callable[[Operation, int, int], tuple[str, ...]]] = {
-    "stablehlo.while": _while_args,
-    "chlo.scan": _scan_args,
+# the getAsmBlockArgumentNames rules (parser/opdecl.py ``asm_block_arg_names``)
+BLOCK_ARG_NAME_RULES: dict[str, Callable[[Operation, int, int], tuple[str, ...]]] = {
+    "iter_args": _while_args,
+    "scan": _scan_args,
 }
+
+
+def block_arg_names(op: Operation) -> Callable[[Operation, int, int], tuple[str, ...]] | None:
+    """The rule that names the entry arguments of ``op``'s regions, if it has one."""
+    decl = OP_DECLS.get(op.name)
+    rule = decl.asm_block_arg_names if decl is not None else None
+    return BLOCK_ARG_NAME_RULES[rule] if rule is not None else None
 
 
 def sanitize(name: str) -> str:
@@ -217,7 +240,7 @@ class _Namer:
         r = _RegionNames(counters, parent_scope)
         env = env.new_child(r.names)
         if region.blocks and self.asm_names and owner is not None:
-            namer = BLOCK_ARG_NAMES.get(owner.name)
+            namer = block_arg_names(owner)
             if namer is not None:
                 entry = region.blocks[0]
                 for v, nm in zip(entry.arguments, namer(owner, index, len(entry.arguments))):
@@ -246,8 +269,7 @@ class _Namer:
         """SSANameState::numberValuesInOp: one name (or number) for all the results."""
         if not op.results:
             return
-        given = RESULT_NAMES.get(op.name) if self.asm_names else None
-        names = given(op) if given is not None else ()
+        names = result_names(op) if self.asm_names else ()
         # result groups: each given name starts one (the first result always does)
         starts = [0] + [i for i, nm in enumerate(names) if nm and i > 0]
         for g, start in enumerate(starts):

@@ -162,7 +162,7 @@ def outfeed_shape(ctx: ShapeContext, *operands: Type, outfeed_config: str = "", 
 define_op(
     "stablehlo.send",
     send_shape,
-    traits=_EFFECTS,
+    traits={"side_effects", "cross_device"},
     decode=decode_with_op,
     attrs={"channel_handle": None, "is_host_transfer": False, "source_target_pairs": None},
 )
@@ -170,7 +170,7 @@ define_op(
 define_op(
     "stablehlo.recv",
     recv_shape,
-    traits=_EFFECTS,
+    traits={"side_effects", "cross_device"},
     multi_result=True,
     decode=decode_with_op,
     attrs={"channel_handle": None, "is_host_transfer": False, "source_target_pairs": None},

@@ -611,11 +611,13 @@ _GROUPED = {"replica_groups": REQUIRED, "channel_handle": None}
 # Collectives, channels, feeds and process ids communicate with or read the state of the
 # process grid: never folded or dropped.
 _EFFECTS = {"side_effects"}
+_CROSS = {"side_effects", "cross_device"}
+_PROCESS_ID = {"side_effects", "cross_device", "process_id"}
 
 define_op(
     "stablehlo.all_gather",
     all_gather_shape,
-    traits=_EFFECTS,
+    traits=_CROSS,
     multi_result=True,
     decode=decode_with_op,
     attrs={"all_gather_dim": REQUIRED, **_GROUPED, "use_global_device_ids": False},
@@ -624,7 +626,7 @@ define_op(
 define_op(
     "stablehlo.all_reduce",
     all_reduce_shape,
-    traits=_EFFECTS,
+    traits=_CROSS,
     multi_result=True,
     decode=decode_with_op,
     regions=("computation",),
@@ -635,7 +637,7 @@ define_op(
 define_op(
     "stablehlo.reduce_scatter",
     reduce_scatter_shape,
-    traits=_EFFECTS,
+    traits=_CROSS,
     decode=decode_with_op,
     regions=("computation",),
     attrs={"scatter_dimension": REQUIRED, **_GROUPED, "use_global_device_ids": False},
@@ -644,7 +646,7 @@ define_op(
 define_op(
     "stablehlo.all_to_all",
     all_to_all_shape,
-    traits=_EFFECTS,
+    traits=_CROSS,
     multi_result=True,
     decode=decode_with_op,
     attrs={
@@ -658,7 +660,7 @@ define_op(
 define_op(
     "stablehlo.collective_broadcast",
     collective_broadcast_shape,
-    traits=_EFFECTS,
+    traits=_CROSS,
     multi_result=True,
     decode=decode_with_op,
     attrs={**_GROUPED, "has_dynamic_root": False},
@@ -667,7 +669,7 @@ define_op(
 define_op(
     "stablehlo.collective_reduce",
     collective_reduce_shape,
-    traits=_EFFECTS,
+    traits=_CROSS,
     multi_result=True,
     decode=decode_with_op,
     regions=("computation",),
@@ -677,13 +679,13 @@ define_op(
 define_op(
     "stablehlo.collective_permute",
     collective_permute_shape,
-    traits=_EFFECTS,
+    traits=_CROSS,
     decode=decode_with_op,
     attrs={"source_target_pairs": REQUIRED, "channel_handle": None},
     grid_label="collective_permute_c4",
 )
-define_op("stablehlo.replica_id", process_id_shape, traits=_EFFECTS, decode=decode_with_op)
-define_op("stablehlo.partition_id", process_id_shape, traits=_EFFECTS, decode=decode_with_op)
+define_op("stablehlo.replica_id", process_id_shape, traits=_PROCESS_ID, decode=decode_with_op)
+define_op("stablehlo.partition_id", process_id_shape, traits=_PROCESS_ID, decode=decode_with_op)
 define_op(
     "interpreter.run_parallel",
     run_parallel_shape,

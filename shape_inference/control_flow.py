@@ -322,7 +322,13 @@ def composite_shape(ctx: ShapeContext, *operand_types: Type, name: str = "", **_
     return None
 
 
-define_op("stablehlo.while", while_shape, regions=("cond", "body"), multi_result=True)
+define_op(
+    "stablehlo.while",
+    while_shape,
+    regions=("cond", "body"),
+    multi_result=True,
+    traits={"loop"},
+)
 define_op("stablehlo.if", if_shape, regions=("true_branch", "false_branch"), multi_result=True)
 define_op(
     "stablehlo.case", case_shape, regions=("branches",), variadic_regions=True, multi_result=True
@@ -369,4 +375,5 @@ define_op(
     composite_shape,
     attrs={"name": "", "composite_attributes": None, "decomposition": "", "version": 0},
     multi_result=True,
+    callee=("decomposition", "composite_c2", "composite_c3", "composite_c4"),
 )

@@ -467,7 +467,7 @@ def compare_shape(
     return TensorType(merge_shapes(a.shape, b.shape), I1)
 
 
-define_op(
+COMPARE = define_op(
     "stablehlo.compare",
     compare_shape,
     attrs={"comparison_direction": REQUIRED, "compare_type": None},
@@ -578,10 +578,10 @@ def _part_shape(op: str):
     return shape_fn
 
 
-define_op(
+REAL = define_op(
     "stablehlo.real", _part_shape("real"), traits=POINTWISE, result_labels=("real_c1", "real_c2")
 )
-define_op(
+IMAG = define_op(
     "stablehlo.imag", _part_shape("imag"), traits=POINTWISE, result_labels=("imag_c1", "imag_c2")
 )
 

@@ -190,6 +190,7 @@ def _decode_constant(op: Operation) -> dict[str, Any]:
 @shape_function(
     "stablehlo.constant",
     result_labels=("constant_c1", "constant_c1"),
+    traits={"constant_like"},
     attrs={"value": REQUIRED, "value_type": None},
     decode=_decode_constant,
 )
@@ -342,7 +343,9 @@ def require_static_or_single_bounded(ctx: ShapeContext, t: TensorType | None, la
 
 
 @shape_function(
-    "stablehlo.broadcast_in_dim", attrs={"broadcast_dimensions": REQUIRED}, traits={"foldable"}
+    "stablehlo.broadcast_in_dim",
+    attrs={"broadcast_dimensions": REQUIRED},
+    traits={"foldable", "reshape_like"},
 )
 def broadcast_in_dim(ctx: ShapeContext, operand: Type, *, broadcast_dimensions):
     """spec: broadcast_in_dim (verifier: the result type is given)."""
@@ -483,7 +486,7 @@ def _check_reshape(ctx: ShapeContext, op: str, operand: TensorType, result: Tens
             )
 
 
-@shape_function("stablehlo.reshape", traits={"foldable"})
+@shape_function("stablehlo.reshape", traits={"foldable", "reshape_like"})
 def reshape(ctx: ShapeContext, operand: Type):
     """spec: reshape (verifier: the result type is given)."""
     operand = tensor_operand(ctx, operand, "operand", "reshape_i1")

@@ -24,6 +24,16 @@ Traits (``OpDef.traits``, declared with the shape function; ``TRAITS`` lists the
   implementation-defined (rng_bit_generator), it is a barrier to optimization
   (optimization_barrier), or it makes a token (after_all, create_token).  Dropped
   when unused.
+* ``cross_device``: talks to other processes of the grid (collectives, ``send`` /
+  ``recv``) or reads which process it is (``process_id``): a region holding one runs
+  on a process grid (``sdy.manual_computation``);
+* ``constant_like``: its one result is its ``value`` attribute (MLIR's ConstantLike):
+  the verifier knows the value of what it defines;
+* ``reshape_like``: its result holds its one operand's elements, in another shape
+  (reshape, broadcast_in_dim): from a 0-d value to the same type, it is the identity;
+* ``loop``: it may run its regions an unbounded number of times (while);
+* ``process_id``: its result is the running process's id (replica_id, partition_id):
+  its value differs from device to device.
 
 Calling conventions
 -------------------
@@ -102,11 +112,28 @@ class OpDef:
     # (size(replica_groups) = num_replicas..., all_gather_c3): checked by the kernel,
     # when the grid is known.
     grid_label: str | None = None
+    # An op that names a function whose signature its operands and results match
+    # (composite's ``decomposition``): (its symbol attribute, the spec label of "it
+    # names a function", of "operand types = its inputs", of "result types = its
+    # results"); checked by the module verifier (shape_inference/verifier.py).
+    callee: tuple[str, str, str, str] | None = None
 
 
 # The traits a row may declare (module docstring).
 TRAITS = frozenset(
-    {"elementwise", "commutative", "idempotent", "foldable", "side_effects", "no_fold"}
+    {
+        "elementwise",
+        "commutative",
+        "idempotent",
+        "foldable",
+        "side_effects",
+        "no_fold",
+        "cross_device",
+        "process_id",
+        "constant_like",
+        "loop",
+        "reshape_like",
+    }
 )
 
 
@@ -226,6 +253,7 @@ def define_op(
     result_labels: tuple = (),
     results: int | None = None,
     grid_label: str | None = None,
+    callee: tuple[str, str, str, str] | None = None,
 ) -> OpDef:
     """Create (or complete) the static side of a row: attributes, regions, traits,
     shape function."""
@@ -246,6 +274,7 @@ def define_op(
     row.decode = decode
     row.result_labels = tuple(result_labels)
     row.grid_label = grid_label
+    row.callee = callee
     return row
 
 
@@ -287,8 +316,9 @@ def register_kernel(
     ufunc: Any = None,
     fast_plan: Callable[..., Any] | None = None,
     **options: Any,
-) -> None:
-    """Fill the kernel column of ``name``'s row (and its ``ufunc`` / ``fast_plan``)."""
+) -> OpDef:
+    """Fill the kernel column of ``name``'s row (and its ``ufunc`` / ``fast_plan``);
+    return the row (the constant other kernels compare ops and rows with)."""
     OP_TABLE.settle(name)
     row = _row(name)
     if row.kernel is not None:
@@ -297,6 +327,7 @@ def register_kernel(
     row.kernel_options = options
     row.ufunc = ufunc
     row.fast_plan = fast_plan
+    return row
 
 
 def kernel(name: str, **options: Any) -> Callable[[Callable], Callable]:

@@ -596,14 +596,14 @@ class _Verifier:
                 op,
                 "unknown_op",
             )
-        if name == "stablehlo.composite":
-            self.composite(op)
+        if row is not None and row.callee is not None:
+            self.callee_signature(op, row.callee)
         for r in op.regions:
             self.region(r, op)
         if mark is not None:
             for v in op.results:
                 self.define(v.name, v.type, op, mark)
-        if name == "stablehlo.constant" and len(op.results) == 1:
+        if row is not None and "constant_like" in row.traits and len(op.results) == 1:
             value = op.attr("value")
             if value is not None and hasattr(value, "array"):
                 self.constants[op.results[0].name] = value.array
@@ -673,14 +673,13 @@ class _Verifier:
         return True
 
     # ---- symbols
-    def callee(self, op: Operation, attr_name: str) -> Function | None:
+    def callee(self, op: Operation, attr_name: str, label: str = "call_callee") -> Function | None:
         ref = op.attr(attr_name)
         if not isinstance(ref, SymbolRefAttr):
             self.fail(f"requires a symbol reference attribute '{attr_name}'", op, "call_callee")
             return None
         fn = self.functions.get(ref.root) if not ref.nested else None
         if fn is None:
-            label = "composite_c2" if op.name == "stablehlo.composite" else "call_callee"
             self.fail(f"'{ref.root}' does not reference a valid function", op, label)
         return fn
 
@@ -715,24 +714,26 @@ class _Verifier:
                 )
                 return
 
-    def composite(self, op: Operation) -> None:
-        """spec composite (C2) decomposition names a function; (C3), (C4) its type."""
-        fn = self.callee(op, "decomposition")
+    def callee_signature(self, op: Operation, callee: tuple[str, str, str, str]) -> None:
+        """An op's ``callee`` column (spec composite (C2): decomposition names a
+        function; (C3), (C4): its type)."""
+        attr, names_label, inputs_label, results_label = callee
+        fn = self.callee(op, attr, names_label)
         if fn is None:
             return
         ftype = fn.type
         for what, got, want, label in (
-            ("operand", op.operand_types, ftype.inputs, "composite_c3"),
-            ("result", op.result_types, ftype.results, "composite_c4"),
+            ("operand", op.operand_types, ftype.inputs, inputs_label),
+            ("result", op.result_types, ftype.results, results_label),
         ):
             if len(got) != len(want):
-                self.fail(f"has {len(got)} {what}(s), but decomposition has {len(want)}", op, label)
+                self.fail(f"has {len(got)} {what}(s), but {attr} has {len(want)}", op, label)
                 return
             for i, (a, b) in enumerate(zip(got, want)):
                 if a != b:
                     self.fail(
                         f"{what} at index {i} has type '{type_text(a)}', but "
-                        f"decomposition has type '{type_text(b)}'",
+                        f"{attr} has type '{type_text(b)}'",
                         op,
                         label,
                     )

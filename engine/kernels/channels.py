@@ -14,7 +14,7 @@ import numpy as np
 from ...parser.errors import InterpreterError
 from ...parser.ir import TensorType, Type
 from ...shape_inference.collective import channel_id_of
-from ...shape_inference.optable import kernel
+from ...shape_inference.optable import kernel, register_kernel
 from ..dtypes import dtype_of
 from ..grid import ProcessHandle, process_of
 from ..values import TOKEN
@@ -61,7 +61,6 @@ def send(
     return TOKEN
 
 
-@kernel("stablehlo.recv", context=True, quantized="native")
 def recv(
     token,
     *,
@@ -92,6 +91,9 @@ def recv(
             return (*(zeros_of(t) for t in payload_types), TOKEN)
         values = h.grid.recv(h.pid, ("p2p", cid, sources[0], h.pid), op)
     return (*_match_payload(values, payload_types, f"recv on channel {cid}"), TOKEN)
+
+
+RECV = register_kernel("stablehlo.recv", recv, context=True, quantized="native")
 
 
 def _match_payload(values: Sequence[Any], types: Sequence[Type], what: str) -> list[np.ndarray]:

@@ -35,8 +35,10 @@ import numpy as np
 
 from ...parser.errors import InterpreterError, UnsupportedError
 from ...parser.ir import QuantizedType, TensorType, Type
-from ...shape_inference.optable import OP_TABLE, kernel, register_kernel
+from ...shape_inference.elementwise import COMPARE
+from ...shape_inference.optable import OP_TABLE, OpDef, kernel, register_kernel
 from ..dtypes import dtype_of
+from . import elementwise as E
 from ._numerics import make_complex
 
 F16, F32, F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
@@ -315,10 +317,10 @@ def _unary_kernel(name: str, real_fn: Callable, complex_fn: Callable | None) -> 
     return run
 
 
-def unary(name: str, real_fn: Callable, complex_fn: Callable | None) -> None:
+def unary(name: str, real_fn: Callable, complex_fn: Callable | None) -> OpDef:
     """Register the kernel of the chlo unary op ``name``: its float64 function and its
-    complex128 function (None: complex operands are not supported)."""
-    register_kernel(name, _unary_kernel(name, real_fn, complex_fn))
+    complex128 function (None: complex operands are not supported); return its row."""
+    return register_kernel(name, _unary_kernel(name, real_fn, complex_fn))
 
 
 unary("chlo.acos", np.arccos, np.arccos)
@@ -344,7 +346,7 @@ def square(operand: np.ndarray, *, result_type: Type) -> np.ndarray:
 unary("chlo.conj", _identity, np.conj)
 unary("chlo.bessel_i1e", _i1e, None)
 unary("chlo.digamma", _digamma, None)
-unary("chlo.erf", lambda x: special.erf(x), None)
+ERF = unary("chlo.erf", lambda x: special.erf(x), None)
 unary("chlo.erfc", _erfc, None)
 unary("chlo.erf_inv", _erf_inv, None)
 unary("chlo.lgamma", _lgamma, None)
@@ -587,18 +589,10 @@ def _default_compare_type(x: np.ndarray) -> str:
     return "FLOAT"
 
 
-def _target_kernel(op: str, target: str) -> Callable[..., Any]:
-    row = OP_TABLE.get(target)
-    if row is None or row.kernel is None:
-        raise UnsupportedError(f"'{op}' needs the kernel of '{target}', which is missing", op=op)
-    return row.kernel
-
-
 def _operand_types_for(
-    row_target: str, operand_types: tuple[Type, ...] | None, shape: tuple[int, ...]
+    target: OpDef, operand_types: tuple[Type, ...] | None, shape: tuple[int, ...]
 ) -> dict[str, Any]:
-    row = OP_TABLE[row_target]
-    if not row.kernel_options.get("operand_types"):
+    if not target.kernel_options.get("operand_types"):
         return {}
     types = tuple(
         TensorType(shape, t.element_type) if isinstance(t, TensorType) else t
@@ -607,7 +601,7 @@ def _operand_types_for(
     return {"operand_types": types}
 
 
-def _broadcast_kernel(op: str, target: str) -> Callable[..., Any]:
+def _broadcast_kernel(op: str, target: OpDef) -> Callable[..., Any]:
     def run(
         lhs: np.ndarray,
         rhs: np.ndarray,
@@ -617,53 +611,53 @@ def _broadcast_kernel(op: str, target: str) -> Callable[..., Any]:
         operand_types: tuple[Type, ...] | None = None,
         **attrs: Any,
     ) -> np.ndarray:
-        fn = _target_kernel(op, target)
+        if target.kernel is None:
+            raise UnsupportedError(
+                f"'{op}' needs the kernel of '{target.name}', which is missing", op=op
+            )
         a, b = broadcast_pair(lhs, rhs, broadcast_dimensions)
-        if op == "chlo.broadcast_compare":
+        if target is COMPARE:
             ct = attrs.get("compare_type")
             if ct in (None, "NOTYPE"):
                 ct = _default_compare_type(lhs)
             attrs = {"comparison_direction": attrs["comparison_direction"], "compare_type": ct}
-        extra = (
-            _operand_types_for(target, operand_types, a.shape)
-            if target.startswith("stablehlo.")
-            else {}
-        )
+        extra = _operand_types_for(target, operand_types, a.shape)
         rt = result_type
         if isinstance(rt, TensorType):
             rt = TensorType(a.shape, rt.element_type, rt.encoding)
-        return fn(a, b, result_type=rt, **attrs, **extra)
+        return target.kernel(a, b, result_type=rt, **attrs, **extra)
 
     run.__name__ = op.replace("chlo.", "")
-    run.__doc__ = f"{op}: broadcast the operands, then {target} (docs/chlo.md)."
+    run.__doc__ = f"{op}: broadcast the operands, then {target.name} (docs/chlo.md)."
     return run
 
 
-def broadcast_op(name: str, target: str) -> None:
-    """Register the kernel of a chlo broadcasting op: broadcast, then ``target``."""
+def broadcast_op(name: str, target: OpDef) -> None:
+    """Register the kernel of a chlo broadcasting op: broadcast, then ``target``'s
+    kernel (its op table row, the constant beside that kernel)."""
     register_kernel(name, _broadcast_kernel(name, target), operand_types=True)
 
 
-broadcast_op("chlo.broadcast_add", "stablehlo.add")
-broadcast_op("chlo.broadcast_and", "stablehlo.and")
-broadcast_op("chlo.broadcast_atan2", "stablehlo.atan2")
-broadcast_op("chlo.broadcast_compare", "stablehlo.compare")
-broadcast_op("chlo.broadcast_complex", "stablehlo.complex")
-broadcast_op("chlo.broadcast_divide", "stablehlo.divide")
-broadcast_op("chlo.broadcast_maximum", "stablehlo.maximum")
-broadcast_op("chlo.broadcast_minimum", "stablehlo.minimum")
-broadcast_op("chlo.broadcast_multiply", "stablehlo.multiply")
-broadcast_op("chlo.broadcast_next_after", "chlo.next_after")
-broadcast_op("chlo.broadcast_or", "stablehlo.or")
-broadcast_op("chlo.broadcast_polygamma", "chlo.polygamma")
-broadcast_op("chlo.broadcast_power", "stablehlo.power")
-broadcast_op("chlo.broadcast_remainder", "stablehlo.remainder")
-broadcast_op("chlo.broadcast_shift_left", "stablehlo.shift_left")
-broadcast_op("chlo.broadcast_shift_right_arithmetic", "stablehlo.shift_right_arithmetic")
-broadcast_op("chlo.broadcast_shift_right_logical", "stablehlo.shift_right_logical")
-broadcast_op("chlo.broadcast_subtract", "stablehlo.subtract")
-broadcast_op("chlo.broadcast_xor", "stablehlo.xor")
-broadcast_op("chlo.broadcast_zeta", "chlo.zeta")
+broadcast_op("chlo.broadcast_add", E.ADD.op)
+broadcast_op("chlo.broadcast_and", E.AND.op)
+broadcast_op("chlo.broadcast_atan2", E.ATAN2.op)
+broadcast_op("chlo.broadcast_compare", COMPARE)
+broadcast_op("chlo.broadcast_complex", E.COMPLEX)
+broadcast_op("chlo.broadcast_divide", E.DIVIDE.op)
+broadcast_op("chlo.broadcast_maximum", E.MAXIMUM.op)
+broadcast_op("chlo.broadcast_minimum", E.MINIMUM.op)
+broadcast_op("chlo.broadcast_multiply", E.MULTIPLY.op)
+broadcast_op("chlo.broadcast_next_after", OP_TABLE["chlo.next_after"])
+broadcast_op("chlo.broadcast_or", E.OR.op)
+broadcast_op("chlo.broadcast_polygamma", OP_TABLE["chlo.polygamma"])
+broadcast_op("chlo.broadcast_power", E.POWER.op)
+broadcast_op("chlo.broadcast_remainder", E.REMAINDER.op)
+broadcast_op("chlo.broadcast_shift_left", E.SHIFT_LEFT.op)
+broadcast_op("chlo.broadcast_shift_right_arithmetic", E.SHIFT_RIGHT_ARITHMETIC.op)
+broadcast_op("chlo.broadcast_shift_right_logical", E.SHIFT_RIGHT_LOGICAL.op)
+broadcast_op("chlo.broadcast_subtract", E.SUBTRACT.op)
+broadcast_op("chlo.broadcast_xor", E.XOR.op)
+broadcast_op("chlo.broadcast_zeta", OP_TABLE["chlo.zeta"])
 
 
 @kernel("chlo.broadcast_select")

@@ -36,7 +36,7 @@ from ...parser.errors import InterpreterError, UnsupportedError
 from ...parser.ir import Operation, QuantizedType, TensorType, Type
 from ...shape_inference.collective import channel_id_of
 from ...shape_inference.decode import decode_op_attributes
-from ...shape_inference.optable import OP_TABLE, kernel
+from ...shape_inference.optable import OP_TABLE, kernel, register_kernel
 from ..dtypes import dtype_of, static_shape
 from ..grid import ProcessGrid, ProcessHandle, ProcessId, process_of, run_grid
 from ..memory import MemoryBudget
@@ -526,7 +526,6 @@ def grid_options(context: Any) -> RunOptions:
     )
 
 
-@kernel("interpreter.run_parallel", context=True, quantized="native")
 def run_parallel(*inputs, programs, infeed=None, result_types, context, op=None):
     """docs/test-dialects.md: run ``programs[r][p]`` as process (r, p) of a new grid;
     inputs and results are flattened row-major over the grid; the results of each
@@ -567,3 +566,8 @@ def run_parallel(*inputs, programs, infeed=None, result_types, context, op=None)
         outfeed=[context.outfeed] * n,
     )
     return tuple(v for out in outs for v in out)
+
+
+RUN_PARALLEL = register_kernel(
+    "interpreter.run_parallel", run_parallel, context=True, quantized="native"
+)

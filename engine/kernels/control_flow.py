@@ -8,7 +8,7 @@ import numpy as np
 from ...parser.errors import HloError, InterpreterError, UnsupportedError
 from ...parser.ir import TensorType, numpy_dtype
 from ...shape_inference.mhlo import mhlo_target_row
-from ...shape_inference.optable import kernel
+from ...shape_inference.optable import kernel, register_kernel
 from ..values import TOKEN, RegionFn
 from .check import CUSTOM_CALL_CHECKS
 from .custom_targets import USER_TARGETS as CUSTOM_CALLS  # noqa: F401  (tests pop from it)
@@ -72,7 +72,6 @@ def create_token(*inputs, result_type):
     return TOKEN
 
 
-@kernel("stablehlo.custom_call", context=True, operand_types=True, quantized="native")
 def custom_call(*operands, call_target_name: str, result_types, context, operand_types, **attrs):
     """spec "custom_call": ``check.*`` targets, then user-registered targets, then the
     mhlo ops of XLA's legalization (``@mhlo.<op>``: engine/kernels/mhlo.py), then the
@@ -125,6 +124,11 @@ def custom_call(*operands, call_target_name: str, result_types, context, operand
             for i, (v, t) in enumerate(zip(out, result_types))
         )
     return out
+
+
+CUSTOM_CALL = register_kernel(
+    "stablehlo.custom_call", custom_call, context=True, operand_types=True, quantized="native"
+)
 
 
 def _as_declared(target: str, i: int, value, t):

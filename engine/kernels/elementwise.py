@@ -36,7 +36,8 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
@@ -126,6 +127,7 @@ class Row:
     raw_int: bool = False  # integer fn takes the original arrays, not int8-widened ones
     never_zero: bool = False  # its exact result is never zero for f8E8M0FNU's operands
     native_complex: bool = False  # the reference computes it in the complex type itself
+    op: Any = field(default=None, compare=False, repr=False)  # its op table row (OpDef)
 
 
 def apply(row: Row, xs: tuple[np.ndarray, ...], result_type: Type) -> np.ndarray:
@@ -230,10 +232,10 @@ def elementwise(
     ``quantized``: how the op treats quantized tensors (``kernels.quantization``)."""
     row = Row(name.removeprefix("stablehlo."), boolean, integer, real, complex, **flags)
     options = {} if quantized is None else {"quantized": quantized}
-    register_kernel(
+    op = register_kernel(
         name, _table_kernel(row), operand_types=True, ufunc=ufunc, fast_plan=fast_plan, **options
     )
-    return row
+    return replace(row, op=op)
 
 
 elementwise(
@@ -246,7 +248,7 @@ elementwise(
     ufunc=Ufunc(np.absolute, fast="iuf", op=operator.abs),
     quantized="dequantize",
 )
-elementwise(
+ADD = elementwise(
     "stablehlo.add",
     np.logical_or,
     binary_int(np.add),
@@ -259,7 +261,7 @@ elementwise(
     ),
     quantized="dequantize",
 )
-elementwise(
+AND = elementwise(
     "stablehlo.and",
     np.logical_and,
     binary_int(np.bitwise_and),
@@ -267,7 +269,7 @@ elementwise(
         np.bitwise_and, fast="biu", op=operator.and_, reduce="iu", boolean=np.logical_and, at="biu"
     ),
 )
-elementwise(
+ATAN2 = elementwise(
     "stablehlo.atan2",
     None,
     None,
@@ -306,7 +308,7 @@ elementwise(
     quantized="dequantize",
 )
 elementwise("stablehlo.count_leading_zeros", None, clz, raw_int=True)
-elementwise(
+DIVIDE = elementwise(
     "stablehlo.divide",
     None,
     int_divide,
@@ -392,7 +394,7 @@ MINIMUM = elementwise(
     ),
     quantized="dequantize",
 )
-elementwise(
+MULTIPLY = elementwise(
     "stablehlo.multiply",
     np.logical_and,
     binary_int(np.multiply),
@@ -422,7 +424,7 @@ elementwise(
     unary_int(np.invert),
     ufunc=Ufunc(np.invert, fast="biu", op=operator.invert),
 )
-elementwise(
+OR = elementwise(
     "stablehlo.or",
     np.logical_or,
     binary_int(np.bitwise_or),
@@ -431,7 +433,7 @@ elementwise(
     ),
 )
 elementwise("stablehlo.popcnt", None, popcnt, raw_int=True)
-elementwise(
+POWER = elementwise(
     "stablehlo.power",
     None,
     int_power,
@@ -441,7 +443,7 @@ elementwise(
     ufunc=Ufunc(np.power, fast="f", exact=False),
     quantized="dequantize",
 )
-elementwise(
+REMAINDER = elementwise(
     "stablehlo.remainder",
     None,
     int_remainder,
@@ -465,9 +467,13 @@ elementwise(
     quantized="dequantize",
 )
 elementwise("stablehlo.rsqrt", None, None, rsqrt, crsqrt, quantized="dequantize")
-elementwise("stablehlo.shift_left", None, shift_left, raw_int=True)
-elementwise("stablehlo.shift_right_arithmetic", None, shift_right_arithmetic, raw_int=True)
-elementwise("stablehlo.shift_right_logical", None, shift_right_logical, raw_int=True)
+SHIFT_LEFT = elementwise("stablehlo.shift_left", None, shift_left, raw_int=True)
+SHIFT_RIGHT_ARITHMETIC = elementwise(
+    "stablehlo.shift_right_arithmetic", None, shift_right_arithmetic, raw_int=True
+)
+SHIFT_RIGHT_LOGICAL = elementwise(
+    "stablehlo.shift_right_logical", None, shift_right_logical, raw_int=True
+)
 elementwise(
     "stablehlo.sign", None, unary_int(np.sign), fsign, csign, exact=True, quantized="dequantize"
 )
@@ -490,7 +496,7 @@ elementwise(
     ufunc=Ufunc(np.sqrt, fast="f"),
     quantized="dequantize",
 )
-elementwise(
+SUBTRACT = elementwise(
     "stablehlo.subtract",
     None,
     binary_int(np.subtract),
@@ -519,7 +525,7 @@ elementwise(
     ufunc=Ufunc(np.tanh, fast="f", exact=False),
     quantized="dequantize",
 )
-elementwise(
+XOR = elementwise(
     "stablehlo.xor",
     np.logical_xor,
     binary_int(np.bitwise_xor),
@@ -695,7 +701,7 @@ def complex_(lhs, rhs, *, result_type: Type, operand_types=None) -> np.ndarray:
     return make_complex(lhs, rhs, dtype_of(result_type))
 
 
-register_kernel("stablehlo.complex", complex_, operand_types=True)
+COMPLEX = register_kernel("stablehlo.complex", complex_, operand_types=True)
 
 
 def real(operand, *, result_type: Type, operand_types=None) -> np.ndarray:

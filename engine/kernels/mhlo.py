@@ -13,7 +13,8 @@ from typing import Any
 import numpy as np
 
 from ...shape_inference.mhlo import call_attributes
-from ...shape_inference.optable import OP_TABLE, OpDef, ShapeContext, kernel
+from ...shape_inference.optable import OpDef, ShapeContext, kernel
+from .chlo import ERF
 
 
 @kernel("mhlo.copy", quantized="native")
@@ -24,14 +25,11 @@ def copy(operand: Any, *, result_type: Any, cross_program_prefetch_index: Any = 
     return operand
 
 
-_CHLO_ERF = OP_TABLE["chlo.erf"].kernel
-
-
 @kernel("mhlo.erf")
 def erf(operand: np.ndarray, *, result_type: Any) -> np.ndarray:
     """mhlo.erf (HLO kErf): the error function, by chlo.erf's kernel."""
-    assert _CHLO_ERF is not None
-    return _CHLO_ERF(operand, result_type=result_type)
+    assert ERF.kernel is not None
+    return ERF.kernel(operand, result_type=result_type)
 
 
 def call_op(

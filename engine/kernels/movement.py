@@ -26,7 +26,7 @@ from ...parser.ir import (
     TensorType,
     Type,
 )
-from ...shape_inference.optable import kernel
+from ...shape_inference.optable import kernel, register_kernel
 from ..dtypes import dtype_of, static_shape
 from ..memory import reserve
 from ..plan import INPLACE_MIN_ELEMENTS, plain_dtype, static_size
@@ -98,7 +98,6 @@ def runtime_shape(values: np.ndarray, result_type: Type | None, op: str) -> tupl
 # --------------------------------------------------------------------------------------
 
 
-@kernel("stablehlo.constant", quantized="native")
 def constant(*, result_type: Type, value: Any, value_type: Type | None = None, **_: Any):
     """spec: constant.  The attribute's array already holds the result's storage dtype."""
     if isinstance(value, DenseElementsAttr):
@@ -115,6 +114,9 @@ def constant(*, result_type: Type, value: Any, value_type: Type | None = None, *
             f"'stablehlo.constant': value of dtype {value.dtype} for a result of dtype {dtype}"
         )
     return value
+
+
+CONSTANT = register_kernel("stablehlo.constant", constant, quantized="native")
 
 
 def _quantize_indices(idx: np.ndarray, q: QuantizedType) -> np.ndarray:

@@ -35,7 +35,7 @@ from ...parser.ir import (
     Region,
     SymbolRefAttr,
 )
-from ...shape_inference.optable import kernel
+from ...shape_inference.optable import OP_TABLE, kernel
 from ..grid import run_grid
 from ..options import RunOptions
 from ..values import RegionFn
@@ -154,27 +154,12 @@ def _local_slice(shape: Sequence[int], pieces) -> tuple[slice, ...]:
 
 # ---- manual_computation ----------------------------------------------------------------------
 
-# Ops that talk across devices: a body holding one runs on a process grid.
-_CROSS_DEVICE = frozenset(
-    {
-        "stablehlo.all_reduce",
-        "stablehlo.all_gather",
-        "stablehlo.all_to_all",
-        "stablehlo.reduce_scatter",
-        "stablehlo.collective_permute",
-        "stablehlo.collective_broadcast",
-        "stablehlo.replica_id",
-        "stablehlo.partition_id",
-        "stablehlo.send",
-        "stablehlo.recv",
-    }
-)
-
 
 def _has_collectives(region: Region) -> bool:
     for block in region.blocks:
         for op in block.operations:
-            if op.name in _CROSS_DEVICE or op.name.startswith("sdy.all_"):
+            row = OP_TABLE.get(op.name)
+            if (row is not None and "cross_device" in row.traits) or op.name.startswith("sdy.all_"):
                 return True
             if any(_has_collectives(r) for r in op.regions):
                 return True

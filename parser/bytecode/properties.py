@@ -36,6 +36,7 @@ from ..ir import (
     TypeAttr,
     UnitAttr,
 )
+from ..opdecl import OP_DECLS
 from .builtin_func_props import CUSTOM_ENCODING, PROPERTY_LAYOUTS
 from .dialect_api import DialectReader, DialectWriter, get_codec
 
@@ -63,24 +64,8 @@ OLDER_LAYOUTS: dict[str, tuple[Layout, ...]] = {
         (("callee", False, "FlatSymbolRefAttr"), ("no_inline", True, "UnitAttr")),
         (("callee", False, "FlatSymbolRefAttr"),),
     ),
-    # StablehloOps.td before openxla/stablehlo#2956 (result_tilings, 2026-04): the eight
-    # fields TensorFlow 2.21's StableHLO writes (its generated StablehloOps.h.inc)
-    "stablehlo.custom_call": (
-        (
-            ("api_version", True, ""),
-            ("backend_config", True, ""),
-            ("call_target_name", False, ""),
-            ("called_computations", True, ""),
-            ("has_side_effect", True, ""),
-            ("operand_layouts", True, ""),
-            ("output_operand_aliases", True, ""),
-            ("result_layouts", True, ""),
-        ),
-    ),
-    # before openxla/stablehlo#2990 (has_dynamic_root, 2026-08)
-    "stablehlo.collective_broadcast": (
-        (("channel_handle", True, ""), ("replica_groups", False, "")),
-    ),
+    # the older layouts of declared ops (parser/opdecl.py ``older_properties``)
+    **{n: d.older_properties for n, d in OP_DECLS.items() if d.older_properties},
 }
 # Ops whose layouts are kept here by hand: those of CUSTOM_ENCODING (hand-written
 # encodings) and ops of dialects we have no generated table for.
@@ -92,10 +77,8 @@ HAND_LAYOUTS: dict[str, tuple[Layout, ...]] = {
             ("sym_visibility", True, "OptionalAttr<StrAttr>"),
         ),
     ),
-    # openxla/xla xla/mlir_hlo/mhlo/IR/hlo_ops.td CopyOp (its one inherent attribute,
-    # as TensorFlow 2.21's generated hlo_ops.h.inc Properties has it); TensorFlow
-    # leaves mhlo.copy in the StableHLO of Keras recurrent layers
-    "mhlo.copy": ((("cross_program_prefetch_index", True, "OptionalAttr<I32Attr>"),),),
+    # declared ops of dialects with no generated table (parser/opdecl.py ``properties``)
+    **{n: (d.properties,) for n, d in OP_DECLS.items() if d.properties is not None},
 }
 # Where hlorun's writer writes an older layout than the newest: the one it has always
 # written (its output stays byte for byte the same).

@@ -152,6 +152,20 @@ def test_trait_columns_are_consistent():
             assert "elementwise" in t, row.name
         if "idempotent" in t:
             assert "commutative" in t, row.name
+        if "process_id" in t:  # reading the process id is talking to the grid
+            assert "cross_device" in t, row.name
+        if "cross_device" in t:
+            assert "side_effects" in t, row.name
+        if row.grid_label is not None:  # names processes of the grid
+            assert "cross_device" in t, row.name
+        if "constant_like" in t:  # its result is its value attribute
+            assert "value" in row.attrs and "side_effects" not in t, row.name
+        if "reshape_like" in t:
+            assert "foldable" in t and not row.multi_result, row.name
+        if "loop" in t:
+            assert row.regions, row.name
+        if row.callee is not None:  # a symbol attribute naming a function
+            assert row.callee[0] in row.attrs, row.name
 
 
 def test_ufunc_columns_are_consistent():
