@@ -14,18 +14,16 @@ Every product and sum is in the compute dtype (float32, or float64 for long f32
 contractions and exact integers: engine/kernels/linalg.py's arithmetic policy); only
 the summation order differs from im2col's single matmul.  BLAS comes from
 ``scipy.linalg.blas`` (gemm with beta: NumPy's matmul cannot accumulate into its
-output), imported on first use, and runs on the calling thread only during the taps
-(``_one_blas_thread``).  The kernel (linalg.conv_arrays) takes this algorithm where
-``direct_applies`` says it is the faster one; im2col otherwise.
+output), imported on first use, on BLAS's own threads (one thread was 1.5x slower on
+a quiet 2-core machine, 3x3 over 1x64x56x56 -> 64: 3.9 ms against 2.5 ms, as fast as
+im2col, without im2col's copy of the input).  The kernel (linalg.conv_arrays) takes
+this algorithm where ``direct_applies`` says; im2col otherwise.
 """
 
 from __future__ import annotations
 
 import math
-import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -44,18 +42,6 @@ than an im2col copy would (measured, CPU time on one thread: 3x3 over 32x32 padd
 
 _GEMM: dict[str, object] = {}
 
-# (get, set) thread-count functions of the OpenBLAS that scipy.linalg.blas calls:
-# upstream's names (a system OpenBLAS), and the scipy wheels' LP64 scipy-openblas (NumPy's
-# wheels bring their own ILP64 one, ``..._num_threads64_``, which the taps never call:
-# left alone)
-_OPENBLAS_THREADS = (
-    ("openblas_get_num_threads", "openblas_set_num_threads"),
-    ("scipy_openblas_get_num_threads", "scipy_openblas_set_num_threads"),
-)
-_THREAD_CONTROLS: list[tuple[Any, Any]] = []
-_THREADS_LOCK = threading.Lock()
-_THREADS_SAVED: list[Any] = [0]  # [callers inside, (saved count, set function)...]
-
 
 def _gemm(dtype: np.dtype):
     g = _GEMM.get(dtype.char)
@@ -63,54 +49,7 @@ def _gemm(dtype: np.dtype):
         from scipy.linalg import blas  # noqa: PLC0415 (scipy is heavy: first use only)
 
         g = _GEMM[dtype.char] = blas.sgemm if dtype == np.float32 else blas.dgemm
-        if not _THREAD_CONTROLS:
-            _THREAD_CONTROLS.extend(_find_thread_controls())
     return g
-
-
-def _find_thread_controls() -> list[tuple[Any, Any]]:
-    """The thread-count functions of the OpenBLAS libraries loaded in this process
-    (Linux: /proc/self/maps; elsewhere none, and BLAS keeps its threads)."""
-    import ctypes  # noqa: PLC0415 (first convolution only)
-
-    try:
-        with open("/proc/self/maps") as f:
-            paths = sorted({ln.split()[-1] for ln in f if "openblas" in ln.rsplit("/", 1)[-1]})
-    except OSError:
-        return []
-    found = []
-    for path in paths:
-        try:
-            lib = ctypes.CDLL(path)  # already loaded: the same library
-        except OSError:
-            continue
-        for get, set_ in _OPENBLAS_THREADS:
-            if hasattr(lib, get) and hasattr(lib, set_):
-                found.append((getattr(lib, get), getattr(lib, set_)))
-                break
-    return found
-
-
-@contextmanager
-def _one_blas_thread() -> Iterator[None]:
-    """BLAS on the calling thread only, restored after: the shifted gemms are many
-    short calls, and waking and joining BLAS's threads for each costs more than they
-    gain on 2 cores (measured, 8x64x64x32 3x3 layer: one thread 7.7 ms CPU time; two
-    threads 23-40 ms wall on a loaded machine, as slow as im2col's one matmul)."""
-    with _THREADS_LOCK:  # the first of concurrent callers saves, the last restores
-        if _THREADS_SAVED[0] == 0:
-            _THREADS_SAVED[1:] = [(get(), set_) for get, set_ in _THREAD_CONTROLS]
-            for _, set_ in _THREADS_SAVED[1:]:
-                set_(1)
-        _THREADS_SAVED[0] += 1
-    try:
-        yield
-    finally:
-        with _THREADS_LOCK:
-            _THREADS_SAVED[0] -= 1
-            if _THREADS_SAVED[0] == 0:
-                for n, set_ in _THREADS_SAVED[1:]:
-                    set_(n)
 
 
 def _phase_sizes(padded: Sequence[int], strides: Sequence[int]) -> tuple[int, ...]:
@@ -217,9 +156,8 @@ def conv_direct(
     wt = np.ascontiguousarray(np.moveaxis(w, (0, 1), (-1, -2)))  # (k..., C, O)
     y = np.empty((rows, o), dtype=x.dtype)
     gemm = _gemm(x.dtype)
-    with _one_blas_thread():
-        for i, (ph, off, k) in enumerate(taps):  # (O, rows) += W_k^T (O, C) @ X^T (C, rows)
-            xs = bufs[ph][off : off + rows]
-            gemm(1.0, wt[k].T, xs.T, beta=float(i > 0), c=y.T, overwrite_c=1)
+    for i, (ph, off, k) in enumerate(taps):  # (O, rows) += W_k^T (O, C) @ X^T (C, rows)
+        xs = bufs[ph][off : off + rows]
+        gemm(1.0, wt[k].T, xs.T, beta=float(i > 0), c=y.T, overwrite_c=1)
     full = y.reshape((n, *q, o))
     return np.moveaxis(full[(slice(None), *(slice(0, m) for m in out_sp), slice(None))], -1, 1)
