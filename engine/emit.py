@@ -111,26 +111,24 @@ class Source:
         return fn
 
 
-def step_failed(e: BaseException) -> None:
-    """Raise ``e`` as the error of the step whose generated line raised it (the line
-    table of the function that caught it); return when the line belongs to no step."""
-    tb = e.__traceback__
-    if tb is None:
-        return
-    table = tb.tb_frame.f_globals.get("LINE_STEPS")
-    line = tb.tb_lineno
-    if table is not None and 0 < line < len(table) and table[line] is not None:
-        reraise(table[line], e)
-
-
 def line_step(tb: Any) -> Step | None:
-    """The step whose generated line a traceback entry is at (engine/interrupt.py)."""
+    """The step whose generated line a traceback entry is at (its function's line
+    table; engine/interrupt.py names the op of a Ctrl-C with it)."""
     table = tb.tb_frame.f_globals.get("LINE_STEPS")
     line = tb.tb_lineno
     if isinstance(table, tuple) and 0 < line < len(table):
         st = table[line]
         return st if isinstance(st, Step) else None
     return None
+
+
+def step_failed(e: BaseException) -> None:
+    """Raise ``e`` as the error of the step whose generated line raised it (the line
+    table of the function that caught it); return when the line belongs to no step."""
+    tb = e.__traceback__
+    st = line_step(tb) if tb is not None else None
+    if st is not None:
+        reraise(st, e)
 
 
 # ------------------------------------------------------------------------ hooks
@@ -224,21 +222,10 @@ class Hooks:
         self.timers.append((prof._child, time.perf_counter()))
         prof._child = 0.0
 
-    def record(self, k: int, frame: list[Any]) -> None:
-        """After step ``k``: its profile record."""
-        st = self.steps[k]
-        name = st.op.name
-        row = OP_TABLE.get(name)
-        if st.kind == "constant" and (row is None or "constant_like" not in row.traits):
-            name += " (folded)"
-        self._record(name, [st], frame)
-
-    def record_group(self, ks: Sequence[int], frame: list[Any]) -> None:
-        """After a fused run: one record, ``fused run (add, multiply, ...)``, at its
-        first op (its ops run together, block by block: no op has a time of its own)."""
-        steps = [self.steps[k] for k in ks]
-        names = ", ".join(st.op.name.rpartition(".")[2] for st in steps)
-        self._record(f"fused run ({names})", steps, frame)
+    def record(self, name: str, ks: Sequence[int], frame: list[Any]) -> None:
+        """After step(s) ``ks`` (one step, or a fused run's): the profile's record
+        ``name`` (``profile_name``), at the first one's op."""
+        self._record(name, [self.steps[k] for k in ks], frame)
 
     def _record(self, name: str, steps: Sequence[Step], frame: list[Any]) -> None:
         prof = self.interp.profile
@@ -250,6 +237,19 @@ class Hooks:
         prof._child = saved + dt
         nbytes = sum(value_nbytes(frame[s]) for st in steps for s in st.results)
         prof.record(name, dt - inner, dt, nbytes, steps[0].op, t0)
+
+
+def profile_name(steps: Sequence[Step]) -> str:
+    """The profile's row of one step (its op; a constant folded from another op is
+    ``"<op> (folded)"``) or of a fused run (``fused run (add, multiply, ...)``: its ops
+    run together, block by block, so none has a time of its own)."""
+    if len(steps) > 1:
+        return f"fused run ({', '.join(st.op.name.rpartition('.')[2] for st in steps)})"
+    (st,) = steps
+    row = OP_TABLE.get(st.op.name)
+    if st.kind == "constant" and (row is None or "constant_like" not in row.traits):
+        return st.op.name + " (folded)"
+    return st.op.name
 
 
 def clear_each(st: Step) -> bool:
@@ -315,7 +315,8 @@ class BlockEmitter:
                     add(f"{pad}{self.bind('CLOCK', hooks.clock)}({n})", st)
                 add(f"{pad}{self.bind(f'FR{n}', run)}(frame)", st)
                 if hooks is not None and mode & PROFILE:
-                    add(f"{pad}{self.bind('RECORDS', hooks.record_group)}({group}, frame)", st)
+                    name = self.bind(f"PN{n}", profile_name([bp.steps[j] for j in ks]))
+                    add(f"{pad}{self.bind('RECORD', hooks.record)}({name}, {group}, frame)", st)
                 continue
             if k in member or (mode == PLAIN and st.kind == "constant"):
                 continue
@@ -349,7 +350,8 @@ class BlockEmitter:
         self.step(st, pad)
         self.release_temps(st, pad)
         if profile:
-            add(f"{pad}{self.bind('RECORD', hooks.record)}({n}, frame)", st)
+            name = self.bind(f"PN{n}", profile_name([st]))
+            add(f"{pad}{self.bind('RECORD', hooks.record)}({name}, ({n},), frame)", st)
         if self.mode & OBSERVE and st.results:
             self.src.env["CB"] = self.interp.context.callback
             self.src.env["AS"] = as_array
