@@ -62,29 +62,38 @@ def ieee_max(a: Any, b: Any) -> Any:
     return a + b if r == 0 and a == b else r
 
 
+def _extremum_into(
+    extremum: np.ufunc, zeros: Callable[[Any, Any], Any], a: Any, b: Any, out: Any
+) -> Any:
+    """``extremum(a, b, out=out)`` with the sign of a result between zeros from
+    ``zeros(a, b)``, computed before ``out``, which may be ``a`` or ``b``, is written."""
+    both = (a == b) & (a == 0)
+    if both.any():
+        fix = zeros(a, b)
+        r = extremum(a, b, out=out)
+        np.copyto(r, fix, where=both)
+        return r
+    return extremum(a, b, out=out)
+
+
+def _max_of_zeros(a: Any, b: Any) -> Any:
+    return a + b  # +0 unless both are -0 (ieee_max)
+
+
+def _min_of_zeros(a: Any, b: Any) -> Any:
+    return -(-a - b)  # -0 unless both are +0 (ieee_min)
+
+
 def ieee_max_into(a: Any, b: Any, out: Any = None) -> Any:
     """``ieee_max`` as a binary ufunc is called (``out`` positional or keyword), so a
     large maximum can write into a dying operand's buffer and join a fused run
-    (engine/fusion.py).  The zeros' fix is computed before ``out``, which may be ``a``
-    or ``b``, is written."""
-    both = (a == b) & (a == 0)
-    if both.any():
-        fix = a + b
-        r = _maximum(a, b, out=out)
-        np.copyto(r, fix, where=both)
-        return r
-    return _maximum(a, b, out=out)
+    (engine/fusion.py)."""
+    return _extremum_into(_maximum, _max_of_zeros, a, b, out)
 
 
 def ieee_min_into(a: Any, b: Any, out: Any = None) -> Any:
     """``ieee_min`` as ``ieee_max_into`` is ``ieee_max``."""
-    both = (a == b) & (a == 0)
-    if both.any():
-        fix = -(-a - b)
-        r = _minimum(a, b, out=out)
-        np.copyto(r, fix, where=both)
-        return r
-    return _minimum(a, b, out=out)
+    return _extremum_into(_minimum, _min_of_zeros, a, b, out)
 
 
 def ieee_min(a: Any, b: Any) -> Any:
