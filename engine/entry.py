@@ -36,7 +36,6 @@ construction.
 from __future__ import annotations
 
 import contextvars
-import time
 from collections.abc import Callable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -60,17 +59,8 @@ if TYPE_CHECKING:
 
 
 def _run_start(interp: Interpreter, timeout: float | None, pad: str) -> list[str]:
-    """The lines that start a run in the interpreter's mode: the step count and the
-    deadline, the profile's run."""
-    if interp.mode == PLAIN:
-        return []
-    lines = [f"{pad}limits.steps = 0", f"{pad}limits.check_at = 0"]
-    if timeout is not None:
-        lines.append(f"{pad}limits.deadline = MONOTONIC() + {float(timeout)!r}")
-    if interp.mode & PROFILE:
-        lines.append(f"{pad}interp.profile_timers.clear()")
-        lines.append(f"{pad}interp.profile.runs += 1")
-    return lines
+    """The line that starts a run in a checked mode (``Interpreter.start_run``)."""
+    return [] if interp.mode == PLAIN else [f"{pad}interp.start_run({timeout!r})"]
 
 
 def plain_entry(
@@ -111,7 +101,6 @@ def plain_entry(
         "outputs": interp._outputs,
         "plan": plan,
         "OUT": [],  # the outfeed of plain runs (``outfeed=None``: the caller sees none)
-        "MONOTONIC": time.monotonic,
     }
     if ERRSTATE_VAR is not None:
         env["QSET"], env["QRESET"] = ERRSTATE_VAR.set, ERRSTATE_VAR.reset
@@ -271,7 +260,6 @@ def local_entry(
             "as_array": as_array,
             "outputs": interp._outputs,
             "plan": plan,
-            "MONOTONIC": time.monotonic,
         }
     )
     local = LocalValues(plan, src)

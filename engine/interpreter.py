@@ -509,6 +509,17 @@ class Interpreter(StepCompiler):
         else:
             self.mode = PLAIN
 
+    def start_run(self, timeout: float | None) -> None:
+        """A run starts (Program.execute, engine/entry.py's entries): its step count,
+        its deadline ``timeout`` seconds from now, the profile's run."""
+        limits = self.limits
+        limits.steps = 0
+        limits.check_at = 0
+        limits.deadline = time.monotonic() + timeout if timeout is not None else None
+        self.profile_timers.clear()
+        if self.profile is not None:
+            self.profile.runs += 1
+
     def block_fn(self, bp: BlockPlan) -> Callable[[list[Any]], None]:
         """The compiled function of ``bp`` for this run: its mode's, with CAPS for COUNT
         when its static bytes exceed a memory cap (a hook per step then names the op)."""

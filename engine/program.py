@@ -203,13 +203,8 @@ class Program:
                 "a per-process infeed dict needs a process grid of more than one process"
             )
         interp = self.interpreter
-        limits = interp.limits
-        limits.steps = 0
-        timeout = self.options.timeout
-        limits.deadline = time.monotonic() + timeout if timeout is not None else None
+        interp.start_run(self.options.timeout)
         self._reset_context(infeed, outfeed)
-        if self.profile is not None:
-            self.profile.runs += 1
         return list(interp.call(self.function.name, args))
 
     def _execute_grid(
