@@ -74,11 +74,7 @@ def plain_entry(
     block = plan.block
     assert block is not None  # a planned function
     mode = interp.mode
-    if (
-        ERRSTATE_VAR is not None
-        and not mode & (OBSERVE | PROFILE)
-        and local_steps(plan) is not None
-    ):
+    if ERRSTATE_VAR is not None and not mode & (OBSERVE | PROFILE) and local_steps(plan):
         return local_entry(interp, plan, sig, timeout)
     n = len(sig)
     xs = [f"x{i}" for i in range(n)]
@@ -165,19 +161,17 @@ def plain_entry(
 LOCAL_MAX_STEPS = 4096  # a longer block keeps its frame (compile time of one function)
 
 
-def local_steps(plan: FunctionPlan) -> list[Step] | None:
-    """The block's steps when each can be written out on local variables (an ``inline``
-    or ``big`` description, no regions, no fused runs); None otherwise."""
+def local_steps(plan: FunctionPlan) -> bool:
+    """Can each of the block's steps be written out on local variables (an ``inline``
+    or ``big`` description, no regions, no fused runs)?"""
     block = plan.block
     assert block is not None  # a planned function
     steps = [st for st in block.steps if st.kind != "constant"]
-    if len(steps) > LOCAL_MAX_STEPS:
-        return None
-    if block.fused:  # fused runs (engine.fusion) keep their frame
-        return None
-    if any((st.inline is None and st.big is None) or st.op.regions for st in steps):
-        return None
-    return steps
+    return (
+        len(steps) <= LOCAL_MAX_STEPS
+        and not block.fused  # fused runs (engine.fusion) keep their frame
+        and not any((st.inline is None and st.big is None) or st.op.regions for st in steps)
+    )
 
 
 class LocalValues:
