@@ -23,11 +23,11 @@ Modes are options of this one emitter, as flags: PLAIN, the steps alone; COUNT
 (``max_steps``, ``timeout``), the same code plus a step count per step
 (``L.steps += 1``) whose hook runs only when the count reaches the step limit or the
 next time to read the clock; CAPS (a block whose static bytes exceed a memory cap), a
-hook before each step instead (the caps, the count, the clock); PROFILE (with COUNT or
-CAPS), the profile's clock around each step, a fused run timed as the one pass it is;
-OBSERVE (a callback, with COUNT or CAPS), each step alone (a fused run split into its
-steps: a callback sees every value whole) and the callback's call after it.  Results are bit-identical in every mode: the same calls on the same values
-in the same order.
+hook before each step instead (the caps, the count, the clock); PROFILE (with COUNT or CAPS), the
+profile's clock around each step, a fused run timed as the one pass it is; OBSERVE (a
+callback, with COUNT or CAPS), each step alone (a fused run split into its steps: a
+callback sees every value whole) and the callback's call after it. Results are
+bit-identical in every mode: the same calls on the same values in the same order.
 
 Each generated line belongs to a step (the line table ``LINE_STEPS``, line -> step): a
 failing line is reported as its step's op (``plan.reraise``) and a Ctrl-C names the op

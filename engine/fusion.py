@@ -3,13 +3,13 @@ blocks.
 
 A chain of elementwise ops over big tensors (``x * a - b``, an activation, a
 normalization) is memory bound: run one op at a time, each reads and writes whole
-tensors from and to main memory.  Planning (``engine.interpreter``) hands each block
-plan to ``fuse``, which finds runs of consecutive fusible steps and makes each one
-closure, which the block's compiled function (engine/emit.py) calls in place of the
-run's steps, except when a callback must see every value whole: for each slice of ``BLOCK_BYTES`` of the elements, every op of the
-run in order, its intermediate values in small buffers that stay in the cache and are
-reused, so main memory sees each input read once and each materialized result written
-once.
+tensors from and to main memory. Planning (``engine.interpreter``) hands each block plan
+to ``fuse``, which finds runs of consecutive fusible steps and makes each one closure,
+which the block's compiled function (engine/emit.py) calls in place of the run's steps
+(except when a callback must see every value whole): for each slice of ``BLOCK_BYTES``
+of the elements, every op of the run in order, its intermediate values in small buffers
+that stay in the cache and are reused, so main memory sees each input read once and each
+materialized result written once.
 
 Fusible: a fast-path step (``engine.fastpath``) whose op-table row has a ``ufunc``
 column entry (``engine.ufunc.Ufunc``: a NumPy ufunc equal to the spec's op on this
@@ -21,11 +21,11 @@ ops (tanh, exp: f32 computed in f64) join too, since a fused run of at least
 computed by the same ufunc call on the same values as unfused, so results are
 bit-identical.
 
-Materialization points: a value the run defines is written in full when anything
-after the run (a step, a region, the block's results) reads it; the others live only
-in block buffers.  A materialized result goes into the buffer of an operand that dies
-in the run, when nothing else can see that buffer (``ownership.sole_reference``) and the run
-has no later reader of it (in place where a value is dead); else into a new array.
+Materialization points: a value the run defines is written in full when anything after
+the run (a step, a region, the block's results) reads it; the others live only in block
+buffers. A materialized result goes into the buffer of an operand that dies in the run,
+when nothing else can see that buffer (``ownership.sole_reference``) and the run has no
+later reader of it (in place where a value is dead); else into a new array.
 """
 
 from __future__ import annotations

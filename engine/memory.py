@@ -4,9 +4,10 @@ Two limits (``MemoryBudget``):
 
 * ``per_tensor``: the bytes of any one tensor a program asks for: an op's result
   (static result types are checked by the hook before each step of a block whose
-  static bytes exceed a cap, engine/emit.py's CAPS mode), and what a kernel allocates from operand values (dynamic shapes:
-  ``dynamic_iota``, ``dynamic_broadcast_in_dim``, ``dynamic_reshape``, ``dynamic_pad``,
-  ``rng`` with a shape operand; ``pad``'s intermediate), checked with ``reserve``;
+  static bytes exceed a cap, engine/emit.py's CAPS mode), and what a kernel allocates
+  from operand values (dynamic shapes: ``dynamic_iota``, ``dynamic_broadcast_in_dim``,
+  ``dynamic_reshape``, ``dynamic_pad``, ``rng`` with a shape operand; ``pad``'s
+  intermediate), checked with ``reserve``;
 * ``live``: the bytes of the tensors live at once in a block (each step's results plus
   the values still to be used, from the static types and the plan's liveness; values
   of enclosing blocks and constants, which the module already holds, are not counted).
