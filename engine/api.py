@@ -25,8 +25,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..parser.ir import Module
-from .loading import _modules as _modules  # (read by tests: the loaded modules' table)
 from .loading import (
+    CACHE_SIZE,
     forget_modules,
     looks_like_path,
     module_cache,
@@ -34,14 +34,12 @@ from .loading import (
     resolve_bundle,
     source_key,
 )
+from .loading import _modules as _modules  # (read by tests: the loaded modules' table)
 from .loading import prepare as prepare  # (engine.prepare)
 from .options import DEFAULT_OPTIONS, RunOptions, options_of
 
 if TYPE_CHECKING:
     from .program import Program
-
-CACHE_SIZE = 64
-"""How many prepared programs ``run`` keeps per cache (least recently used dropped first)."""
 
 _programs: OrderedDict[tuple, Program] = OrderedDict()  # (source key, RunOptions) -> Program
 

@@ -367,7 +367,8 @@ def _ops_by_pos(module: Module) -> dict[tuple[str, int, int], Any]:
 
 # ------------------------------------------------------------------ loaded once
 CACHE_SIZE = 64
-"""How many loaded modules ``prepare`` keeps (least recently used dropped first)."""
+"""How many loaded modules ``prepare`` keeps, and programs each of ``run``'s caches
+keeps (engine/api.py; least recently used dropped first)."""
 
 _modules: OrderedDict[tuple, tuple[Module, bool]] = OrderedDict()  # key -> (module, verified)
 _SLOT = "_hlorun_cache"  # a Module's own cache: it lives and dies with the Module
