@@ -125,8 +125,7 @@ def vit() -> Model:
     tokens = (c["size"] // p) ** 2
     ps = [
         Param("x", (c["batch"], 3, c["size"], c["size"]), init="input"),
-        Param("patch.w", (3 * p * p, d)),
-        Param("patch.b", (d,), init="zeros"),
+        *_dense("patch", 3 * p * p, d),
         Param("pos", (tokens, d)),
     ]
     for i in range(c["layers"]):
