@@ -43,17 +43,24 @@ from ..parser.ir import (
     TensorType,
     Value,
 )
+from ..shape_inference import OP_TABLE
 from .api import run
-from .diff_instrument import Instrumented, OpInfo, instrument
+from .diff_instrument import Instrumented, OpInfo, control_kind, instrument
 from .diff_metrics import Tolerance, candidates, largest_magnitude, measure, tolerance
 from .diff_report import DiffReport, OperandError, Row
 from .diff_run import HlorunValues, run_hlorun, trip_counts
 from .dtypes import dtype_of
+from .kernels.elementwise import ADD
+from .kernels.linalg import CONVOLUTION, DOT, DOT_GENERAL
+from .kernels.reduction import REDUCE
 from .loading import Origins, prepare
 from .platform_index import takes_platform_index, with_platform_index
 from .profile import where_text
 
-SCALED_OPS = ("stablehlo.dot_general", "stablehlo.dot", "stablehlo.convolution")
+# the ops whose results' tolerance scales with the magnitudes of their terms (and a
+# reduce whose body adds): rows, compared by identity
+_DOTS = (DOT_GENERAL, DOT)
+SCALED_OPS = (*_DOTS, CONVOLUTION)
 # the float element types of tensor types narrower than f32, and f32 itself
 _NARROW = re.compile(r"(?<=[x<])(bf16|f16|f8E[0-9A-Z]+|f6E[0-9A-Z]+|f4E[0-9A-Z]+)(?=>)")
 
@@ -130,10 +137,11 @@ def _abs_scale(info: OpInfo, operands: Sequence[np.ndarray]) -> list[np.ndarray]
 def _is_scaled(info: OpInfo) -> bool:
     """Whether the tolerance of the op's results scales with the magnitudes of their
     terms: dot_general, convolution, and a reduce whose body adds."""
-    if info.name == "stablehlo.reduce":
+    row = OP_TABLE.get(info.name)
+    if row is REDUCE:
         body = info.op.regions[0].entry.operations
-        return bool(body) and body[0].name == "stablehlo.add"
-    return info.name in SCALED_OPS
+        return bool(body) and body[0].name == ADD.op.name
+    return row in SCALED_OPS
 
 
 # ------------------------------------------------------------------------- diff
@@ -307,7 +315,7 @@ def _passed_on(
 
 
 def _is_dot(info: OpInfo) -> bool:
-    return info.name in ("stablehlo.dot_general", "stablehlo.dot")
+    return OP_TABLE.get(info.name) in _DOTS
 
 
 def _dot_terms_at(
@@ -322,7 +330,7 @@ def _dot_terms_at(
     lhs, rhs = (np.asarray(a) for a in operands)
     if lhs.dtype.kind == "c" or rhs.dtype.kind == "c":
         return None
-    if info.name == "stablehlo.dot":
+    if OP_TABLE.get(info.name) is DOT:
         lb: tuple[int, ...] = ()
         rb: tuple[int, ...] = ()
         lc: tuple[int, ...] = (lhs.ndim - 1,)
@@ -384,7 +392,7 @@ def _early_scales(ctx: _Context, pending: Any) -> None:
     for info in ctx.ins.ops:
         if pending.done():
             return
-        if info.instrumented and not info.loops and info.name == "stablehlo.convolution":
+        if info.instrumented and not info.loops and OP_TABLE.get(info.name) is CONVOLUTION:
             operands = _hl_operands(ctx, info, None)
             if operands:
                 ctx.scales[info.index] = _abs_scale(info, operands)
@@ -461,7 +469,7 @@ def explain(ctx: _Context, row: Row, engine: Any) -> None:
 
 def _captures(info: OpInfo) -> bool:
     """Whether the op's regions read values defined outside them (not run alone)."""
-    return info.name in ("stablehlo.while", "stablehlo.if", "stablehlo.case")
+    return control_kind(info.op) is not None
 
 
 def _unrounded(

@@ -44,13 +44,16 @@ from ..parser.ir import (
     Type,
     Value,
 )
+from ..shape_inference import OP_TABLE
 from .dtypes import dtype_of, static_shape
+from .kernels.elementwise import ADD
+from .kernels.movement import CONSTANT, RESHAPE
+from .kernels.slicing import DYNAMIC_UPDATE_SLICE
 from .loading import entry_function
 
 DIFF_POS_FILE = "<hlorun diff>"
 """The file name of the positions the prepared copy's ops carry: line = op index + 1."""
 
-CONTROL_FLOW = ("stablehlo.while", "stablehlo.if", "stablehlo.case")
 _CALLS = ("func.call", "call")
 _RETURNS = ("func.return", "stablehlo.return", "return")
 _I64 = TensorType((), IntegerType(64))
@@ -108,6 +111,13 @@ class Instrumented:
     function: str = "main"
 
 
+def control_kind(op: Operation) -> str | None:
+    """``"while"`` / ``"if"`` / ``"case"`` for an op whose regions run in its block's
+    control flow (its row's ``control`` kernel option), else None."""
+    row = OP_TABLE.get(op.name)
+    return None if row is None else row.kernel_options.get("control")
+
+
 def is_recorded(t: Type) -> bool:
     return isinstance(t, TensorType) and t.shape is not None and None not in t.shape
 
@@ -116,7 +126,7 @@ def zeros_constant(t: TensorType, name: str) -> Operation:
     """``stablehlo.constant dense<0> : t`` defining ``name``."""
     array = np.zeros(static_shape(t), dtype_of(t.element_type))
     return Operation(
-        "stablehlo.constant",
+        CONSTANT.name,
         results=(Value(name, t),),
         attributes=(("value", DenseElementsAttr(t, array)),),
         property_names=frozenset({"value"}),
@@ -196,7 +206,7 @@ class _Rewriter:
             env[old.name] = (new, (index, k))
         pos = SourcePos(DIFF_POS_FILE, index + 1, 1)
         body_extras: list[_Extra] = []
-        if op.name in CONTROL_FLOW and record:
+        if control_kind(op) is not None and record:
             regions, body_extras = self.control_flow(op, index, env, loops)
         else:
             regions = tuple(self.plain_region(r, env) for r in op.regions)
@@ -217,7 +227,7 @@ class _Rewriter:
                 if e.output.index >= 0:  # (not a loop's iteration counter)
                     extras.append(_Extra(v, e.output))
         info.end = len(self.ops) - 1
-        info.constant = op.name == "stablehlo.constant"
+        info.constant = op.name == CONSTANT.name
         if record and not info.constant:
             for k, (r, t) in enumerate(zip(new_results[: len(results)], op.result_types)):
                 if is_recorded(t):
@@ -226,7 +236,7 @@ class _Rewriter:
 
     def _carried(self, op: Operation, extras: list[_Extra], operands, out) -> Operation:
         """A while op gets the initial values of its extra carried values."""
-        if op.name != "stablehlo.while":
+        if control_kind(op) != "while":
             return op
         inits = []
         for e in extras:
@@ -259,7 +269,7 @@ class _Rewriter:
     # ------------------------------------------------------------ control flow
 
     def control_flow(self, op, index, env, loops) -> tuple[tuple[Region, ...], list[_Extra]]:
-        if op.name == "stablehlo.while":
+        if control_kind(op) == "while":
             return self.while_regions(op, index, env, loops)
         return self.branch_regions(op, env, loops)
 
@@ -293,13 +303,13 @@ class _Rewriter:
             one = self.fresh()
             ops.append(
                 Operation(
-                    "stablehlo.constant",
+                    CONSTANT.name,
                     results=(Value(one, _I64),),
                     attributes=(("value", DenseElementsAttr(_I64, np.array(1, np.int64))),),
                     property_names=frozenset({"value"}),
                 )
             )
-            nxt = self.op("stablehlo.add", (counter, Value(one, _I64)), _I64)
+            nxt = self.op(ADD.op.name, (counter, Value(one, _I64)), _I64)
             ops.append(nxt)
             zero = self.fresh()
             ops.append(zeros_constant(_I64, zero))
@@ -310,11 +320,9 @@ class _Rewriter:
                 stacked_t = TensorType((trip, *t.shape), t.element_type)
                 buf = Value(self.fresh(), stacked_t)
                 one_t = TensorType((1, *t.shape), t.element_type)
-                row = self.op("stablehlo.reshape", (e.value,), one_t)
+                row = self.op(RESHAPE.name, (e.value,), one_t)
                 starts = (counter, *([Value(zero, _I64)] * len(t.shape)))
-                upd = self.op(
-                    "stablehlo.dynamic_update_slice", (buf, row.results[0], *starts), stacked_t
-                )
+                upd = self.op(DYNAMIC_UPDATE_SLICE.name, (buf, row.results[0], *starts), stacked_t)
                 ops += [row, upd]
                 extra_args.append(buf)
                 o = e.output

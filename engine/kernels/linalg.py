@@ -49,7 +49,7 @@ from ...parser.ir import (
     Type,
 )
 from ...shape_inference.linalg import conv_num_windows
-from ...shape_inference.optable import kernel
+from ...shape_inference.optable import kernel, register_kernel
 from ..dtypes import dtype_of, static_shape
 from ..plan import plain_dtype
 from . import _bits as B
@@ -289,7 +289,6 @@ def _dot_general_fast(
     return dot_general_plan(ls, rs, *dims)
 
 
-@kernel("stablehlo.dot_general", fast_plan=_dot_general_fast, quantized="dequantize")
 def dot_general(
     lhs: np.ndarray,
     rhs: np.ndarray,
@@ -328,7 +327,11 @@ def dot_general(
     return _finish(y, out, _is_tf32(result_type))
 
 
-@kernel("stablehlo.dot", quantized="dequantize")
+DOT_GENERAL = register_kernel(
+    "stablehlo.dot_general", dot_general, fast_plan=_dot_general_fast, quantized="dequantize"
+)
+
+
 def dot(
     lhs: np.ndarray,
     rhs: np.ndarray,
@@ -346,6 +349,9 @@ def dot(
         lhs_contracting_dimensions=(lhs.ndim - 1,),
         rhs_contracting_dimensions=(0,),
     )
+
+
+DOT = register_kernel("stablehlo.dot", dot, quantized="dequantize")
 
 
 # --------------------------------------------------------------------------------------
@@ -595,7 +601,6 @@ def _convolution(
     return _finish(np.ascontiguousarray(y), out, tf32)
 
 
-@kernel("stablehlo.convolution", quantized="dequantize")
 def convolution(
     lhs: np.ndarray,
     rhs: np.ndarray,
@@ -608,6 +613,9 @@ def convolution(
     """spec: convolution (feature_group_count / batch_group_count as the spec's split +
     concatenate; precision_config does not change the result)."""
     return _convolution(lhs, rhs, padding, op="convolution", result_type=result_type, **attrs)
+
+
+CONVOLUTION = register_kernel("stablehlo.convolution", convolution, quantized="dequantize")
 
 
 @kernel("stablehlo.dynamic_conv", quantized="dequantize")

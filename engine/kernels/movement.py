@@ -316,12 +316,16 @@ def _reshape_fast(
     return lambda a: a.reshape(shape)
 
 
-@kernel("stablehlo.reshape", fast_plan=_reshape_fast, quantized="storage")
 def reshape(operand, *, result_type: TensorType, **_: Any) -> np.ndarray:
     """spec: reshape (row-major order is kept)."""
     if result_type.shape is None:
         raise InterpreterError("'stablehlo.reshape': the result type is unranked")
     return _reshape(operand, result_type.shape)
+
+
+RESHAPE = register_kernel(
+    "stablehlo.reshape", reshape, fast_plan=_reshape_fast, quantized="storage"
+)
 
 
 @kernel("stablehlo.dynamic_reshape", quantized="storage")

@@ -51,7 +51,7 @@ import numpy as np
 
 from ...parser.errors import InterpreterError, UnsupportedError
 from ...parser.ir import ComplexType, FloatType, IntegerType, QuantizedType, TensorType, Type
-from ...shape_inference.optable import OP_TABLE, kernel
+from ...shape_inference.optable import OP_TABLE, kernel, register_kernel
 from .. import parallel
 from ..dtypes import dtype_of, static_shape
 from ..ufunc import Ufunc, ieee_max, ieee_min
@@ -497,7 +497,6 @@ def _float_tree(
     return res
 
 
-@kernel("stablehlo.reduce", quantized="native", quantized_targets=reduce_targets)
 def reduce(
     *operands: np.ndarray,
     result_types: tuple[Type, ...],
@@ -523,6 +522,11 @@ def reduce(
         if len(done) == len(outs):
             return tuple(done)
     return _reduce_region(xs, inits, axes, body, dtypes)
+
+
+REDUCE = register_kernel(
+    "stablehlo.reduce", reduce, quantized="native", quantized_targets=reduce_targets
+)
 
 
 def _reduce_region(

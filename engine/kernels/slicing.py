@@ -13,7 +13,7 @@ from ...parser.errors import InterpreterError
 from ...parser.ir import (
     TensorType,
 )
-from ...shape_inference.optable import kernel
+from ...shape_inference.optable import kernel, register_kernel
 from ..memory import reserve
 from .movement import as_i64, int_tuple, runtime_shape, scalar_index
 
@@ -76,7 +76,6 @@ def dynamic_slice(operand, *start_indices, slice_sizes, **_: Any) -> np.ndarray:
     return operand[tuple(slice(s, s + k) for s, k in zip(starts, sizes))]
 
 
-@kernel("stablehlo.dynamic_update_slice", quantized="storage")
 def dynamic_update_slice(
     operand, update, *start_indices, out: np.ndarray | None = None, **_: Any
 ) -> np.ndarray:
@@ -87,6 +86,11 @@ def dynamic_update_slice(
     result = out if out is not None and out is operand else operand.copy()
     result[tuple(slice(s, s + k) for s, k in zip(starts, update.shape))] = update
     return result
+
+
+DYNAMIC_UPDATE_SLICE = register_kernel(
+    "stablehlo.dynamic_update_slice", dynamic_update_slice, quantized="storage"
+)
 
 
 # --------------------------------------------------------------------------------------
