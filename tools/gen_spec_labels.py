@@ -164,6 +164,21 @@ def _op_modules() -> dict[str, set[str]]:
     return out
 
 
+def _op_of_label(label: str) -> str:
+    """The op whose spec section defines ``label``: the declaration (parser/opdecl.py)
+    whose ``section`` is ``spec.md#<op>`` for ``<op>_c<N>`` (``chlo.md#<op>`` for
+    ChloOps.cpp's ``chlo.<op>...`` labels); an op with no declaration row (chlo's
+    elementwise ops) is named from the label."""
+    from hlorun.parser.opdecl import OP_DECLS
+
+    by_section = {d.section: name for name, d in OP_DECLS.items()}
+    if label.startswith("chlo."):
+        mnemonic = label.split(".")[1]
+        return by_section.get("chlo.md#" + mnemonic, "chlo." + mnemonic)
+    mnemonic = label.rsplit("_", 1)[0]
+    return by_section.get("spec.md#" + mnemonic, "stablehlo." + mnemonic)
+
+
 def where_checked(
     label: str, literals, templates, modules: dict[str, set[str]], tested: bool
 ) -> str:
@@ -174,10 +189,7 @@ def where_checked(
         return literals[label]
     if not tested:
         return ""
-    if label.startswith("chlo."):
-        op = "chlo." + label.split(".")[1]
-    else:
-        op = "stablehlo." + label.rsplit("_", 1)[0]
+    op = _op_of_label(label)
     for module, pattern, generic in templates:
         if pattern.fullmatch(label) and (not generic or module in modules.get(op, ())):
             return module
