@@ -41,10 +41,27 @@ def _no_operands(print_op: Callable[..., str | None]) -> Callable[..., str | Non
     return print_without_operands
 
 
+def _results_checked(parse: Callable[..., Any], n: int) -> Callable[..., Any]:
+    """The parser of an op declared with ``n`` results, which a text defining another
+    number of results does not spell."""
+
+    def parse_op(p: Any, name: str, defs: list, start: int) -> Any:
+        given = sum(1 if k is None else k for _, k in defs)
+        if given != n:
+            noun = "result" if n == 1 else "results"
+            raise p.error(f"'{name}' has {n} {noun}, the text defines {given}", start)
+        return parse(p, name, defs, start)
+
+    return parse_op
+
+
 def _custom_forms(table: str) -> Mapping[str, Callable]:
     """``FORMS``: the ops' parsers; ``PRINT_FORMS``: their (generated) printers."""
     if table == "FORMS":
-        return {n: f.parse for n, f in _formats().items()}
+        return {
+            n: f.parse if f.n_results is None else _results_checked(f.parse, f.n_results)
+            for n, f in _formats().items()
+        }
     return {
         n: f.printer() if f.decl.operands else _no_operands(f.printer())
         for n, f in _formats().items()

@@ -176,6 +176,14 @@ def test_a_reduction_given_as_the_default_is_written_generic():
             "  sdy.return\n} : () -> ()",
             "expected 'out_shardings'",
         ),
+        (
+            "%0 = sdy.sharding_group %arg0 group_id=1 : tensor<8xf32>",
+            "'sdy.sharding_group' has 0 results, the text defines 1",
+        ),
+        (
+            "%0, %1 = sdy.reshard %arg0 <@mesh, [{}]> : tensor<8xf32>",
+            "'sdy.reshard' has 1 result, the text defines 2",
+        ),
     ],
 )
 def test_a_form_that_does_not_read_is_a_parse_error(text, message):
