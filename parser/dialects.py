@@ -51,6 +51,8 @@ class Dialect:
     - ``codec``: the module that registers its bytecode codec
       (parser/bytecode/dialect_api.py), relative to this package
       (``.vhlo.bytecode_codec``) or absolute.
+    - ``ops``: the module that declares its ops (``OpDecl`` rows: operands,
+      attributes, regions, text form), relative to this package (``.opdecl``).
 
     A plain class, not a dataclass: this module loads with the grammar (startup)."""
 
@@ -62,6 +64,7 @@ class Dialect:
         "print_type",
         "custom_forms",
         "codec",
+        "ops",
     )
 
     def __init__(
@@ -74,6 +77,7 @@ class Dialect:
         print_type: Callable[[Any, Callable, Callable], str] | None = None,
         custom_forms: Callable[[str], Mapping[str, Callable]] | None = None,
         codec: str | None = None,
+        ops: str | None = None,
     ) -> None:
         self.name = name
         self.parse_attribute = parse_attribute
@@ -82,6 +86,7 @@ class Dialect:
         self.print_type = print_type
         self.custom_forms = custom_forms
         self.codec = codec
+        self.ops = ops
 
     def __repr__(self) -> str:
         return f"Dialect({self.name!r})"
@@ -92,11 +97,14 @@ CORE: dict[str, Dialect] = {
     d.name: d
     for d in (
         Dialect("builtin", codec=".bytecode.builtin_codec"),
-        Dialect("func"),
-        Dialect("stablehlo", codec=".bytecode.stablehlo_codec"),
-        Dialect("chlo", codec=".bytecode.stablehlo_codec"),
-        Dialect("check"),
-        Dialect("mhlo"),
+        Dialect("func", ops=".opdecl"),
+        Dialect("stablehlo", codec=".bytecode.stablehlo_codec", ops=".opdecl"),
+        Dialect("chlo", codec=".bytecode.stablehlo_codec", ops=".opdecl"),
+        Dialect("check", ops=".opdecl"),
+        Dialect("mhlo", ops=".opdecl"),
+        # the interpreter's test dialect and arith's constant, as StableHLO tests use them
+        Dialect("interpreter", ops=".opdecl"),
+        Dialect("arith", ops=".opdecl"),
     )
 }
 

@@ -89,12 +89,19 @@ _GLUE_AFTER = ("[", "(")
 
 def spaced(elements: Sequence[Element], first: str) -> tuple[tuple[str, Any], ...]:
     """Each element with what stands before its text: one space, except after a ``(`` /
-    ``[`` literal (``first`` before the first element); a literal as its text (``render``
+    ``[`` literal or an empty one (``first`` before the first element; the empty
+    literal itself stands for nothing); a literal as its text (``render``
     writes it as is), its space included or not as ``render`` would."""
     out: list[tuple[str, Any]] = []
     prev: Element | None = None
+    glue = False
     for e in elements:
-        if prev is None:
+        if isinstance(e, Literal) and not e.text:  # ODS's `` `` ``: no space before the next
+            glue = True
+            continue
+        if glue:
+            sep, glue = "", False
+        elif prev is None:
             sep = first
         else:
             sep = "" if isinstance(prev, Literal) and prev.text in _GLUE_AFTER else " "

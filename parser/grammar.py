@@ -10,9 +10,9 @@ over them, one layer of the syntax per module:
 - ``attr_syntax``: attributes and locations (``AttrParser``);
 - ``op_syntax``: the generic op form, regions, blocks, ``func.func`` (``OpParser``);
 - ``op_format``: the custom forms opdecl declares as format strings, read by one
-  generic parser (an op with none in ``default_form``'s); ``pretty_regions`` /
-  ``pretty_sdy``: other dialects' hand-written ones; each builds exactly the
-  Operation the generic form would give;
+  generic parser (an op with none in ``default_form``'s); ``pretty_regions``:
+  hand-written ones; a plug-in dialect's (sdy) through its registry entry
+  (parser/dialects.py); each builds exactly the Operation the generic form would give;
 - this module: the module level (``module {...}``, aliases, resources) and the entry
   points.
 

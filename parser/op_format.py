@@ -6,7 +6,8 @@ Operations/#declarative-assembly-format; StableHLO's formats in StablehloOps.td,
 custom directives in StablehloOps.cpp / AssemblyFormat.cpp); the code is hlorun's own.
 A format is a sequence of elements separated by spaces:
 
-- `` `lit` ``: punctuation or a keyword, written and expected as is;
+- `` `lit` ``: punctuation or a keyword, written and expected as is; the empty
+  literal ````` `` ````` (ODS's) writes no space before the next element;
 - ``operands``: the op's operands, comma-separated (their number as opdecl declares);
 - ``$name``: the attribute ``name``, spelled by its declared kind (``AttrDecl.kind``:
   ``[1, 2]`` for "i64_array", ``N`` for "i64", an enum's case...);
@@ -18,6 +19,8 @@ A format is a sequence of elements separated by spaces:
   (custom<TupleOpType>), ``operands`` (the operands' types, comma-separated);
 - ``custom<Name>``: a named directive (parser/format_directives.py ``DIRECTIVES``), the
   forms upstream writes in C++, each one object that parses and prints its syntax;
+  ``custom<Name>($a, $b)`` hands the directive the attributes (or regions) it spells,
+  and ``custom<Name>($a)^`` anchors an optional group on ``$a``;
 - ``( ... )?``: an optional group, printed when its anchor is present (``$name^``: the
   attribute; ``type(operands)^``: any operand), parsed when the text starts with the
   group's leading literals.
@@ -57,19 +60,28 @@ from .format_elements import (
 )
 from .ir import Operation
 from .op_syntax import OpParser, sort_attrs
-from .opdecl import OP_DECLS, OpDecl
+from .opdecl import OP_DECLS, AttrDecl, OpDecl
 
 if TYPE_CHECKING:  # the printer loads only to print (startup)
     from .printer_core import BasePrinter
 
 _TOKEN = re.compile(
-    r"\s*(?:`([^`]+)`|(\$[A-Za-z_][A-Za-z0-9_]*\^?)|type\(([a-z]+)\)(\^?)|custom<([A-Za-z]+)>"
+    r"\s*(?:`([^`]*)`|(\$[A-Za-z_][A-Za-z0-9_]*\^?)|type\(([a-z]+)\)(\^?)"
+    r"|custom<([A-Za-z]+)>(?:\((\$[A-Za-z_]\w*(?:\s*,\s*\$[A-Za-z_]\w*)*)\)(\^?))?"
     r"|(attr-dict|operands)|(\()|(\)\?))"
 )
 
 
-def compile_format(decl: OpDecl) -> OpFormat:
-    """The elements of ``decl.format`` (a ValueError names what does not read)."""
+def compile_format(
+    decl: OpDecl,
+    directives: Mapping[str, Callable[..., Element]] = DIRECTIVES,
+    kinds: Mapping[str, Callable[[AttrDecl, bool], Element]] | None = None,
+) -> OpFormat:
+    """The elements of ``decl.format`` (a ValueError names what does not read).
+
+    A plug-in dialect (parser/dialects.py) compiles its ops' formats with its own
+    ``directives`` (the core's and its own) and ``kinds``: the element spelling an
+    attribute of a kind the core does not know, ``kinds[kind](attribute, is_anchor)``."""
     text = decl.format or ""
     stack: list[list[Element]] = [[]]
     pos = 0
@@ -78,7 +90,7 @@ def compile_format(decl: OpDecl) -> OpFormat:
         if m is None:
             raise ValueError(f"{decl.name}: cannot read format at {text[pos:]!r}")
         pos = m.end()
-        lit, var, types, anchor, custom, word, open_, close = m.groups()
+        lit, var, types, anchor, custom, args, custom_anchor, word, open_, close = m.groups()
         el: Element
         if lit is not None:
             el = Literal(lit)
@@ -86,14 +98,20 @@ def compile_format(decl: OpDecl) -> OpFormat:
             a = decl.attr(var[1:].rstrip("^"))
             if a is None:
                 raise ValueError(f"{decl.name}: format names undeclared attribute {var}")
-            el = AttrValue(a, var.endswith("^"))
+            if kinds is not None and a.kind in kinds:
+                el = kinds[a.kind](a, var.endswith("^"))
+            else:
+                el = AttrValue(a, var.endswith("^"))
         elif types is not None:
             el = Types(types, bool(anchor))
         elif custom is not None:
-            if custom not in DIRECTIVES:
+            if custom not in directives:
                 raise ValueError(f"{decl.name}: unknown directive custom<{custom}>")
-            el = DIRECTIVES[custom]()
+            names = [n.strip()[1:] for n in args.split(",")] if args else []
+            el = directives[custom](*names)
             el.bind(decl)
+            if custom_anchor:
+                el.anchor = names[0]
         elif word == "attr-dict":
             el = AttrDict()
         elif word == "operands":

@@ -197,7 +197,7 @@ PLUGIN_MODULES = {
     for m in MODULES
     for plugin in ("hlorun.parser.vhlo", "hlorun.parser.sdy")
     if m == plugin or m.startswith(plugin + ".")
-} | {"hlorun.parser.pretty_sdy"}  # Shardy's op forms, beside the other text forms
+}
 # Plug-in modules the core may still import, and why: data, importing nothing of the
 # core's text grammar or printer back.
 CORE_MAY_IMPORT = {

@@ -2,7 +2,8 @@
 
 This module: its attributes, as frozen IR classes, their text syntax and MLIR's printed
 form.  ``sdy.bytecode_codec``: their bytecode encodings; ``sdy.dialect``: the
-registration; parser/pretty_sdy.py: the ops' custom forms (beside the other text forms).
+registration and the ops' compiled text forms; ``sdy.ops``: the ops' declarations
+(formats included); ``sdy.format_directives``: the elements their formats use.
 
 Facts from openxla/shardy ``shardy/dialect/sdy/ir/attrs.td`` (parameters, assembly
 formats), ``parsers.cc`` / ``printers.cc`` (the custom directives: dimension shardings,

@@ -8,7 +8,9 @@ string-table index, ``SignedVarInt`` a zigzag varint, ``Array<SignedVarIntList>`
 list of zigzag varints, ``Array<X>`` of an attribute a list of attribute indices,
 ``Bool`` one byte, ``OptionalVarInt`` a varint with a low presence flag.
 
-Values are parser/sdy's classes, equal to what the text parser builds.
+Values are parser/sdy's classes, equal to what the text parser builds.  Each op's
+properties (its inherent attributes) are the attributes its declaration
+(parser/sdy/ops.py) lists.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from . import (
     TensorSharding,
     TensorShardingPerValue,
 )
+from .ops import SDY_OPS
 
 # bytecode.td SdyDialectTypes: code -> what it encodes.
 ATTR_CODES: dict[int, str] = {
@@ -232,34 +235,12 @@ def write_fields(w: DialectWriter, a: Attribute) -> None:
         s(a.tgt_dim)
 
 
-# ODS properties of the sdy ops (ops.td arguments that are attributes), sorted by name;
-# True marks an OptionalAttr.
+# ODS properties of the sdy ops: the attributes each declares (parser/sdy/ops.py, the
+# ops.td arguments that are attributes), sorted by name; True marks an optional one.
 PROPERTIES: dict[str, tuple[tuple[str, bool], ...]] = {
-    "sdy.mesh": (("mesh", False), ("sym_name", False)),
-    "sdy.sharding_constraint": (("sharding", False),),
-    "sdy.reshard": (("sharding", False),),
-    "sdy.manual_computation": (
-        ("in_shardings", False),
-        ("manual_axes", False),
-        ("out_shardings", False),
-    ),
-    "sdy.sharding_group": (("group_id", False),),
-    "sdy.constant": (("value", False),),
-    "sdy.data_flow_edge": (("sharding", True),),
-    "sdy.propagation_barrier": (("allowed_direction", False),),
-    "sdy.named_computation": (("in_shardings", True), ("name", False), ("out_shardings", True)),
-    "sdy.all_gather": (("gathering_axes", False), ("out_sharding", False)),
-    "sdy.all_slice": (("out_sharding", False), ("slicing_axes", False)),
-    "sdy.all_to_all": (("out_sharding", False), ("params", False)),
-    "sdy.collective_permute": (("out_sharding", False),),
-    "sdy.all_reduce": (("out_sharding", False), ("reduction_axes", False), ("reduction_op", True)),
-    "sdy.reduce_scatter": (
-        ("out_sharding", False),
-        ("reduce_scatter_axes", False),
-        ("reduction_op", True),
-    ),
-    "sdy.sharded_to_unreduced": (("axes", False), ("out_sharding", False)),
-    "sdy.replicated_to_unreduced": (("axes", False), ("out_sharding", False)),
+    name: tuple(sorted((a.name, a.optional) for a in decl.attrs))
+    for name, decl in SDY_OPS.items()
+    if decl.attrs
 }
 
 

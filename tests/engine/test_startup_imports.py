@@ -76,7 +76,6 @@ TINY_CONSTANT = """func.func @main() -> tensor<2xf32> {
 NOT_FOR_A_PLAIN_PROGRAM = (
     "pyparsing",
     "hlorun.parser.sdy",
-    "hlorun.parser.pretty_sdy",
     "hlorun.shape_inference.sdy",
     "hlorun.engine.kernels.sdy",
     "hlorun.parser.vhlo.text",
