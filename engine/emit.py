@@ -48,6 +48,7 @@ from ..shape_inference.optable import OP_TABLE
 from .memory import live_cap_error, tensor_cap_error
 from .ownership import sole_reference
 from .plan import (
+    INLINE_MAX_OPERANDS,
     INPLACE_MIN_ELEMENTS,
     Step,
     as_array,
@@ -63,7 +64,8 @@ if TYPE_CHECKING:
 
 PLAIN, COUNT, CAPS, OBSERVE, PROFILE = 0, 1, 2, 4, 8  # the modes' flags (module docstring)
 
-INLINE_TEMPS = "a0 = a1 = a2 = r = None"
+# the temporaries of inline steps, released before a call that checks who holds a buffer
+INLINE_TEMPS = " = ".join([*(f"a{j}" for j in range(INLINE_MAX_OPERANDS)), "r = None"])
 # while / if / case regions nested deeper than this are calls of their own functions
 # (Python allows 20 nested blocks in a function; a loop takes 3 with its try)
 INLINE_DEPTH = 4

@@ -46,6 +46,9 @@ DEFAULT_MEMORY_CAP = DEFAULT_CAP  # bytes one tensor may take (engine/memory.py)
 # Buffer reuse: results of at least this many elements may be written into a dying
 # operand's buffer (smaller ones are cheaper to allocate than to check).
 INPLACE_MIN_ELEMENTS = 4096
+# Small fast steps of at most this many operands are written out inline by
+# engine/emit.py (their operands fetched into the temporaries a0, a1, ...).
+INLINE_MAX_OPERANDS = 5
 # Split elementwise ops on at least this many elements over the threads of
 # engine.parallel (NumPy releases the GIL in its loops).  None: never.
 PARALLEL_MIN_ELEMENTS: int | None = _PARALLEL_MIN if workers() > 1 else None
@@ -288,6 +291,10 @@ class FastCall(NamedTuple):
     fn: Callable[..., Any]
     row: Ufunc | None  # the op table's ufunc column entry, when ``fn`` is that ufunc's
     dtype: np.dtype  # the result's
+    # operand positions whose buffer ``fn`` may write its result into, given as ``out=``
+    # when that operand dies there and nobody else holds it (dynamic_update_slice's
+    # operand); a ufunc row's operands all may
+    into: tuple[int, ...] = ()
 
 
 class InlineCall(NamedTuple):
@@ -302,7 +309,8 @@ class InlineCall(NamedTuple):
 
 
 class BigCall(NamedTuple):
-    """A large elementwise step on one thread outside regions, written out by
+    """A large step on one thread outside regions that may write into an operand (an
+    elementwise op, a dynamic_update_slice: ``FastCall.into``), written out by
     engine/emit.py: ``ufunc(*operands, **kwargs)`` into the buffer of the operand at one
     of the positions ``reuse`` when it dies there and nobody else holds it
     (``ownership.sole_reference``), else into a new array of ``shape`` and ``dtype``."""
