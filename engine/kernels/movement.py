@@ -10,6 +10,7 @@ indexing, ``np.pad``-free padding and ``np.concatenate`` all work on ml_dtypes a
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -32,6 +33,7 @@ from ..memory import reserve
 from ..plan import INPLACE_MIN_ELEMENTS, plain_dtype, static_size
 
 _I64_MAX = np.iinfo(np.int64).max
+_ndarray = np.ndarray
 
 
 # --------------------------------------------------------------------------------------
@@ -244,12 +246,32 @@ def _broadcast_in_dim_fast(
         perm, view = broadcast_layout(xshape, shape, dims)
     except InterpreterError:
         return None  # the kernel reports it, at run time
+    if perm is None and math.prod(view) == math.prod(shape):  # unit axes inserted
+        return lambda a: a.reshape(shape)  # a view, as reshape's
     if (static_size(rt) or 0) > INPLACE_MIN_ELEMENTS:
+        if perm is None:  # a contiguous operand: the read-only view made directly
+            strides = [0] * len(shape)
+            step = dt.itemsize
+            for d in reversed(range(len(shape))):
+                if view[d] != 1:
+                    strides[d] = step
+                    step *= view[d]
+            made = _ndarray
+            size = math.prod(view)
 
-        def big(a: Any) -> Any:
-            return np.broadcast_to((a if perm is None else a.transpose(perm)).reshape(view), shape)
+            def big(a: Any) -> Any:
+                if a.__class__ is made and a.flags.c_contiguous and a.size == size:
+                    r = made(shape, dt, a, 0, strides)
+                    r.flags.writeable = False
+                    return r
+                return np.broadcast_to(a.reshape(view), shape)
 
-        return big
+            return big
+
+        def big_moved(a: Any) -> Any:
+            return np.broadcast_to(a.transpose(perm).reshape(view), shape)
+
+        return big_moved
 
     def small(a: Any) -> Any:
         out = np.empty(shape, dt)
