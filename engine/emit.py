@@ -48,7 +48,6 @@ from ..shape_inference.optable import OP_TABLE
 from .memory import live_cap_error, tensor_cap_error
 from .ownership import sole_reference
 from .plan import (
-    INLINE_MAX_OPERANDS,
     INPLACE_MIN_ELEMENTS,
     Step,
     as_array,
@@ -64,8 +63,6 @@ if TYPE_CHECKING:
 
 PLAIN, COUNT, CAPS, OBSERVE, PROFILE = 0, 1, 2, 4, 8  # the modes' flags (module docstring)
 
-# the temporaries of inline steps, released before a call that checks who holds a buffer
-INLINE_TEMPS = " = ".join([*(f"a{j}" for j in range(INLINE_MAX_OPERANDS)), "r = None"])
 # while / if / case regions nested deeper than this are calls of their own functions
 # (Python allows 20 nested blocks in a function; a loop takes 3 with its try)
 INLINE_DEPTH = 4
@@ -276,7 +273,9 @@ class BlockEmitter:
         self.mode = mode
         self.interp = interp
         self.local = local  # entry.LocalValues, or None: values in ``frame``
-        self.temps = False  # do a0.. / r hold values (released before closure calls)?
+        # how many of a0, a1, .. (and r) hold values of inline steps (released before
+        # closure calls, which check who holds a buffer)
+        self.temps = 0
         self.numbers: dict[int, int] = {}  # id(step) -> its number in this function
         self.steps: list[Step] = []  # the steps by number (what the hooks read)
         self.hooks: Hooks | None = None
@@ -380,8 +379,9 @@ class BlockEmitter:
     def release_temps(self, st: Step, pad: str) -> None:
         """Drop the inline temporaries before a call that checks who holds a buffer."""
         if self.temps and self.local is None:
-            self.src.add(f"{pad}{INLINE_TEMPS}", st)
-            self.temps = False
+            names = [f"a{j}" for j in range(self.temps)]
+            self.src.add(f"{pad}{' = '.join(names)} = r = None", st)
+            self.temps = 0
 
     def bind(self, name: str, value: Any) -> str:
         self.src.env[name] = value
@@ -415,7 +415,7 @@ class BlockEmitter:
             for name, slot in zip(names, st.operands):
                 add(f"{pad}{name} = frame[{slot}]", st)
             r = "r"
-            self.temps = True
+            self.temps = max(self.temps, len(names), 1)
         else:
             names = [self.local.ref(s) for s in st.operands]
             r = f"v{st.results[0]}"
