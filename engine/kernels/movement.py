@@ -353,7 +353,32 @@ def dynamic_reshape(operand, output_shape, *, result_type: TensorType, **_: Any)
     return _reshape(operand, shape)
 
 
-@kernel("stablehlo.transpose", quantized="storage")
+def _transpose_fast(
+    op: Operation, rt: Type, dt: np.dtype, kwargs: dict[str, Any]
+) -> Callable[..., Any] | None:
+    """spec transpose between static shapes of one plain dtype: a view, its axes
+    permuted (as the kernel's)."""
+    (x,) = op.operands
+    xt = x.type
+    if not (
+        isinstance(rt, TensorType)
+        and rt.is_static
+        and isinstance(xt, TensorType)
+        and xt.is_static
+        and xt.shape
+        and plain_dtype(xt) == dt
+    ):
+        return None
+    perm = int_tuple(kwargs.get("permutation"))
+    xshape = static_shape(xt)
+    if sorted(perm) != list(range(len(xshape))) or tuple(xshape[d] for d in perm) != static_shape(
+        rt
+    ):
+        return None  # the kernel reports it
+    return lambda a: a.transpose(perm)
+
+
+@kernel("stablehlo.transpose", fast_plan=_transpose_fast, quantized="storage")
 def transpose(operand, *, permutation, **_: Any) -> np.ndarray:
     """spec: transpose: result_index[d] = operand_index[permutation[d]]."""
     return np.transpose(operand, int_tuple(permutation))

@@ -210,3 +210,26 @@ def test_a_dying_stacked_output_is_written_in_place():
         tracemalloc.stop()
     assert same(r[:, 0, 0], np.arange(1, t + 1, dtype=np.float32))
     assert peak < 1.5 * nbytes, (peak, nbytes)
+
+
+@pytest.mark.parametrize(
+    ("shape", "perm"), [((3, 4), (1, 0)), ((2, 3, 5), (2, 0, 1)), ((4,), (0,))]
+)
+def test_transpose_takes_the_spec_elements(shape, perm):
+    """A transpose (TF's RNN loop bodies have one per step) planned once."""
+
+    def ty(s):
+        return "tensor<" + "".join(f"{d}x" for d in s) + "i32>"
+
+    rs = tuple(shape[d] for d in perm)
+    text = f"""func.func @main(%x: {ty(shape)}) -> {ty(rs)} {{
+  %0 = stablehlo.transpose %x, dims = {list(perm)} : ({ty(shape)}) -> {ty(rs)}
+  func.return %0 : {ty(rs)}
+}}"""
+    assert kinds(text)["stablehlo.transpose"] == "fast"
+    x = np.arange(np.prod(shape), dtype=np.int32).reshape(shape)
+    (r,) = engine.run(text, [x])
+    want = np.empty(rs, np.int32)
+    for idx in np.ndindex(*shape):  # spec: result[i[perm[0]], ...] = operand[i]
+        want[tuple(idx[d] for d in perm)] = x[idx]
+    assert same(r, want)
