@@ -293,13 +293,16 @@ class BlockEmitter:
             self.steps.append(st)
         return k
 
-    def body(self, bp: BlockPlan, pad: str) -> None:
-        """The steps of ``bp`` in order, with the mode's lines: a fused run as one call,
-        except in OBSERVE (each step alone: a callback sees every value)."""
+    def body(self, bp: BlockPlan, pad: str, skip: frozenset[int] = frozenset()) -> None:
+        """The steps of ``bp`` in order (but those at indices ``skip``), with the mode's
+        lines: a fused run as one call, except in OBSERVE (each step alone: a callback
+        sees every value)."""
         add, mode, hooks = self.src.add, self.mode, self.hooks
         fused = bp.fused if not mode & OBSERVE else {}
         member = {k for ks, _run in fused.values() for k in ks}
         for k, st in enumerate(bp.steps):
+            if k in skip:
+                continue
             n = self.number(st)
             if k in fused:
                 ks, run = fused[k]
@@ -321,11 +324,15 @@ class BlockEmitter:
                 continue
             if k in member or (mode == PLAIN and st.kind == "constant"):
                 continue
-            self.count(st, n, pad)
-            if mode & (OBSERVE | PROFILE):
-                self.observe(st, n, pad)
-            else:
-                self.step(st, pad)
+            self.one(st, n, pad)
+
+    def one(self, st: Step, n: int, pad: str) -> None:
+        """Step ``n`` alone, with the mode's lines."""
+        self.count(st, n, pad)
+        if self.mode & (OBSERVE | PROFILE):
+            self.observe(st, n, pad)
+        else:
+            self.step(st, pad)
 
     def count(self, st: Step, n: int, pad: str, loop: bool = False) -> None:
         """The limit line(s) before step ``n`` (``loop``: of an iteration of its loop)."""
@@ -489,12 +496,23 @@ class BlockEmitter:
         if local is None:  # the slot alone holds the result (its buffer reusable)
             add(f"{pad}r = None", st)
 
-    def region(self, bp: BlockPlan, k: int, name: str, pad: str, st: Step) -> None:
+    def region(
+        self, bp: BlockPlan, k: int, name: str, pad: str, st: Step, hoist: bool = False
+    ) -> None:
         """The steps of a while / if / case region: written out here, or, nested more
-        than ``INLINE_DEPTH`` loops deep, a call of its own compiled function."""
+        than ``INLINE_DEPTH`` loops deep, a call of its own compiled function.
+        ``hoist``: a while body whose loop-invariant steps (``BlockPlan.hoisted``) run
+        at the first iteration only (while the flag ``h<k>`` is set)."""
         if self.depth < INLINE_DEPTH:
             self.depth += 1
-            self.body(bp, pad)
+            skip: frozenset[int] = frozenset()
+            if hoist:
+                skip = frozenset(bp.hoisted)
+                self.src.add(f"{pad}if h{k}:", st)
+                for j in bp.hoisted:
+                    self.one(bp.steps[j], self.number(bp.steps[j]), pad + "    ")
+                self.src.add(f"{pad}    h{k} = False", st)
+            self.body(bp, pad, skip)
             self.release_temps(st, pad)
             self.src.add(f"{pad}pass", st)  # (a region of no steps)
             self.depth -= 1
@@ -515,6 +533,10 @@ class BlockEmitter:
             add(f"{pad}{cj} = frame[{s}]", st)
         for s in early:  # the loop alone holds the carried values
             add(f"{pad}frame[{s}] = None", st)
+        # loop-invariant steps run once (not when a callback must see every step run)
+        hoist = bool(body.hoisted) and self.depth < INLINE_DEPTH and not self.mode & OBSERVE
+        if hoist:
+            add(f"{pad}h{k} = True", st)
         add(f"{pad}try:", st)
         add(f"{pad}    while True:", st)
         inner = pad + " " * 8
@@ -527,14 +549,14 @@ class BlockEmitter:
         for j, s in body.bind:
             add(f"{inner}frame[{s}] = {carried[j]}", st)
         add(f"{inner}{' = '.join(carried)} = None", st)  # the body's slots alone hold them
-        self.region(body, k, "WB", inner, st)
+        self.region(body, k, "WB", inner, st, hoist)
         for cj, s in zip(carried, body.returns):
             add(f"{inner}{cj} = frame[{s}]", st)
         if clear_each(st):  # big loop-carried buffers: reused in place when slots clear
             for s in body.clear:
                 add(f"{inner}frame[{s}] = None", st)
         add(f"{pad}finally:", st)
-        for s in (*cond.clear, *body.clear):
+        for s in (*cond.clear, *body.clear, *sorted(body.kept)):
             add(f"{pad}    frame[{s}] = None", st)
         for s, cj in zip(st.results, carried):
             add(f"{pad}frame[{s}] = {cj}", st)

@@ -358,6 +358,11 @@ class BlockPlan:
     bind: tuple[tuple[int, int], ...] = ()  # (argument #, slot) of the arguments it reads
     clear: tuple[int, ...] = ()  # its own slots still set after a run (region results)
     free: frozenset[int] = frozenset()  # slots of enclosing blocks it reads
+    # a while body: the indices of its loop-invariant steps (``loop_invariant``), which
+    # engine/emit.py runs once, at the first iteration; their result slots (``kept``)
+    # hold their values through the loop and are cleared when it ends
+    hoisted: tuple[int, ...] = ()
+    kept: frozenset[int] = frozenset()
     # the largest static result bytes and ``Step.live`` of its steps and of the steps of
     # the while / if / case regions it runs inline (engine/memory.py: the caps)
     max_nbytes: int = 0
@@ -369,6 +374,36 @@ class BlockPlan:
     # engine.emit: the block's function in each mode (flags: COUNT, CAPS, OBSERVE),
     # made on first use
     compiled: dict[int, Callable[[list[Any]], None]] = field(default_factory=dict)
+
+
+def loop_invariant(
+    bp: BlockPlan, consts: dict[int, Any], movable: Callable[[Step], bool]
+) -> tuple[int, ...]:
+    """The steps of while body ``bp`` whose values are the same at every iteration
+    (XLA's while-loop-invariant code motion): a ``fast`` step (one NumPy call, no
+    effects, no regions) that ``movable`` allows, outside batched regions, whose
+    operands are each a body argument the body returns unchanged (a weight a scan
+    carries), a constant, a value of an enclosing block, or the result of another such
+    step, and whose result the body does not return (a loop-carried slot is reset at
+    each iteration).  Their indices, in order."""
+    defined = set(bp.args)
+    for st in bp.steps:
+        defined.update(st.results)
+    same = {a for a, r in zip(bp.args, bp.returns) if a == r}
+    returned = set(bp.returns)
+    out: list[int] = []
+    for k, st in enumerate(bp.steps):
+        if (
+            st.kind == "fast"
+            and not st.in_region
+            and len(st.results) == 1
+            and st.results[0] not in returned
+            and all(s in same or s in consts or s not in defined for s in st.operands)
+            and movable(st)
+        ):
+            out.append(k)
+            same.add(st.results[0])
+    return tuple(out)
 
 
 @dataclass(eq=False)

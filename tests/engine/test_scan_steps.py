@@ -233,3 +233,98 @@ def test_transpose_takes_the_spec_elements(shape, perm):
     for idx in np.ndindex(*shape):  # spec: result[i[perm[0]], ...] = operand[i]
         want[tuple(idx[d] for d in perm)] = x[idx]
     assert same(r, want)
+
+
+# ------------------------------------------------------------- loop-invariant steps
+# A scan's weights are loop-carried values the body returns unchanged; steps on them
+# alone (a bias broadcast, a weight's convert) give the same value at every iteration.
+INVARIANT = """func.func @main(%x: tensor<4xf32>, %w: tensor<4xf64>, %n: tensor<i32>)
+    -> (tensor<4xf32>, tensor<4xf64>) {{
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %c1 = stablehlo.constant dense<1> : tensor<i32>
+  %outer = stablehlo.negate %x : tensor<4xf32>
+  %r:4 = stablehlo.while(%i = %c0, %acc = %x, %wc = %w, %o = %outer)
+    : tensor<i32>, tensor<4xf32>, tensor<4xf64>, tensor<4xf32>
+   cond {{
+    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  }} do {{
+    %w32 = stablehlo.convert %wc : (tensor<4xf64>) -> tensor<4xf32>
+    %b = stablehlo.multiply %w32, %outer : tensor<4xf32>
+    %t = stablehlo.add %acc, %b : tensor<4xf32>
+    %j = stablehlo.add %i, %c1 : tensor<i32>
+    stablehlo.return %j, %t, %wc, %o : tensor<i32>, tensor<4xf32>, tensor<4xf64>, tensor<4xf32>
+  }}
+  func.return %r#1, %r#2 : tensor<4xf32>, tensor<4xf64>
+}}"""
+
+
+def invariant_want(x, w, n):
+    b = (w.astype(np.float32) * -x).astype(np.float32)  # exact: small integers
+    return x + np.float32(n) * b
+
+
+def test_loop_invariant_steps_are_planned_once_per_loop():
+    body = [st for st in Interpreter(parse_module(INVARIANT.format())).plan("main").block.steps]
+    (wh,) = [st for st in body if st.kind == "while"]
+    hoisted = [wh.blocks[1].steps[k].op.name for k in wh.blocks[1].hoisted]
+    assert hoisted == ["stablehlo.convert", "stablehlo.multiply"]
+
+
+@pytest.mark.parametrize("n", [0, 1, 5])
+def test_loop_invariant_steps_run_once_and_only_when_the_loop_does(n):
+    """The converted weight times an enclosing block's value: the same result, the two
+    invariant steps run once (the profile counts what ran), never for a loop of no
+    iteration; a callback still sees every step of every iteration."""
+    x = np.arange(1, 5, dtype=np.float32)
+    w = np.array([2, -1, 3, 0.5])
+    args = [x, w, np.array(n, np.int32)]
+    prof = engine.Profile()
+    r, rw = engine.run(INVARIANT.format(), args, profile=prof)
+    assert same(r, invariant_want(x, w, n)) and same(rw, w)
+
+    def ran(op: str) -> int:
+        return prof.ops[op].count if op in prof.ops else 0
+
+    assert ran("stablehlo.add") == 2 * n
+    assert ran("stablehlo.convert") == ran("stablehlo.multiply") == min(n, 1)
+    seen: list[str] = []
+    r2, _ = engine.run(INVARIANT.format(), args, callback=lambda name, pos, v: seen.append(name))
+    assert same(r2, r) and seen.count("stablehlo.convert") == n
+    r3, _ = engine.run(INVARIANT.format(), args, max_steps=10**6)
+    assert same(r3, r)
+
+
+NESTED = """func.func @main(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %c1 = stablehlo.constant dense<1> : tensor<i32>
+  %c3 = stablehlo.constant dense<3> : tensor<i32>
+  %r:2 = stablehlo.while(%i = %c0, %acc = %x) : tensor<i32>, tensor<3xf32>
+   cond {
+    %p = stablehlo.compare LT, %i, %c3, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %f = stablehlo.convert %i : (tensor<i32>) -> tensor<f32>
+    %s:3 = stablehlo.while(%k = %c0, %a = %acc, %g = %f) : tensor<i32>, tensor<3xf32>, tensor<f32>
+     cond {
+      %q = stablehlo.compare LT, %k, %c3, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %q : tensor<i1>
+    } do {
+      %gb = stablehlo.broadcast_in_dim %g, dims = [] : (tensor<f32>) -> tensor<3xf32>
+      %a2 = stablehlo.add %a, %gb : tensor<3xf32>
+      %k2 = stablehlo.add %k, %c1 : tensor<i32>
+      stablehlo.return %k2, %a2, %g : tensor<i32>, tensor<3xf32>, tensor<f32>
+    }
+    %j = stablehlo.add %i, %c1 : tensor<i32>
+    stablehlo.return %j, %s#1 : tensor<i32>, tensor<3xf32>
+  }
+  func.return %r#1 : tensor<3xf32>
+}"""
+
+
+def test_an_inner_loops_invariants_follow_the_outer_iteration():
+    """The inner loop's broadcast of an outer-iteration value is recomputed each time
+    the inner loop starts: x + 3 * (0 + 1 + 2)."""
+    x = np.array([1, 2, 3], np.float32)
+    (r,) = engine.run(NESTED, [x])
+    assert same(r, x + np.float32(9))
