@@ -328,7 +328,18 @@ def dot_general(
     return _finish(y, out, _is_tf32(result_type))
 
 
-@kernel("stablehlo.dot", quantized="dequantize")
+def _dot_fast(
+    op: Operation, rt: Type, dt: np.dtype, kwargs: dict[str, Any]
+) -> Callable[..., Any] | None:
+    """Legacy dot as the dot_general it is (``_dot_general_fast``)."""
+    lt = op.operands[0].type if op.operands else None
+    if not (isinstance(lt, TensorType) and lt.is_static and lt.shape):
+        return None
+    dims = {"lhs_contracting_dimensions": (len(lt.shape) - 1,), "rhs_contracting_dimensions": (0,)}
+    return _dot_general_fast(op, rt, dt, dims)
+
+
+@kernel("stablehlo.dot", fast_plan=_dot_fast, quantized="dequantize")
 def dot(
     lhs: np.ndarray,
     rhs: np.ndarray,

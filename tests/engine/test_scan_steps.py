@@ -328,3 +328,27 @@ def test_an_inner_loops_invariants_follow_the_outer_iteration():
     x = np.array([1, 2, 3], np.float32)
     (r,) = engine.run(NESTED, [x])
     assert same(r, x + np.float32(9))
+
+
+@pytest.mark.parametrize(
+    ("ls", "rs"), [((2, 4), (4, 3)), ((2, 4), (4,)), ((4,), (4, 3)), ((4,), (4,))]
+)
+def test_legacy_dot_takes_the_fast_path(ls, rs):
+    """TF's RNN loop bodies multiply by stablehlo.dot each step: planned as the
+    dot_general it is (integer-valued floats: the sums are exact)."""
+
+    def ty(s):
+        return "tensor<" + "".join(f"{d}x" for d in s) + "f32>"
+
+    out = ls[:-1] + rs[1:]
+    text = f"""func.func @main(%a: {ty(ls)}, %b: {ty(rs)}) -> {ty(out)} {{
+  %0 = stablehlo.dot %a, %b : ({ty(ls)}, {ty(rs)}) -> {ty(out)}
+  func.return %0 : {ty(out)}
+}}"""
+    assert kinds(text)["stablehlo.dot"] == "fast"
+    rng = np.random.default_rng(1)
+    a = rng.integers(-5, 5, size=ls).astype(np.float32)
+    b = rng.integers(-5, 5, size=rs).astype(np.float32)
+    (r,) = engine.run(text, [a, b])
+    want = np.tensordot(a.astype(np.int64), b.astype(np.int64), axes=(len(ls) - 1, 0))
+    assert same(r, want.astype(np.float32))
