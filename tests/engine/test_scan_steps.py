@@ -352,3 +352,16 @@ def test_legacy_dot_takes_the_fast_path(ls, rs):
     (r,) = engine.run(text, [a, b])
     want = np.tensordot(a.astype(np.int64), b.astype(np.int64), axes=(len(ls) - 1, 0))
     assert same(r, want.astype(np.float32))
+
+
+def test_mhlo_copy_is_planned_and_returns_a_new_array():
+    """TensorFlow's RNN loop bodies copy each step: planned once, a copy still."""
+    text = """func.func @main(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
+  %0 = stablehlo.negate %x : tensor<2x3xf32>
+  %1 = mhlo.copy %0 : tensor<2x3xf32>
+  func.return %0, %1 : tensor<2x3xf32>, tensor<2x3xf32>
+}"""
+    assert kinds(text)["mhlo.copy"] == "fast"
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    a, b = engine.run(text, [x])
+    assert same(a, -x) and same(b, -x) and not np.shares_memory(a, b)
