@@ -6,16 +6,18 @@ the slots whose last use it is) and ``engine.fusion`` marks its fused runs.  Thi
 module writes a block out as the body of one generated function, the one place in
 engine/ that writes Python source (``Source``):
 
-* a small elementwise step with an ``inline`` description (the fast path's NumPy call,
-  select): fetch the operands, call, release the slots whose last use it is, check the
-  result's class and dtype (else its fixer), store;
-* a large elementwise step with a ``big`` description: the same, written into the
-  buffer of a dying operand that nobody else holds (``ownership.sole_reference``);
+* a small fast step with an ``inline`` description (the fast path's NumPy call, select,
+  a planned slice or dot): fetch the operands, call, release the slots whose last use
+  it is, check the result's class and dtype (else its fixer), store;
+* a large step with a ``big`` description (an elementwise op, a dynamic_update_slice):
+  the same, written into the buffer of a dying operand that nobody else holds
+  (``ownership.sole_reference``);
 * a fused run (``engine.fusion``): one call of its closure;
 * ``stablehlo.while``: a Python loop over its cond's and body's compiled functions,
   the loop-carried values in locals (no copies: the body's slots alone hold them while
-  it runs, so their buffers stay reusable); ``if`` / ``case``: the chosen branch's
-  compiled function;
+  it runs, so their buffers stay reusable), the body's loop-invariant steps
+  (``BlockPlan.hoisted``) run at the first iteration only, except in OBSERVE;
+  ``if`` / ``case``: the chosen branch's compiled function;
 * any other step: a call of its closure (``engine.steps``: the kernel call, the result
   check).
 

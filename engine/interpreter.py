@@ -26,13 +26,16 @@ What the plan decides once, so that running costs the kernels and little else:
 * buffer reuse: a large elementwise result (>= ``INPLACE_MIN_ELEMENTS``) is written into
   the buffer of an operand that dies at this op when nothing else can see that buffer
   (``ownership.sole_reference`` proves no other slot, view, tuple, caller or constant
-  holds it).
+  holds it); so is a large dynamic_update_slice into its dying operand (a scan's stacked
+  output, written slice by slice in place: ``FastCall.into``).
   Kernels that take ``out=`` (an ``out`` parameter, or register option ``out=True``)
   get such a buffer, or None;
 * elementwise ops of at least ``PARALLEL_MIN_ELEMENTS`` run as one contiguous piece
   per thread (``engine.parallel``; ``HLORUN_THREADS=1``: one thread);
 * while / if / case run their region plans written out in their block's function,
-  without ``RegionFn`` calls.
+  without ``RegionFn`` calls; a while body's loop-invariant fast steps (on the weights a
+  scan carries unchanged: a bias broadcast, a weight's convert) run once per loop, at
+  its first iteration (``plan.loop_invariant``; not when a callback sees every step).
 
 Limits (memory cap, step limit, time limit) and the per-op ``callback`` and profile
 add their lines to the same compiled code (engine/emit.py's modes).  Every kernel
