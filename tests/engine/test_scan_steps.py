@@ -1,10 +1,12 @@
-"""The steps of a scan body (lax.scan as JAX exports it): slice, dynamic_slice and
-dynamic_update_slice planned once (``fast_plan``: static bounds, start indices clamped
-in Python ints) and a dynamic_update_slice written into its dying operand's buffer.
+"""The steps of a scan body (lax.scan as JAX exports it, TensorFlow's RNN loops):
+slice, dynamic_slice, dynamic_update_slice, transpose, dot and mhlo.copy planned once
+(``fast_plan``: static bounds, start indices clamped in Python ints); a
+dynamic_update_slice written into its dying operand's buffer; a while body's
+loop-invariant steps run once per loop.
 
 Expected values come from the spec's index formulas written here with NumPy
-(``clamp(0, start, dim - size)``, spec "dynamic_slice" / "dynamic_update_slice"), never
-from hlorun's own output.
+(``clamp(0, start, dim - size)``, spec "dynamic_slice" / "dynamic_update_slice"),
+exact integer arithmetic, or plain loops, never from hlorun's own output.
 """
 
 from __future__ import annotations
