@@ -6,16 +6,18 @@ the slots whose last use it is) and ``engine.fusion`` marks its fused runs.  Thi
 module writes a block out as the body of one generated function, the one place in
 engine/ that writes Python source (``Source``):
 
-* a small elementwise step with an ``inline`` description (the fast path's NumPy call,
-  select): fetch the operands, call, release the slots whose last use it is, check the
-  result's class and dtype (else its fixer), store;
-* a large elementwise step with a ``big`` description: the same, written into the
-  buffer of a dying operand that nobody else holds (``ownership.sole_reference``);
+* a small fast step with an ``inline`` description (the fast path's NumPy call, select,
+  a planned slice or dot): fetch the operands, call, release the slots whose last use
+  it is, check the result's class and dtype (else its fixer), store;
+* a large step with a ``big`` description (an elementwise op, a dynamic_update_slice):
+  the same, written into the buffer of a dying operand that nobody else holds
+  (``ownership.sole_reference``);
 * a fused run (``engine.fusion``): one call of its closure;
 * ``stablehlo.while``: a Python loop over its cond's and body's compiled functions,
   the loop-carried values in locals (no copies: the body's slots alone hold them while
-  it runs, so their buffers stay reusable); ``if`` / ``case``: the chosen branch's
-  compiled function;
+  it runs, so their buffers stay reusable), the body's loop-invariant steps
+  (``BlockPlan.hoisted``) run at the first iteration only, except in OBSERVE;
+  ``if`` / ``case``: the chosen branch's compiled function;
 * any other step: a call of its closure (``engine.steps``: the kernel call, the result
   check).
 
@@ -63,7 +65,6 @@ if TYPE_CHECKING:
 
 PLAIN, COUNT, CAPS, OBSERVE, PROFILE = 0, 1, 2, 4, 8  # the modes' flags (module docstring)
 
-INLINE_TEMPS = "a0 = a1 = a2 = r = None"
 # while / if / case regions nested deeper than this are calls of their own functions
 # (Python allows 20 nested blocks in a function; a loop takes 3 with its try)
 INLINE_DEPTH = 4
@@ -274,7 +275,9 @@ class BlockEmitter:
         self.mode = mode
         self.interp = interp
         self.local = local  # entry.LocalValues, or None: values in ``frame``
-        self.temps = False  # do a0.. / r hold values (released before closure calls)?
+        # how many of a0, a1, .. (and r) hold values of inline steps (released before
+        # closure calls, which check who holds a buffer)
+        self.temps = 0
         self.numbers: dict[int, int] = {}  # id(step) -> its number in this function
         self.steps: list[Step] = []  # the steps by number (what the hooks read)
         self.hooks: Hooks | None = None
@@ -292,13 +295,16 @@ class BlockEmitter:
             self.steps.append(st)
         return k
 
-    def body(self, bp: BlockPlan, pad: str) -> None:
-        """The steps of ``bp`` in order, with the mode's lines: a fused run as one call,
-        except in OBSERVE (each step alone: a callback sees every value)."""
+    def body(self, bp: BlockPlan, pad: str, skip: frozenset[int] = frozenset()) -> None:
+        """The steps of ``bp`` in order (but those at indices ``skip``), with the mode's
+        lines: a fused run as one call, except in OBSERVE (each step alone: a callback
+        sees every value)."""
         add, mode, hooks = self.src.add, self.mode, self.hooks
         fused = bp.fused if not mode & OBSERVE else {}
         member = {k for ks, _run in fused.values() for k in ks}
         for k, st in enumerate(bp.steps):
+            if k in skip:
+                continue
             n = self.number(st)
             if k in fused:
                 ks, run = fused[k]
@@ -320,11 +326,15 @@ class BlockEmitter:
                 continue
             if k in member or (mode == PLAIN and st.kind == "constant"):
                 continue
-            self.count(st, n, pad)
-            if mode & (OBSERVE | PROFILE):
-                self.observe(st, n, pad)
-            else:
-                self.step(st, pad)
+            self.one(st, n, pad)
+
+    def one(self, st: Step, n: int, pad: str) -> None:
+        """Step ``n`` alone, with the mode's lines."""
+        self.count(st, n, pad)
+        if self.mode & (OBSERVE | PROFILE):
+            self.observe(st, n, pad)
+        else:
+            self.step(st, pad)
 
     def count(self, st: Step, n: int, pad: str, loop: bool = False) -> None:
         """The limit line(s) before step ``n`` (``loop``: of an iteration of its loop)."""
@@ -378,8 +388,9 @@ class BlockEmitter:
     def release_temps(self, st: Step, pad: str) -> None:
         """Drop the inline temporaries before a call that checks who holds a buffer."""
         if self.temps and self.local is None:
-            self.src.add(f"{pad}{INLINE_TEMPS}", st)
-            self.temps = False
+            names = [f"a{j}" for j in range(self.temps)]
+            self.src.add(f"{pad}{' = '.join(names)} = r = None", st)
+            self.temps = 0
 
     def bind(self, name: str, value: Any) -> str:
         self.src.env[name] = value
@@ -413,7 +424,7 @@ class BlockEmitter:
             for name, slot in zip(names, st.operands):
                 add(f"{pad}{name} = frame[{slot}]", st)
             r = "r"
-            self.temps = True
+            self.temps = max(self.temps, len(names), 1)
         else:
             names = [self.local.ref(s) for s in st.operands]
             r = f"v{st.results[0]}"
@@ -487,12 +498,23 @@ class BlockEmitter:
         if local is None:  # the slot alone holds the result (its buffer reusable)
             add(f"{pad}r = None", st)
 
-    def region(self, bp: BlockPlan, k: int, name: str, pad: str, st: Step) -> None:
+    def region(
+        self, bp: BlockPlan, k: int, name: str, pad: str, st: Step, hoist: bool = False
+    ) -> None:
         """The steps of a while / if / case region: written out here, or, nested more
-        than ``INLINE_DEPTH`` loops deep, a call of its own compiled function."""
+        than ``INLINE_DEPTH`` loops deep, a call of its own compiled function.
+        ``hoist``: a while body whose loop-invariant steps (``BlockPlan.hoisted``) run
+        at the first iteration only (while the flag ``h<k>`` is set)."""
         if self.depth < INLINE_DEPTH:
             self.depth += 1
-            self.body(bp, pad)
+            skip: frozenset[int] = frozenset()
+            if hoist:
+                skip = frozenset(bp.hoisted)
+                self.src.add(f"{pad}if h{k}:", st)
+                for j in bp.hoisted:
+                    self.one(bp.steps[j], self.number(bp.steps[j]), pad + "    ")
+                self.src.add(f"{pad}    h{k} = False", st)
+            self.body(bp, pad, skip)
             self.release_temps(st, pad)
             self.src.add(f"{pad}pass", st)  # (a region of no steps)
             self.depth -= 1
@@ -513,6 +535,10 @@ class BlockEmitter:
             add(f"{pad}{cj} = frame[{s}]", st)
         for s in early:  # the loop alone holds the carried values
             add(f"{pad}frame[{s}] = None", st)
+        # loop-invariant steps run once (not when a callback must see every step run)
+        hoist = bool(body.hoisted) and self.depth < INLINE_DEPTH and not self.mode & OBSERVE
+        if hoist:
+            add(f"{pad}h{k} = True", st)
         add(f"{pad}try:", st)
         add(f"{pad}    while True:", st)
         inner = pad + " " * 8
@@ -525,14 +551,14 @@ class BlockEmitter:
         for j, s in body.bind:
             add(f"{inner}frame[{s}] = {carried[j]}", st)
         add(f"{inner}{' = '.join(carried)} = None", st)  # the body's slots alone hold them
-        self.region(body, k, "WB", inner, st)
+        self.region(body, k, "WB", inner, st, hoist)
         for cj, s in zip(carried, body.returns):
             add(f"{inner}{cj} = frame[{s}]", st)
         if clear_each(st):  # big loop-carried buffers: reused in place when slots clear
             for s in body.clear:
                 add(f"{inner}frame[{s}] = None", st)
         add(f"{pad}finally:", st)
-        for s in (*cond.clear, *body.clear):
+        for s in (*cond.clear, *body.clear, *sorted(body.kept)):
             add(f"{pad}    frame[{s}] = None", st)
         for s, cj in zip(st.results, carried):
             add(f"{pad}frame[{s}] = {cj}", st)

@@ -4,9 +4,10 @@ Planning (``engine.interpreter``) asks ``fast_op`` whether an op can run as one 
 call instead of its kernel.  What makes an op fast is a column of its op-table row,
 filled where the op's kernel is registered: ``ufunc`` (an ``engine.ufunc.Ufunc``: the
 ufunc and the dtype kinds on which it equals the spec) and ``fast_plan`` (a function
-``(op, result_type, dtype, attrs) -> callable | None`` for ops such as reshape or
-dot_general that lay out their work once).  compare, select and ``maximum(x, +0)``
-(relu) are planned here.
+``(op, result_type, dtype, attrs) -> callable | FastCall | None`` for ops such as
+reshape, slice or dot_general that lay out their work once; a ``FastCall`` when the
+call may write into an operand's buffer, as dynamic_update_slice does).  compare,
+select and ``maximum(x, +0)`` (relu) are planned here.
 """
 
 from __future__ import annotations
@@ -58,6 +59,8 @@ def fast_op(op: Operation, row: OpDef, kwargs: dict[str, Any]) -> FastCall | Non
         return None
     if row.fast_plan is not None:
         fn = row.fast_plan(op, rt, dt, kwargs)
+        if isinstance(fn, FastCall):  # a call that may write into an operand (``into``)
+            return fn
         if isinstance(fn, Ufunc):  # a ufunc row of its own (maximum / minimum on floats)
             return FastCall(fn.op or fn.ufunc, fn, dt)
         if fn is not None:

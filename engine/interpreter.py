@@ -26,13 +26,16 @@ What the plan decides once, so that running costs the kernels and little else:
 * buffer reuse: a large elementwise result (>= ``INPLACE_MIN_ELEMENTS``) is written into
   the buffer of an operand that dies at this op when nothing else can see that buffer
   (``ownership.sole_reference`` proves no other slot, view, tuple, caller or constant
-  holds it).
+  holds it); so is a large dynamic_update_slice into its dying operand (a scan's stacked
+  output, written slice by slice in place: ``FastCall.into``).
   Kernels that take ``out=`` (an ``out`` parameter, or register option ``out=True``)
   get such a buffer, or None;
 * elementwise ops of at least ``PARALLEL_MIN_ELEMENTS`` run as one contiguous piece
   per thread (``engine.parallel``; ``HLORUN_THREADS=1``: one thread);
 * while / if / case run their region plans written out in their block's function,
-  without ``RegionFn`` calls.
+  without ``RegionFn`` calls; a while body's loop-invariant fast steps (on the weights a
+  scan carries unchanged: a bias broadcast, a weight's convert) run once per loop, at
+  its first iteration (``plan.loop_invariant``; not when a callback sees every step).
 
 Limits (memory cap, step limit, time limit) and the per-op ``callback`` and profile
 add their lines to the same compiled code (engine/emit.py's modes).  Every kernel
@@ -57,7 +60,7 @@ from ..shape_inference.optable import OP_TABLE, OpDef
 from .emit import CAPS, COUNT, OBSERVE, PLAIN, PROFILE, block_function
 from .entry import plain_entry
 from .fastpath import fast_op, relu_op
-from .fusion import fuse
+from .fusion import fuse, fusible
 from .kernels.quantization import quantized_kernel
 from .memory import (
     DEFAULT_BUDGET,
@@ -81,6 +84,7 @@ from .plan import (
     accepts_out,
     as_array,
     conforms,
+    loop_invariant,
     plain_dtype,
     quiet_errors,
     restore_errors,
@@ -178,8 +182,15 @@ class Interpreter(StepCompiler):
         return plan
 
     def _prepare_block(
-        self, region: Region, scope: Scope, plan: FunctionPlan, top: bool = False
+        self,
+        region: Region,
+        scope: Scope,
+        plan: FunctionPlan,
+        top: bool = False,
+        loop: bool = False,
     ) -> BlockPlan:
+        """The plan of ``region``'s block (``loop``: a while body, whose loop-invariant
+        steps are marked ``hoisted``)."""
         if len(region.blocks) != 1:
             raise UnsupportedError(
                 f"regions with {len(region.blocks)} blocks are not supported (StableHLO uses one)"
@@ -199,6 +210,9 @@ class Interpreter(StepCompiler):
         ret = ops[-1]
         returns = tuple(scope.lookup(v.name, ret) for v in ret.operands)
         bp = BlockPlan(steps, args, returns)
+        if loop:  # (a fused run's steps stay in the loop: fusion sees the block whole)
+            bp.hoisted = loop_invariant(bp, plan.consts, lambda st: not fusible(st))
+            bp.kept = frozenset(steps[k].results[0] for k in bp.hoisted)
         self._liveness(bp, plan, top)
         for st in steps:
             st.run = self._compile(st, plan)
@@ -291,7 +305,7 @@ class Interpreter(StepCompiler):
             for s in st.uses:
                 last[s] = i
             used |= st.uses
-        returned = set(bp.returns)
+        returned = set(bp.returns) | bp.kept  # (kept: live through the whole loop)
         consts = plan.consts
         kills: list[list[int]] = [[] for _ in steps]
         for s, i in last.items():
@@ -317,13 +331,19 @@ class Interpreter(StepCompiler):
             )
 
     def _prepare_region(
-        self, region: Region, scope: Scope, plan: FunctionPlan, batched: bool = True
+        self,
+        region: Region,
+        scope: Scope,
+        plan: FunctionPlan,
+        batched: bool = True,
+        loop: bool = False,
     ) -> BlockPlan:
-        return self._prepare_block(region, Scope(plan, scope, batched), plan)
+        return self._prepare_block(region, Scope(plan, scope, batched), plan, loop=loop)
 
     def _region_fn(self, inner: BlockPlan, region: Region, plan: FunctionPlan) -> RegionFn:
         block_fn = self.block_fn
-        nargs, bind, returns, clear = len(inner.args), inner.bind, inner.returns, inner.clear
+        nargs, bind, returns = len(inner.args), inner.bind, inner.returns
+        clear = (*inner.clear, *sorted(inner.kept))  # (kept: a while body's hoisted values)
 
         def call(*values: Any) -> tuple[Any, ...]:
             frame = plan.frames[-1]
@@ -360,7 +380,10 @@ class Interpreter(StepCompiler):
                 control = row.kernel_options.get("control")  # while / if / case
                 inline = control is not None
                 blocks = tuple(
-                    self._prepare_region(r, scope, plan, batched=not inline) for r in op.regions
+                    self._prepare_region(
+                        r, scope, plan, batched=not inline, loop=control == "while" and i == 1
+                    )
+                    for i, r in enumerate(op.regions)
                 )
                 fns = [self._region_fn(b, r, plan) for b, r in zip(blocks, op.regions)]
                 if row.variadic_regions:

@@ -46,6 +46,9 @@ DEFAULT_MEMORY_CAP = DEFAULT_CAP  # bytes one tensor may take (engine/memory.py)
 # Buffer reuse: results of at least this many elements may be written into a dying
 # operand's buffer (smaller ones are cheaper to allocate than to check).
 INPLACE_MIN_ELEMENTS = 4096
+# Small fast steps of at most this many operands are written out inline by
+# engine/emit.py (their operands fetched into the temporaries a0, a1, ...).
+INLINE_MAX_OPERANDS = 5
 # Split elementwise ops on at least this many elements over the threads of
 # engine.parallel (NumPy releases the GIL in its loops).  None: never.
 PARALLEL_MIN_ELEMENTS: int | None = _PARALLEL_MIN if workers() > 1 else None
@@ -288,6 +291,10 @@ class FastCall(NamedTuple):
     fn: Callable[..., Any]
     row: Ufunc | None  # the op table's ufunc column entry, when ``fn`` is that ufunc's
     dtype: np.dtype  # the result's
+    # operand positions whose buffer ``fn`` may write its result into, given as ``out=``
+    # when that operand dies there and nobody else holds it (dynamic_update_slice's
+    # operand); a ufunc row's operands all may
+    into: tuple[int, ...] = ()
 
 
 class InlineCall(NamedTuple):
@@ -302,7 +309,8 @@ class InlineCall(NamedTuple):
 
 
 class BigCall(NamedTuple):
-    """A large elementwise step on one thread outside regions, written out by
+    """A large step on one thread outside regions that may write into an operand (an
+    elementwise op, a dynamic_update_slice: ``FastCall.into``), written out by
     engine/emit.py: ``ufunc(*operands, **kwargs)`` into the buffer of the operand at one
     of the positions ``reuse`` when it dies there and nobody else holds it
     (``ownership.sole_reference``), else into a new array of ``shape`` and ``dtype``."""
@@ -350,6 +358,11 @@ class BlockPlan:
     bind: tuple[tuple[int, int], ...] = ()  # (argument #, slot) of the arguments it reads
     clear: tuple[int, ...] = ()  # its own slots still set after a run (region results)
     free: frozenset[int] = frozenset()  # slots of enclosing blocks it reads
+    # a while body: the indices of its loop-invariant steps (``loop_invariant``), which
+    # engine/emit.py runs once, at the first iteration; their result slots (``kept``)
+    # hold their values through the loop and are cleared when it ends
+    hoisted: tuple[int, ...] = ()
+    kept: frozenset[int] = frozenset()
     # the largest static result bytes and ``Step.live`` of its steps and of the steps of
     # the while / if / case regions it runs inline (engine/memory.py: the caps)
     max_nbytes: int = 0
@@ -361,6 +374,36 @@ class BlockPlan:
     # engine.emit: the block's function in each mode (flags: COUNT, CAPS, OBSERVE),
     # made on first use
     compiled: dict[int, Callable[[list[Any]], None]] = field(default_factory=dict)
+
+
+def loop_invariant(
+    bp: BlockPlan, consts: dict[int, Any], movable: Callable[[Step], bool]
+) -> tuple[int, ...]:
+    """The steps of while body ``bp`` whose values are the same at every iteration
+    (XLA's while-loop-invariant code motion): a ``fast`` step (one NumPy call, no
+    effects, no regions) that ``movable`` allows, outside batched regions, whose
+    operands are each a body argument the body returns unchanged (a weight a scan
+    carries), a constant, a value of an enclosing block, or the result of another such
+    step, and whose result the body does not return (a loop-carried slot is reset at
+    each iteration).  Their indices, in order."""
+    defined = set(bp.args)
+    for st in bp.steps:
+        defined.update(st.results)
+    same = {a for a, r in zip(bp.args, bp.returns) if a == r}
+    returned = set(bp.returns)
+    out: list[int] = []
+    for k, st in enumerate(bp.steps):
+        if (
+            st.kind == "fast"
+            and not st.in_region
+            and len(st.results) == 1
+            and st.results[0] not in returned
+            and all(s in same or s in consts or s not in defined for s in st.operands)
+            and movable(st)
+        ):
+            out.append(k)
+            same.add(st.results[0])
+    return tuple(out)
 
 
 @dataclass(eq=False)

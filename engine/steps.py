@@ -26,6 +26,7 @@ from .dtypes import dtype_of, static_shape
 from .fastpath import parallel
 from .ownership import sole_reference
 from .plan import (
+    INLINE_MAX_OPERANDS,
     INPLACE_MIN_ELEMENTS,
     BigCall,
     FunctionPlan,
@@ -223,7 +224,7 @@ class StepCompiler:
 
     def _compile_fast(self, st: Step) -> Callable[[list[Any]], None]:
         assert st.fast is not None  # (a fast step)
-        fn, row, dt = st.fast
+        fn, row, dt, into = st.fast
         ops, kills, slot = st.operands, st.kills, st.results[0]
         sct = dt.type
         t = st.check_types[0]
@@ -232,8 +233,13 @@ class StepCompiler:
         size = static_size(t)
         shape = static_shape(t) if size is not None else None
         cands: tuple[int, ...] = ()
-        if row is not None and self.inplace and size is not None and size >= INPLACE_MIN_ELEMENTS:
-            cands = tuple(k for k, s in enumerate(ops) if s in kills and ops.count(s) == 1)
+        if self.inplace and size is not None and size >= INPLACE_MIN_ELEMENTS:
+            places = range(len(ops)) if row is not None else into
+            cands = tuple(k for k in places if ops[k] in kills and ops.count(ops[k]) == 1)
+        if row is None and cands and shape is not None and not st.in_region:
+            # a planned call that may write into a dying operand (``FastCall.into``)
+            st.big = BigCall(fn, {}, dt, cands, shape, fix)  # engine.emit writes it out
+            return _emitted
         # only compute-bound ops split: a memory-bound add is no faster on two threads
         par = (
             row is not None
@@ -242,10 +248,9 @@ class StepCompiler:
             and (par_min := _plan.PARALLEL_MIN_ELEMENTS) is not None
             and size >= par_min
         )
-        if shape is not None and (cands or par):  # (both need a static size and a row)
-            assert row is not None
+        if row is not None and shape is not None and (cands or par):  # (a static size)
             return self._compile_fast_big(st, row, dt, cands, shape, par, fix)
-        if len(ops) <= 3:
+        if len(ops) <= INLINE_MAX_OPERANDS:
             st.inline = InlineCall(fn, dt, sct, fix)  # engine.emit writes this step out
             return _emitted
 

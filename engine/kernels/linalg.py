@@ -332,6 +332,17 @@ DOT_GENERAL = register_kernel(
 )
 
 
+def _dot_fast(
+    op: Operation, rt: Type, dt: np.dtype, kwargs: dict[str, Any]
+) -> Callable[..., Any] | None:
+    """Legacy dot as the dot_general it is (``_dot_general_fast``)."""
+    lt = op.operands[0].type if op.operands else None
+    if not (isinstance(lt, TensorType) and lt.is_static and lt.shape):
+        return None
+    dims = {"lhs_contracting_dimensions": (len(lt.shape) - 1,), "rhs_contracting_dimensions": (0,)}
+    return _dot_general_fast(op, rt, dt, dims)
+
+
 def dot(
     lhs: np.ndarray,
     rhs: np.ndarray,
@@ -351,7 +362,7 @@ def dot(
     )
 
 
-DOT = register_kernel("stablehlo.dot", dot, quantized="dequantize")
+DOT = register_kernel("stablehlo.dot", dot, fast_plan=_dot_fast, quantized="dequantize")
 
 
 # --------------------------------------------------------------------------------------

@@ -12,12 +12,21 @@ from typing import Any
 
 import numpy as np
 
+from ...parser.ir import TensorType
 from ...shape_inference.mhlo import call_attributes
 from ...shape_inference.optable import OpDef, ShapeContext, kernel
 from .chlo import ERF
 
 
-@kernel("mhlo.copy", quantized="native")
+def _copy_fast(op: Any, rt: Any, dt: np.dtype, kwargs: dict[str, Any]) -> Any:
+    """mhlo.copy of a tensor of rank >= 1 (TensorFlow's RNN loop bodies copy each
+    step): the kernel's copy, without its closure."""
+    if not (isinstance(rt, TensorType) and rt.shape and op.operands[0].type == rt):
+        return None
+    return lambda a: a.copy()
+
+
+@kernel("mhlo.copy", fast_plan=_copy_fast, quantized="native")
 def copy(operand: Any, *, result_type: Any, cross_program_prefetch_index: Any = None) -> Any:
     """mhlo.copy (HLO kCopy): the operand's value (a tensor, or a tuple of them)."""
     if isinstance(operand, np.ndarray):

@@ -10,6 +10,7 @@ indexing, ``np.pad``-free padding and ``np.concatenate`` all work on ml_dtypes a
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -32,6 +33,7 @@ from ..memory import reserve
 from ..plan import INPLACE_MIN_ELEMENTS, plain_dtype, static_size
 
 _I64_MAX = np.iinfo(np.int64).max
+_ndarray = np.ndarray
 
 
 # --------------------------------------------------------------------------------------
@@ -244,12 +246,32 @@ def _broadcast_in_dim_fast(
         perm, view = broadcast_layout(xshape, shape, dims)
     except InterpreterError:
         return None  # the kernel reports it, at run time
+    if perm is None and math.prod(view) == math.prod(shape):  # unit axes inserted
+        return lambda a: a.reshape(shape)  # a view, as reshape's
     if (static_size(rt) or 0) > INPLACE_MIN_ELEMENTS:
+        if perm is None:  # a contiguous operand: the read-only view made directly
+            strides = [0] * len(shape)
+            step = dt.itemsize
+            for d in reversed(range(len(shape))):
+                if view[d] != 1:
+                    strides[d] = step
+                    step *= view[d]
+            made = _ndarray
+            size = math.prod(view)
 
-        def big(a: Any) -> Any:
-            return np.broadcast_to((a if perm is None else a.transpose(perm)).reshape(view), shape)
+            def big(a: Any) -> Any:
+                if a.__class__ is made and a.flags.c_contiguous and a.size == size:
+                    r = made(shape, dt, a, 0, strides)
+                    r.flags.writeable = False
+                    return r
+                return np.broadcast_to(a.reshape(view), shape)
 
-        return big
+            return big
+
+        def big_moved(a: Any) -> Any:
+            return np.broadcast_to(a.transpose(perm).reshape(view), shape)
+
+        return big_moved
 
     def small(a: Any) -> Any:
         out = np.empty(shape, dt)
@@ -335,7 +357,32 @@ def dynamic_reshape(operand, output_shape, *, result_type: TensorType, **_: Any)
     return _reshape(operand, shape)
 
 
-@kernel("stablehlo.transpose", quantized="storage")
+def _transpose_fast(
+    op: Operation, rt: Type, dt: np.dtype, kwargs: dict[str, Any]
+) -> Callable[..., Any] | None:
+    """spec transpose between static shapes of one plain dtype: a view, its axes
+    permuted (as the kernel's)."""
+    (x,) = op.operands
+    xt = x.type
+    if not (
+        isinstance(rt, TensorType)
+        and rt.is_static
+        and isinstance(xt, TensorType)
+        and xt.is_static
+        and xt.shape
+        and plain_dtype(xt) == dt
+    ):
+        return None
+    perm = int_tuple(kwargs.get("permutation"))
+    xshape = static_shape(xt)
+    if sorted(perm) != list(range(len(xshape))) or tuple(xshape[d] for d in perm) != static_shape(
+        rt
+    ):
+        return None  # the kernel reports it
+    return lambda a: a.transpose(perm)
+
+
+@kernel("stablehlo.transpose", fast_plan=_transpose_fast, quantized="storage")
 def transpose(operand, *, permutation, **_: Any) -> np.ndarray:
     """spec: transpose: result_index[d] = operand_index[permutation[d]]."""
     return np.transpose(operand, int_tuple(permutation))

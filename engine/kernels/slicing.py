@@ -4,17 +4,17 @@ as in ``movement``."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from ...parser.errors import InterpreterError
-from ...parser.ir import (
-    TensorType,
-)
+from ...parser.ir import Operation, TensorType, Type
 from ...shape_inference.optable import kernel, register_kernel
+from ..dtypes import static_shape
 from ..memory import reserve
+from ..plan import FastCall, plain_dtype
 from .movement import as_i64, int_tuple, runtime_shape, scalar_index
 
 _I64_MAX = np.iinfo(np.int64).max
@@ -24,7 +24,114 @@ _I64_MAX = np.iinfo(np.int64).max
 # --------------------------------------------------------------------------------------
 
 
-@kernel("stablehlo.slice", quantized="storage")
+def _static_shapes(
+    values: Sequence[Any], rt: Type, dt: np.dtype
+) -> tuple[tuple[int, ...], ...] | None:
+    """The static shapes of ``values`` (an operand, an update) and of the result when all
+    are of the result's plain dtype ``dt`` and of rank at least 1 (0-d values may be held
+    as NumPy scalars, which the kernels convert); else None."""
+    types = [v.type for v in values] + [rt]
+    if not all(isinstance(t, TensorType) and t.is_static and t.shape for t in types):
+        return None
+    if any(plain_dtype(t) != dt for t in types[:-1]):
+        return None
+    return tuple(static_shape(t) for t in types)
+
+
+def _slice_fast(op: Operation, rt: Type, dt: np.dtype, kwargs: dict[str, Any]) -> Any:
+    """spec slice between static shapes: its index tuple made once."""
+    shapes = _static_shapes(op.operands[:1], rt, dt)
+    if shapes is None:
+        return None
+    xshape, shape = shapes
+    try:
+        bounds = tuple(
+            zip(
+                int_tuple(kwargs["start_indices"]),
+                int_tuple(kwargs["limit_indices"]),
+                int_tuple(kwargs["strides"]),
+            )
+        )
+    except (KeyError, TypeError, ValueError):
+        return None
+    if len(bounds) != len(xshape) or not all(
+        0 <= s <= l <= n and st > 0 for (s, l, st), n in zip(bounds, xshape)
+    ):
+        return None  # the kernel reports it
+    if tuple(len(range(s, l, st)) for s, l, st in bounds) != shape:
+        return None
+    idx = tuple(slice(s, l, st) for s, l, st in bounds)
+    return lambda a: a[idx]
+
+
+def _window(shape: Sequence[int], sizes: Sequence[int]) -> Callable[[Sequence[Any]], tuple]:
+    """``starts -> index``: the index tuple of the window of ``sizes`` at ``starts`` in an
+    array of ``shape``, each start clamped to ``[0, dim - size]`` in Python ints (spec
+    dynamic_slice / dynamic_update_slice), the bounds worked out once."""
+    dims = tuple((n - k, k) for n, k in zip(shape, sizes))
+
+    def index(starts: Sequence[Any]) -> tuple:
+        idx = []
+        for i, (hi, k) in zip(starts, dims):
+            s = int(i)
+            s = 0 if s < 0 else hi if s > hi else s
+            idx.append(slice(s, s + k))
+        return tuple(idx)
+
+    return index
+
+
+def _dynamic_slice_fast(op: Operation, rt: Type, dt: np.dtype, kwargs: dict[str, Any]) -> Any:
+    """spec dynamic_slice between static shapes (``_window``)."""
+    shapes = _static_shapes(op.operands[:1], rt, dt)
+    if shapes is None:
+        return None
+    xshape, shape = shapes
+    sizes = int_tuple(kwargs.get("slice_sizes"))
+    if (
+        sizes != shape
+        or len(op.operands) != 1 + len(shape)
+        or any(k > n for k, n in zip(sizes, xshape))
+    ):
+        return None  # the kernel reports it
+    index = _window(xshape, sizes)
+
+    def dynamic_slice_planned(a: np.ndarray, *starts: Any) -> np.ndarray:
+        return a[index(starts)]
+
+    return dynamic_slice_planned
+
+
+def _dynamic_update_slice_fast(
+    op: Operation, rt: Type, dt: np.dtype, kwargs: dict[str, Any]
+) -> Any:
+    """spec dynamic_update_slice between static shapes (``_window``); into the operand's
+    own buffer when it dies there and nobody else holds it (``FastCall.into``: the
+    emitted step checks that and passes it as ``out``)."""
+    shapes = _static_shapes(op.operands[:2], rt, dt)
+    if shapes is None:
+        return None
+    xshape, ushape, shape = shapes
+    if (
+        xshape != shape
+        or len(ushape) != len(shape)
+        or len(op.operands) != 2 + len(shape)
+        or any(k > n for k, n in zip(ushape, shape))
+    ):
+        return None  # the kernel reports it
+    index = _window(shape, ushape)
+
+    def dynamic_update_slice_planned(
+        a: np.ndarray, update: np.ndarray, *starts: Any, out: np.ndarray | None = None
+    ) -> np.ndarray:
+        result = out if out is a else a.copy()
+        result[index(starts)] = update
+        return result
+
+    return FastCall(dynamic_update_slice_planned, None, dt, (0,))
+
+
+@kernel("stablehlo.slice", fast_plan=_slice_fast, quantized="storage")
 def slice_(operand, *, start_indices, limit_indices, strides, **_: Any) -> np.ndarray:
     """spec: slice: operand_index = start_indices + result_index * strides."""
     return operand[
@@ -68,7 +175,7 @@ def _clamped_starts(starts: Sequence[Any], operand_shape, sizes) -> list[int]:
     return [min(max(scalar_index(s), 0), n - k) for s, n, k in zip(starts, operand_shape, sizes)]
 
 
-@kernel("stablehlo.dynamic_slice", quantized="storage")
+@kernel("stablehlo.dynamic_slice", fast_plan=_dynamic_slice_fast, quantized="storage")
 def dynamic_slice(operand, *start_indices, slice_sizes, **_: Any) -> np.ndarray:
     """spec: dynamic_slice (start indices clamped)."""
     sizes = int_tuple(slice_sizes)
@@ -89,7 +196,10 @@ def dynamic_update_slice(
 
 
 DYNAMIC_UPDATE_SLICE = register_kernel(
-    "stablehlo.dynamic_update_slice", dynamic_update_slice, quantized="storage"
+    "stablehlo.dynamic_update_slice",
+    dynamic_update_slice,
+    fast_plan=_dynamic_update_slice_fast,
+    quantized="storage",
 )
 
 
