@@ -430,7 +430,10 @@ _ROWS: tuple[tuple[Any, ...], ...] = (
         _a("batch_group_count", "i64", 1),
         _a("precision_config", "precision_config", ()),
     ), (), _s("lhs rhs padding", _CONVOLUTION, prints=False)),
-    ("stablehlo.constant", (_a("value", "dense"),), (), _s("", "custom<Constant>", "output")),
+    # StablehloOps.cpp ConstantOp::print: a value of another type than the result's in
+    # the generic form after the op's name (``fallback``)
+    ("stablehlo.constant", (_a("value", "dense"),), (),
+     _s("", "custom<Constant(fallback)>", "output")),
     ("stablehlo.custom_call", (
         _a("call_target_name", "string", ""),
         _a("has_side_effect", "bool", False),
@@ -509,7 +512,8 @@ _ROWS: tuple[tuple[Any, ...], ...] = (
     ("func.return", (), (), _RETURN),
     ("func.call", (_a("callee", "symbol"),), (),
      _s("operands*", "$callee `(` operands `)` attr-dict `:` type(functional)", "results*")),
-    ("arith.constant", (_a("value", "any"),), (), _s("", "custom<Constant>")),
+    # ArithOps.td ConstantOp: `attr-dict $value`, a scalar value too (``scalars``)
+    ("arith.constant", (_a("value", "any"),), (), _s("", "custom<Constant(scalars)>")),
     ("interpreter.probe", (_a("probe_id", "string"),), (), _TEST),
     ("interpreter.run_parallel", (_a("programs", "array"), _a("infeed", "array", None)), ()),
 )  # fmt: skip

@@ -2,7 +2,7 @@
 the generic operation form ``"dialect.op"(%a) <{props}> ({regions}) {attrs} : (t) -> t``.
 
 ``BasePrinter`` writes everything in generic form; ``printer._Printer`` adds the
-custom (pretty) forms of ``pretty_print`` / ``pretty_print_regions``.  Types spell
+custom (pretty) forms the declarations' format strings give (``op_format``).  Types spell
 themselves (``Type.spell`` in ir.py, which ``str(type)`` uses too).  Sources: MLIR's
 AsmPrinter.cpp (OperationPrinter, printAttribute) and StableHLO's attribute printers
 (StablehloAttrs.td assembly formats, StablehloOps.cpp).

@@ -45,10 +45,6 @@ _SDY = (
     "hand in parser/pretty_sdy.py and their ODS properties in parser/sdy/bytecode_codec.py "
     "until the declarative formats (parser lane) declare them"
 )
-_DIRECTIVE = (
-    "pending: the Constant format directive prints stablehlo-opt's generic fallback for "
-    "stablehlo.constant only (parser declarative-format lane)"
-)
 
 # op -> {file: why it may spell the name}
 EXCEPTIONS: dict[str, dict[str, str]] = {
@@ -63,7 +59,6 @@ EXCEPTIONS: dict[str, dict[str, str]] = {
 PENDING: dict[str, dict[str, str]] = {
     "stablehlo.constant": {
         "engine/diff_instrument.py": _DIFF,
-        "parser/format_directives.py": _DIRECTIVE,
         "parser/pretty_sdy.py": _SDY,
     },
     "stablehlo.while": {
