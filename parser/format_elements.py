@@ -441,6 +441,24 @@ class Literal(Element):
         return GLUE + self.text if self.text in _GLUE_AFTER else self.text
 
 
+def _value_uses(st: ParseState) -> None:
+    """``%a, %b, ...`` when the text continues with a value (none, else): up to a ``,``
+    that starts something else."""
+    p = st.p
+    c = p.c
+    if not c.text.startswith("%", c.skip()):
+        return
+    st.operands.append(p.value_use())
+    while True:
+        save = c.pos
+        if not c.accept(","):
+            return
+        if not c.text.startswith("%", c.skip()):
+            c.pos = save
+            return
+        st.operands.append(p.value_use())
+
+
 @dataclass
 class Operands(Element):
     """All operands, comma-separated; as many as the declaration's ``operands`` allow."""
@@ -449,19 +467,7 @@ class Operands(Element):
     variadic: bool
 
     def parse(self, st: ParseState) -> None:
-        p = st.p
-        c = p.c
-        if not c.text.startswith("%", c.skip()):
-            return
-        st.operands.append(p.value_use())
-        while True:
-            save = c.pos
-            if not c.accept(","):
-                return
-            if not c.text.startswith("%", c.skip()):
-                c.pos = save
-                return
-            st.operands.append(p.value_use())
+        _value_uses(st)
 
     def print(self, st: PrintState) -> str | None:
         n = len(st.op.operands)
@@ -488,19 +494,8 @@ class OperandGroup(Element):
         p = st.p
         if self.index != self.variadic:
             st.operands.append(p.value_use())
-            return
-        c = p.c
-        if not c.text.startswith("%", c.skip()):
-            return
-        st.operands.append(p.value_use())
-        while True:
-            save = c.pos
-            if not c.accept(","):
-                return
-            if not c.text.startswith("%", c.skip()):
-                c.pos = save
-                return
-            st.operands.append(p.value_use())
+        else:
+            _value_uses(st)
 
     def values(self, op: Operation) -> tuple[Value, ...] | None:
         """The operands of this group, None when the op has too few."""

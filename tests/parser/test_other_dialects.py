@@ -197,11 +197,7 @@ def test_scf_for_without_a_yield_prints_generic():
     ],
 )
 def test_scf_yield(custom: str, generic: str):
-    args = "%a: f32, %t: tensor<2xf32>"
-    a = first_op("  " + custom, args)
-    assert a == first_op("  " + generic, args)
-    printed = roundtrips(f"func.func @f({args}) {{\n  {generic}\n  func.return\n}}\n")
-    assert f"  {custom}\n" in printed
+    custom_equals_generic(custom, generic, "%a: f32, %t: tensor<2xf32>")
 
 
 @pytest.mark.parametrize(
@@ -225,6 +221,11 @@ def test_scf_yield(custom: str, generic: str):
     ],
 )
 def test_tensor_insert(custom: str, generic: str, args: str):
+    custom_equals_generic(custom, generic, args)
+
+
+def custom_equals_generic(custom: str, generic: str, args: str) -> None:
+    """``custom`` parses into the op ``generic`` spells, which prints as ``custom``."""
     a = first_op("  " + custom, args)
     assert a == first_op("  " + generic, args)
     printed = roundtrips(f"func.func @f({args}) {{\n  {generic}\n  func.return\n}}\n")
@@ -258,10 +259,7 @@ def test_tensor_insert_needs_a_tensor_type():
     ],
 )
 def test_arith_binary_and_casts(custom: str, generic: str, args: str):
-    a = first_op("  " + custom, args)
-    assert a == first_op("  " + generic, args)
-    printed = roundtrips(f"func.func @f({args}) {{\n  {generic}\n  func.return\n}}\n")
-    assert f"  {custom}\n" in printed
+    custom_equals_generic(custom, generic, args)
 
 
 @pytest.mark.parametrize(
