@@ -9,7 +9,9 @@ ops``) read it too.
 
 Adding an op with a custom form: its row here (attributes, regions, ``_s(operands,
 format, results)``), its shape function and kernel (shape_inference/, engine/kernels/);
-a syntax no format element spells is one new directive in parser/format_directives.py.
+a syntax no format element spells is one new directive in parser/format_directives.py
+(parser/region_directives.py for an op with regions).  Other dialects' ops that programs
+mix in are declared alike in parser/mixed_ops.py (VHLO's in parser/vhlo/op_forms.py).
 
 Facts and their sources:
 
@@ -110,7 +112,7 @@ class OpDecl:
     operands: tuple[str, ...] = ()
     results: tuple[str, ...] = ("result",)
     # the custom text form, a format string of parser/op_format.py (None: the default
-    # form of parser/default_form.py, or another dialect's hand-written one)
+    # form of parser/default_form.py, or a plug-in dialect's own)
     format: str | None = None
     # False: the form is read, but the op is written in the generic form (as hlorun
     # always wrote it; its printed form would differ from the programs' recorded text)

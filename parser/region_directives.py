@@ -418,7 +418,8 @@ class ForLoop(Element):
             return None
         body = op.regions[0]
         if not n_iter:
-            if ops[-1] != Operation(ops[-1].name) or (len(ops) > 1 and ops[-2].name == "scf.yield"):
+            # only an operand-less, attribute-less yield may be left out (and put back)
+            if ops[-1] != Operation("scf.yield") or (len(ops) > 1 and ops[-2].name == "scf.yield"):
                 return None
             body = Region((Block(block.arguments, ops[:-1]),))
         unsigned = op.attr("unsignedCmp")
