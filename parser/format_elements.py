@@ -466,8 +466,7 @@ class Operands(Element):
     fixed: int
     variadic: bool
 
-    def parse(self, st: ParseState) -> None:
-        _value_uses(st)
+    parse = staticmethod(_value_uses)  # (no method frame: every op's form reads them)
 
     def print(self, st: PrintState) -> str | None:
         n = len(st.op.operands)
