@@ -176,15 +176,16 @@ def test_other_dialects_declared_ops_have_their_forms(name):
 def test_the_core_s_custom_forms_are_declared_formats():
     """Every custom form the core parses and prints is a declaration's format: no
     hand-written parser or printer (a plug-in dialect's join through its registry)."""
+    from hlorun.parser.dialects import PLUGINS
     from hlorun.parser.grammar import CUSTOM_FORMS
     from hlorun.parser.op_format import ALIASES
     from hlorun.parser.printer import _PRETTY
 
-    core = {n for n in CUSTOM_FORMS if n.partition(".")[0] not in ("sdy", "vhlo")}
+    core = {n for n in CUSTOM_FORMS if n.partition(".")[0] not in PLUGINS}
     assert core == set(FORMATS) | set(ALIASES)
     for name in FORMATS:
         assert CUSTOM_FORMS[name] == FORMATS[name].parse
-    printed = {n for n in _PRETTY if n.partition(".")[0] not in ("sdy", "vhlo")}
+    printed = {n for n in _PRETTY if n.partition(".")[0] not in PLUGINS}
     assert printed == set(print_forms())
 
 
@@ -212,3 +213,15 @@ def _state(op):
     from hlorun.parser.format_elements import PrintState
 
     return PrintState(_Printer(), op, frozenset(), 0)
+
+
+def test_vhlo_forms_come_from_declarations_through_the_registry():
+    """VHLO's custom forms are its declarations' formats (parser/vhlo/op_forms.py),
+    which the core's parser and printer reach through the dialect registry."""
+    from hlorun.parser.grammar import CUSTOM_FORMS
+    from hlorun.parser.printer import _PRETTY
+    from hlorun.parser.vhlo.op_forms import VHLO_OP_DECLS, custom_forms
+
+    for name in VHLO_OP_DECLS:
+        assert CUSTOM_FORMS[name] == custom_forms("FORMS")[name]
+        assert name in _PRETTY and name in custom_forms("PRINT_FORMS")
