@@ -488,6 +488,7 @@ class OperandGroup(Element):
     index: int  # the group's place among the declaration's operands
     groups: int  # how many groups the declaration has
     variadic: int | None  # the place of its variadic group, if any
+    fewest: int  # the fewest operands the op has (a ``+`` group has one at least)
 
     def parse(self, st: ParseState) -> None:
         p = st.p
@@ -499,8 +500,7 @@ class OperandGroup(Element):
     def values(self, op: Operation) -> tuple[Value, ...] | None:
         """The operands of this group, None when the op has too few."""
         n = len(op.operands)
-        fixed = self.groups - (self.variadic is not None)
-        if n < fixed or (self.variadic is None and n != fixed):
+        if n < self.fewest or (self.variadic is None and n != self.fewest):
             return None
         i, v = self.index, self.variadic
         if v is None or i < v:

@@ -109,7 +109,8 @@ def compile_format(
                 if len(varying) > 1:
                     raise ValueError(f"{decl.name}: {var} among several variadic groups")
                 v = varying[0] if varying else None
-                el = OperandGroup(var[1:], groups.index(var[1:]), len(groups), v)
+                fewest = sum(not o.endswith("*") for o in decl.operands)
+                el = OperandGroup(var[1:], groups.index(var[1:]), len(groups), v, fewest)
             else:
                 raise ValueError(f"{decl.name}: format names undeclared attribute {var}")
         elif types is not None:

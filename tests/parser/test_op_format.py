@@ -203,10 +203,13 @@ def test_named_operand_groups():
 
     vals = tuple(Value(f"%v{i}", None) for i in range(5))  # type: ignore[arg-type]
     op = Operation("x.y", vals)
-    groups = [OperandGroup(n, i, 4, 2) for i, n in enumerate("a b c d".split())]
+    groups = [OperandGroup(n, i, 4, 2, 3) for i, n in enumerate("a b c d".split())]
     assert [g.print(_state(op)) for g in groups] == ["%v0", "%v1", "%v2, %v3", "%v4"]
     assert groups[2].values(Operation("x.y", vals[:3])) == ()
     assert groups[0].values(Operation("x.y", vals[:2])) is None
+    at_least_one = OperandGroup("c", 2, 4, 2, 4)  # `c+`
+    assert at_least_one.values(Operation("x.y", vals[:3])) is None
+    assert at_least_one.values(Operation("x.y", vals[:4])) == vals[2:3]
 
 
 def _state(op):
