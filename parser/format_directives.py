@@ -1,8 +1,10 @@
-"""The named directives of parser/op_format.py's format language (``custom<Name>``): the
-text forms upstream writes in C++ (StablehloOps.cpp, AssemblyFormat.cpp), each one
-``Element`` that parses and prints its syntax together.  A directive that stands for
-a whole op's syntax (``While``, ``Reduce``, ``Constant``) makes its operands, results
-and regions itself (``ParseState.values`` / ``whole``).
+"""The named directives of parser/op_format.py's format language (``custom<Name>``) that
+spell attributes, operands and types: the text forms upstream writes in C++
+(StablehloOps.cpp, AssemblyFormat.cpp; TensorOps.td's type constraints), each one
+``Element`` that parses and prints its syntax together.  (The directives of ops with
+regions are parser/region_directives.py's.)  A directive that stands for a whole op's
+syntax (``Constant``) makes its operands and results itself (``ParseState.values`` /
+``whole``).
 """
 
 from __future__ import annotations
@@ -26,7 +28,6 @@ from .format_elements import (
     typed_int,
 )
 from .ir import (
-    Block,
     BoolAttr,
     ConvDimensionNumbers,
     DenseArrayAttr,
@@ -34,15 +35,13 @@ from .ir import (
     DenseResourceAttr,
     DotDimensionNumbers,
     FloatAttr,
+    IndexType,
     IntegerAttr,
     IntegerType,
-    Operation,
-    Region,
     StringAttr,
     SymbolRefAttr,
     TensorType,
     Type,
-    Value,
 )
 from .opdecl import OpDecl
 from .type_syntax import I64
@@ -377,14 +376,24 @@ class ConvWindow(Element):
 
 class Constant(Element):
     """A constant's whole form: `{attrs} dense<...> : type` (the value's type is the
-    result's), arith's `{attrs} 1 : i32` / `true`; and for a ``stablehlo.constant``
-    whose value's type is not its result's (quantized results) stablehlo-opt's
-    fallback: the name, then the rest of the generic form (`stablehlo.constant()
-    <{value = ...}> : () -> type`), which the parser reads back."""
+    result's).  Options (``custom<Constant(scalars, fallback)>``): ``scalars``, a
+    scalar value too (arith's `attr-dict $value`: `{attrs} 1 : i32`, `true`);
+    ``fallback``, a value whose type is not the result's (quantized results) in
+    stablehlo-opt's fallback, the name then the rest of the generic form
+    (`stablehlo.constant() <{value = ...}> : () -> type`: StablehloOps.cpp
+    ConstantOp::print), else the op is written in the generic form.  The parser reads
+    all of them back."""
 
     writes_attributes = True
 
     spells = ("value",)
+
+    def __init__(self, *options: str) -> None:
+        unknown = set(options) - {"scalars", "fallback"}
+        if unknown:
+            raise ValueError(f"custom<Constant>: unknown options {sorted(unknown)}")
+        self.scalars = "scalars" in options
+        self.fallback = "fallback" in options
 
     def parse(self, st: ParseState) -> None:
         p = st.p
@@ -397,7 +406,7 @@ class Constant(Element):
             st.dict_attrs = tuple(p.parse_attr_dict())
         value = p.parse_attribute()
         t = getattr(value, "type", None)
-        if t is None and isinstance(value, BoolAttr) and name == "arith.constant":
+        if t is None and isinstance(value, BoolAttr) and self.scalars:
             t = I1  # `arith.constant true`: MLIR's `true` is an i1 attribute
         if c.accept(":"):
             t = p.parse_type()
@@ -415,7 +424,7 @@ class Constant(Element):
         attrs = p.attr_dict(op, self.spells)
         if isinstance(value, (DenseElementsAttr, DenseResourceAttr)) and value.type == res:
             return GLUE + f"{attrs} {p.attr(value)}"
-        if op.name == "arith.constant" and (
+        if self.scalars and (
             isinstance(value, (IntegerAttr, FloatAttr))
             and value.type is not None
             and value.type == res
@@ -424,307 +433,45 @@ class Constant(Element):
         ):
             # arith's `attr-dict $value`: a scalar value carries the result type
             return GLUE + f"{attrs} {p.attr(value)}"
-        if op.name != "stablehlo.constant":
+        if not self.fallback:
             return None
         return GLUE + p.generic(op, st.depth, name=op.name)[len(op.name) :]
 
 
-class While(Element):
-    """stablehlo.while's whole form (StablehloOps.cpp parseWhileOp / printWhileOp):
-    `(%iterArg = %init, ...) : types attributes {...}` then, on a new line at the op's
-    indentation, `cond {...} do {...}`; both regions take the iteration arguments'
-    names (so they must agree), whose types are the operands' and results'."""
-
-    writes_attributes = True
-
-    regions = True
+class InsertTypes(Element):
+    """TensorOps.td InsertOp's `type($dest)`: the destination's tensor type, which is
+    also the result's; the scalar has its element type (``TypesMatchWith``) and the
+    indices are ``index``."""
 
     def parse(self, st: ParseState) -> None:
         p = st.p
-        c = p.c
-        c.expect("(")
-        args: list[str] = []
-        inits: list[str] = []
-        if not c.accept(")"):
-            while True:
-                args.append(c.expect_match(lx.VALUE_DEF_RE, "an iteration argument").group(0))
-                c.expect("=")
-                inits.append(p.value_use())
-                if c.accept(")"):
-                    break
-                c.expect(",", "or ')'")
-        types: list[Type] = []
-        if args:
-            c.expect(":", "and the iteration types")
-            types.append(p.parse_type())
-            while c.accept(","):
-                types.append(p.parse_type())
-        if len(types) != len(args):
-            raise p.error(f"{len(args)} iteration arguments but {len(types)} types", st.start)
-        if c.accept_keyword("attributes"):
-            st.dict_attrs = p.parse_attr_dict()
-        block_args = tuple(Value(a, t) for a, t in zip(args, types))
-        for v in block_args:
-            p.value_types[v.name] = v.type
-        c.expect_keyword("cond")
-        st.regions.append(p.parse_region(block_args))
-        c.expect_keyword("do")
-        st.regions.append(p.parse_region(block_args))
+        t = p.parse_type()
+        if not isinstance(t, TensorType):
+            raise p.error(f"'{st.name}' expects a tensor type, found {t}", st.start)
+        n = len(st.operands)
+        types = (t.element_type, t) + (IndexType(),) * max(n - 2, 0)
         st.values = (
-            p.make_operands(inits, types, st.start),
-            p.make_results(st.defs, types, st.start),
+            p.make_operands(st.operands, types, st.start),
+            p.make_results(st.defs, (t,), st.start),
         )
 
     def print(self, st: PrintState) -> str | None:
-        p, op = st.p, st.op
-        if len(op.regions) != 2:
+        op = st.op
+        if len(op.operands) < 2 or len(op.results) != 1:
             return None
-        cond, body = op.regions
-        if len(cond.blocks) != 1 or len(body.blocks) != 1:
-            return None
-        cb, bb = cond.blocks[0], body.blocks[0]
-        n = len(op.operands)
-        if len(cb.arguments) != n or len(bb.arguments) != n or len(op.results) != n:
-            return None
-        if cb.label or bb.label or cb.arg_locations or bb.arg_locations or n == 0:
-            return None
-        types = op.operand_types
+        scalar, dest, *indices = op.operands
+        t = dest.type
         if (
-            tuple(a.type for a in cb.arguments) != types
-            or tuple(a.type for a in bb.arguments) != types
-            or op.result_types != types
-            or [a.name for a in cb.arguments] != [a.name for a in bb.arguments]
-            or any("#" in a.name for a in bb.arguments)
+            not isinstance(t, TensorType)
+            or op.results[0].type != t
+            or scalar.type != t.element_type
+            or not all(isinstance(v.type, IndexType) for v in indices)
         ):
             return None
-        pairs = ", ".join(f"{a.name} = {v.name}" for a, v in zip(bb.arguments, op.operands))
-        s = f"({pairs}) : " + ", ".join(p.type(t) for t in types)
-        if op.attributes:
-            s += " attributes " + p.dict(op.attributes)
-        ind = "  " * st.depth
-        return (
-            f"{GLUE}{s}\n{ind}cond {p.region(cond, st.depth, entry_args=False)} do "
-            f"{p.region(body, st.depth, entry_args=False)}"
-        )
+        return st.p.type(t)
 
 
-# StableHLO's commutative binary ops (HLO_Commutative in StablehloOps.td: add, maximum,
-# minimum, multiply and the bitwise / logical and, or, xor)
-_COMMUTATIVE = frozenset(
-    f"stablehlo.{n}" for n in "add maximum minimum multiply and or xor".split()
-)
-
-
-def _reduce_eligible(op: Operation) -> str | None:
-    """The inner op's name when MLIR prints ``reduce`` as `applies <op>`
-    (AssemblyFormat.cpp, isReduceEligibleForCompactPrint E1-E5): the body's one op
-    before its terminator is a commutative binary op of the reduce's dialect whose
-    operands and result share one type, the 0-d tensor of the first input's element
-    type; its operands are the block's arguments, in order, and the terminator returns
-    its result."""
-    if not op.operands or not op.regions[0].blocks:
-        return None
-    block = op.regions[0].blocks[0]
-    if len(block.operations) != 2:
-        return None
-    inner, ret = block.operations
-    first = op.operands[0].type
-    if (
-        inner.name not in _COMMUTATIVE
-        or op.dialect != inner.dialect
-        or len(inner.operands) != 2
-        or len(inner.results) != 1
-        or inner.regions
-        or not isinstance(first, TensorType)
-    ):
-        return None
-    t = inner.results[0].type
-    if any(v.type != t for v in inner.operands) or t != TensorType((), first.element_type):
-        return None
-    if [a.name for a in block.arguments] != [v.name for v in inner.operands]:
-        return None
-    if ret.name.partition(".")[2] != "return":
-        return None
-    return inner.name if [v.name for v in ret.operands] == [inner.results[0].name] else None
-
-
-def _reduce_body(name: str, st: TensorType, pos=None) -> Block:
-    """The body the `applies <op>` form stands for, as hlorun's parser builds it: the
-    block arguments ``%reduce.lhs``, ``%reduce.rhs``, the op's result
-    ``%reduce.result``, returned."""
-    a0, a1, r = Value("%reduce.lhs", st), Value("%reduce.rhs", st), Value("%reduce.result", st)
-    return Block(
-        (a0, a1),
-        (
-            Operation(name, (a0, a1), (r,), pos=pos),
-            Operation("stablehlo.return", (r,), pos=pos),
-        ),
-    )
-
-
-def _reduce_applies(op: Operation) -> str | None:
-    """The inner op's name when ``reduce`` may print as `applies <op>`.
-
-    stablehlo-opt uses that form when the body is one commutative binary op of the same
-    dialect on the block arguments (AssemblyFormat.cpp, isReduceEligibleForCompactPrint).
-    The form drops the body's value names, and hlorun's parser rebuilds the body with
-    the names ``%reduce.lhs``, ``%reduce.rhs`` and ``%reduce.result``: so the printer
-    uses it only for a body that is exactly that rebuilt body (a body that came from
-    this form); any other body is printed in full with the `reducer` form."""
-    if len(op.operands) != 2:
-        return None
-    init = op.operands[1].type
-    block = op.regions[0].blocks[0] if len(op.regions[0].blocks) == 1 else None
-    if block is None or len(block.operations) != 2 or not isinstance(init, TensorType):
-        return None
-    inner = block.operations[0]
-    if not _pc()._BARE_ID.match(inner.name):
-        return None
-    expected = _reduce_body(inner.name, TensorType((), init.element_type))
-    return inner.name if block == expected else None
-
-
-class Reduce(Element):
-    """stablehlo.reduce's whole form (StablehloOps.cpp parseReduceOp / printReduceOp):
-    `(%x init: %y), ... applies stablehlo.add across dimensions = [1] {attrs} : type`,
-    or `... across dimensions = [1] : type` then ` reducer(%a: t, %b: t) ... {body}`
-    (pair i of the reducer's arguments: block arguments i and n + i)."""
-
-    writes_attributes = True
-
-    spells = ("dimensions",)
-    regions = True
-
-    def parse(self, st: ParseState) -> None:
-        p = st.p
-        c = p.c
-        inputs: list[str] = []
-        inits: list[str] = []
-        while True:
-            c.expect("(")
-            inputs.append(p.value_use())
-            c.expect_keyword("init")
-            c.expect(":")
-            inits.append(p.value_use())
-            c.expect(")")
-            if not c.accept(","):
-                break
-        applies = None
-        if c.accept_keyword("applies"):
-            m = c.match(lx.BARE_ID_RE)
-            if m is None:
-                raise p.error("expected an operation name after 'applies'")
-            applies = m.group(0)
-        c.expect_keyword("across")
-        c.expect_keyword("dimensions")
-        c.expect("=")
-        st.attrs.append(("dimensions", DenseArrayAttr(I64, p.int_list())))
-        if c.peek() == "{":
-            st.dict_attrs = p.parse_attr_dict()
-        c.expect(":", "and the type signature")
-        ins, outs = parse_signature(p)
-        operands, results = assign_types(p, inputs + inits, st.defs, ins, outs, st.start)
-        st.values = (operands, results)
-        n = len(inputs)
-        if applies is not None:
-            if n != 1:
-                raise p.error("'applies' needs a single input", st.start)
-            init_t = operands[n].type
-            et = init_t.element_type if isinstance(init_t, TensorType) else init_t
-            block = _reduce_body(applies, TensorType((), et), p.c.location(st.start))
-            st.regions.append(Region((block,)))
-            return
-        c.expect_keyword("reducer")
-        firsts: list[Value] = []
-        seconds: list[Value] = []
-        first_locs: list = []
-        second_locs: list = []
-        for _ in range(n):
-            c.expect("(")
-            for lst, locs in ((firsts, first_locs), (seconds, second_locs)):
-                an = c.expect_match(lx.VALUE_DEF_RE, "a block argument").group(0)
-                c.expect(":")
-                t = p.parse_type()
-                locs.append(p.trailing_location())
-                lst.append(Value(an, t))
-                p.value_types[an] = t
-                if lst is firsts:
-                    c.expect(",")
-            c.expect(")")
-        arg_locs = tuple(first_locs + second_locs)
-        if all(x is None for x in arg_locs):
-            arg_locs = ()
-        st.regions.append(p.parse_region(tuple(firsts + seconds), arg_locs))
-
-    def print(self, st: PrintState) -> str | None:
-        p, op = st.p, st.op
-        dims = i64_array(op.attr("dimensions"))
-        n = len(op.operands)
-        if dims is None or n == 0 or n % 2 or len(op.regions) != 1:
-            return None
-        body = op.regions[0]
-        if len(body.blocks) != 1:
-            return None
-        block = body.blocks[0]
-        half = n // 2
-        if len(block.arguments) != n or block.label is not None or block.arg_locations:
-            return None
-        if any("#" in a.name for a in block.arguments):
-            return None
-        pairs = ", ".join(
-            f"({op.operands[i].name} init: {op.operands[i + half].name})" for i in range(half)
-        )
-        attrs = p.attr_dict(op, self.spells)
-        sig = p.functional(op)
-        applies = _reduce_eligible(op) if p.canonical else _reduce_applies(op)
-        if applies is not None:
-            return f"{GLUE}{pairs} applies {applies} across dimensions = {_pc()._ints(dims)}{attrs} : {sig}"
-        reducer = "".join(f"({p.block_args(block, (i, i + half))}) " for i in range(half))
-        ind = "  " * st.depth
-        return (
-            f"{GLUE}{pairs} across dimensions = {_pc()._ints(dims)}{attrs} : {sig}\n"
-            f"{ind} reducer{reducer} {p.region(body, st.depth, entry_args=False)}"
-        )
-
-
-class Scan(Element):
-    """chlo.scan's whole form (ChloOps.td): `(%inputs) inits(%inits) dimension = N
-    (attributes {...})? {body} : type`, with its ``operandSegmentSizes`` and
-    ``resultSegmentSizes`` (the results past the carries are the outputs).  Read only:
-    hlorun writes chlo.scan in the generic form (``OpDecl.prints_format``)."""
-
-    writes_attributes = True
-
-    spells = ("dimension", "operandSegmentSizes", "resultSegmentSizes")
-    regions = True
-
-    def parse(self, st: ParseState) -> None:
-        p = st.p
-        c = p.c
-        c.expect("(")
-        inputs = p.value_uses(")")
-        c.expect_keyword("inits")
-        c.expect("(")
-        inits = p.value_uses(")")
-        c.expect_keyword("dimension")
-        c.expect("=")
-        st.attrs.append(("dimension", IntegerAttr(p.integer(), I64)))
-        if c.accept_keyword("attributes"):
-            st.dict_attrs = p.parse_attr_dict()
-        st.regions.append(p.parse_region())
-        c.expect(":", "and the type signature")
-        ins, outs = parse_signature(p)
-        operands, results = assign_types(p, inputs + inits, st.defs, ins, outs, st.start)
-        st.values = (operands, results)
-        n_out = max(len(results) - len(inits), 0)
-        st.attrs.append(("operandSegmentSizes", DenseArrayAttr(I32, (len(inputs), len(inits)))))
-        st.attrs.append(("resultSegmentSizes", DenseArrayAttr(I32, (n_out, len(inits)))))
-
-    def print(self, st: PrintState) -> str | None:
-        return None
-
-
-DIRECTIVES: dict[str, Callable[[], Element]] = {
+DIRECTIVES: dict[str, Callable[..., Element]] = {
     "SliceRanges": SliceRanges,
     "ExponentMantissa": ExponentMantissa,
     "DotDimensionNumbers": DotDimensions,
@@ -734,8 +481,6 @@ DIRECTIVES: dict[str, Callable[[], Element]] = {
     "ConvolutionDimensions": ConvDimensions,
     "WindowAttributes": ConvWindow,
     "Constant": Constant,
-    "While": While,
-    "Reduce": Reduce,
-    "Scan": Scan,
+    "InsertTypes": InsertTypes,
     "KeywordItems": KeywordItems,
 }

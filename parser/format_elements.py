@@ -322,6 +322,18 @@ def parse_signature(p: OpParser) -> tuple[tuple[Type, ...], tuple[Type, ...] | N
         if c.accept("->"):
             return ins, p._result_types()
         c.pos = save
+    types = parse_type_list(p)
+    if c.accept("->"):
+        return types, p._result_types()
+    if c.accept_keyword("to"):  # casts: `: a to b`
+        return types, (p.parse_type(),)
+    return types, None
+
+
+def parse_type_list(p: OpParser) -> tuple[Type, ...]:
+    """``a, b, ...``: one type or more, up to a ``,`` that starts an operand or a
+    ``key = value`` item."""
+    c = p.c
     types = [p.parse_type()]
     while True:
         save = c.pos
@@ -333,11 +345,7 @@ def parse_signature(p: OpParser) -> tuple[tuple[Type, ...], tuple[Type, ...] | N
             c.pos = save
             break
         types.append(p.parse_type())
-    if c.accept("->"):
-        return tuple(types), p._result_types()
-    if c.accept_keyword("to"):  # casts: `: a to b`
-        return tuple(types), (p.parse_type(),)
-    return tuple(types), None
+    return tuple(types)
 
 
 def n_results(defs) -> int:
@@ -440,6 +448,24 @@ class Literal(Element):
         return GLUE + self.text if self.text in _GLUE_AFTER else self.text
 
 
+def _value_uses(st: ParseState) -> None:
+    """``%a, %b, ...`` when the text continues with a value (none, else): up to a ``,``
+    that starts something else."""
+    p = st.p
+    c = p.c
+    if not c.text.startswith("%", c.skip()):
+        return
+    st.operands.append(p.value_use())
+    while True:
+        save = c.pos
+        if not c.accept(","):
+            return
+        if not c.text.startswith("%", c.skip()):
+            c.pos = save
+            return
+        st.operands.append(p.value_use())
+
+
 @dataclass
 class Operands(Element):
     """All operands, comma-separated; as many as the declaration's ``operands`` allow."""
@@ -447,20 +473,7 @@ class Operands(Element):
     fixed: int
     variadic: bool
 
-    def parse(self, st: ParseState) -> None:
-        p = st.p
-        c = p.c
-        if not c.text.startswith("%", c.skip()):
-            return
-        st.operands.append(p.value_use())
-        while True:
-            save = c.pos
-            if not c.accept(","):
-                return
-            if not c.text.startswith("%", c.skip()):
-                c.pos = save
-                return
-            st.operands.append(p.value_use())
+    parse = staticmethod(_value_uses)  # (no method frame: every op's form reads them)
 
     def print(self, st: PrintState) -> str | None:
         n = len(st.op.operands)
@@ -469,6 +482,43 @@ class Operands(Element):
         from .printer_core import _names
 
         return _names(st.op.operands)
+
+
+@dataclass
+class OperandGroup(Element):
+    """``$name``: one operand the declaration names (``operands``), or the operands of
+    its variadic group, comma-separated (a declaration has one variadic group at most:
+    the groups before it take one operand each from the front, those after it from the
+    back)."""
+
+    name: str
+    index: int  # the group's place among the declaration's operands
+    groups: int  # how many groups the declaration has
+    variadic: int | None  # the place of its variadic group, if any
+    fewest: int  # the fewest operands the op has (a ``+`` group has one at least)
+
+    def parse(self, st: ParseState) -> None:
+        p = st.p
+        if self.index != self.variadic:
+            st.operands.append(p.value_use())
+        else:
+            _value_uses(st)
+
+    def values(self, op: Operation) -> tuple[Value, ...] | None:
+        """The operands of this group, None when the op has too few."""
+        n = len(op.operands)
+        if n < self.fewest or (self.variadic is None and n != self.fewest):
+            return None
+        i, v = self.index, self.variadic
+        if v is None or i < v:
+            return op.operands[i : i + 1]
+        if i > v:
+            return op.operands[n - (self.groups - i) : n - (self.groups - i) + 1]
+        return op.operands[v : n - (self.groups - 1 - v)]
+
+    def print(self, st: PrintState) -> str | None:
+        vals = self.values(st.op)
+        return None if vals is None else ", ".join(x.name for x in vals)
 
 
 @dataclass
@@ -522,7 +572,12 @@ class Types(Element):
         return bool(op.operands)
 
     def parse(self, st: ParseState) -> None:
-        st.types = parse_signature(st.p)
+        if self.kind == "results":  # after type(operands): `: ins to outs` (casts)
+            st.types = (st.types[0] if st.types else (), parse_type_list(st.p))
+            return
+        st.types = (
+            (parse_type_list(st.p), None) if self.kind == "operands" else parse_signature(st.p)
+        )
         st.type_kind = self.kind
 
     def print(self, st: PrintState) -> str | None:
@@ -534,6 +589,12 @@ class Types(Element):
             return p.functional(op)
         if kind == "operands":
             return ", ".join(p.type(t) for t in op.operand_types)
+        if kind == "results":
+            return ", ".join(p.type(t) for t in op.result_types) if op.results else None
+        if kind == "result":  # `type($result)` of SameOperandsAndResultType: one type
+            if len(op.results) != 1 or any(t != op.results[0].type for t in op.operand_types):
+                return None
+            return p.type(op.results[0].type)
         if len(op.results) != 1:
             return None
         res = op.results[0].type

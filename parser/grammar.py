@@ -9,10 +9,10 @@ over them, one layer of the syntax per module:
 - ``type_syntax``: types (``TypeParser``, the cursor and the parser state);
 - ``attr_syntax``: attributes and locations (``AttrParser``);
 - ``op_syntax``: the generic op form, regions, blocks, ``func.func`` (``OpParser``);
-- ``op_format``: the custom forms opdecl declares as format strings, read by one
-  generic parser (an op with none in ``default_form``'s); ``pretty_regions``:
-  hand-written ones; a plug-in dialect's (sdy) through its registry entry
-  (parser/dialects.py); each builds exactly the Operation the generic form would give;
+- ``op_format``: the custom forms opdecl and mixed_ops declare as format strings
+  (a plug-in dialect's join through parser/dialects.py), read by one generic parser
+  (an op with none in ``default_form``'s); each builds exactly the Operation the
+  generic form would give;
 - this module: the module level (``module {...}``, aliases, resources) and the entry
   points.
 
@@ -52,7 +52,6 @@ from .ir import (
 from .op_format import PARSE_FORMS as _DECLARED_FORMS
 from .op_format import parse_default
 from .op_syntax import OpParser, _with_location, sort_attrs
-from .pretty_regions import FORMS as _REGION_FORMS
 from .source import split_input_file
 from .type_syntax import _simple_tensor  # re-exported: parser/source.py is its home
 
@@ -62,11 +61,9 @@ K = TypeVar("K")
 V = TypeVar("V")
 
 
-# every custom-form parser by op name: the declared formats (opdecl, op_format), the
-# hand-written families not moved to them yet (a plug-in dialect's load on first use)
-CUSTOM_FORMS: dict[str, Callable[..., Operation]] = DialectForms(
-    {**_REGION_FORMS, **_DECLARED_FORMS}, "FORMS"
-)
+# every custom-form parser by op name: the declared formats (opdecl, mixed_ops,
+# op_format; a plug-in dialect's load on first use)
+CUSTOM_FORMS: dict[str, Callable[..., Operation]] = DialectForms(_DECLARED_FORMS, "FORMS")
 
 
 # Fast path of the generic op form as MLIR prints it, on one line: ``%r = "d.op"(%a, %b)

@@ -10,17 +10,22 @@ A format is a sequence of elements separated by spaces:
   literal ````` `` ````` (ODS's) writes no space before the next element;
 - ``operands``: the op's operands, comma-separated (their number as opdecl declares);
 - ``$name``: the attribute ``name``, spelled by its declared kind (``AttrDecl.kind``:
-  ``[1, 2]`` for "i64_array", ``N`` for "i64", an enum's case...);
+  ``[1, 2]`` for "i64_array", ``N`` for "i64", an enum's case...); or, when the op
+  declares no such attribute, its operand (group) ``name`` (``$dest``, ``$indices``);
 - ``attr-dict``: the attributes no other element spells, as ``{...}``;
 - ``type(KIND)``: the type signature after ``:``; KIND is ``same``
   (custom<SameOperandsAndResultType>: one type when operands and result agree, else
   the functional type), ``functional``, ``select`` (custom<SelectOpType>), ``complex``
   (custom<ComplexOpType>; ``real`` for real / imag), ``tuple``
-  (custom<TupleOpType>), ``operands`` (the operands' types, comma-separated);
-- ``custom<Name>``: a named directive (parser/format_directives.py ``DIRECTIVES``), the
-  forms upstream writes in C++, each one object that parses and prints its syntax;
-  ``custom<Name>($a, $b)`` hands the directive the attributes (or regions) it spells,
-  and ``custom<Name>($a)^`` anchors an optional group on ``$a``;
+  (custom<TupleOpType>), ``operands`` (the operands' types, comma-separated),
+  ``results`` (the results' types, after ``type(operands)``: casts' `a to b`),
+  ``result`` (`type($result)` of an op whose operands have its one result's type);
+- ``custom<Name>``: a named directive (parser/format_directives.py and
+  region_directives.py ``DIRECTIVES``, or a plug-in dialect's), the forms upstream
+  writes in C++, each one object that parses and prints its syntax;
+  ``custom<Name(opt, ...)>`` passes it options (``custom<Constant(scalars)>``),
+  ``custom<Name>($a, $b)`` the attributes (or regions) it spells, and
+  ``custom<Name>($a)^`` anchors an optional group on ``$a``;
 - ``( ... )?``: an optional group, printed when its anchor is present (``$name^``: the
   attribute; ``type(operands)^``: any operand), parsed when the text starts with the
   group's leading literals.
@@ -43,12 +48,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .format_codegen import compile_printer
-from .format_directives import DIRECTIVES
+from .format_directives import DIRECTIVES as _ATTRIBUTE_DIRECTIVES
 from .format_elements import (
     AttrDict,
     AttrValue,
     Element,
     Literal,
+    OperandGroup,
     Operands,
     OptionalGroup,
     ParseState,
@@ -59,17 +65,25 @@ from .format_elements import (
     spaced,
 )
 from .ir import Operation
+from .mixed_ops import MIXED_OP_DECLS
 from .op_syntax import OpParser, sort_attrs
 from .opdecl import OP_DECLS, AttrDecl, OpDecl
+from .region_directives import DIRECTIVES as _REGION_DIRECTIVES
 
 if TYPE_CHECKING:  # the printer loads only to print (startup)
     from .printer_core import BasePrinter
 
 _TOKEN = re.compile(
     r"\s*(?:`([^`]*)`|(\$[A-Za-z_][A-Za-z0-9_]*\^?)|type\(([a-z]+)\)(\^?)"
-    r"|custom<([A-Za-z]+)>(?:\((\$[A-Za-z_]\w*(?:\s*,\s*\$[A-Za-z_]\w*)*)\)(\^?))?"
+    r"|custom<([A-Za-z]+)(?:\(([a-z, -]*)\))?>"
+    r"(?:\((\$[A-Za-z_]\w*(?:\s*,\s*\$[A-Za-z_]\w*)*)\)(\^?))?"
     r"|(attr-dict|operands)|(\()|(\)\?))"
 )
+
+
+# The named directives (``custom<Name>``): name -> the Element class, built with the
+# attributes (or regions) the directive spells, then its options.
+DIRECTIVES: dict[str, Callable[..., Element]] = {**_ATTRIBUTE_DIRECTIVES, **_REGION_DIRECTIVES}
 
 
 def compile_format(
@@ -90,25 +104,36 @@ def compile_format(
         if m is None:
             raise ValueError(f"{decl.name}: cannot read format at {text[pos:]!r}")
         pos = m.end()
-        lit, var, types, anchor, custom, args, custom_anchor, word, open_, close = m.groups()
+        lit, var, types, anchor, custom, options, args, custom_anchor, word, open_, close = (
+            m.groups()
+        )
         el: Element
         if lit is not None:
             el = Literal(lit)
         elif var is not None:
             a = decl.attr(var[1:].rstrip("^"))
-            if a is None:
-                raise ValueError(f"{decl.name}: format names undeclared attribute {var}")
-            if kinds is not None and a.kind in kinds:
+            groups = [o.rstrip("*+") for o in decl.operands]
+            if a is not None and kinds is not None and a.kind in kinds:
                 el = kinds[a.kind](a, var.endswith("^"))
-            else:
+            elif a is not None:
                 el = AttrValue(a, var.endswith("^"))
+            elif var[1:] in groups:
+                varying = [i for i, o in enumerate(decl.operands) if o.endswith(("*", "+"))]
+                if len(varying) > 1:
+                    raise ValueError(f"{decl.name}: {var} among several variadic groups")
+                v = varying[0] if varying else None
+                fewest = sum(not o.endswith("*") for o in decl.operands)
+                el = OperandGroup(var[1:], groups.index(var[1:]), len(groups), v, fewest)
+            else:
+                raise ValueError(f"{decl.name}: format names undeclared attribute {var}")
         elif types is not None:
             el = Types(types, bool(anchor))
         elif custom is not None:
             if custom not in directives:
                 raise ValueError(f"{decl.name}: unknown directive custom<{custom}>")
             names = [n.strip()[1:] for n in args.split(",")] if args else []
-            el = directives[custom](*names)
+            opts = [o.strip() for o in options.split(",")] if options else []
+            el = directives[custom](*names, *opts)
             el.bind(decl)
             if custom_anchor:
                 el.anchor = names[0]
@@ -212,9 +237,9 @@ def _formats() -> dict[str, OpFormat]:
     share one)."""
     out: dict[str, OpFormat] = {}
     compiled: dict[tuple, OpFormat] = {}
-    for name, decl in OP_DECLS.items():
+    for name, decl in (*OP_DECLS.items(), *MIXED_OP_DECLS.items()):
         if decl.format is not None:
-            key = (decl.format, decl.attrs, decl.operands, decl.results)
+            key = (decl.format, decl.attrs, decl.operands, decl.results, decl.prints_format)
             out[name] = compiled.get(key) or compiled.setdefault(key, compile_format(decl))
     return out
 
@@ -234,7 +259,7 @@ def _parse_forms() -> dict[str, Callable[..., Operation]]:
 def print_forms() -> dict[str, Callable[..., str | None]]:
     """The printed forms' generated printers by op name, ``fn(printer, op, depth)``:
     generated on the first call (printer.py's import; parsing never pays for them)."""
-    return {name: f.printer() for name, f in FORMATS.items() if OP_DECLS[name].prints_format}
+    return {name: f.printer() for name, f in FORMATS.items() if f.decl.prints_format}
 
 
 # The form of an op with no declared one (parser/default_form.py), for any name.
@@ -242,6 +267,6 @@ parse_default = compile_format(
     OpDecl("", "", operands=("operands*",), results=("results*",), format="custom<KeywordItems>")
 ).parse
 
-# The declarative forms' readers by op name (grammar.Parser merges them with the other
-# dialects' hand-written forms; printer._Printer does so with ``print_forms()``).
+# The declarative forms' readers by op name (grammar.Parser's; a plug-in dialect's join
+# them through parser/dialects.py, as its printers join ``print_forms()``).
 PARSE_FORMS: Mapping[str, Callable[..., Operation]] = _parse_forms()

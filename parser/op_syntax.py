@@ -4,8 +4,8 @@ MLIR's generic operation form (LangRef "Operations"): ``%r:2 = "dialect.op"(%a)
 [^succ] <{properties}> ({regions}) {attributes} : (types) -> types``, regions of blocks
 with ``^label(%arg: type)`` headers, and ``func.func`` (FuncOps.td, its custom form and
 the generic one).  An op's custom (pretty) form is parsed by the handler that
-``custom_forms`` maps its name to (the declared forms of ``op_format`` and
-``pretty_regions``, set by ``grammar.Parser``), else by ``default_form``.
+``custom_forms`` maps its name to (the declared forms of ``op_format``, set by
+``grammar.Parser``), else by ``default_form``.
 """
 
 from __future__ import annotations

@@ -9,7 +9,9 @@ ops``) read it too.
 
 Adding an op with a custom form: its row here (attributes, regions, ``_s(operands,
 format, results)``), its shape function and kernel (shape_inference/, engine/kernels/);
-a syntax no format element spells is one new directive in parser/format_directives.py.
+a syntax no format element spells is one new directive in parser/format_directives.py
+(parser/region_directives.py for an op with regions).  Other dialects' ops that programs
+mix in are declared alike in parser/mixed_ops.py (VHLO's in parser/vhlo/op_forms.py).
 
 Facts and their sources:
 
@@ -110,7 +112,7 @@ class OpDecl:
     operands: tuple[str, ...] = ()
     results: tuple[str, ...] = ("result",)
     # the custom text form, a format string of parser/op_format.py (None: the default
-    # form of parser/default_form.py, or another dialect's hand-written one)
+    # form of parser/default_form.py, or a plug-in dialect's own)
     format: str | None = None
     # False: the form is read, but the op is written in the generic form (as hlorun
     # always wrote it; its printed form would differ from the programs' recorded text)
@@ -430,7 +432,10 @@ _ROWS: tuple[tuple[Any, ...], ...] = (
         _a("batch_group_count", "i64", 1),
         _a("precision_config", "precision_config", ()),
     ), (), _s("lhs rhs padding", _CONVOLUTION, prints=False)),
-    ("stablehlo.constant", (_a("value", "dense"),), (), _s("", "custom<Constant>", "output")),
+    # StablehloOps.cpp ConstantOp::print: a value of another type than the result's in
+    # the generic form after the op's name (``fallback``)
+    ("stablehlo.constant", (_a("value", "dense"),), (),
+     _s("", "custom<Constant(fallback)>", "output")),
     ("stablehlo.custom_call", (
         _a("call_target_name", "string", ""),
         _a("has_side_effect", "bool", False),
@@ -509,7 +514,8 @@ _ROWS: tuple[tuple[Any, ...], ...] = (
     ("func.return", (), (), _RETURN),
     ("func.call", (_a("callee", "symbol"),), (),
      _s("operands*", "$callee `(` operands `)` attr-dict `:` type(functional)", "results*")),
-    ("arith.constant", (_a("value", "any"),), (), _s("", "custom<Constant>")),
+    # ArithOps.td ConstantOp: `attr-dict $value`, a scalar value too (``scalars``)
+    ("arith.constant", (_a("value", "any"),), (), _s("", "custom<Constant(scalars)>")),
     ("interpreter.probe", (_a("probe_id", "string"),), (), _TEST),
     ("interpreter.run_parallel", (_a("programs", "array"), _a("infeed", "array", None)), ()),
 )  # fmt: skip

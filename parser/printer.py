@@ -12,9 +12,8 @@ same bits, else with enough digits to do so, and NaN / infinity as the bit patte
 ``0x7FC00000``; integers in decimal (``i1`` as ``true`` / ``false``).
 
 Layout: ``printer_core`` (generic syntax, ``BasePrinter``), ``number_text`` (floats and
-dense data), ``op_format`` (the pretty forms opdecl declares as format strings),
-``pretty_print`` / ``pretty_print_regions`` (the hand-written forms of the ops not
-declared so: other dialects'); this module joins them.
+dense data), ``op_format`` (the pretty forms opdecl and mixed_ops declare as format
+strings; a plug-in dialect's join through parser/dialects.py); this module joins them.
 """
 
 from __future__ import annotations
@@ -23,7 +22,7 @@ import dataclasses
 import functools
 from collections.abc import Callable, Sequence
 
-from .dialects import DialectForms as SdyForms
+from .dialects import DialectForms
 from .ir import (
     ArrayAttr,
     Attribute,
@@ -46,8 +45,6 @@ from .number_text import _hex_blob as _hex_blob
 from .number_text import format_float as format_float
 from .op_format import print_forms
 from .opdecl import OP_DECLS
-from .pretty_print import FORMS as _SIMPLE_FORMS
-from .pretty_print_regions import FORMS as _REGION_FORMS
 from .printer_core import BasePrinter
 from .printer_core import _result_list as _result_list
 from .printer_core import escape_string as escape_string
@@ -61,11 +58,9 @@ __all__ = [
 ]
 
 
-# every pretty printer by op name: the declared formats (opdecl, op_format), the
-# hand-written families not moved to them yet (the sdy. ones load on first use)
-_PRETTY: dict[str, Callable[..., str | None]] = SdyForms(
-    {**_SIMPLE_FORMS, **_REGION_FORMS, **print_forms()}, "PRINT_FORMS"
-)
+# every pretty printer by op name: the declared formats (opdecl, mixed_ops, op_format;
+# a plug-in dialect's load on first use)
+_PRETTY: dict[str, Callable[..., str | None]] = DialectForms(print_forms(), "PRINT_FORMS")
 
 
 class _Printer(BasePrinter):

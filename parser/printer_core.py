@@ -2,7 +2,7 @@
 the generic operation form ``"dialect.op"(%a) <{props}> ({regions}) {attrs} : (t) -> t``.
 
 ``BasePrinter`` writes everything in generic form; ``printer._Printer`` adds the
-custom (pretty) forms of ``pretty_print`` / ``pretty_print_regions``.  Types spell
+custom (pretty) forms the declarations' format strings give (``op_format``).  Types spell
 themselves (``Type.spell`` in ir.py, which ``str(type)`` uses too).  Sources: MLIR's
 AsmPrinter.cpp (OperationPrinter, printAttribute) and StableHLO's attribute printers
 (StablehloAttrs.td assembly formats, StablehloOps.cpp).
@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from . import dialects
 from .attributes import first_element
 from .errors import UnsupportedError
 from .ir import (
@@ -73,23 +74,6 @@ from .number_text import (
     _untyped_float,
     format_float,
 )
-from .vhlo.ir import VhloAttr, VhloType
-
-
-def print_vhlo_attr(a: Any, attr: Callable, type_: Callable) -> str:
-    """parser/vhlo/text.py's, imported on first use: the VHLO text printer (and its
-    tables) load only to print VHLO (startup, issue 19)."""
-    from .dialects import print_attribute as print_it
-
-    return print_it(a, attr, type_)
-
-
-def print_vhlo_type(t: Any, attr: Callable, type_: Callable) -> str:
-    """parser/vhlo/text.py's, imported on first use (as ``print_vhlo_attr``)."""
-    from .dialects import print_type as print_it
-
-    return print_it(t, attr, type_)
-
 
 # --------------------------------------------------------------------------------------
 # Lexical helpers
@@ -191,7 +175,6 @@ class BasePrinter:
             DotAlgorithm: lambda a: "#stablehlo.dot_algorithm" + self._dot_algorithm_body(a),
             ResultAccuracy: self._result_accuracy,
             DialectAttr: self._dialect_attr,
-            VhloAttr: lambda a: print_vhlo_attr(a, self.attr, self.type),
         }
 
     # ---- types ------------------------------------------------------------------------
@@ -207,9 +190,9 @@ class BasePrinter:
     def _type_uncached(self, t: Type) -> str:
         """The type's own spelling (``Type.spell``, the one implementation), its parts
         through this printer (cached types, attributes)."""
-        if isinstance(t, VhloType):
-            return print_vhlo_type(t, self.attr, self.type)
         if not isinstance(t, _SPELLED_TYPES):
+            if getattr(t, "dialect", None) in dialects.PLUGINS:  # a plug-in's (VHLO's)
+                return dialects.print_type(t, self.attr, self.type)
             raise UnsupportedError(f"the printer has no syntax for type {type(t).__name__}")
         return t.spell(self.type, self.attr)
 
@@ -224,8 +207,17 @@ class BasePrinter:
         if fn is None and callable(text_of):  # attributes that print themselves (parser/sdy.py)
             return str(text_of())
         if fn is None:
-            raise UnsupportedError(f"the printer has no syntax for attribute {type(a).__name__}")
+            if getattr(a, "dialect", None) not in dialects.PLUGINS:
+                raise UnsupportedError(
+                    f"the printer has no syntax for attribute {type(a).__name__}"
+                )
+            # a plug-in dialect's attribute class (VHLO's): its printer, through the
+            # registry (which imports the plug-in), from now on
+            fn = self._attr_dispatch[type(a)] = self._plugin_attr
         return fn(a)
+
+    def _plugin_attr(self, a: Attribute) -> str:
+        return dialects.print_attribute(a, self.attr, self.type)
 
     def dict(self, entries: Sequence[tuple[str, Attribute]]) -> str:
         parts = []
@@ -339,14 +331,14 @@ class BasePrinter:
         for dialect, key, blob in resources:
             by_dialect.setdefault(dialect, []).append((key, blob))
         lines = ["{-#", "  dialect_resources: {"]
-        dialects = list(by_dialect.items())
-        for i, (dialect, entries) in enumerate(dialects):
+        groups = list(by_dialect.items())
+        for i, (dialect, entries) in enumerate(groups):
             lines.append(f"    {_keyword_or_string(dialect)}: {{")
             for j, (key, blob) in enumerate(entries):
                 text = blob if blob.startswith('"') else f'"{blob}"'
                 comma = "," if j + 1 < len(entries) else ""
                 lines.append(f"      {_keyword_or_string(key)}: {text}{comma}")
-            lines.append("    }" + ("," if i + 1 < len(dialects) else ""))
+            lines.append("    }" + ("," if i + 1 < len(groups) else ""))
         lines += ["  }", "#-}"]
         return "\n".join(lines)
 

@@ -202,8 +202,6 @@ PLUGIN_MODULES = {
 # core's text grammar or printer back.
 CORE_MAY_IMPORT = {
     "hlorun.parser.vhlo": "the package (empty __init__)",
-    "hlorun.parser.vhlo.ir": "VhloAttr / VhloType records, built and printed by the "
-    "core's vhlo.func_v1 custom form (pretty_regions, pretty_print_regions)",
     "hlorun.parser.vhlo.table": "the VHLO op table: which StableHLO ops exist and their "
     "inherent attributes (op_syntax, printer); to be read from the op declarations "
     "(issue 33 items 1-2)",

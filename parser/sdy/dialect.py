@@ -22,7 +22,7 @@ def _parse_attribute(p: Any, name: str, start: int) -> Any:
 @functools.cache
 def _formats() -> Mapping[str, Any]:
     """Each sdy op's compiled format (parser/op_format.py), by op name."""
-    from ..format_directives import DIRECTIVES as CORE_DIRECTIVES  # on first use
+    from ..op_format import DIRECTIVES as CORE_DIRECTIVES  # on first use
     from ..op_format import compile_format
     from .format_directives import DIRECTIVES, KINDS
     from .ops import SDY_OPS

@@ -16,7 +16,8 @@ import pytest
 
 from hlorun.parser import parse_module, print_module
 from hlorun.parser.errors import ParseError
-from hlorun.parser.op_format import PARSE_FORMS, compile_format, print_forms
+from hlorun.parser.mixed_ops import MIXED_OP_DECLS
+from hlorun.parser.op_format import FORMATS, PARSE_FORMS, compile_format, print_forms
 from hlorun.parser.op_syntax import _FAST_OP_NAMES
 from hlorun.parser.opdecl import OP_DECLS, SAME_TYPE_FORMAT
 from hlorun.parser.printer import _Printer
@@ -162,3 +163,68 @@ def test_the_compiled_printers_write_what_the_elements_write():
                         assert f.printer()(printer, op, 1) == want, op.name
                         seen.add(op.name)
     assert len(seen) > 30
+
+
+@pytest.mark.parametrize("name", sorted(MIXED_OP_DECLS))
+def test_other_dialects_declared_ops_have_their_forms(name):
+    decl = MIXED_OP_DECLS[name]
+    assert name not in OP_DECLS  # parsed and printed only: not in the op table
+    assert compile_format(decl).spells <= {a.name for a in decl.attrs}
+    assert name in PARSE_FORMS and name in print_forms()
+
+
+def test_the_core_s_custom_forms_are_declared_formats():
+    """Every custom form the core parses and prints is a declaration's format: no
+    hand-written parser or printer (a plug-in dialect's join through its registry)."""
+    from hlorun.parser.dialects import PLUGINS
+    from hlorun.parser.grammar import CUSTOM_FORMS
+    from hlorun.parser.op_format import ALIASES
+    from hlorun.parser.printer import _PRETTY
+
+    core = {n for n in CUSTOM_FORMS if n.partition(".")[0] not in PLUGINS}
+    assert core == set(FORMATS) | set(ALIASES)
+    for name in FORMATS:
+        assert CUSTOM_FORMS[name] == FORMATS[name].parse
+    printed = {n for n in _PRETTY if n.partition(".")[0] not in PLUGINS}
+    assert printed == set(print_forms())
+
+
+def test_a_directive_s_options_are_checked():
+    decl = dataclasses.replace(OP_DECLS["chlo.constant"], format="custom<Constant(sideways)>")
+    with pytest.raises(ValueError, match="unknown options"):
+        compile_format(decl)
+
+
+def test_named_operand_groups():
+    """``$name`` of an operand: the groups before the variadic one from the front, those
+    after it from the back (tensor.insert's `$scalar into $dest[$indices]`)."""
+    from hlorun.parser.format_elements import OperandGroup
+    from hlorun.parser.ir import Operation, Value
+
+    vals = tuple(Value(f"%v{i}", None) for i in range(5))  # type: ignore[arg-type]
+    op = Operation("x.y", vals)
+    groups = [OperandGroup(n, i, 4, 2, 3) for i, n in enumerate("a b c d".split())]
+    assert [g.print(_state(op)) for g in groups] == ["%v0", "%v1", "%v2, %v3", "%v4"]
+    assert groups[2].values(Operation("x.y", vals[:3])) == ()
+    assert groups[0].values(Operation("x.y", vals[:2])) is None
+    at_least_one = OperandGroup("c", 2, 4, 2, 4)  # `c+`
+    assert at_least_one.values(Operation("x.y", vals[:3])) is None
+    assert at_least_one.values(Operation("x.y", vals[:4])) == vals[2:3]
+
+
+def _state(op):
+    from hlorun.parser.format_elements import PrintState
+
+    return PrintState(_Printer(), op, frozenset(), 0)
+
+
+def test_vhlo_forms_come_from_declarations_through_the_registry():
+    """VHLO's custom forms are its declarations' formats (parser/vhlo/op_forms.py),
+    which the core's parser and printer reach through the dialect registry."""
+    from hlorun.parser.grammar import CUSTOM_FORMS
+    from hlorun.parser.printer import _PRETTY
+    from hlorun.parser.vhlo.op_forms import VHLO_OP_DECLS, custom_forms
+
+    for name in VHLO_OP_DECLS:
+        assert CUSTOM_FORMS[name] == custom_forms("FORMS")[name]
+        assert name in _PRETTY and name in custom_forms("PRINT_FORMS")

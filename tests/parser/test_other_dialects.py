@@ -1,9 +1,10 @@
 """Custom forms of the other dialects' ops that StableHLO's test files use: scf.for,
-scf.yield, tensor.insert, arith.constant and vhlo.func_v1.
+scf.yield, tensor.insert, arith.constant and binary ops,
+builtin.unrealized_conversion_cast and vhlo.func_v1.
 
 The custom and generic spellings are written from MLIR's definitions (SCF.cpp ForOp::parse
-/ print, SCFOps.td, TensorOps.td, ArithOps.td, VhloOps.td / VhloOps.cpp FunctionBody),
-not from our output.
+/ print, SCFOps.td, TensorOps.td, ArithOps.td, BuiltinOps.td, VhloOps.td / VhloOps.cpp
+FunctionBody), not from our output.
 """
 
 from __future__ import annotations
@@ -180,7 +181,7 @@ def test_scf_for_without_a_yield_prints_generic():
     assert '"scf.for"(%lb, %ub, %st)' in printed
 
 
-# ---- scf.yield, tensor.insert, arith.constant -----------------------------------------------
+# ---- scf.yield, tensor.insert, arith, builtin ------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -196,11 +197,7 @@ def test_scf_for_without_a_yield_prints_generic():
     ],
 )
 def test_scf_yield(custom: str, generic: str):
-    args = "%a: f32, %t: tensor<2xf32>"
-    a = first_op("  " + custom, args)
-    assert a == first_op("  " + generic, args)
-    printed = roundtrips(f"func.func @f({args}) {{\n  {generic}\n  func.return\n}}\n")
-    assert f"  {custom}\n" in printed
+    custom_equals_generic(custom, generic, "%a: f32, %t: tensor<2xf32>")
 
 
 @pytest.mark.parametrize(
@@ -224,6 +221,11 @@ def test_scf_yield(custom: str, generic: str):
     ],
 )
 def test_tensor_insert(custom: str, generic: str, args: str):
+    custom_equals_generic(custom, generic, args)
+
+
+def custom_equals_generic(custom: str, generic: str, args: str) -> None:
+    """``custom`` parses into the op ``generic`` spells, which prints as ``custom``."""
     a = first_op("  " + custom, args)
     assert a == first_op("  " + generic, args)
     printed = roundtrips(f"func.func @f({args}) {{\n  {generic}\n  func.return\n}}\n")
@@ -233,6 +235,50 @@ def test_tensor_insert(custom: str, generic: str, args: str):
 def test_tensor_insert_needs_a_tensor_type():
     with pytest.raises(ParseError, match="tensor type"):
         body_ops("  %y = tensor.insert %c into %t[] : f32", "%c: f32, %t: f32")
+
+
+@pytest.mark.parametrize(
+    "custom, generic, args",
+    [
+        (
+            "%y = arith.addf %a, %b : f32",
+            '%y = "arith.addf"(%a, %b) : (f32, f32) -> f32',
+            "%a: f32, %b: f32",
+        ),
+        (
+            "%y = arith.maxsi %a, %b {k} : i32",
+            '%y = "arith.maxsi"(%a, %b) {k} : (i32, i32) -> i32',
+            "%a: i32, %b: i32",
+        ),
+        (
+            # BuiltinOps.td: `($inputs^ : type($inputs))? to type($outputs) attr-dict`
+            "%y:2 = builtin.unrealized_conversion_cast %a, %b : f32, i32 to i64, index {k}",
+            '%y:2 = "builtin.unrealized_conversion_cast"(%a, %b) {k} : (f32, i32) -> (i64, index)',
+            "%a: f32, %b: i32",
+        ),
+    ],
+)
+def test_arith_binary_and_casts(custom: str, generic: str, args: str):
+    custom_equals_generic(custom, generic, args)
+
+
+@pytest.mark.parametrize(
+    "generic, args",
+    [
+        # operand and result types that differ: no `type($result)` spells them
+        ('%y = "arith.addi"(%a, %b) : (i32, i32) -> i64', "%a: i32, %b: i32"),
+        ('%y = "arith.addi"(%a) : (i32) -> i32', "%a: i32"),
+        # a cast of no operand or no result has no custom form here
+        ('"builtin.unrealized_conversion_cast"(%a) : (i32) -> ()', "%a: i32"),
+        (
+            '%y = "tensor.insert"(%a, %t) : (i32, tensor<f32>) -> tensor<f32>',
+            "%a: i32, %t: tensor<f32>",
+        ),
+    ],
+)
+def test_ops_that_do_not_fit_their_form_print_generic(generic: str, args: str):
+    printed = roundtrips(f"func.func @f({args}) {{\n  {generic}\n  func.return\n}}\n")
+    assert f"  {generic}\n" in printed
 
 
 @pytest.mark.parametrize(

@@ -31,6 +31,7 @@ from hlorun.parser.ir import (
     Function,
     FunctionType,
     GatherDimensionNumbers,
+    IndexType,
     IntegerAttr,
     IntegerType,
     LocationAttr,
@@ -343,7 +344,19 @@ def pretty_ops(draw, scope: Scope) -> list[Operation]:
     ]
     kind = draw(
         st.sampled_from(
-            ["add", "compare", "transpose", "slice", "reduce", "while", "abs", "custom_call"]
+            [
+                "add",
+                "compare",
+                "transpose",
+                "slice",
+                "reduce",
+                "while",
+                "abs",
+                "custom_call",
+                "arith",
+                "cast",
+                "insert",
+            ]
         )
     )
     rank = len(t.shape)
@@ -400,6 +413,24 @@ def pretty_ops(draw, scope: Scope) -> list[Operation]:
                 frozenset(k for k, _ in a),
             )
         )
+    elif kind == "arith":  # other dialects' ops (parser/mixed_ops.py)
+        name = "arith.addf" if isinstance(t.element_type, FloatType) else "arith.addi"
+        extra = (("foo", UnitAttr()),) if draw(st.booleans()) else ()
+        ops.append(Operation(name, (c, c), (Value(scope.fresh(), t),), extra))
+    elif kind == "cast":
+        rts = tuple(Value(scope.fresh(), rt) for rt in draw(st.lists(types, max_size=2)))
+        ops.append(Operation("builtin.unrealized_conversion_cast", (c,), rts))
+    elif kind == "insert":
+        et = t.element_type
+        zero = FloatAttr(0.0, et) if isinstance(et, FloatType) else IntegerAttr(0, et)
+        x, i = Value(scope.fresh("%c"), et), Value(scope.fresh("%c"), IndexType())
+        for v, value in ((x, zero), (i, IntegerAttr(0, IndexType()))):
+            ops.append(
+                Operation(
+                    "arith.constant", (), (v,), (("value", value),), (), (), frozenset({"value"})
+                )
+            )
+        ops.append(Operation("tensor.insert", (x, c) + (i,) * rank, (Value(scope.fresh(), t),)))
     elif kind == "custom_call":
         a = (
             ("backend_config", StringAttr(draw(byte_text))),

@@ -1,0 +1,88 @@
+"""Declarations of the other dialects' ops that StableHLO modules mix in (arith, builtin,
+scf, tensor): their operands, results, attributes, regions and text forms, in
+parser/op_format.py's format language, as parser/opdecl.py declares hlorun's own ops.
+They are parsed and printed only (no shape function, no kernel), so they stay out of
+the op table (``OP_DECLS``).
+
+Sources (MLIR's ODS declarations and custom parsers / printers):
+
+- arith's binary ops: ArithOps.td, `$lhs `,` $rhs attr-dict `:` type($result)` (the
+  float ones' optional `fastmath` is not spelled: an op carrying it is written in the
+  generic form's attribute dictionary);
+- ``builtin.unrealized_conversion_cast``: BuiltinOps.td, `($inputs^ `:`
+  type($inputs))? `to` type($outputs) attr-dict`;
+- ``scf.for``: SCF.cpp, ForOp::parse / ForOp::print (custom<ForLoop>), then the
+  attribute dictionary; ``scf.yield``: SCFOps.td, `attr-dict ($results^ `:`
+  type($results))?`;
+- ``tensor.insert``: TensorOps.td, `$scalar `into` $dest `[` $indices `]` attr-dict `:`
+  type($dest)` (custom<InsertTypes>: the other types follow from the destination's).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from .opdecl import AttrDecl, OpDecl
+
+# ArithOps.td's binary ops of `$lhs, $rhs attr-dict : type($result)` (operands and
+# result of one type: SameOperandsAndResultType)
+_ARITH_BINARY = (
+    "addf subf mulf divf remf maximumf minimumf maxnumf minnumf addi subi muli divsi divui "
+    "remsi remui andi ori xori shli shrsi shrui maxsi maxui minsi minui"
+).split()
+_ARITH_FORMAT = "operands attr-dict `:` type(result)"
+
+
+def _decl(
+    name: str,
+    source: str,
+    operands: str,
+    fmt: str,
+    results: str = "result",
+    attrs: tuple[AttrDecl, ...] = (),
+    regions: tuple[str, ...] = (),
+) -> OpDecl:
+    return OpDecl(
+        name,
+        f"{source}#{name.partition('.')[2]}",
+        attrs,
+        regions,
+        tuple(operands.split()),
+        tuple(results.split()),
+        fmt,
+    )
+
+
+def _build() -> dict[str, OpDecl]:
+    decls = [
+        *(_decl(f"arith.{n}", "ArithOps.td", "lhs rhs", _ARITH_FORMAT) for n in _ARITH_BINARY),
+        _decl(
+            "builtin.unrealized_conversion_cast",
+            "BuiltinOps.td",
+            "inputs+",
+            "operands `:` type(operands) `to` type(results) attr-dict",
+            "outputs+",
+        ),
+        _decl(
+            "scf.for",
+            "SCFOps.td",
+            "lowerBound upperBound step initArgs*",
+            "custom<ForLoop> attr-dict",
+            "results*",
+            (AttrDecl("unsignedCmp", "unit", False),),
+            ("region",),
+        ),
+        _decl(
+            "scf.yield", "SCFOps.td", "results*", "attr-dict operands (`:` type(operands)^)?", ""
+        ),
+        _decl(
+            "tensor.insert",
+            "TensorOps.td",
+            "scalar dest indices*",
+            "$scalar `into` $dest `[` $indices `]` attr-dict `:` custom<InsertTypes>",
+        ),
+    ]
+    return {d.name: d for d in decls}
+
+
+MIXED_OP_DECLS: Mapping[str, OpDecl] = _build()
