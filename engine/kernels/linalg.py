@@ -412,10 +412,15 @@ def conv_arrays(
     """Convolution in canonical layouts: x (N, C, spatial...), w (O, I, spatial...)
     -> (N / batch_group_count, O, out_spatial...), arrays in the compute dtype.
 
-    With ``reorder`` (the caller allows another summation order: a result rounded to
-    f32 or narrower, or exact integer sums), float32 / float64 convolutions that
+    With ``reorder`` (the caller allows another summation order: an f32, f16 or bf16
+    result, or exact integer sums), float32 / float64 convolutions that
     ``conv_shifted.direct_applies`` takes run as a sum of shifted gemms, one per kernel
-    tap (no im2col copy); the others as below.
+    tap (no im2col copy); the others as below, channels-last whatever the input's
+    layout: the one padding copy transposes, and rows of (K..., Cg) columns times the
+    kernel matrix is the faster gemm (measured, CPU time, the 8x3x64x64 CNN's NCHW
+    layers: (Og, Cg*K) @ (Cg*K, Nb*P) was 1.2-3.5x the channels-last time, which the
+    NHWC layers take).  Without ``reorder`` the input's layout decides (f64 and other
+    results keep their summation order, bit for bit).
 
     Window reversal reverses the lhs window; the dot product of a reversed window with
     the kernel equals that of the window with the reversed kernel, so the kernel is
@@ -474,6 +479,7 @@ def conv_arrays(
         xg = x.reshape((n, g, cg) + x.shape[2:]).swapaxes(0, 1)
     else:
         xg = x.reshape((g, nb, c) + x.shape[2:])
+    channels_last = channels_last or reorder
     xp = _padded_buffer(xg, lhs_dilation, padding, channels_last)
     wg = w.reshape((g, og, i_) + ksp)
     dil_k = tuple((k - 1) * r + 1 for k, r in zip(ksp, rhs_dilation))
@@ -510,6 +516,10 @@ CONV_F64_K = 1024
 features x window size) compute in float64 and round once: float32 BLAS's rounding
 error grows with the contraction length (~7000 ULP measured at 2304 terms with
 cancelling sums); below it, float32 BLAS (speed)."""
+
+
+_REORDER_RESULTS = (np.dtype(np.float32), np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
+"""Result dtypes whose convolutions may change BLAS calls (summation order)."""
 
 
 def _conv_terms(rhs: np.ndarray, kernel_output_feature_dimension: int) -> int:
@@ -580,9 +590,10 @@ def _convolution(
         feature_group_count=feature_group_count,
         batch_group_count=batch_group_count,
         channels_last=input_feature_dimension == lhs.ndim - 1,
-        # f64 results keep im2col's one matmul, bit for bit; f32 and narrower results
-        # (rounded from float32 or float64 sums) and exact integer sums may reorder
-        reorder=out != np.float64 or exact_float,
+        # f32, f16 and bf16 results may change summation order (within the kernel
+        # tests' bounds), exact integer sums too; the others keep im2col's one matmul
+        # in the input's layout, bit for bit
+        reorder=exact_float or out in _REORDER_RESULTS,
     )
     if exact_float:
         y = y.astype(work)

@@ -349,12 +349,12 @@ def test_direct_convolution_matches_spec_formula(case, layout):
     (i32 operands: the kernel's exact integer path): every product and partial sum is
     exact, so the shifted gemms' result equals the formula's exactly whatever the
     order; float32: within the f32 rounding of a 32 * taps-term sum."""
-    from hlorun.engine.kernels.conv_shifted import conv_direct, direct_applies
+    from hlorun.engine.kernels.conv_shifted import DIRECT_MIN_FEATURES, conv_direct, direct_applies
 
     spatial, ksp, strides, padding, rhs_dil, reversal = case
     nsp = len(spatial)
     rng = np.random.default_rng(len(spatial) * 100 + sum(spatial))
-    n, c, o = 2, 32, 5
+    n, c, o = 2, DIRECT_MIN_FEATURES, 5
     x = rng.integers(-4, 5, size=(n, c, *spatial)).astype(np.float64)
     w = rng.integers(-4, 5, size=(o, c, *ksp)).astype(np.float64)
     want = window_reference(x, w, strides, padding, rhs_dil, reversal)
