@@ -70,7 +70,8 @@ def direct_applies(
 ) -> bool:
     """Whether ``conv_direct`` runs this convolution (canonical x (N, C, sp...), w (O, I,
     k...)) faster than im2col: one group, no lhs dilation, window strides 1,
-    float32/float64, at least ``DIRECT_MIN_FEATURES`` input features, at most
+    w float32/float64 (x the same, or float32 widened by the copy into the phase
+    buffers), at least ``DIRECT_MIN_FEATURES`` input features, at most
     ``DIRECT_MAX_WASTE`` rows computed per output position.
 
     Strided windows stay im2col: its copy shrinks with the stride (taps / stride**2
@@ -79,7 +80,7 @@ def direct_applies(
     which 3.7 ms is a matmul that two cores halve)."""
     if groups != 1 or any(d != 1 for d in lhs_dilation) or any(s != 1 for s in window_strides):
         return False
-    if x.dtype not in (np.float32, np.float64) or w.dtype != x.dtype:
+    if w.dtype not in (np.float32, np.float64) or x.dtype not in (np.float32, w.dtype):
         return False
     if x.shape[1] < DIRECT_MIN_FEATURES or math.prod(w.shape[2:]) < 2:
         return False
@@ -94,17 +95,18 @@ def _phase_buffers(
     strides: Sequence[int],
     phases: Sequence[tuple[int, ...]],
     tail: int,
+    dtype: np.dtype,
 ) -> dict[tuple[int, ...], np.ndarray]:
     """For each phase (one index per spatial dimension): the rows (N * prod(Q), C) of
     the padded input at positions ``j * stride + phase`` (zeros where padded), channels
-    last, followed by ``tail`` zero rows; Q the phase sizes."""
+    last, in ``dtype``, followed by ``tail`` zero rows; Q the phase sizes."""
     n, c = x.shape[:2]
     q = _phase_sizes(padded, strides)
     rows = n * math.prod(q)
     out: dict[tuple[int, ...], np.ndarray] = {}
     xl = np.moveaxis(x, 1, -1)  # (N, sp..., C) view
     for ph in phases:
-        flat = np.zeros((rows + tail, c), dtype=x.dtype)
+        flat = np.zeros((rows + tail, c), dtype=dtype)
         view = flat[:rows].reshape((n, *q, c))
         dst: list[slice] = [slice(None)]
         src: list[slice] = [slice(None)]
@@ -153,11 +155,12 @@ def conv_direct(
         off = sum((p // s) * rs for p, s, rs in zip(pos, window_strides, row_stride))
         taps.append((ph, off, k))
     tail = max(off for _, off, _ in taps)
-    bufs = _phase_buffers(x, padding, padded, window_strides, sorted({t[0] for t in taps}), tail)
+    phases = sorted({t[0] for t in taps})
+    bufs = _phase_buffers(x, padding, padded, window_strides, phases, tail, w.dtype)
     rows = n * math.prod(q)
     wt = np.ascontiguousarray(np.moveaxis(w, (0, 1), (-1, -2)))  # (k..., C, O)
-    y = np.empty((rows, o), dtype=x.dtype)
-    gemm = _gemm(x.dtype)
+    y = np.empty((rows, o), dtype=w.dtype)
+    gemm = _gemm(w.dtype)
     for i, (ph, off, k) in enumerate(taps):  # (O, rows) += W_k^T (O, C) @ X^T (C, rows)
         xs = bufs[ph][off : off + rows]
         gemm(1.0, wt[k].T, xs.T, beta=float(i > 0), c=y.T, overwrite_c=1)

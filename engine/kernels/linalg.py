@@ -353,9 +353,11 @@ def dot(
 # --------------------------------------------------------------------------------------
 
 
-def _padded_buffer(xg: np.ndarray, lhs_dilation, padding, channels_last: bool) -> np.ndarray:
+def _padded_buffer(
+    xg: np.ndarray, lhs_dilation, padding, channels_last: bool, dtype: np.dtype
+) -> np.ndarray:
     """Grouped lhs (G, Nb, Cg, spatial...) -> interior zeros (lhs_dilation - 1) and edge
-    padding (negative padding crops), in ONE fresh buffer; returned as a
+    padding (negative padding crops), in ONE fresh buffer of ``dtype``; returned as a
     (G, Nb, Cg, padded spatial...) view whose memory is channels-last or channels-first."""
     spatial = xg.shape[3:]
     src: list[slice] = []
@@ -378,10 +380,10 @@ def _padded_buffer(xg: np.ndarray, lhs_dilation, padding, channels_last: bool) -
             dst.append(slice(start, start + (j1 - j0) * d + 1, d))
     g, nb, cg = xg.shape[:3]
     if channels_last:
-        buf = np.zeros((g, nb, *padded_shape, cg), dtype=xg.dtype)
+        buf = np.zeros((g, nb, *padded_shape, cg), dtype=dtype)
         view = np.moveaxis(buf, -1, 2)
     else:
-        buf = np.zeros((g, nb, cg, *padded_shape), dtype=xg.dtype)
+        buf = np.zeros((g, nb, cg, *padded_shape), dtype=dtype)
         view = buf
     lead = (slice(None),) * 3
     view[lead + tuple(dst)] = xg[lead + tuple(src)]
@@ -410,7 +412,8 @@ def conv_arrays(
     reorder: bool = False,
 ) -> np.ndarray:
     """Convolution in canonical layouts: x (N, C, spatial...), w (O, I, spatial...)
-    -> (N / batch_group_count, O, out_spatial...), arrays in the compute dtype.
+    -> (N / batch_group_count, O, out_spatial...), in w's dtype, the compute dtype (x
+    float32 with w float64 is converted by the one copy of x into its padded buffer).
 
     With ``reorder`` (the caller allows another summation order: an f32, f16 or bf16
     result, or exact integer sums), float32 / float64 convolutions that
@@ -451,7 +454,7 @@ def conv_arrays(
     cg = c // feature_group_count
     result_shape = (nb, o) + out_sp
     if 0 in result_shape or cg == 0 or 0 in ksp:
-        return np.zeros(result_shape, dtype=x.dtype)  # no windows, or empty dot products
+        return np.zeros(result_shape, dtype=w.dtype)  # no windows, or empty dot products
     flips = tuple(2 + d for d in range(nsp) if d < len(window_reversal) and window_reversal[d])
     if flips:
         w = np.flip(w, axis=flips)
@@ -480,7 +483,7 @@ def conv_arrays(
     else:
         xg = x.reshape((g, nb, c) + x.shape[2:])
     channels_last = channels_last or reorder
-    xp = _padded_buffer(xg, lhs_dilation, padding, channels_last)
+    xp = _padded_buffer(xg, lhs_dilation, padding, channels_last, w.dtype)
     wg = w.reshape((g, og, i_) + ksp)
     dil_k = tuple((k - 1) * r + 1 for k, r in zip(ksp, rhs_dilation))
     sp_axes = tuple(range(3, 3 + nsp))
@@ -574,7 +577,9 @@ def _convolution(
         )
     )
     tf32 = _is_tf32(result_type)
-    xc = _to_compute(x, out, work, tf32)
+    # a float32 input computed in float64 is converted by conv_arrays' padding copy
+    widen_in_copy = work == np.float64 and x.dtype == out == np.float32 and not tf32
+    xc = x if widen_in_copy else _to_compute(x, out, work, tf32)
     wc = _to_compute(w, out, work, tf32)
     exact_float = work.kind in "iu" and _exact_in_float64(xc, wc, math.prod(w.shape[1:]))
     if exact_float:  # integer products computed exactly by float64 BLAS
