@@ -500,7 +500,15 @@ def conv_arrays(
     if channels_last:
         # rows (Nb, P...), columns (K..., Cg): reads the channels-last buffer in order
         cols = win.transpose((0, 1) + p_axes + k_axes + (2,)).reshape(g, nb * p, kk)
-        kmat = wg.transpose((0,) + tuple(range(3, 3 + nsp)) + (2, 1)).reshape(g, kk, og)
+        w_k = tuple(range(3, 3 + nsp))
+        if wg.strides[1] >= wg.strides[2]:
+            # output features outermost in memory (OIHW): the (Og, K..., Cg) copy moves
+            # short runs within each output feature; BLAS reads its transpose as it is
+            # (a (K..., Cg, Og) copy strides over the whole kernel: 256x256x3x3 f64
+            # 4.3 ms against 0.9; the same products, bit for bit)
+            kmat = wg.transpose((0, 1) + w_k + (2,)).reshape(g, og, kk).transpose(0, 2, 1)
+        else:
+            kmat = wg.transpose((0,) + w_k + (2, 1)).reshape(g, kk, og)
         y = np.matmul(cols, kmat)  # (G, Nb*P, Og)
         y = y.reshape((g, nb) + out_sp + (og,))
         y = y.transpose((1, 0, 2 + nsp) + tuple(range(2, 2 + nsp)))
