@@ -15,9 +15,11 @@ contractions and exact integers: engine/kernels/linalg.py's arithmetic policy); 
 the summation order differs from im2col's single matmul.  BLAS comes from
 ``scipy.linalg.blas`` (gemm with beta: NumPy's matmul cannot accumulate into its
 output), imported on first use, on BLAS's own threads (one thread was 1.5x slower on
-a quiet 2-core machine, 3x3 over 1x64x56x56 -> 64: 3.9 ms against 2.5 ms, as fast as
-im2col, without im2col's copy of the input).  The kernel (linalg.conv_arrays) takes
-this algorithm where ``direct_applies`` says; im2col otherwise.
+a quiet 2-core machine, 3x3 over 1x64x56x56 -> 64: 3.9 ms against 2.5 ms), one thread
+on a busy machine (blas_threads.py).  NumPy's BLAS (matmul into a scratch and an add
+per tap) was slower: 8x256x32x32 -> 256 f64, 345 ms CPU against 265.  The kernel
+(linalg.conv_arrays) takes this algorithm where ``direct_applies`` says; im2col
+otherwise.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
+
+from .blas_threads import library_loaded, one_blas_thread_when_busy
 
 DIRECT_MIN_FEATURES = 128
 """Input features per kernel tap below which one im2col matmul is faster: a gemm with
@@ -51,6 +55,7 @@ def _gemm(dtype: np.dtype):
         from scipy.linalg import blas  # noqa: PLC0415 (scipy is heavy: first use only)
 
         g = _GEMM[dtype.char] = blas.sgemm if dtype == np.float32 else blas.dgemm
+        library_loaded()  # SciPy's own OpenBLAS: its threads follow the same rule
     return g
 
 
@@ -161,8 +166,9 @@ def conv_direct(
     wt = np.ascontiguousarray(np.moveaxis(w, (0, 1), (-1, -2)))  # (k..., C, O)
     y = np.empty((rows, o), dtype=w.dtype)
     gemm = _gemm(w.dtype)
-    for i, (ph, off, k) in enumerate(taps):  # (O, rows) += W_k^T (O, C) @ X^T (C, rows)
-        xs = bufs[ph][off : off + rows]
-        gemm(1.0, wt[k].T, xs.T, beta=float(i > 0), c=y.T, overwrite_c=1)
+    with one_blas_thread_when_busy():
+        for i, (ph, off, k) in enumerate(taps):  # (O, rows) += W_k^T (O, C) @ X^T (C, rows)
+            xs = bufs[ph][off : off + rows]
+            gemm(1.0, wt[k].T, xs.T, beta=float(i > 0), c=y.T, overwrite_c=1)
     full = y.reshape((n, *q, o))
     return np.moveaxis(full[(slice(None), *(slice(0, m) for m in out_sp), slice(None))], -1, 1)

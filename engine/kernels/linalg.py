@@ -53,6 +53,7 @@ from ...shape_inference.optable import kernel
 from ..dtypes import dtype_of, static_shape
 from ..plan import plain_dtype
 from . import _bits as B
+from .blas_threads import one_blas_thread_when_busy
 from .conv_shifted import conv_direct, direct_applies
 
 # --------------------------------------------------------------------------------------
@@ -509,14 +510,16 @@ def conv_arrays(
             kmat = wg.transpose((0, 1) + w_k + (2,)).reshape(g, og, kk).transpose(0, 2, 1)
         else:
             kmat = wg.transpose((0,) + w_k + (2, 1)).reshape(g, kk, og)
-        y = np.matmul(cols, kmat)  # (G, Nb*P, Og)
+        with one_blas_thread_when_busy():
+            y = np.matmul(cols, kmat)  # (G, Nb*P, Og)
         y = y.reshape((g, nb) + out_sp + (og,))
         y = y.transpose((1, 0, 2 + nsp) + tuple(range(2, 2 + nsp)))
     else:
         # rows (Cg, K...), columns (Nb, P...): reads the channels-first buffer in order
         cols = win.transpose((0, 2) + k_axes + (1,) + p_axes).reshape(g, kk, nb * p)
         kmat = wg.reshape(g, og, kk)
-        y = np.matmul(kmat, cols)  # (G, Og, Nb*P)
+        with one_blas_thread_when_busy():
+            y = np.matmul(kmat, cols)  # (G, Og, Nb*P)
         y = y.reshape((g, og, nb) + out_sp)
         y = y.transpose((2, 0, 1) + tuple(range(3, 3 + nsp)))
     return y.reshape(result_shape)
