@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import hlorun.engine.kernels  # noqa: F401
 from hlorun import shape_inference  # noqa: F401
+from hlorun.engine.kernels import blas_threads
 from hlorun.parser.errors import InterpreterError
 from hlorun.parser.ir import FloatType, IntegerType, TensorType
 from hlorun.shape_inference.optable import OP_TABLE
@@ -32,6 +33,18 @@ NHWC = dict(
     output_batch_dimension=0,
     output_feature_dimension=3,
     output_spatial_dimensions=(1, 2),
+)
+
+NCHW = dict(
+    input_batch_dimension=0,
+    input_feature_dimension=1,
+    input_spatial_dimensions=(2, 3),
+    kernel_input_feature_dimension=1,
+    kernel_output_feature_dimension=0,
+    kernel_spatial_dimensions=(2, 3),
+    output_batch_dimension=0,
+    output_feature_dimension=1,
+    output_spatial_dimensions=(2, 3),
 )
 
 SPEC_LHS = np.array(
@@ -420,3 +433,20 @@ def test_direct_convolution_matches_spec_formula(case, layout):
     got_f = conv(xf, wf, TensorType(want_f.shape, FloatType("f32")), **kw)
     assert got_f.dtype == np.float32 and got_f.flags.c_contiguous
     np.testing.assert_allclose(got_f, want_f, rtol=1e-5, atol=1e-5 * np.abs(want_f).max())
+
+
+@pytest.mark.parametrize("channels", [32, 128])  # im2col, and the shifted gemms
+def test_convolution_bits_do_not_depend_on_the_blas_thread_count(monkeypatch, channels):
+    """engine/kernels/blas_threads.py: OpenBLAS splits a gemm's rows and columns
+    between threads, never its contraction, so each result element is the same sum
+    on one thread as on several (im2col, and the shifted gemms from 128 features)."""
+    rng = np.random.default_rng(channels)
+    x = rng.standard_normal((4, channels, 40, 40)).astype(np.float32)
+    w = rng.standard_normal((64, channels, 3, 3)).astype(np.float32)
+    rt = TensorType((4, 64, 40, 40), FloatType("f32"))
+    kw = dict(padding=np.array([[1, 1], [1, 1]]), **NCHW)
+    monkeypatch.setattr(blas_threads, "busy", lambda: True)  # one thread
+    one = conv(x, w, rt, **kw)
+    monkeypatch.setattr(blas_threads, "busy", lambda: False)  # BLAS's threads
+    many = conv(x, w, rt, **kw)
+    np.testing.assert_array_equal(one.view(np.uint32), many.view(np.uint32))
