@@ -6,11 +6,11 @@ runnable threads than cores) a descheduled thread stalls the others: measured, t
 8x3x64x64 NCHW CNN of benchmarks/models on 2 cores at load average 7-8, median of 5
 interleaved runs: 333 ms wall / 154 ms CPU with two BLAS threads, 207 / 87 ms with one
 (its NumPy floor: 299 / 140 and 176 / 83).  On a quiet machine the threads do help
-(1.4x on 8x32x64x64 -> 32).  So, as libgomp sizes its teams by the load average when
-OMP_DYNAMIC is set, ``one_blas_thread_when_busy`` drops the OpenBLAS libraries of the
-process to one thread while the 1-minute load average exceeds ``BUSY_LOAD_PER_CORE``
-runnable threads per core (the process's own BLAS threads count in it, hence above
-1).  OpenBLAS splits a gemm's rows and columns between threads, never its
+(the shifted gemms of 8x32x64x64 -> 32: 13.0 ms on one thread, 9.3 on two).  So, as
+libgomp sizes its teams by the load average when OMP_DYNAMIC is set,
+``one_blas_thread_when_busy`` drops the OpenBLAS libraries of the process to one
+thread while the 1-minute load average exceeds ``BUSY_LOAD_PER_CORE`` runnable threads
+per core (the process's own BLAS threads count in it, hence above 1).  OpenBLAS splits a gemm's rows and columns between threads, never its
 contraction, so every result element is the same sum in the same order whatever the
 thread count: results are bit-identical either way.
 
@@ -28,7 +28,8 @@ from typing import Any
 
 BUSY_LOAD_PER_CORE = 1.5
 """1-minute load average per core above which convolutions' gemms run on one BLAS
-thread (a quiet 2-core machine running one model reads 1-2.5: its own BLAS threads)."""
+thread (above 1: a process keeping BLAS busy on every core of a quiet machine makes a
+load of about one per core by itself)."""
 
 # (get, set) function names: upstream OpenBLAS, the SciPy wheels' LP64 scipy-openblas,
 # NumPy's wheels' ILP64 scipy-openblas64
