@@ -435,15 +435,18 @@ def test_direct_convolution_matches_spec_formula(case, layout):
     np.testing.assert_allclose(got_f, want_f, rtol=1e-5, atol=1e-5 * np.abs(want_f).max())
 
 
-@pytest.mark.parametrize("channels", [32, 128])  # im2col, and the shifted gemms
-def test_convolution_bits_do_not_depend_on_the_blas_thread_count(monkeypatch, channels):
+@pytest.mark.parametrize(
+    "channels, size",
+    [(32, 40), (128, 40), (256, 20)],  # im2col f32, shifted gemms f64, im2col f64
+)
+def test_convolution_bits_do_not_depend_on_the_blas_thread_count(monkeypatch, channels, size):
     """engine/kernels/blas_threads.py: OpenBLAS splits a gemm's rows and columns
     between threads, never its contraction, so each result element is the same sum
-    on one thread as on several (im2col, and the shifted gemms from 128 features)."""
+    on one thread as on several."""
     rng = np.random.default_rng(channels)
-    x = rng.standard_normal((4, channels, 40, 40)).astype(np.float32)
+    x = rng.standard_normal((4, channels, size, size)).astype(np.float32)
     w = rng.standard_normal((64, channels, 3, 3)).astype(np.float32)
-    rt = TensorType((4, 64, 40, 40), FloatType("f32"))
+    rt = TensorType((4, 64, size, size), FloatType("f32"))
     kw = dict(padding=np.array([[1, 1], [1, 1]]), **NCHW)
     monkeypatch.setattr(blas_threads, "busy", lambda: True)  # one thread
     one = conv(x, w, rt, **kw)
