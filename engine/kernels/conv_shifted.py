@@ -15,9 +15,11 @@ contractions and exact integers: engine/kernels/linalg.py's arithmetic policy); 
 the summation order differs from im2col's single matmul.  BLAS comes from
 ``scipy.linalg.blas`` (gemm with beta: NumPy's matmul cannot accumulate into its
 output), imported on first use, on BLAS's own threads (one thread was 1.5x slower on
-a quiet 2-core machine, 3x3 over 1x64x56x56 -> 64: 3.9 ms against 2.5 ms, as fast as
-im2col, without im2col's copy of the input).  The kernel (linalg.conv_arrays) takes
-this algorithm where ``direct_applies`` says; im2col otherwise.
+a quiet 2-core machine, 3x3 over 1x64x56x56 -> 64: 3.9 ms against 2.5 ms), one thread
+on a busy machine (blas_threads.py).  NumPy's BLAS (matmul into a scratch and an add
+per tap) was slower: 8x256x32x32 -> 256 f64, 345 ms CPU against 265.  The kernel
+(linalg.conv_arrays) takes this algorithm where ``direct_applies`` says; im2col
+otherwise.
 """
 
 from __future__ import annotations
@@ -27,10 +29,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
-DIRECT_MIN_FEATURES = 32
-"""Input features per kernel tap below which one im2col matmul is faster (a gemm with
-a contraction this short runs far below BLAS's peak: the first layer of an image CNN,
-3 channels, stays im2col)."""
+from .blas_threads import library_loaded, one_blas_thread_when_busy
+
+DIRECT_MIN_FEATURES = 128
+"""Input features per kernel tap below which one im2col matmul is faster: a gemm with
+a short contraction runs far below BLAS's peak, and nine of them synchronize BLAS's
+threads nine times (measured, least CPU time of 15 interleaved runs, 2 cores at load
+6-8, batch 8, 3x3, stride 1: 32x64x64 -> 32 f32 direct 39 ms, im2col 31; 64x32x32 ->
+64 f32 21 / 7.1; 128x32x32 -> 128 f64 115 / 112; 256x32x32 -> 256 f64 318 / 494)."""
 
 DIRECT_MAX_WASTE = 1.2
 """Largest ratio of computed rows (one per phase row) to output positions: padding rows
@@ -49,6 +55,7 @@ def _gemm(dtype: np.dtype):
         from scipy.linalg import blas  # noqa: PLC0415 (scipy is heavy: first use only)
 
         g = _GEMM[dtype.char] = blas.sgemm if dtype == np.float32 else blas.dgemm
+        library_loaded()  # SciPy's own OpenBLAS: its threads follow the same rule
     return g
 
 
@@ -68,7 +75,8 @@ def direct_applies(
 ) -> bool:
     """Whether ``conv_direct`` runs this convolution (canonical x (N, C, sp...), w (O, I,
     k...)) faster than im2col: one group, no lhs dilation, window strides 1,
-    float32/float64, at least ``DIRECT_MIN_FEATURES`` input features, at most
+    w float32/float64 (x the same, or float32 widened by the copy into the phase
+    buffers), at least ``DIRECT_MIN_FEATURES`` input features, at most
     ``DIRECT_MAX_WASTE`` rows computed per output position.
 
     Strided windows stay im2col: its copy shrinks with the stride (taps / stride**2
@@ -77,7 +85,7 @@ def direct_applies(
     which 3.7 ms is a matmul that two cores halve)."""
     if groups != 1 or any(d != 1 for d in lhs_dilation) or any(s != 1 for s in window_strides):
         return False
-    if x.dtype not in (np.float32, np.float64) or w.dtype != x.dtype:
+    if w.dtype not in (np.float32, np.float64) or x.dtype not in (np.float32, w.dtype):
         return False
     if x.shape[1] < DIRECT_MIN_FEATURES or math.prod(w.shape[2:]) < 2:
         return False
@@ -92,17 +100,18 @@ def _phase_buffers(
     strides: Sequence[int],
     phases: Sequence[tuple[int, ...]],
     tail: int,
+    dtype: np.dtype,
 ) -> dict[tuple[int, ...], np.ndarray]:
     """For each phase (one index per spatial dimension): the rows (N * prod(Q), C) of
     the padded input at positions ``j * stride + phase`` (zeros where padded), channels
-    last, followed by ``tail`` zero rows; Q the phase sizes."""
+    last, in ``dtype``, followed by ``tail`` zero rows; Q the phase sizes."""
     n, c = x.shape[:2]
     q = _phase_sizes(padded, strides)
     rows = n * math.prod(q)
     out: dict[tuple[int, ...], np.ndarray] = {}
     xl = np.moveaxis(x, 1, -1)  # (N, sp..., C) view
     for ph in phases:
-        flat = np.zeros((rows + tail, c), dtype=x.dtype)
+        flat = np.zeros((rows + tail, c), dtype=dtype)
         view = flat[:rows].reshape((n, *q, c))
         dst: list[slice] = [slice(None)]
         src: list[slice] = [slice(None)]
@@ -151,13 +160,15 @@ def conv_direct(
         off = sum((p // s) * rs for p, s, rs in zip(pos, window_strides, row_stride))
         taps.append((ph, off, k))
     tail = max(off for _, off, _ in taps)
-    bufs = _phase_buffers(x, padding, padded, window_strides, sorted({t[0] for t in taps}), tail)
+    phases = sorted({t[0] for t in taps})
+    bufs = _phase_buffers(x, padding, padded, window_strides, phases, tail, w.dtype)
     rows = n * math.prod(q)
     wt = np.ascontiguousarray(np.moveaxis(w, (0, 1), (-1, -2)))  # (k..., C, O)
-    y = np.empty((rows, o), dtype=x.dtype)
-    gemm = _gemm(x.dtype)
-    for i, (ph, off, k) in enumerate(taps):  # (O, rows) += W_k^T (O, C) @ X^T (C, rows)
-        xs = bufs[ph][off : off + rows]
-        gemm(1.0, wt[k].T, xs.T, beta=float(i > 0), c=y.T, overwrite_c=1)
+    y = np.empty((rows, o), dtype=w.dtype)
+    gemm = _gemm(w.dtype)
+    with one_blas_thread_when_busy():
+        for i, (ph, off, k) in enumerate(taps):  # (O, rows) += W_k^T (O, C) @ X^T (C, rows)
+            xs = bufs[ph][off : off + rows]
+            gemm(1.0, wt[k].T, xs.T, beta=float(i > 0), c=y.T, overwrite_c=1)
     full = y.reshape((n, *q, o))
     return np.moveaxis(full[(slice(None), *(slice(0, m) for m in out_sp), slice(None))], -1, 1)

@@ -53,6 +53,7 @@ from ...shape_inference.optable import kernel, register_kernel
 from ..dtypes import dtype_of, static_shape
 from ..plan import plain_dtype
 from . import _bits as B
+from .blas_threads import one_blas_thread_when_busy
 from .conv_shifted import conv_direct, direct_applies
 
 # --------------------------------------------------------------------------------------
@@ -370,9 +371,11 @@ DOT = register_kernel("stablehlo.dot", dot, fast_plan=_dot_fast, quantized="dequ
 # --------------------------------------------------------------------------------------
 
 
-def _padded_buffer(xg: np.ndarray, lhs_dilation, padding, channels_last: bool) -> np.ndarray:
+def _padded_buffer(
+    xg: np.ndarray, lhs_dilation, padding, channels_last: bool, dtype: np.dtype
+) -> np.ndarray:
     """Grouped lhs (G, Nb, Cg, spatial...) -> interior zeros (lhs_dilation - 1) and edge
-    padding (negative padding crops), in ONE fresh buffer; returned as a
+    padding (negative padding crops), in ONE fresh buffer of ``dtype``; returned as a
     (G, Nb, Cg, padded spatial...) view whose memory is channels-last or channels-first."""
     spatial = xg.shape[3:]
     src: list[slice] = []
@@ -395,10 +398,10 @@ def _padded_buffer(xg: np.ndarray, lhs_dilation, padding, channels_last: bool) -
             dst.append(slice(start, start + (j1 - j0) * d + 1, d))
     g, nb, cg = xg.shape[:3]
     if channels_last:
-        buf = np.zeros((g, nb, *padded_shape, cg), dtype=xg.dtype)
+        buf = np.zeros((g, nb, *padded_shape, cg), dtype=dtype)
         view = np.moveaxis(buf, -1, 2)
     else:
-        buf = np.zeros((g, nb, cg, *padded_shape), dtype=xg.dtype)
+        buf = np.zeros((g, nb, cg, *padded_shape), dtype=dtype)
         view = buf
     lead = (slice(None),) * 3
     view[lead + tuple(dst)] = xg[lead + tuple(src)]
@@ -427,12 +430,18 @@ def conv_arrays(
     reorder: bool = False,
 ) -> np.ndarray:
     """Convolution in canonical layouts: x (N, C, spatial...), w (O, I, spatial...)
-    -> (N / batch_group_count, O, out_spatial...), arrays in the compute dtype.
+    -> (N / batch_group_count, O, out_spatial...), in w's dtype, the compute dtype (x
+    float32 with w float64 is converted by the one copy of x into its padded buffer).
 
-    With ``reorder`` (the caller allows another summation order: a result rounded to
-    f32 or narrower, or exact integer sums), float32 / float64 convolutions that
+    With ``reorder`` (the caller allows another summation order: an f32, f16 or bf16
+    result, or exact integer sums), float32 / float64 convolutions that
     ``conv_shifted.direct_applies`` takes run as a sum of shifted gemms, one per kernel
-    tap (no im2col copy); the others as below.
+    tap (no im2col copy); the others as below, channels-last whatever the input's
+    layout: the one padding copy transposes, and rows of (K..., Cg) columns times the
+    kernel matrix is the faster gemm (measured, CPU time, the 8x3x64x64 CNN's NCHW
+    layers: (Og, Cg*K) @ (Cg*K, Nb*P) was 1.2-3.5x the channels-last time, which the
+    NHWC layers take).  Without ``reorder`` the input's layout decides (f64 and other
+    results keep their summation order, bit for bit).
 
     Window reversal reverses the lhs window; the dot product of a reversed window with
     the kernel equals that of the window with the reversed kernel, so the kernel is
@@ -463,7 +472,7 @@ def conv_arrays(
     cg = c // feature_group_count
     result_shape = (nb, o) + out_sp
     if 0 in result_shape or cg == 0 or 0 in ksp:
-        return np.zeros(result_shape, dtype=x.dtype)  # no windows, or empty dot products
+        return np.zeros(result_shape, dtype=w.dtype)  # no windows, or empty dot products
     flips = tuple(2 + d for d in range(nsp) if d < len(window_reversal) and window_reversal[d])
     if flips:
         w = np.flip(w, axis=flips)
@@ -491,7 +500,8 @@ def conv_arrays(
         xg = x.reshape((n, g, cg) + x.shape[2:]).swapaxes(0, 1)
     else:
         xg = x.reshape((g, nb, c) + x.shape[2:])
-    xp = _padded_buffer(xg, lhs_dilation, padding, channels_last)
+    channels_last = channels_last or reorder
+    xp = _padded_buffer(xg, lhs_dilation, padding, channels_last, w.dtype)
     wg = w.reshape((g, og, i_) + ksp)
     dil_k = tuple((k - 1) * r + 1 for k, r in zip(ksp, rhs_dilation))
     sp_axes = tuple(range(3, 3 + nsp))
@@ -508,15 +518,25 @@ def conv_arrays(
     if channels_last:
         # rows (Nb, P...), columns (K..., Cg): reads the channels-last buffer in order
         cols = win.transpose((0, 1) + p_axes + k_axes + (2,)).reshape(g, nb * p, kk)
-        kmat = wg.transpose((0,) + tuple(range(3, 3 + nsp)) + (2, 1)).reshape(g, kk, og)
-        y = np.matmul(cols, kmat)  # (G, Nb*P, Og)
+        w_k = tuple(range(3, 3 + nsp))
+        if wg.strides[1] >= wg.strides[2]:
+            # output features outermost in memory (OIHW): the (Og, K..., Cg) copy moves
+            # short runs within each output feature; BLAS reads its transpose as it is
+            # (a (K..., Cg, Og) copy strides over the whole kernel: 256x256x3x3 f64
+            # 4.3 ms against 0.9; the same products, bit for bit)
+            kmat = wg.transpose((0, 1) + w_k + (2,)).reshape(g, og, kk).transpose(0, 2, 1)
+        else:
+            kmat = wg.transpose((0,) + w_k + (2, 1)).reshape(g, kk, og)
+        with one_blas_thread_when_busy():
+            y = np.matmul(cols, kmat)  # (G, Nb*P, Og)
         y = y.reshape((g, nb) + out_sp + (og,))
         y = y.transpose((1, 0, 2 + nsp) + tuple(range(2, 2 + nsp)))
     else:
         # rows (Cg, K...), columns (Nb, P...): reads the channels-first buffer in order
         cols = win.transpose((0, 2) + k_axes + (1,) + p_axes).reshape(g, kk, nb * p)
         kmat = wg.reshape(g, og, kk)
-        y = np.matmul(kmat, cols)  # (G, Og, Nb*P)
+        with one_blas_thread_when_busy():
+            y = np.matmul(kmat, cols)  # (G, Og, Nb*P)
         y = y.reshape((g, og, nb) + out_sp)
         y = y.transpose((2, 0, 1) + tuple(range(3, 3 + nsp)))
     return y.reshape(result_shape)
@@ -527,6 +547,10 @@ CONV_F64_K = 1024
 features x window size) compute in float64 and round once: float32 BLAS's rounding
 error grows with the contraction length (~7000 ULP measured at 2304 terms with
 cancelling sums); below it, float32 BLAS (speed)."""
+
+
+_REORDER_RESULTS = (np.dtype(np.float32), np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
+"""Result dtypes whose convolutions may change BLAS calls (summation order)."""
 
 
 def _conv_terms(rhs: np.ndarray, kernel_output_feature_dimension: int) -> int:
@@ -581,7 +605,9 @@ def _convolution(
         )
     )
     tf32 = _is_tf32(result_type)
-    xc = _to_compute(x, out, work, tf32)
+    # a float32 input computed in float64 is converted by conv_arrays' padding copy
+    widen_in_copy = work == np.float64 and x.dtype == out == np.float32 and not tf32
+    xc = x if widen_in_copy else _to_compute(x, out, work, tf32)
     wc = _to_compute(w, out, work, tf32)
     exact_float = work.kind in "iu" and _exact_in_float64(xc, wc, math.prod(w.shape[1:]))
     if exact_float:  # integer products computed exactly by float64 BLAS
@@ -597,9 +623,10 @@ def _convolution(
         feature_group_count=feature_group_count,
         batch_group_count=batch_group_count,
         channels_last=input_feature_dimension == lhs.ndim - 1,
-        # f64 results keep im2col's one matmul, bit for bit; f32 and narrower results
-        # (rounded from float32 or float64 sums) and exact integer sums may reorder
-        reorder=out != np.float64 or exact_float,
+        # f32, f16 and bf16 results may change summation order (within the kernel
+        # tests' bounds), exact integer sums too; the others keep im2col's one matmul
+        # in the input's layout, bit for bit
+        reorder=exact_float or out in _REORDER_RESULTS,
     )
     if exact_float:
         y = y.astype(work)

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import hlorun.engine.kernels  # noqa: F401
 from hlorun import shape_inference  # noqa: F401
+from hlorun.engine.kernels import blas_threads
 from hlorun.parser.errors import InterpreterError
 from hlorun.parser.ir import FloatType, IntegerType, TensorType
 from hlorun.shape_inference.optable import OP_TABLE
@@ -32,6 +33,18 @@ NHWC = dict(
     output_batch_dimension=0,
     output_feature_dimension=3,
     output_spatial_dimensions=(1, 2),
+)
+
+NCHW = dict(
+    input_batch_dimension=0,
+    input_feature_dimension=1,
+    input_spatial_dimensions=(2, 3),
+    kernel_input_feature_dimension=1,
+    kernel_output_feature_dimension=0,
+    kernel_spatial_dimensions=(2, 3),
+    output_batch_dimension=0,
+    output_feature_dimension=1,
+    output_spatial_dimensions=(2, 3),
 )
 
 SPEC_LHS = np.array(
@@ -349,12 +362,12 @@ def test_direct_convolution_matches_spec_formula(case, layout):
     (i32 operands: the kernel's exact integer path): every product and partial sum is
     exact, so the shifted gemms' result equals the formula's exactly whatever the
     order; float32: within the f32 rounding of a 32 * taps-term sum."""
-    from hlorun.engine.kernels.conv_shifted import conv_direct, direct_applies
+    from hlorun.engine.kernels.conv_shifted import DIRECT_MIN_FEATURES, conv_direct, direct_applies
 
     spatial, ksp, strides, padding, rhs_dil, reversal = case
     nsp = len(spatial)
     rng = np.random.default_rng(len(spatial) * 100 + sum(spatial))
-    n, c, o = 2, 32, 5
+    n, c, o = 2, DIRECT_MIN_FEATURES, 5
     x = rng.integers(-4, 5, size=(n, c, *spatial)).astype(np.float64)
     w = rng.integers(-4, 5, size=(o, c, *ksp)).astype(np.float64)
     want = window_reference(x, w, strides, padding, rhs_dil, reversal)
@@ -420,3 +433,23 @@ def test_direct_convolution_matches_spec_formula(case, layout):
     got_f = conv(xf, wf, TensorType(want_f.shape, FloatType("f32")), **kw)
     assert got_f.dtype == np.float32 and got_f.flags.c_contiguous
     np.testing.assert_allclose(got_f, want_f, rtol=1e-5, atol=1e-5 * np.abs(want_f).max())
+
+
+@pytest.mark.parametrize(
+    "channels, size",
+    [(32, 40), (128, 40), (256, 20)],  # im2col f32, shifted gemms f64, im2col f64
+)
+def test_convolution_bits_do_not_depend_on_the_blas_thread_count(monkeypatch, channels, size):
+    """engine/kernels/blas_threads.py: OpenBLAS splits a gemm's rows and columns
+    between threads, never its contraction, so each result element is the same sum
+    on one thread as on several."""
+    rng = np.random.default_rng(channels)
+    x = rng.standard_normal((4, channels, size, size)).astype(np.float32)
+    w = rng.standard_normal((64, channels, 3, 3)).astype(np.float32)
+    rt = TensorType((4, 64, size, size), FloatType("f32"))
+    kw = dict(padding=np.array([[1, 1], [1, 1]]), **NCHW)
+    monkeypatch.setattr(blas_threads, "busy", lambda: True)  # one thread
+    one = conv(x, w, rt, **kw)
+    monkeypatch.setattr(blas_threads, "busy", lambda: False)  # BLAS's threads
+    many = conv(x, w, rt, **kw)
+    np.testing.assert_array_equal(one.view(np.uint32), many.view(np.uint32))

@@ -1,0 +1,48 @@
+"""engine/kernels/blas_threads.py: convolutions' gemms on one OpenBLAS thread while the
+machine is busy, the count restored after (the results' bits, the same either way, are
+tested in test_convolution.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from hlorun.engine.kernels import blas_threads
+
+
+def _counts() -> list[int]:
+    controls = blas_threads._find_controls()
+    return [get() for get, _ in controls]
+
+
+@pytest.fixture
+def busy(monkeypatch):
+    state = {"busy": True}
+    monkeypatch.setattr(blas_threads, "busy", lambda: state["busy"])
+    blas_threads.library_loaded()
+    return state
+
+
+def test_busy_machine_runs_one_thread_and_restores(busy):
+    before = _counts()
+    if not before:
+        pytest.skip("no OpenBLAS library loaded (NumPy built with another BLAS)")
+    with blas_threads.one_blas_thread_when_busy():
+        assert _counts() == [1] * len(before)
+    assert _counts() == before
+    busy["busy"] = False
+    with blas_threads.one_blas_thread_when_busy():
+        assert _counts() == before  # a quiet machine keeps BLAS's threads
+
+
+def test_overlapping_callers_share_one_save_and_restore(busy):
+    before = _counts()
+    if not before:
+        pytest.skip("no OpenBLAS library loaded (NumPy built with another BLAS)")
+    a = blas_threads.one_blas_thread_when_busy()
+    b = blas_threads.one_blas_thread_when_busy()
+    a.__enter__()
+    b.__enter__()
+    a.__exit__(None, None, None)
+    assert _counts() == [1] * len(before)  # b is still inside
+    b.__exit__(None, None, None)
+    assert _counts() == before
