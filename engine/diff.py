@@ -50,8 +50,9 @@ from .diff_metrics import Tolerance, candidates, largest_magnitude, measure, tol
 from .diff_report import DiffReport, OperandError, Row
 from .diff_run import HlorunValues, run_hlorun, trip_counts
 from .dtypes import dtype_of
+from .kernels.convolution import CONVOLUTION
 from .kernels.elementwise import ADD
-from .kernels.linalg import CONVOLUTION, DOT, DOT_GENERAL
+from .kernels.linalg import DOT, DOT_GENERAL
 from .kernels.reduction import REDUCE
 from .loading import Origins, prepare
 from .platform_index import takes_platform_index, with_platform_index

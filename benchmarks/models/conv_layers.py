@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repo's bench
 
 from benchmarks.models import floors  # noqa: E402
 from hlorun import engine  # noqa: E402
-from hlorun.engine.kernels.linalg import CONV_F64_K  # noqa: E402
+from hlorun.engine.kernels.convolution import CONV_F64_K  # noqa: E402
 
 PROGRAMS = Path(__file__).parent / "programs"
 _CONV = re.compile(

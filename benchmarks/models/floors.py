@@ -14,7 +14,7 @@ import math
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from hlorun.engine.kernels.linalg import CONV_F64_K
+from hlorun.engine.kernels.convolution import CONV_F64_K
 
 from . import specs
 

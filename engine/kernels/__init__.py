@@ -20,6 +20,7 @@ FAMILIES = (
     "collective",
     "control_flow",
     "conversion",
+    "convolution",
     "custom_targets",
     "dynamic_targets",
     "elementwise",

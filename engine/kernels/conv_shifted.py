@@ -18,7 +18,7 @@ output), imported on first use, on BLAS's own threads (one thread was 1.5x slowe
 a quiet 2-core machine, 3x3 over 1x64x56x56 -> 64: 3.9 ms against 2.5 ms), one thread
 on a busy machine (blas_threads.py).  NumPy's BLAS (matmul into a scratch and an add
 per tap) was slower: 8x256x32x32 -> 256 f64, 345 ms CPU against 265.  The kernel
-(linalg.conv_arrays) takes this algorithm where ``direct_applies`` says; im2col
+(convolution.conv_arrays) takes this algorithm where ``direct_applies`` says; im2col
 otherwise.
 """
 

@@ -1,6 +1,6 @@
 """f32 convolution and triangular_solve with long contractions stay within 3 ULP of a
 float64 reference rounded once to f32 (issue 18 item 3): they compute in float64 and
-round once (engine/kernels/linalg.py ``CONV_F64_K``; triangular_solve always).  The
+round once (engine/kernels/convolution.py ``CONV_F64_K``; triangular_solve always).  The
 references here are independent: a per-window float64 einsum, and scipy's float64
 triangular solve."""
 

@@ -1,0 +1,337 @@
+"""Convolution kernels: convolution, dynamic_conv (spec "convolution",
+"dynamic_conv"), with the arithmetic policy of linalg.py's module docstring: integer
+results exact modulo 2**64, narrow floats in float64 rounded once, f32 convolutions of
+more than ``CONV_F64_K`` terms per result element in float64 rounded once; the layout
+and algorithm per shape (im2col over a channels-last padded buffer, or conv_shifted.py's
+shifted gemms), BLAS threads as blas_threads.py decides.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import ml_dtypes
+import numpy as np
+
+from ...parser.errors import InterpreterError
+from ...parser.ir import (
+    Type,
+)
+from ...shape_inference.linalg import conv_num_windows
+from ...shape_inference.optable import kernel, register_kernel
+from .blas_threads import one_blas_thread_when_busy
+from .conv_shifted import conv_direct, direct_applies
+from .linalg import (
+    _check_not_quantized,
+    _compute_dtype,
+    _exact_in_float64,
+    _finish,
+    _is_tf32,
+    _to_compute,
+)
+
+
+def _padded_buffer(
+    xg: np.ndarray, lhs_dilation, padding, channels_last: bool, dtype: np.dtype
+) -> np.ndarray:
+    """Grouped lhs (G, Nb, Cg, spatial...) -> interior zeros (lhs_dilation - 1) and edge
+    padding (negative padding crops), in ONE fresh buffer of ``dtype``; returned as a
+    (G, Nb, Cg, padded spatial...) view whose memory is channels-last or channels-first."""
+    spatial = xg.shape[3:]
+    src: list[slice] = []
+    dst: list[slice] = []
+    padded_shape = []
+    for size, d, (lo, hi) in zip(spatial, lhs_dilation, padding):
+        lo, hi = int(lo), int(hi)
+        dilated = 0 if size == 0 else (size - 1) * d + 1
+        padded = max(lo + dilated + hi, 0)
+        padded_shape.append(padded)
+        # element j lands at lo + j * d; keep it when 0 <= lo + j * d < padded
+        j0 = (-lo + d - 1) // d if lo < 0 else 0
+        j1 = min(size - 1, (padded - 1 - lo) // d) if padded > 0 else -1
+        if j1 < j0:
+            src.append(slice(0, 0))
+            dst.append(slice(0, 0))
+        else:
+            src.append(slice(j0, j1 + 1))
+            start = lo + j0 * d
+            dst.append(slice(start, start + (j1 - j0) * d + 1, d))
+    g, nb, cg = xg.shape[:3]
+    if channels_last:
+        buf = np.zeros((g, nb, *padded_shape, cg), dtype=dtype)
+        view = np.moveaxis(buf, -1, 2)
+    else:
+        buf = np.zeros((g, nb, cg, *padded_shape), dtype=dtype)
+        view = buf
+    lead = (slice(None),) * 3
+    view[lead + tuple(dst)] = xg[lead + tuple(src)]
+    return view
+
+
+def _num_windows(*args: int) -> int:
+    """``conv_num_windows`` of static sizes (never None)."""
+    n = conv_num_windows(*args)
+    assert n is not None  # None only for a dynamic size
+    return n
+
+
+def conv_arrays(
+    x: np.ndarray,
+    w: np.ndarray,
+    *,
+    window_strides: Sequence[int],
+    padding,
+    lhs_dilation: Sequence[int],
+    rhs_dilation: Sequence[int],
+    window_reversal: Sequence[bool],
+    feature_group_count: int,
+    batch_group_count: int,
+    channels_last: bool = False,
+    reorder: bool = False,
+) -> np.ndarray:
+    """Convolution in canonical layouts: x (N, C, spatial...), w (O, I, spatial...)
+    -> (N / batch_group_count, O, out_spatial...), in w's dtype, the compute dtype (x
+    float32 with w float64 is converted by the one copy of x into its padded buffer).
+
+    With ``reorder`` (the caller allows another summation order: an f32, f16 or bf16
+    result, or exact integer sums), float32 / float64 convolutions that
+    ``conv_shifted.direct_applies`` takes run as a sum of shifted gemms, one per kernel
+    tap (no im2col copy); the others as below, channels-last whatever the input's
+    layout: the one padding copy transposes, and rows of (K..., Cg) columns times the
+    kernel matrix is the faster gemm (measured, CPU time, the 8x3x64x64 CNN's NCHW
+    layers: (Og, Cg*K) @ (Cg*K, Nb*P) was 1.2-3.5x the channels-last time, which the
+    NHWC layers take).  Without ``reorder`` the input's layout decides (f64 and other
+    results keep their summation order, bit for bit).
+
+    Window reversal reverses the lhs window; the dot product of a reversed window with
+    the kernel equals that of the window with the reversed kernel, so the kernel is
+    flipped.  The dilated + padded lhs is one fresh buffer; windows are strided views of
+    it (sliding_window_view, subsampled by the window strides and the kernel dilation);
+    one im2col copy, ordered to read the buffer sequentially (channels-last or
+    channels-first, as the input's layout); one matmul per group batch.
+    """
+    nsp = x.ndim - 2
+    n, c = x.shape[:2]
+    o, i_ = w.shape[:2]
+    ksp = w.shape[2:]
+    out_sp = tuple(
+        _num_windows(
+            x.shape[2 + d],
+            ksp[d],
+            window_strides[d],
+            int(padding[d][0]),
+            int(padding[d][1]),
+            lhs_dilation[d],
+            rhs_dilation[d],
+        )
+        for d in range(nsp)
+    )
+    g = feature_group_count if feature_group_count > 1 else batch_group_count
+    nb = n // batch_group_count
+    og = o // g
+    cg = c // feature_group_count
+    result_shape = (nb, o) + out_sp
+    if 0 in result_shape or cg == 0 or 0 in ksp:
+        return np.zeros(result_shape, dtype=w.dtype)  # no windows, or empty dot products
+    flips = tuple(2 + d for d in range(nsp) if d < len(window_reversal) and window_reversal[d])
+    if flips:
+        w = np.flip(w, axis=flips)
+    padded = [max(int(lo) + int(hi) + x.shape[2 + d], 0) for d, (lo, hi) in enumerate(padding)]
+    if reorder and direct_applies(
+        x,
+        w,
+        padded=padded,
+        out_sp=out_sp,
+        window_strides=window_strides,
+        lhs_dilation=lhs_dilation,
+        groups=g,
+    ):
+        return conv_direct(
+            x,
+            w,
+            padding=padding,
+            padded=padded,
+            out_sp=out_sp,
+            window_strides=window_strides,
+            rhs_dilation=rhs_dilation,
+        )
+    # group split: (G, Nb, Cg, spatial...)
+    if feature_group_count > 1:
+        xg = x.reshape((n, g, cg) + x.shape[2:]).swapaxes(0, 1)
+    else:
+        xg = x.reshape((g, nb, c) + x.shape[2:])
+    channels_last = channels_last or reorder
+    xp = _padded_buffer(xg, lhs_dilation, padding, channels_last, w.dtype)
+    wg = w.reshape((g, og, i_) + ksp)
+    dil_k = tuple((k - 1) * r + 1 for k, r in zip(ksp, rhs_dilation))
+    sp_axes = tuple(range(3, 3 + nsp))
+    win = np.lib.stride_tricks.sliding_window_view(xp, dil_k, axis=sp_axes)
+    # win: (G, Nb, Cg, P1.., K1..) ; subsample windows by stride and kernel dilation
+    sel: tuple[slice, ...] = (slice(None),) * 3
+    sel += tuple(slice(0, s * (cnt - 1) + 1, s) for s, cnt in zip(window_strides, out_sp))
+    sel += tuple(slice(None, None, r) for r in rhs_dilation)
+    win = win[sel]
+    p_axes = tuple(range(3, 3 + nsp))
+    k_axes = tuple(range(3 + nsp, 3 + 2 * nsp))
+    p = int(np.prod(out_sp, dtype=np.int64))
+    kk = cg * int(np.prod(ksp, dtype=np.int64))
+    if channels_last:
+        # rows (Nb, P...), columns (K..., Cg): reads the channels-last buffer in order
+        cols = win.transpose((0, 1) + p_axes + k_axes + (2,)).reshape(g, nb * p, kk)
+        w_k = tuple(range(3, 3 + nsp))
+        if wg.strides[1] >= wg.strides[2]:
+            # output features outermost in memory (OIHW): the (Og, K..., Cg) copy moves
+            # short runs within each output feature; BLAS reads its transpose as it is
+            # (a (K..., Cg, Og) copy strides over the whole kernel: 256x256x3x3 f64
+            # 4.3 ms against 0.9; the same products, bit for bit)
+            kmat = wg.transpose((0, 1) + w_k + (2,)).reshape(g, og, kk).transpose(0, 2, 1)
+        else:
+            kmat = wg.transpose((0,) + w_k + (2, 1)).reshape(g, kk, og)
+        with one_blas_thread_when_busy():
+            y = np.matmul(cols, kmat)  # (G, Nb*P, Og)
+        y = y.reshape((g, nb) + out_sp + (og,))
+        y = y.transpose((1, 0, 2 + nsp) + tuple(range(2, 2 + nsp)))
+    else:
+        # rows (Cg, K...), columns (Nb, P...): reads the channels-first buffer in order
+        cols = win.transpose((0, 2) + k_axes + (1,) + p_axes).reshape(g, kk, nb * p)
+        kmat = wg.reshape(g, og, kk)
+        with one_blas_thread_when_busy():
+            y = np.matmul(kmat, cols)  # (G, Og, Nb*P)
+        y = y.reshape((g, og, nb) + out_sp)
+        y = y.transpose((2, 0, 1) + tuple(range(3, 3 + nsp)))
+    return y.reshape(result_shape)
+
+
+CONV_F64_K = 1024
+"""f32 convolutions contracting more terms than this per result element (kernel input
+features x window size) compute in float64 and round once: float32 BLAS's rounding
+error grows with the contraction length (~7000 ULP measured at 2304 terms with
+cancelling sums); below it, float32 BLAS (speed)."""
+
+
+_REORDER_RESULTS = (np.dtype(np.float32), np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
+"""Result dtypes whose convolutions may change BLAS calls (summation order)."""
+
+
+def _conv_terms(rhs: np.ndarray, kernel_output_feature_dimension: int) -> int:
+    return math.prod(n for d, n in enumerate(rhs.shape) if d != kernel_output_feature_dimension)
+
+
+def _convolution(
+    lhs: np.ndarray,
+    rhs: np.ndarray,
+    padding,
+    *,
+    op: str,
+    result_type: Type,
+    window_strides=None,
+    lhs_dilation=None,
+    rhs_dilation=None,
+    window_reversal=None,
+    input_batch_dimension: int,
+    input_feature_dimension: int,
+    input_spatial_dimensions: Sequence[int],
+    kernel_input_feature_dimension: int,
+    kernel_output_feature_dimension: int,
+    kernel_spatial_dimensions: Sequence[int],
+    output_batch_dimension: int,
+    output_feature_dimension: int,
+    output_spatial_dimensions: Sequence[int],
+    feature_group_count: int = 1,
+    batch_group_count: int = 1,
+) -> np.ndarray:
+    _check_not_quantized(op, result_type, lhs, rhs)
+    nsp = lhs.ndim - 2
+    window_strides = tuple(window_strides) if window_strides is not None else (1,) * nsp
+    lhs_dilation = tuple(lhs_dilation) if lhs_dilation is not None else (1,) * nsp
+    rhs_dilation = tuple(rhs_dilation) if rhs_dilation is not None else (1,) * nsp
+    window_reversal = tuple(window_reversal) if window_reversal is not None else (False,) * nsp
+    if padding is None:
+        padding = np.zeros((nsp, 2), dtype=np.int64)
+    padding = np.asarray(padding, dtype=np.int64).reshape(nsp, 2)
+    out, work = _compute_dtype(result_type)
+    if (
+        out == np.float32
+        and work == np.float32
+        and _conv_terms(rhs, kernel_output_feature_dimension) > CONV_F64_K
+    ):
+        work = np.dtype(np.float64)  # long f32 contractions: float64, rounded once
+    x = lhs.transpose((input_batch_dimension, input_feature_dimension, *input_spatial_dimensions))
+    w = rhs.transpose(
+        (
+            kernel_output_feature_dimension,
+            kernel_input_feature_dimension,
+            *kernel_spatial_dimensions,
+        )
+    )
+    tf32 = _is_tf32(result_type)
+    # a float32 input computed in float64 is converted by conv_arrays' padding copy
+    widen_in_copy = work == np.float64 and x.dtype == out == np.float32 and not tf32
+    xc = x if widen_in_copy else _to_compute(x, out, work, tf32)
+    wc = _to_compute(w, out, work, tf32)
+    exact_float = work.kind in "iu" and _exact_in_float64(xc, wc, math.prod(w.shape[1:]))
+    if exact_float:  # integer products computed exactly by float64 BLAS
+        xc, wc = xc.astype(np.float64), wc.astype(np.float64)
+    y = conv_arrays(
+        xc,
+        wc,
+        window_strides=window_strides,
+        padding=padding,
+        lhs_dilation=lhs_dilation,
+        rhs_dilation=rhs_dilation,
+        window_reversal=window_reversal,
+        feature_group_count=feature_group_count,
+        batch_group_count=batch_group_count,
+        channels_last=input_feature_dimension == lhs.ndim - 1,
+        # f32, f16 and bf16 results may change summation order (within the kernel
+        # tests' bounds), exact integer sums too; the others keep im2col's one matmul
+        # in the input's layout, bit for bit
+        reorder=exact_float or out in _REORDER_RESULTS,
+    )
+    if exact_float:
+        y = y.astype(work)
+    src = {output_batch_dimension: 0, output_feature_dimension: 1}
+    for i, d in enumerate(output_spatial_dimensions):
+        src[d] = 2 + i
+    y = y.transpose([src[d] for d in range(y.ndim)])
+    if y.dtype == np.float64 and out == np.float32 and not tf32:
+        return y.astype(out, order="C")  # the one rounding and the layout copy: one pass
+    return _finish(np.ascontiguousarray(y), out, tf32)
+
+
+def convolution(
+    lhs: np.ndarray,
+    rhs: np.ndarray,
+    *,
+    result_type: Type,
+    padding=None,
+    precision_config: Sequence[str] = (),
+    **attrs,
+) -> np.ndarray:
+    """spec: convolution (feature_group_count / batch_group_count as the spec's split +
+    concatenate; precision_config does not change the result)."""
+    return _convolution(lhs, rhs, padding, op="convolution", result_type=result_type, **attrs)
+
+
+CONVOLUTION = register_kernel("stablehlo.convolution", convolution, quantized="dequantize")
+
+
+@kernel("stablehlo.dynamic_conv", quantized="dequantize")
+def dynamic_conv(
+    lhs: np.ndarray,
+    rhs: np.ndarray,
+    padding: np.ndarray,
+    *,
+    result_type: Type,
+    precision_config: Sequence[str] = (),
+    **attrs,
+) -> np.ndarray:
+    """spec: dynamic_conv: convolution with ``padding`` an operand."""
+    nsp = lhs.ndim - 2
+    if padding.shape != (nsp, 2):
+        raise InterpreterError(
+            f"padding must have shape [{nsp}, 2], got {list(padding.shape)}",
+            op="stablehlo.dynamic_conv",
+        )
+    return _convolution(lhs, rhs, padding, op="dynamic_conv", result_type=result_type, **attrs)
