@@ -21,6 +21,7 @@ from hlorun.engine.kernels import sort
 from hlorun.engine.region_analysis import summarize
 from hlorun.parser import parse_module
 from hlorun.parser.ir import FloatType, IntegerType
+from tests.support.regions import planned_comparator
 
 DTYPES = {
     "f32": (np.float32, np.uint32, "0x7FC00000"),
@@ -303,10 +304,10 @@ def total_order_int(x: np.ndarray) -> list[int]:
     return out
 
 
-def keys_of(plan, inputs, types) -> list[list[int]]:
+def keys_of(comparator, inputs, types) -> list[list[int]]:
     out = []
-    for sk in plan:
-        x, et = sk.key_input(inputs[sk.operand], types[sk.operand])
+    for k, sk in enumerate(comparator.summary.sort_keys):
+        x, et = comparator.key_input(k, inputs[sk.operand], types[sk.operand])
         assert x.shape == inputs[sk.operand].shape
         if isinstance(et, FloatType):
             assert sk.compare_type == "TOTALORDER"
@@ -331,7 +332,8 @@ def test_recognised_keys_order(ft, variant):
     x1 = special_floats(ft, (n,), 2)
     vals = np.arange(n, dtype=np.int32)
     types = [FloatType(ft), FloatType(ft), IntegerType(32)]
-    keys = keys_of(plan, [x0, x1, vals], types)
+    with planned_comparator(parse_module(text)) as comparator:
+        keys = keys_of(comparator, [x0, x1, vals], types)
     order = sorted(range(n), key=lambda j: tuple(k[j] for k in keys))
     (_, _, want_v) = ref_sort([x0, x1, vals], 0, 2, descending=False)
     assert order == want_v.tolist()
