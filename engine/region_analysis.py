@@ -49,6 +49,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -472,7 +473,7 @@ class RegionSummary:
     compare: tuple[str, str | None] | None = None
     sort_keys: tuple[SortKey, ...] | None = None
 
-    @property
+    @cached_property  # (read at every run of a reduce)
     def fold_ops(self) -> tuple[str, ...] | None:
         """Per result the op of ``op_i(acc_i, x_i)``, when every combiner folds."""
         cs = self.combiners
