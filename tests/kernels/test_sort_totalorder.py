@@ -358,6 +358,27 @@ def test_kernel_uses_recognised_keys(monkeypatch):
     assert seen and seen[-1] is not None and seen[-1][0].transform is not None
 
 
+@pytest.mark.parametrize("mode", ["callback", "max_steps"])
+def test_transform_runs_as_a_compiled_block(mode):
+    """The key transform is planned and compiled like any block: in a checked mode a
+    callback sees its ops once, on the whole operand (a comparator called by a merge
+    sort would show its selects at every merge level), and every mode gives the plain
+    run's bits."""
+    text = program(["f32"], 1, "new", (64,), 0, True)
+    x = special_floats("f32", (64,), 3)
+    (plain,) = run(text, [x])
+    seen: list[tuple[str, list[tuple[int, ...]]]] = []
+    if mode == "callback":
+        options = {"callback": lambda name, pos, vals: seen.append((name, [v.shape for v in vals]))}
+    else:
+        options = {"max_steps": 1000}
+    (got,) = engine.run(text, [x], **options)
+    np.testing.assert_array_equal(bits(got), bits(plain))
+    if mode == "callback":
+        selects = [shapes for name, shapes in seen if name == "stablehlo.select"]
+        assert selects == [[(64,)], [(64,)]]  # the two selects of the one key's transform
+
+
 def test_unrecognised_variants_fall_back(monkeypatch):
     """Different transforms on the two sides, or a transform reading another operand,
     are not key orders: the summary has no keys and the merge sort runs."""
