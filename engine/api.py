@@ -25,6 +25,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..parser.ir import Module
+from .emit import clear_code_cache
 from .loading import (
     CACHE_SIZE,
     forget_modules,
@@ -81,10 +82,11 @@ def _remember_last(module: Any, opts: RunOptions, prog: Program) -> None:
 
 def clear_cache() -> None:
     """Forget every cached module and program (those cached on Module objects too, as
-    they are next used)."""
+    they are next used) and the compiled code of blocks (engine/emit.py)."""
     global _last
     _programs.clear()
     forget_modules()
+    clear_code_cache()
     _last = (None, None, _dead)
 
 

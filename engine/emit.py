@@ -78,6 +78,12 @@ CODE_CACHE_SIZE = 4096
 _CODE: dict[tuple[str, str], CodeType] = {}
 
 
+def clear_code_cache() -> None:
+    """Forget the compiled code (``engine.clear_cache``: the next run of any block
+    compiles its text again, as a first run in a fresh process does)."""
+    _CODE.clear()
+
+
 class Source:
     """The lines of one generated module, each owned by a step or by none, and the
     names its code reads (its globals)."""

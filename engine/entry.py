@@ -97,6 +97,10 @@ def plain_entry(
         "outputs": interp._outputs,
         "plan": plan,
         "OUT": [],  # the outfeed of plain runs (``outfeed=None``: the caller sees none)
+        # the caps the block needs, as names: entries of blocks alike share one text
+        # (compiled once, engine/emit.py's code cache)
+        "MAX_NBYTES": block.max_nbytes,
+        "MAX_LIVE": block.max_live,
     }
     if ERRSTATE_VAR is not None:
         env["QSET"], env["QRESET"] = ERRSTATE_VAR.set, ERRSTATE_VAR.reset
@@ -109,7 +113,7 @@ def plain_entry(
     lines += [
         "    memo = interp._budget_memo",
         f"    if (interp._depth or interp.mode != {mode}",
-        f"            or limits.memory_cap < {block.max_nbytes} or limits.live_cap < {block.max_live}",
+        "            or limits.memory_cap < MAX_NBYTES or limits.live_cap < MAX_LIVE",
         "            or memo.per_tensor != limits.memory_cap or memo.live != limits.live_cap",
         "            or ctx.process is not None or ctx.infeed or ctx.probe_counts or ctx.printed):",
         "        return None",
@@ -254,6 +258,8 @@ def local_entry(
             "as_array": as_array,
             "outputs": interp._outputs,
             "plan": plan,
+            "MAX_NBYTES": block.max_nbytes,
+            "MAX_LIVE": block.max_live,
         }
     )
     local = LocalValues(plan, src)
@@ -268,8 +274,8 @@ def local_entry(
     for line in _input_checks(sig, xs, src.env):
         add(line)
     add(
-        f"    if interp.mode != {interp.mode} or limits.memory_cap < {block.max_nbytes}"
-        f" or limits.live_cap < {block.max_live}:"
+        f"    if interp.mode != {interp.mode} or limits.memory_cap < MAX_NBYTES"
+        " or limits.live_cap < MAX_LIVE:"
     )
     add("        return None")
     for line in _run_start(interp, timeout, "    "):

@@ -92,6 +92,7 @@ from .plan import (
     touches_quantized,
     value_nbytes,
 )
+from .region_analysis import KeyTransform, summarize
 from .steps import StepCompiler
 from .values import RegionFn
 
@@ -197,7 +198,6 @@ class Interpreter(StepCompiler):
             )
         block: Block = region.blocks[0]
         args = tuple(scope.define(v.name) for v in block.arguments)
-        steps: list[Step] = []
         ops = block.operations
         if not ops or ops[-1].name not in RETURN_OPS:
             where = ops[-1] if ops else None
@@ -206,9 +206,26 @@ class Interpreter(StepCompiler):
                 where.pos if where else plan.function.pos,
                 op=where.name if where else None,
             )
-        self._prepare_ops(ops[:-1], scope, plan, steps)
         ret = ops[-1]
-        returns = tuple(scope.lookup(v.name, ret) for v in ret.operands)
+        names = [v.name for v in ret.operands]
+        return self._plan_steps(ops[:-1], args, block.arguments, names, ret, scope, plan, top)
+
+    def _plan_steps(
+        self,
+        ops: Sequence[Operation],
+        args: tuple[int, ...],
+        arguments: Sequence[Any],
+        names: Sequence[str],
+        ret: Operation,
+        scope: Scope,
+        plan: FunctionPlan,
+        top: bool = False,
+    ) -> BlockPlan:
+        """The plan of ``ops`` as a block: its arguments in slots ``args`` (the block
+        argument values ``arguments``), returning the values ``names`` (read at ``ret``)."""
+        steps: list[Step] = []
+        self._prepare_ops(ops, scope, plan, steps)
+        returns = tuple(scope.lookup(n, ret) for n in names)
         bp = BlockPlan(steps, args, returns)
         if loop:  # (a fused run's steps stay in the loop: fusion sees the block whole)
             bp.hoisted = loop_invariant(bp, plan.consts, lambda st: not fusible(st))
@@ -219,7 +236,7 @@ class Interpreter(StepCompiler):
         if self.inplace:  # (off: every op runs alone, each result a new array)
             bp.fused = fuse(bp)  # runs of big elementwise steps: one blocked pass
         bp.max_nbytes = max((st.nbytes for st in steps), default=0)
-        bp.max_live = self._live_bytes(bp, block)
+        bp.max_live = self._live_bytes(bp, arguments)
         for st in steps:  # regions run inline count as this block's (engine/emit.py)
             if st.kind in ("while", "if", "case"):
                 for inner in st.blocks:
@@ -276,11 +293,11 @@ class Interpreter(StepCompiler):
         return name, body
 
     @staticmethod
-    def _live_bytes(bp: BlockPlan, block: Block) -> int:
+    def _live_bytes(bp: BlockPlan, arguments: Sequence[Any]) -> int:
         """Each step's ``live``: the static bytes of the block's tensors live once it
         ran (arguments, results not yet released; engine/memory.py's live cap); returns
         the largest.  Constants (held by the module already) do not count."""
-        size = {s: static_nbytes(v.type) or 0 for s, v in zip(bp.args, block.arguments)}
+        size = {s: static_nbytes(v.type) or 0 for s, v in zip(bp.args, arguments)}
         live = peak = sum(size.values())
         for st in bp.steps:
             if st.kind == "constant":
@@ -340,7 +357,9 @@ class Interpreter(StepCompiler):
     ) -> BlockPlan:
         return self._prepare_block(region, Scope(plan, scope, batched), plan, loop=loop)
 
-    def _region_fn(self, inner: BlockPlan, region: Region, plan: FunctionPlan) -> RegionFn:
+    def _region_fn(
+        self, inner: BlockPlan, region: Region, scope: Scope, plan: FunctionPlan
+    ) -> RegionFn:
         block_fn = self.block_fn
         nargs, bind, returns = len(inner.args), inner.bind, inner.returns
         clear = (*inner.clear, *sorted(inner.kept))  # (kept: a while body's hoisted values)
@@ -357,7 +376,39 @@ class Interpreter(StepCompiler):
                 frame[s] = None
             return tuple([as_array(v) for v in out])
 
-        return RegionFn(region=region, call=call)
+        summary = summarize(region)
+        keys = tuple(
+            self._key_fn(sk.transform, region, scope, plan) if sk.transform else None
+            for sk in summary.sort_keys or ()
+        )
+        return RegionFn(region=region, call=call, summary=summary, keys=keys)
+
+    def _key_fn(
+        self, transform: KeyTransform, region: Region, scope: Scope, plan: FunctionPlan
+    ) -> Callable[[Any], Any]:
+        """A comparator's sort key transform (``region_analysis.KeyTransform``): its ops
+        planned as a block of their own, compiled like any block, called on a whole
+        operand (``RegionFn.key_input``)."""
+        block = region.blocks[0]
+        inner = Scope(plan, scope, batched=True)
+        arg = inner.define(transform.arg)
+        argument = next(v for v in block.arguments if v.name == transform.arg)
+        ops = [block.operations[k] for k in transform.indices]
+        bp = self._plan_steps(ops, (arg,), (argument,), (transform.out,), ops[-1], inner, plan)
+        block_fn = self.block_fn
+        (out,) = bp.returns
+
+        def key(x: Any) -> Any:
+            frame = plan.frames[-1]
+            frame[arg] = x
+            block_fn(bp)(frame)
+            value = frame[out]
+            frame[arg] = None
+            for s in bp.clear:
+                frame[s] = None
+            return as_array(value)
+
+        return key
 
     def _prepare_op(self, op: Operation, scope: Scope, plan: FunctionPlan) -> Step:
         operands = tuple(scope.lookup(v.name, op) for v in op.operands)
@@ -385,7 +436,7 @@ class Interpreter(StepCompiler):
                     )
                     for i, r in enumerate(op.regions)
                 )
-                fns = [self._region_fn(b, r, plan) for b, r in zip(blocks, op.regions)]
+                fns = [self._region_fn(b, r, scope, plan) for b, r in zip(blocks, op.regions)]
                 if row.variadic_regions:
                     kwargs[row.regions[0]] = tuple(fns)
                 else:

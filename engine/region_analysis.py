@@ -22,8 +22,9 @@ and fall back to calling the region on whole tensors when the answer is None.
   the connectives (any elementwise op on i1 values) run on their rows' kernels.
   A key may be a per-operand *transform*: a value computed from one argument (and
   constants) by elementwise ops, the same ops on ``arg_{2i}`` and on ``arg_{2i+1}``;
-  ``SortKey.key_input`` then evaluates those ops on the whole operand with the op
-  table's kernels, so the key is exactly what the comparator compares.
+  the interpreter plans those ops as a block of their own, compiled like any block
+  and run on the whole operand (``values.RegionFn.key_input``), so the key is exactly
+  what the comparator compares.
 
 JAX's float sort comparators (``jax.lax.sort``/``jnp.sort``, ``num_keys=1``), both
 recognised as transforms:
@@ -48,6 +49,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -93,23 +95,16 @@ _Step = tuple[Callable[..., Any], tuple[str, ...], str, dict[str, Any]]
 @dataclass(frozen=True)
 class KeyTransform:
     """Per-operand key transform: the comparator's ops that compute the compared value
-    from one argument and constants (``ops``, their names, for reading), evaluated on a
-    whole operand by the op table's kernels.  ``key_type`` is the compared element type."""
+    from one argument and constants (``ops``, their names, for reading; ``indices``,
+    their positions in the block), from argument ``arg`` to value ``out``.  The
+    interpreter plans and compiles those ops as a block of their own, run on a whole
+    operand (``values.RegionFn.key_input``).  ``key_type`` is the compared element type."""
 
     ops: tuple[str, ...]
     key_type: Type
-    steps: tuple[_Step, ...] = field(compare=False, repr=False)
+    indices: tuple[int, ...] = field(compare=False, repr=False)
     arg: str = field(compare=False, repr=False)
     out: str = field(compare=False, repr=False)
-
-    def __call__(self, x: np.ndarray) -> np.ndarray:
-        env: dict[str, Any] = {self.arg: x}
-        with np.errstate(all="ignore"):
-            _run_steps(self.steps, env)
-        out = np.asarray(env[self.out])
-        if out.shape != x.shape:  # a transform that ignores its argument
-            out = np.broadcast_to(out, x.shape)
-        return out
 
 
 @dataclass(frozen=True)
@@ -117,21 +112,14 @@ class SortKey:
     """One key of a lexicographic comparator: sort by ``inputs[operand]``, ascending
     unless ``descending``, comparing with ``compare_type`` (None: the default of the
     element type; "FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED").  With a ``transform`` the
-    compared values are ``transform(inputs[operand])``, of element type
-    ``transform.key_type``: use ``key_input``."""
+    compared values are the transform of ``inputs[operand]``, of element type
+    ``transform.key_type`` (``values.RegionFn.key_input``)."""
 
     operand: int
     descending: bool
     compare_type: str | None
     part: str | None = None  # "real" / "imag": the key is that part of a complex operand
     transform: KeyTransform | None = None
-
-    def key_input(self, x: np.ndarray, element_type: Type) -> tuple[np.ndarray, Type]:
-        """(values compared, their element type) for operand values ``x`` of
-        ``element_type``."""
-        if self.transform is None:
-            return x, element_type
-        return self.transform(x), self.transform.key_type
 
 
 _DIRECTIONS = {
@@ -221,7 +209,9 @@ def _kernel_step(op: Operation) -> _Step | None:
 
 
 def _run_steps(steps: Sequence[_Step], env: dict[str, Any]) -> None:
-    """Run kernel steps in order, reading and writing ``env`` (value name -> array)."""
+    """Run kernel steps in order, reading and writing ``env`` (value name -> array): the
+    analysis' own evaluation of a comparator's connectives on its table of outcomes
+    (never on a program's values)."""
     for fn, operands, result, kwargs in steps:
         env[result] = fn(*[env[n] for n in operands], **kwargs)
 
@@ -256,15 +246,12 @@ def _build_transform(block, out: str, producer: dict[str, int]) -> KeyTransform 
             continue
         needed.add(k)
         stack.extend(o.name for o in ops[k].operands)
-    steps: list[_Step] = []
-    for k in sorted(needed):
-        step = _kernel_step(ops[k])
-        if step is None:
-            return None
-        steps.append(step)
+    indices = tuple(sorted(needed))
+    if any(_kernel_step(ops[k]) is None for k in indices):  # not run by a kernel alone
+        return None
     key_type = ops[producer[out]].results[0].type.element_type
-    names = tuple(ops[k].name for k in sorted(needed))
-    return KeyTransform(names, key_type, tuple(steps), arg or "", out)
+    names = tuple(ops[k].name for k in indices)
+    return KeyTransform(names, key_type, indices, arg or "", out)
 
 
 _Key = tuple[int, "str | None", "int | None"]  # (operand, part, transform signature)
@@ -405,7 +392,7 @@ def _sort_keys(block: Block) -> tuple[SortKey, ...] | None:
     where the first non-equal key is "less" in its direction and false elsewhere
     (including when all keys are equal).  An always-false comparator gives ``()``: all
     elements are equal.  Keys may be per-operand transforms (``SortKey.transform``;
-    callers read keys through ``SortKey.key_input``)."""
+    callers read keys through ``values.RegionFn.key_input``)."""
     if len(block.arguments) % 2:
         return None
     analysed = _formula(block, len(block.arguments) // 2)
@@ -486,7 +473,7 @@ class RegionSummary:
     compare: tuple[str, str | None] | None = None
     sort_keys: tuple[SortKey, ...] | None = None
 
-    @property
+    @cached_property  # (read at every run of a reduce)
     def fold_ops(self) -> tuple[str, ...] | None:
         """Per result the op of ``op_i(acc_i, x_i)``, when every combiner folds."""
         cs = self.combiners

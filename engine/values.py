@@ -12,7 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..parser.ir import Region
+import numpy as np
+
+from ..parser.ir import Region, Type
 from .region_analysis import UNKNOWN, RegionSummary, summarize
 
 
@@ -46,12 +48,15 @@ class RegionFn:
     ``summary`` says what the region computes (``engine.region_analysis``: its
     combiner ops and their operand order, a pure replace, a comparator's keys), so a
     kernel can use the matching NumPy operation; by default the region's own summary
-    (nothing known without a region).
+    (nothing known without a region).  ``keys``: per sort key of the summary, the
+    compiled block of its transform (``KeyTransform``: the interpreter plans its ops),
+    or None.
     """
 
     region: Region
     call: Callable[..., tuple[Any, ...]]
     summary: RegionSummary = UNKNOWN
+    keys: tuple[Callable[[Any], Any] | None, ...] = ()
 
     def __post_init__(self) -> None:
         if self.summary is UNKNOWN and self.region is not None:
@@ -59,3 +64,18 @@ class RegionFn:
 
     def __call__(self, *values: Any) -> tuple[Any, ...]:
         return self.call(*values)
+
+    def key_input(self, k: int, x: Any, element_type: Type) -> tuple[Any, Type] | None:
+        """(values compared, their element type) of sort key ``k`` of the summary for
+        operand values ``x`` of ``element_type``; None when its transform has no
+        compiled block here (the caller then calls the comparator itself)."""
+        sk = self.summary.sort_keys[k] if self.summary.sort_keys else None
+        if sk is None or sk.transform is None:
+            return x, element_type
+        fn = self.keys[k] if k < len(self.keys) else None
+        if fn is None:
+            return None
+        out = fn(x)
+        if out.shape != x.shape:  # a transform that ignores its argument
+            out = np.broadcast_to(out, x.shape)
+        return out, sk.transform.key_type

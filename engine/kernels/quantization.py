@@ -361,7 +361,9 @@ def _plain_region(fn: Any) -> Any:
     """A RegionFn whose summary has no combiners, so that kernels run the region (whose
     quantized ops dequantize and quantize) instead of a NumPy ufunc on storage values."""
     if isinstance(fn, RegionFn) and fn.summary.combiners is not None:
-        return RegionFn(region=fn.region, call=fn.call, summary=fn.summary.without_combiners())
+        return RegionFn(
+            region=fn.region, call=fn.call, summary=fn.summary.without_combiners(), keys=fn.keys
+        )
     if isinstance(fn, tuple):
         return tuple(_plain_region(f) for f in fn)
     return fn

@@ -139,12 +139,14 @@ def _ieee_minmax(is_max: bool) -> Callable[[np.ndarray, np.ndarray], np.ndarray]
     return f
 
 
+@functools.cache  # (read at every reduce: the op table's rows are fixed once loaded)
 def ufunc_of(op: str) -> Ufunc | None:
     """The op table's ``ufunc`` column of ``op`` (``engine.ufunc.Ufunc``), or None."""
     row = OP_TABLE.get(op)
     return row.ufunc if row is not None else None
 
 
+@functools.cache
 def ieee_extremum(op: str) -> str:
     """``"max"`` / ``"min"`` when ``op`` is IEEE maximum / minimum (the ufunc column's
     ``extremum``), else ``""``."""

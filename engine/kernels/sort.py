@@ -165,13 +165,19 @@ def _merge_sort_perm(cols: list[np.ndarray], comparator: RegionFn) -> np.ndarray
 
 
 def _exact_keys(
-    plan: tuple[SortKey, ...], moved: list[np.ndarray], result_types: Sequence[Type]
+    comparator: RegionFn,
+    plan: tuple[SortKey, ...],
+    moved: list[np.ndarray],
+    result_types: Sequence[Type],
 ) -> list[tuple[np.ndarray, int]] | None:
     """The integer keys (``_sort_key``) of a lexicographic comparator's ``plan``, or
     None when some key has no exact integer form."""
     keys = []
-    for sk in plan:
-        x, et = sk.key_input(moved[sk.operand], element_type_of(result_types[sk.operand]))
+    for k, sk in enumerate(plan):
+        got = comparator.key_input(k, moved[sk.operand], element_type_of(result_types[sk.operand]))
+        if got is None:
+            return None
+        x, et = got
         if sk.part is not None:
             if not isinstance(et, ComplexType):
                 return None
@@ -215,7 +221,7 @@ def sort(
         return tuple(np.array(x) for x in inputs)
     perm = None
     plan = comparator_keys(comparator, len(inputs))
-    keys = None if plan is None else _exact_keys(plan, moved, result_types)
+    keys = None if plan is None else _exact_keys(comparator, plan, moved, result_types)
     if keys is not None:
         if not keys:
             perm = np.broadcast_to(np.arange(n), moved[0].shape)

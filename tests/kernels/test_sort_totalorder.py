@@ -21,6 +21,7 @@ from hlorun.engine.kernels import sort
 from hlorun.engine.region_analysis import summarize
 from hlorun.parser import parse_module
 from hlorun.parser.ir import FloatType, IntegerType
+from tests.support.regions import planned_comparator
 
 DTYPES = {
     "f32": (np.float32, np.uint32, "0x7FC00000"),
@@ -303,10 +304,10 @@ def total_order_int(x: np.ndarray) -> list[int]:
     return out
 
 
-def keys_of(plan, inputs, types) -> list[list[int]]:
+def keys_of(comparator, inputs, types) -> list[list[int]]:
     out = []
-    for sk in plan:
-        x, et = sk.key_input(inputs[sk.operand], types[sk.operand])
+    for k, sk in enumerate(comparator.summary.sort_keys):
+        x, et = comparator.key_input(k, inputs[sk.operand], types[sk.operand])
         assert x.shape == inputs[sk.operand].shape
         if isinstance(et, FloatType):
             assert sk.compare_type == "TOTALORDER"
@@ -331,7 +332,8 @@ def test_recognised_keys_order(ft, variant):
     x1 = special_floats(ft, (n,), 2)
     vals = np.arange(n, dtype=np.int32)
     types = [FloatType(ft), FloatType(ft), IntegerType(32)]
-    keys = keys_of(plan, [x0, x1, vals], types)
+    with planned_comparator(parse_module(text)) as comparator:
+        keys = keys_of(comparator, [x0, x1, vals], types)
     order = sorted(range(n), key=lambda j: tuple(k[j] for k in keys))
     (_, _, want_v) = ref_sort([x0, x1, vals], 0, 2, descending=False)
     assert order == want_v.tolist()
@@ -354,6 +356,27 @@ def test_kernel_uses_recognised_keys(monkeypatch):
     (want,) = ref_sort([x], 0, 1, descending=False)
     np.testing.assert_array_equal(bits(got), bits(want))
     assert seen and seen[-1] is not None and seen[-1][0].transform is not None
+
+
+@pytest.mark.parametrize("mode", ["callback", "max_steps"])
+def test_transform_runs_as_a_compiled_block(mode):
+    """The key transform is planned and compiled like any block: in a checked mode a
+    callback sees its ops once, on the whole operand (a comparator called by a merge
+    sort would show its selects at every merge level), and every mode gives the plain
+    run's bits."""
+    text = program(["f32"], 1, "new", (64,), 0, True)
+    x = special_floats("f32", (64,), 3)
+    (plain,) = run(text, [x])
+    seen: list[tuple[str, list[tuple[int, ...]]]] = []
+    if mode == "callback":
+        options = {"callback": lambda name, pos, vals: seen.append((name, [v.shape for v in vals]))}
+    else:
+        options = {"max_steps": 1000}
+    (got,) = engine.run(text, [x], **options)
+    np.testing.assert_array_equal(bits(got), bits(plain))
+    if mode == "callback":
+        selects = [shapes for name, shapes in seen if name == "stablehlo.select"]
+        assert selects == [[(64,)], [(64,)]]  # the two selects of the one key's transform
 
 
 def test_unrecognised_variants_fall_back(monkeypatch):

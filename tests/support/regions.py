@@ -1,18 +1,33 @@
 """Regions built by hand for tests of what a region computes (engine.region_analysis)
-and of the kernels that read it: ``region(args, ops, ret)``, compare attributes, and the
-JAX spelling of a complex comparator (real part first, then imaginary part)."""
+and of the kernels that read it: ``region(args, ops, ret)``, compare attributes, the
+JAX spelling of a complex comparator (real part first, then imaginary part), and a
+comparator as the interpreter plans it (``planned_comparator``: its sort keys'
+transforms compiled)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import numpy as np
+
+from hlorun.engine.interpreter import Interpreter
+from hlorun.engine.values import RegionFn
 from hlorun.parser.ir import (
     Block,
+    BoolAttr,
     ComplexType,
     EnumAttr,
     FloatType,
+    Function,
+    FunctionType,
+    IntegerAttr,
     IntegerType,
+    Module,
     Operation,
     Region,
     TensorType,
+    Type,
     Value,
 )
 
@@ -64,3 +79,32 @@ def complex_comparator() -> Region:
         ],
         ["%8"],
     )
+
+
+@contextmanager
+def planned_comparator(
+    comparator: Region | Module, operands: tuple[Type, ...] = ()
+) -> Iterator[RegionFn]:
+    """The comparator of a sort as the interpreter plans it (``RegionFn``: its keys'
+    transforms compiled), with a frame to run in: the comparator region of a
+    ``stablehlo.sort`` of ``operands`` (1-d tensor types) in a function made here, or
+    the first sort of a module's ``@main``."""
+    if isinstance(comparator, Region):
+        args = tuple(Value(f"%x{i}", t) for i, t in enumerate(operands))
+        res = tuple(Value(f"%r{i}", t) for i, t in enumerate(operands))
+        attrs = (("dimension", IntegerAttr(0, IntegerType(64))), ("is_stable", BoolAttr(True)))
+        sort = Operation("stablehlo.sort", args, res, attrs, (comparator,))
+        ret = Operation("func.return", res)
+        body = Region((Block(args, (sort, ret)),))
+        module = Module((Function("main", FunctionType(operands, operands), body),))
+    else:
+        module = comparator
+    plan = Interpreter(module).plan("main")
+    assert plan.block is not None
+    step = next(st for st in plan.block.steps if st.op.name == "stablehlo.sort")
+    plan.frames.append(plan.template.copy())
+    try:
+        with np.errstate(all="ignore"):
+            yield step.kwargs["comparator"]
+    finally:
+        plan.frames.pop()
