@@ -208,7 +208,7 @@ class Interpreter(StepCompiler):
             )
         ret = ops[-1]
         names = [v.name for v in ret.operands]
-        return self._plan_steps(ops[:-1], args, block.arguments, names, ret, scope, plan, top)
+        return self._plan_steps(ops[:-1], args, block.arguments, names, ret, scope, plan, top, loop)
 
     def _plan_steps(
         self,
@@ -220,9 +220,11 @@ class Interpreter(StepCompiler):
         scope: Scope,
         plan: FunctionPlan,
         top: bool = False,
+        loop: bool = False,
     ) -> BlockPlan:
         """The plan of ``ops`` as a block: its arguments in slots ``args`` (the block
-        argument values ``arguments``), returning the values ``names`` (read at ``ret``)."""
+        argument values ``arguments``), returning the values ``names`` (read at ``ret``;
+        ``loop``: a while body, its loop-invariant steps ``hoisted``)."""
         steps: list[Step] = []
         self._prepare_ops(ops, scope, plan, steps)
         returns = tuple(scope.lookup(n, ret) for n in names)
