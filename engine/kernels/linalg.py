@@ -222,6 +222,8 @@ def dot_general_plan(
     rperm_ = None if rperm == tuple(range(rrank)) else rperm
     # no batch: plain 2-D matrix product (BLAS-friendly views)
     lmat, rmat = ((m, k), (k, n)) if not lb else ((b, m, k), (b, k, n))
+    nb = len(lb)
+    first = (0,) * nb
     matmul = np.matmul
 
     def run(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
@@ -232,6 +234,10 @@ def dot_general_plan(
         if lhs.dtype.kind == "c" and k <= COMPLEX_IN_ORDER_K:
             y = complex_matmul_in_order(lhs.reshape((b, m, k)), rhs.reshape((b, k, n)))
             return y.reshape(out_shape)
+        if nb and b > 1 and not any(rhs.strides[:nb]):
+            # rhs is one matrix broadcast over the batch (a weight torch_xla expands
+            # for bmm): one (B*M, K) x (K, N) product instead of B small ones
+            return matmul(lhs.reshape((b * m, k)), rhs[first].reshape((k, n))).reshape(out_shape)
         return matmul(lhs.reshape(lmat), rhs.reshape(rmat)).reshape(out_shape)
 
     return run
