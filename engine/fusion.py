@@ -30,6 +30,7 @@ later reader of it (in place where a value is dead); else into a new array.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
@@ -81,6 +82,55 @@ def _flat(v: Any, size: int) -> np.ndarray:
     if a.ndim and not a.flags.c_contiguous and not any(a.strides):
         return np.broadcast_to(a[(0,) * a.ndim], (size,))
     return a.reshape(-1)
+
+
+def _broadcast(a: np.ndarray, dims: range) -> bool:
+    """Are ``a``'s dimensions ``dims`` broadcast (stride 0, or of size 1)?"""
+    return all(a.strides[d] == 0 or a.shape[d] == 1 for d in dims)
+
+
+def _copied(a: np.ndarray, split: int) -> int:
+    """Elements ``_rows`` copies to view ``a`` as rows of its dimensions from ``split``
+    on (0: one dimension, ``_flat``)."""
+    if a.flags.c_contiguous or not any(a.strides):
+        return 0
+    nd = a.ndim
+    if split and _broadcast(a, range(split)):
+        return 0  # one row, read by every row (a bias)
+    if split and _broadcast(a, range(split, nd)):
+        return 0  # one value per row (a mean, a max)
+    return a.size
+
+
+def _rows(a: np.ndarray, split: int, shape: tuple[int, int]) -> np.ndarray:
+    """``a`` as a (rows, columns) array whose rows are the elements of its dimensions
+    before ``split`` and columns those after: a view of a contiguous operand; a
+    broadcast row or column is read in place (a stride-0 view of its small array),
+    anything else is copied."""
+    nd = a.ndim
+    if a.flags.c_contiguous:
+        return a.reshape(shape)
+    if _broadcast(a, range(split)):
+        row = a[(0,) * split].reshape(-1)  # (a copy of one row at most)
+        return np.broadcast_to(row, shape)
+    if _broadcast(a, range(split, nd)):
+        col = a[(Ellipsis,) + (0,) * (nd - split)].reshape(shape[0], 1)
+        return np.broadcast_to(col, shape)
+    return a.reshape(shape)
+
+
+def _split(vals: Sequence[np.ndarray], shape: tuple[int, ...]) -> int:
+    """Where a fused run's operands of ``shape`` split into rows and columns: the split
+    that copies the fewest elements (broadcast operands read in place), the deepest one
+    (shortest rows) among equals; 0 (one flat dimension) when that copies no more."""
+    best, split = sum(_copied(a, 0) for a in vals), 0
+    if not best:
+        return 0
+    for s in range(len(shape) - 1, 0, -1):
+        c = sum(_copied(a, s) for a in vals)
+        if c < best:
+            best, split = c, s
+    return split
 
 
 def fuse(block: BlockPlan) -> dict[int, tuple[tuple[int, ...], Callable[[list[Any]], None]]]:
@@ -190,22 +240,36 @@ def _fused(
                         break
                 a = None
                 full[s] = buf if buf is not None else np.empty(shape, dt)
-            xs = [_flat(v, size) for v in vals]
-            ms = [full[s].reshape(-1) for s in materialize]
-            nthreads = workers() if size >= PARALLEL_MIN_ELEMENTS else 1
+            arrays = [np.asarray(v) for v in vals]
+            split = _split(arrays, shape) if len(shape) > 1 else 0
+            if not split:  # one flat dimension
+                xs = [_flat(a, size) for a in arrays]
+                ms = [full[s].reshape(-1) for s in materialize]
+                rows, cols = size, ()
+            else:  # rows: a broadcast operand is read in place, block by block
+                cols_n = math.prod(shape[split:])
+                rows = size // cols_n
+                xs = [_rows(a, split, (rows, cols_n)) for a in arrays]
+                ms = [full[s].reshape(rows, cols_n) for s in materialize]
+                cols = (cols_n,)
+            del arrays
+            per = max(1, size // rows)  # elements per row
+            step, tstep = max(1, step_len // per), max(1, thread_step // per)
+            nthreads = workers() if size >= PARALLEL_MIN_ELEMENTS and rows > 1 else 1
             if nthreads == 1:
-                blocks(xs, ms, [np.empty(step_len, dt) for _ in range(nbufs)], size, step_len)
+                bufs = [np.empty((min(step, rows), *cols), dt) for _ in range(nbufs)]
+                blocks(xs, ms, bufs, rows, step)
             else:  # one contiguous piece per thread, each with its own buffers
-                cuts = split_points(size, nthreads)
+                cuts = split_points(rows, nthreads)
                 run_all(
                     [
                         partial(
                             blocks,
                             [x[lo:hi] for x in xs],
                             [m[lo:hi] for m in ms],
-                            [np.empty(min(thread_step, hi - lo), dt) for _ in range(nbufs)],
+                            [np.empty((min(tstep, hi - lo), *cols), dt) for _ in range(nbufs)],
                             hi - lo,
-                            thread_step,
+                            tstep,
                         )
                         for lo, hi in zip(cuts, cuts[1:])
                     ]
