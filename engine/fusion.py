@@ -33,6 +33,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from functools import partial
+from time import perf_counter
 from typing import Any
 
 import numpy as np
@@ -40,7 +41,13 @@ import numpy as np
 from .dtypes import static_shape
 from .emit import fused_loop
 from .ownership import sole_reference
-from .parallel import PARALLEL_MIN_ELEMENTS, run_all, split_points, workers
+from .parallel import (
+    PARALLEL_MIN_ELEMENTS,
+    ThreadChoice,
+    run_shared,
+    split_points,
+    workers,
+)
 from .plan import BlockPlan, Step, reraise, static_size
 from .ufunc import Ufunc
 
@@ -212,6 +219,7 @@ def _fused(
     blocks = fused_loop(plan, len(external), materialize, nbufs)
     first = group[0]
     ext = tuple(external)
+    choice = ThreadChoice()
 
     def run(frame: list[Any]) -> None:
         vals = [frame[s] for s in ext]
@@ -241,27 +249,31 @@ def _fused(
                 a = None
                 full[s] = buf if buf is not None else np.empty(shape, dt)
             arrays = [np.asarray(v) for v in vals]
-            split = _split(arrays, shape) if len(shape) > 1 else 0
-            if not split:  # one flat dimension
+            cut = _split(arrays, shape) if len(shape) > 1 else 0
+            if not cut:  # one flat dimension
                 xs = [_flat(a, size) for a in arrays]
                 ms = [full[s].reshape(-1) for s in materialize]
                 rows, cols = size, ()
             else:  # rows: a broadcast operand is read in place, block by block
-                cols_n = math.prod(shape[split:])
+                cols_n = math.prod(shape[cut:])
                 rows = size // cols_n
-                xs = [_rows(a, split, (rows, cols_n)) for a in arrays]
+                xs = [_rows(a, cut, (rows, cols_n)) for a in arrays]
                 ms = [full[s].reshape(rows, cols_n) for s in materialize]
                 cols = (cols_n,)
             del arrays
             per = max(1, size // rows)  # elements per row
             step, tstep = max(1, step_len // per), max(1, thread_step // per)
-            nthreads = workers() if size >= PARALLEL_MIN_ELEMENTS and rows > 1 else 1
-            if nthreads == 1:
+            threads = size >= PARALLEL_MIN_ELEMENTS and rows > 1 and workers() > 1
+            split = threads and choice.pick()
+            t0 = perf_counter()
+            if not split:
                 bufs = [np.empty((min(step, rows), *cols), dt) for _ in range(nbufs)]
                 blocks(xs, ms, bufs, rows, step)
-            else:  # one contiguous piece per thread, each with its own buffers
-                cuts = split_points(rows, nthreads)
-                run_all(
+            else:  # pieces of about ``thread_step`` elements, at least one per thread,
+                # each with its own buffers, taken by whichever thread is free
+                pieces = max(workers(), -(-rows // tstep))
+                cuts = split_points(rows, pieces, align=1 if cols else 64)
+                run_shared(
                     [
                         partial(
                             blocks,
@@ -272,8 +284,11 @@ def _fused(
                             tstep,
                         )
                         for lo, hi in zip(cuts, cuts[1:])
+                        if hi > lo
                     ]
                 )
+            if threads:  # (one thread or two: the same bits, the faster kept)
+                choice.record(split, perf_counter() - t0)
         except Exception as e:
             reraise(first, e)
         for s, v in full.items():

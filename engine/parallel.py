@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextvars
 import os
+import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
@@ -90,6 +91,99 @@ def run_all(tasks: Sequence[Callable[[], T]]) -> list[T]:
     if error is not None:
         raise error
     return first + rest
+
+
+def run_shared(tasks: Sequence[Callable[[], object]]) -> None:
+    """Run independent ``tasks`` (results dropped) on the calling thread and the pool's,
+    each thread taking the next task no thread has taken: a thread that gets no core
+    (a busy shared machine, BLAS's threads spinning) leaves its share to the others
+    instead of holding up the whole op, and the call returns once every task has run,
+    never waiting for a thread that took none.  An exception from a task is raised
+    after all have run; each task sees the caller's context variables."""
+    n = len(tasks)
+    if n <= 1 or _WORKERS <= 1:
+        for t in tasks:
+            t()
+        return
+    todo = list(tasks)
+    lock = threading.Lock()
+    state = [0, 0]  # tasks taken, tasks finished
+    finished = threading.Event()
+    errors: list[BaseException] = []
+
+    def loop() -> None:
+        while True:
+            with lock:
+                i = state[0]
+                if i >= n:
+                    return
+                state[0] = i + 1
+                task = todo[i]
+            try:
+                task()
+            except BaseException as e:  # noqa: BLE001  (raised by the caller)
+                errors.append(e)
+            task = None
+            with lock:
+                state[1] += 1
+                if state[1] == n:
+                    finished.set()
+
+    pool = _pool()
+    for _ in range(min(_WORKERS - 1, n - 1)):
+        pool.submit(contextvars.copy_context().run, loop)
+    loop()
+    finished.wait()
+    todo.clear()  # (a thread that starts late finds nothing left and holds nothing)
+    if errors:
+        raise errors[0]
+
+
+class ThreadChoice:
+    """Whether one planned op (a fused run, a split elementwise op) runs faster on the
+    machine's threads or on the calling thread alone, learnt from its own wall times:
+    on a quiet machine two threads take about half the time, but when other processes
+    keep the cores busy a thread may wait a whole time slice for one (holding the GIL or
+    a piece of the op), and one thread is faster (a 10-op fused run of 512K f32, load
+    7 on 2 cores: 1.9 ms on one thread, 4-15 ms on two).  Both ways compute every
+    element with the same ufunc call, so the choice never changes a result.
+
+    ``pick()`` says whether to split; ``record(split, seconds)`` the time it took.  Each
+    way is tried once; then the faster one (by a running mean of its times) is kept and
+    the other retried after ``wait`` calls, ``wait`` doubling (up to ``MAX_WAIT``) while
+    the retry confirms the choice and back to ``FIRST_WAIT`` when it changes it."""
+
+    FIRST_WAIT = 4
+    MAX_WAIT = 32
+    __slots__ = ("times", "best", "left", "wait")
+
+    def __init__(self) -> None:
+        self.times: list[float | None] = [None, None]  # [one thread, split]
+        self.best = 1
+        self.left = 0
+        self.wait = self.FIRST_WAIT
+
+    def pick(self) -> bool:
+        if self.times[1] is None:
+            return True
+        if self.times[0] is None:
+            return False
+        return bool(self.best if self.left > 0 else 1 - self.best)
+
+    def record(self, split: bool, seconds: float) -> None:
+        way = int(split)
+        t = self.times[way]
+        self.times[way] = seconds if t is None else 0.5 * (t + seconds)
+        one, two = self.times
+        if one is None or two is None:
+            return
+        best = 1 if two < one else 0
+        if way == self.best and self.left > 0:
+            self.left -= 1
+        else:  # a retry (or the first measure of both ways)
+            self.wait = self.FIRST_WAIT if best != self.best else min(2 * self.wait, self.MAX_WAIT)
+            self.left = self.wait
+        self.best = best
 
 
 def split_points(n: int, parts: int, align: int = 64) -> list[int]:
