@@ -250,6 +250,9 @@ def _fused(
                 full[s] = buf if buf is not None else np.empty(shape, dt)
             arrays = [np.asarray(v) for v in vals]
             cut = _split(arrays, shape) if len(shape) > 1 else 0
+            xs: list[np.ndarray]
+            ms: list[np.ndarray]
+            cols: tuple[int, ...]
             if not cut:  # one flat dimension
                 xs = [_flat(a, size) for a in arrays]
                 ms = [full[s].reshape(-1) for s in materialize]

@@ -118,12 +118,10 @@ def run_shared(tasks: Sequence[Callable[[], object]]) -> None:
                 if i >= n:
                     return
                 state[0] = i + 1
-                task = todo[i]
             try:
-                task()
+                todo[i]()
             except BaseException as e:  # noqa: BLE001  (raised by the caller)
                 errors.append(e)
-            task = None
             with lock:
                 state[1] += 1
                 if state[1] == n:
