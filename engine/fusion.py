@@ -16,10 +16,16 @@ column entry (``engine.ufunc.Ufunc``: a NumPy ufunc equal to the spec's op on th
 dtype kind, or f32 computed in f64 and rounded once), on operands and a result of one
 static type of at least ``FUSE_MIN_ELEMENTS``, outside batched regions; compute-bound
 ops (tanh, exp: f32 computed in f64) join too, since a fused run of at least
-``PARALLEL_MIN_ELEMENTS`` runs on the machine's threads as they would alone (JAX's
-10-op chain with tanh and exp: 0.96x the naive floor, was 1.14x).  Every element is
-computed by the same ufunc call on the same values as unfused, so results are
-bit-identical.
+``PARALLEL_MIN_ELEMENTS`` (``FUSE_MIN_ELEMENTS`` with such an op) may run on the
+machine's threads as they would alone (JAX's 10-op chain with tanh and exp: 0.96x the
+naive floor, was 1.14x), when that has been faster for this run
+(``parallel.ThreadChoice``: not on a busy machine).  Every element is computed by the
+same ufunc call on the same values as unfused, so results are bit-identical.
+
+Layout: the elements as one flat dimension, or, when an operand is a broadcast view
+(broadcast_in_dim's stride-0 result: a bias row, a per-row mean or max), as rows of the
+trailing dimensions, blocks of whole rows, so that such an operand is read in place
+(one row, or one value per row) instead of being copied to full size first.
 
 Materialization points: a value the run defines is written in full when anything after
 the run (a step, a region, the block's results) reads it; the others live only in block
@@ -194,6 +200,10 @@ def _fused(
     shape = static_shape(t)  # (static: checked by fusible)
     step_len = max(1024, BLOCK_BYTES // dt.itemsize)
     thread_step = max(step_len, THREAD_BLOCK_BYTES // dt.itemsize)
+    # a run with a transcendental op (exp, tanh: computed in f64 for f32) is compute
+    # bound: threads may pay from a smaller size (``ThreadChoice`` keeps them if so)
+    transcendental = any(not _ufunc(st)[0].exact for st in group)
+    min_threads = FUSE_MIN_ELEMENTS if transcendental else PARALLEL_MIN_ELEMENTS
     # where each value lives: ("x", j) external operand j, ("m", s) materialized slot
     # s, ("t", b) block buffer b (pooled: a buffer is reused once its value is dead)
     where: dict[int, tuple[str, int]] = {s: ("x", j) for j, s in enumerate(external)}
@@ -266,7 +276,7 @@ def _fused(
             del arrays
             per = max(1, size // rows)  # elements per row
             step, tstep = max(1, step_len // per), max(1, thread_step // per)
-            threads = size >= PARALLEL_MIN_ELEMENTS and rows > 1 and workers() > 1
+            threads = size >= min_threads and rows > 1 and workers() > 1
             split = threads and choice.pick()
             t0 = perf_counter()
             if not split:
