@@ -16,8 +16,10 @@ from __future__ import annotations
 import contextvars
 import os
 import threading
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, TypeVar
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from time import perf_counter
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
@@ -147,41 +149,133 @@ class ThreadChoice:
     element with the same ufunc call, so the choice never changes a result.
 
     ``pick()`` says whether to split; ``record(split, seconds)`` the time it took.  Each
-    way is tried once; then the faster one (by a running mean of its times) is kept and
-    the other retried after ``wait`` calls, ``wait`` doubling (up to ``MAX_WAIT``) while
-    the retry confirms the choice and back to ``FIRST_WAIT`` when it changes it."""
+    way runs twice in turn (the first of each, with its cold caches and sleeping
+    threads, is not counted); then the faster way is kept (its time a running mean,
+    so that a machine getting busy switches at once) and the other retried after
+    ``wait`` calls (its time replaced: the machine may have changed since), ``wait``
+    doubling up to ``max_wait`` while retries confirm the choice, back to
+    ``FIRST_WAIT`` when one changes it."""
 
     FIRST_WAIT = 4
     MAX_WAIT = 32
-    __slots__ = ("times", "best", "left", "wait")
+    __slots__ = ("times", "calls", "best", "left", "wait", "max_wait")
 
-    def __init__(self) -> None:
-        self.times: list[float | None] = [None, None]  # [one thread, split]
+    def __init__(self, max_wait: int = MAX_WAIT) -> None:
+        self.times = [0.0, 0.0]  # [one thread, split]
+        self.calls = 0
         self.best = 1
         self.left = 0
         self.wait = self.FIRST_WAIT
+        self.max_wait = max_wait
 
     def pick(self) -> bool:
-        if self.times[1] is None:
-            return True
-        if self.times[0] is None:
-            return False
+        if self.calls < 4:
+            return self.calls % 2 == 0  # split, one, split, one
         return bool(self.best if self.left > 0 else 1 - self.best)
 
     def record(self, split: bool, seconds: float) -> None:
         way = int(split)
-        t = self.times[way]
-        self.times[way] = seconds if t is None else 0.5 * (t + seconds)
-        one, two = self.times
-        if one is None or two is None:
+        self.calls += 1
+        if self.calls < 4:
+            if self.calls > 2:
+                self.times[way] = seconds
             return
-        best = 1 if two < one else 0
-        if way == self.best and self.left > 0:
+        times = self.times
+        if self.calls > 4 and way == self.best and self.left > 0:
+            times[way] = 0.5 * (times[way] + seconds)
             self.left -= 1
-        else:  # a retry (or the first measure of both ways)
-            self.wait = self.FIRST_WAIT if best != self.best else min(2 * self.wait, self.MAX_WAIT)
-            self.left = self.wait
+            self.best = 1 if times[1] < times[0] else 0
+            return
+        times[way] = seconds  # the first measure of both ways, or a retry
+        best = 1 if times[1] < times[0] else 0
+        self.wait = self.FIRST_WAIT if best != self.best else min(2 * self.wait, self.max_wait)
+        self.left = self.wait
         self.best = best
+
+
+# (get, set) thread-count functions of an OpenBLAS: upstream's names (a system OpenBLAS),
+# NumPy's wheels' ILP64 scipy-openblas, SciPy's wheels' LP64 one
+_OPENBLAS_THREADS = (
+    ("openblas_get_num_threads", "openblas_set_num_threads"),
+    ("scipy_openblas_get_num_threads64_", "scipy_openblas_set_num_threads64_"),
+    ("scipy_openblas_get_num_threads", "scipy_openblas_set_num_threads"),
+)
+_BLAS_CONTROLS: list[tuple[Any, Any]] | None = None
+_BLAS_LOCK = threading.Lock()
+_BLAS_SAVED: list[Any] = [0]  # [callers inside one_blas_thread, (count, set)...]
+
+
+def blas_controls() -> list[tuple[Any, Any]]:
+    """The (get, set) thread-count functions of the OpenBLAS libraries loaded in this
+    process (Linux: read from /proc/self/maps, once); none elsewhere or for another
+    BLAS, and BLAS then keeps its own threads."""
+    global _BLAS_CONTROLS
+    if _BLAS_CONTROLS is None:
+        found: list[tuple[Any, Any]] = []
+        try:
+            with open("/proc/self/maps") as f:
+                paths = sorted({ln.split()[-1] for ln in f if "openblas" in ln.rsplit("/", 1)[-1]})
+        except OSError:
+            paths = []
+        if paths:
+            import ctypes  # (first large matmul only)
+
+            for path in paths:
+                try:
+                    lib = ctypes.CDLL(path)  # already loaded: the same library
+                except OSError:
+                    continue
+                for get, set_ in _OPENBLAS_THREADS:
+                    if hasattr(lib, get) and hasattr(lib, set_):
+                        found.append((getattr(lib, get), getattr(lib, set_)))
+                        break
+        _BLAS_CONTROLS = found
+    return _BLAS_CONTROLS
+
+
+@contextmanager
+def one_blas_thread() -> Iterator[None]:
+    """BLAS on the calling thread only, restored after (the first of concurrent callers
+    saves the counts, the last restores them).  OpenBLAS splits a product's output
+    among its threads, each summing over the whole contraction, so the thread count
+    changes no bit of a result (tests/engine/test_parallel.py checks it)."""
+    with _BLAS_LOCK:
+        if _BLAS_SAVED[0] == 0:
+            _BLAS_SAVED[1:] = [(get(), set_) for get, set_ in blas_controls()]
+            for _, set_ in _BLAS_SAVED[1:]:
+                set_(1)
+        _BLAS_SAVED[0] += 1
+    try:
+        yield
+    finally:
+        with _BLAS_LOCK:
+            _BLAS_SAVED[0] -= 1
+            if _BLAS_SAVED[0] == 0:
+                for n, set_ in _BLAS_SAVED[1:]:
+                    set_(n)
+
+
+def blas_threads_chosen(run: Callable[..., T]) -> Callable[..., T]:
+    """``run`` (a planned matrix product) on BLAS's threads or on the calling thread
+    alone, whichever has been faster for this op (``ThreadChoice``): on a quiet machine
+    BLAS's threads win, but when other processes keep the cores busy, waking and
+    joining them for each product costs more than they gain (the decoder LM's 73
+    matmuls at load 9 on 2 cores: 4.6 s on BLAS's threads, 0.3 s of CPU on one).  The
+    same bits either way (``one_blas_thread``)."""
+    choice = ThreadChoice(max_wait=64)
+
+    def chosen(*args: Any) -> T:
+        split = choice.pick()
+        t0 = perf_counter()
+        if split:
+            y = run(*args)
+        else:
+            with one_blas_thread():
+                y = run(*args)
+        choice.record(split, perf_counter() - t0)
+        return y
+
+    return chosen
 
 
 def split_points(n: int, parts: int, align: int = 64) -> list[int]:

@@ -51,6 +51,7 @@ from ...parser.ir import (
 from ...shape_inference.linalg import conv_num_windows
 from ...shape_inference.optable import kernel
 from ..dtypes import dtype_of, static_shape
+from ..parallel import blas_controls, blas_threads_chosen, workers
 from ..plan import plain_dtype
 from . import _bits as B
 from .conv_shifted import conv_direct, direct_applies
@@ -292,7 +293,18 @@ def _dot_general_fast(
     )
     if static_shape(rt) != want:
         return None  # the kernel reports it
-    return dot_general_plan(ls, rs, *dims)
+    run = dot_general_plan(ls, rs, *dims)
+    if 2 * math.prod(want) * math.prod(ls[d] for d in lc) < BLAS_CHOICE_MIN_FLOPS:
+        return run
+    if not blas_controls() or workers() < 2:
+        return run
+    return blas_threads_chosen(run)
+
+
+BLAS_CHOICE_MIN_FLOPS = 1 << 22
+"""From this many floating-point operations (~40 us on one core), a planned
+dot_general learns whether BLAS's threads pay (``parallel.blas_threads_chosen``: on a
+busy machine they do not; the same bits either way)."""
 
 
 @kernel("stablehlo.dot_general", fast_plan=_dot_general_fast, quantized="dequantize")

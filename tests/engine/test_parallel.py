@@ -78,8 +78,8 @@ def _drive(choice: ThreadChoice, one: float, two: float, calls: int) -> list[boo
 def test_thread_choice_keeps_the_faster_way_and_retries_the_other_ever_less():
     c = ThreadChoice()
     picks = _drive(c, one=1.0, two=0.5, calls=200)  # threads twice as fast
-    assert picks[:2] == [True, False]  # each way measured once
-    retries = [k for k, p in enumerate(picks) if not p][1:]
+    assert picks[:4] == [True, False, True, False]  # each way twice (once not counted)
+    retries = [k for k, p in enumerate(picks) if not p][2:]
     assert len(retries) < 8  # ever rarer: 4, 8, 16, ... calls apart
     assert all(b - a > c.FIRST_WAIT for a, b in zip(retries[1:], retries[2:]))
     # the machine gets busy: threads now slower; the next retry switches, and stays
@@ -88,6 +88,36 @@ def test_thread_choice_keeps_the_faster_way_and_retries_the_other_ever_less():
     assert sum(picks[-5 * c.MAX_WAIT :]) <= 5  # one thread, retried every MAX_WAIT calls
 
 
+def test_thread_choice_does_not_count_a_cold_first_call():
+    """A first split run slowed by cold caches and sleeping threads does not make one
+    thread the choice."""
+    c = ThreadChoice()
+    for k, seconds in enumerate([50.0, 1.0, 0.5, 1.0]):  # split (cold), one, split, one
+        split = c.pick()
+        assert split == (k % 2 == 0)
+        c.record(split, seconds)
+    assert c.pick() is True
+
+
 def test_thread_choice_first_call_splits():
     """An op's first run splits (tests of bit identity across threads rely on it)."""
     assert ThreadChoice().pick() is True
+
+
+def test_one_blas_thread_restores_the_count_and_changes_no_bit(two_threads):
+    """A product on one BLAS thread has the bits of the same product on BLAS's threads
+    (OpenBLAS splits the output, each thread sums the whole contraction), and the
+    thread count is back after.  Without an OpenBLAS to control, only the bits."""
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((256, 384)).astype(np.float32)
+    b = rng.standard_normal((384, 320)).astype(np.float32)
+    before = [get() for get, _set in parallel.blas_controls()]
+    want = a @ b
+    with parallel.one_blas_thread():
+        assert all(get() == 1 for get, _set in parallel.blas_controls())
+        got = a @ b
+    assert [get() for get, _set in parallel.blas_controls()] == before
+    assert got.tobytes() == want.tobytes()
+    chosen = parallel.blas_threads_chosen(np.matmul)
+    for _ in range(8):  # both ways, in turn and then chosen
+        assert chosen(a, b).tobytes() == want.tobytes()
