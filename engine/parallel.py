@@ -9,6 +9,11 @@ bit-identical to the one-thread run; ``HLORUN_THREADS=1`` turns splitting off.
     from ..engine.parallel import workers, run_all
     if workers() > 1 and x.size >= PARALLEL_MIN_ELEMENTS:
         left, right = run_all([lambda: f(x[:h]), lambda: f(x[h:])])
+
+On a shared machine threads can cost more than they gain: ``run_shared`` lets whichever
+thread is free take the next piece, and ``ThreadChoice`` lets a planned op (a fused
+run, a split elementwise op, a matrix product on BLAS's threads through
+``blas_threads_chosen``) keep threads only while its own wall times say they pay.
 """
 
 from __future__ import annotations
