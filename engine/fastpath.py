@@ -14,13 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import partial
+from time import perf_counter
 from typing import Any
 
 import numpy as np
 
 from ..parser.ir import Operation
 from ..shape_inference.optable import OpDef
-from .parallel import run_all, split_points, workers
+from .parallel import ThreadChoice, run_shared, split_points, workers
 from .plan import FastCall, plain_dtype
 from .ufunc import Ufunc
 
@@ -105,19 +106,32 @@ def relu_op(
     return None
 
 
-def parallel(ufunc: np.ufunc, xs: Sequence[np.ndarray], out: np.ndarray, **kw: Any) -> np.ndarray:
-    """``ufunc(*xs, out=out)`` as one contiguous piece per thread (bit-identical: every
-    element is computed by the same loop, pieces start on cache-line boundaries)."""
-    flat = [x.reshape(-1) for x in xs]
-    of = out.reshape(-1)
-    cuts = split_points(of.size, workers())
-    run_all(
-        [
-            partial(ufunc, *[f[lo:hi] for f in flat], out=of[lo:hi], **kw)
-            for lo, hi in zip(cuts, cuts[1:])
-        ]
-    )
-    return out
+def parallel() -> Callable[..., np.ndarray]:
+    """``call(ufunc, xs, out, **kw)``: ``ufunc(*xs, out=out)`` as contiguous pieces taken
+    by the machine's threads (bit-identical: every element is computed by the same loop,
+    pieces start on cache-line boundaries), or on the calling thread alone when that has
+    been faster for this op (``ThreadChoice``: a busy machine); one per planned op."""
+    choice = ThreadChoice()
+
+    def call(ufunc: np.ufunc, xs: Sequence[np.ndarray], out: np.ndarray, **kw: Any) -> np.ndarray:
+        split = choice.pick()
+        t0 = perf_counter()
+        if not split:
+            ufunc(*xs, out=out, **kw)
+        else:
+            flat = [x.reshape(-1) for x in xs]
+            of = out.reshape(-1)
+            cuts = split_points(of.size, workers())
+            run_shared(
+                [
+                    partial(ufunc, *[f[lo:hi] for f in flat], out=of[lo:hi], **kw)
+                    for lo, hi in zip(cuts, cuts[1:])
+                ]
+            )
+        choice.record(split, perf_counter() - t0)
+        return out
+
+    return call
 
 
 # ------------------------------------------------------------------------------ plans

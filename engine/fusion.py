@@ -16,10 +16,16 @@ column entry (``engine.ufunc.Ufunc``: a NumPy ufunc equal to the spec's op on th
 dtype kind, or f32 computed in f64 and rounded once), on operands and a result of one
 static type of at least ``FUSE_MIN_ELEMENTS``, outside batched regions; compute-bound
 ops (tanh, exp: f32 computed in f64) join too, since a fused run of at least
-``PARALLEL_MIN_ELEMENTS`` runs on the machine's threads as they would alone (JAX's
-10-op chain with tanh and exp: 0.96x the naive floor, was 1.14x).  Every element is
-computed by the same ufunc call on the same values as unfused, so results are
-bit-identical.
+``PARALLEL_MIN_ELEMENTS`` (``FUSE_MIN_ELEMENTS`` with such an op) may run on the
+machine's threads as they would alone (JAX's 10-op chain with tanh and exp: 0.96x the
+naive floor, was 1.14x), when that has been faster for this run
+(``parallel.ThreadChoice``: not on a busy machine).  Every element is computed by the
+same ufunc call on the same values as unfused, so results are bit-identical.
+
+Layout: the elements as one flat dimension, or, when an operand is a broadcast view
+(broadcast_in_dim's stride-0 result: a bias row, a per-row mean or max), as rows of the
+trailing dimensions, blocks of whole rows, so that such an operand is read in place
+(one row, or one value per row) instead of being copied to full size first.
 
 Materialization points: a value the run defines is written in full when anything after
 the run (a step, a region, the block's results) reads it; the others live only in block
@@ -30,8 +36,10 @@ later reader of it (in place where a value is dead); else into a new array.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from functools import partial
+from time import perf_counter
 from typing import Any
 
 import numpy as np
@@ -39,7 +47,13 @@ import numpy as np
 from .dtypes import static_shape
 from .emit import fused_loop
 from .ownership import sole_reference
-from .parallel import PARALLEL_MIN_ELEMENTS, run_all, split_points, workers
+from .parallel import (
+    PARALLEL_MIN_ELEMENTS,
+    ThreadChoice,
+    run_shared,
+    split_points,
+    workers,
+)
 from .plan import BlockPlan, Step, reraise, static_size
 from .ufunc import Ufunc
 
@@ -81,6 +95,55 @@ def _flat(v: Any, size: int) -> np.ndarray:
     if a.ndim and not a.flags.c_contiguous and not any(a.strides):
         return np.broadcast_to(a[(0,) * a.ndim], (size,))
     return a.reshape(-1)
+
+
+def _broadcast(a: np.ndarray, dims: range) -> bool:
+    """Are ``a``'s dimensions ``dims`` broadcast (stride 0, or of size 1)?"""
+    return all(a.strides[d] == 0 or a.shape[d] == 1 for d in dims)
+
+
+def _copied(a: np.ndarray, split: int) -> int:
+    """Elements ``_rows`` copies to view ``a`` as rows of its dimensions from ``split``
+    on (0: one dimension, ``_flat``)."""
+    if a.flags.c_contiguous or not any(a.strides):
+        return 0
+    nd = a.ndim
+    if split and _broadcast(a, range(split)):
+        return 0  # one row, read by every row (a bias)
+    if split and _broadcast(a, range(split, nd)):
+        return 0  # one value per row (a mean, a max)
+    return a.size
+
+
+def _rows(a: np.ndarray, split: int, shape: tuple[int, int]) -> np.ndarray:
+    """``a`` as a (rows, columns) array whose rows are the elements of its dimensions
+    before ``split`` and columns those after: a view of a contiguous operand; a
+    broadcast row or column is read in place (a stride-0 view of its small array),
+    anything else is copied."""
+    nd = a.ndim
+    if a.flags.c_contiguous:
+        return a.reshape(shape)
+    if _broadcast(a, range(split)):
+        row = a[(0,) * split].reshape(-1)  # (a copy of one row at most)
+        return np.broadcast_to(row, shape)
+    if _broadcast(a, range(split, nd)):
+        col = a[(Ellipsis,) + (0,) * (nd - split)].reshape(shape[0], 1)
+        return np.broadcast_to(col, shape)
+    return a.reshape(shape)
+
+
+def _split(vals: Sequence[np.ndarray], shape: tuple[int, ...]) -> int:
+    """Where a fused run's operands of ``shape`` split into rows and columns: the split
+    that copies the fewest elements (broadcast operands read in place), the deepest one
+    (shortest rows) among equals; 0 (one flat dimension) when that copies no more."""
+    best, split = sum(_copied(a, 0) for a in vals), 0
+    if not best:
+        return 0
+    for s in range(len(shape) - 1, 0, -1):
+        c = sum(_copied(a, s) for a in vals)
+        if c < best:
+            best, split = c, s
+    return split
 
 
 def fuse(block: BlockPlan) -> dict[int, tuple[tuple[int, ...], Callable[[list[Any]], None]]]:
@@ -137,6 +200,10 @@ def _fused(
     shape = static_shape(t)  # (static: checked by fusible)
     step_len = max(1024, BLOCK_BYTES // dt.itemsize)
     thread_step = max(step_len, THREAD_BLOCK_BYTES // dt.itemsize)
+    # a run with a transcendental op (exp, tanh: computed in f64 for f32) is compute
+    # bound: threads may pay from a smaller size (``ThreadChoice`` keeps them if so)
+    transcendental = any(not _ufunc(st)[0].exact for st in group)
+    min_threads = FUSE_MIN_ELEMENTS if transcendental else PARALLEL_MIN_ELEMENTS
     # where each value lives: ("x", j) external operand j, ("m", s) materialized slot
     # s, ("t", b) block buffer b (pooled: a buffer is reused once its value is dead)
     where: dict[int, tuple[str, int]] = {s: ("x", j) for j, s in enumerate(external)}
@@ -162,6 +229,7 @@ def _fused(
     blocks = fused_loop(plan, len(external), materialize, nbufs)
     first = group[0]
     ext = tuple(external)
+    choice = ThreadChoice()
 
     def run(frame: list[Any]) -> None:
         vals = [frame[s] for s in ext]
@@ -190,26 +258,50 @@ def _fused(
                         break
                 a = None
                 full[s] = buf if buf is not None else np.empty(shape, dt)
-            xs = [_flat(v, size) for v in vals]
-            ms = [full[s].reshape(-1) for s in materialize]
-            nthreads = workers() if size >= PARALLEL_MIN_ELEMENTS else 1
-            if nthreads == 1:
-                blocks(xs, ms, [np.empty(step_len, dt) for _ in range(nbufs)], size, step_len)
-            else:  # one contiguous piece per thread, each with its own buffers
-                cuts = split_points(size, nthreads)
-                run_all(
+            arrays = [np.asarray(v) for v in vals]
+            cut = _split(arrays, shape) if len(shape) > 1 else 0
+            xs: list[np.ndarray]
+            ms: list[np.ndarray]
+            cols: tuple[int, ...]
+            if not cut:  # one flat dimension
+                xs = [_flat(a, size) for a in arrays]
+                ms = [full[s].reshape(-1) for s in materialize]
+                rows, cols = size, ()
+            else:  # rows: a broadcast operand is read in place, block by block
+                cols_n = math.prod(shape[cut:])
+                rows = size // cols_n
+                xs = [_rows(a, cut, (rows, cols_n)) for a in arrays]
+                ms = [full[s].reshape(rows, cols_n) for s in materialize]
+                cols = (cols_n,)
+            del arrays
+            per = max(1, size // rows)  # elements per row
+            step, tstep = max(1, step_len // per), max(1, thread_step // per)
+            threads = size >= min_threads and rows > 1 and workers() > 1
+            split = threads and choice.pick()
+            t0 = perf_counter()
+            if not split:
+                bufs = [np.empty((min(step, rows), *cols), dt) for _ in range(nbufs)]
+                blocks(xs, ms, bufs, rows, step)
+            else:  # pieces of about ``thread_step`` elements, at least one per thread,
+                # each with its own buffers, taken by whichever thread is free
+                pieces = max(workers(), -(-rows // tstep))
+                cuts = split_points(rows, pieces, align=1 if cols else 64)
+                run_shared(
                     [
                         partial(
                             blocks,
                             [x[lo:hi] for x in xs],
                             [m[lo:hi] for m in ms],
-                            [np.empty(min(thread_step, hi - lo), dt) for _ in range(nbufs)],
+                            [np.empty((min(tstep, hi - lo), *cols), dt) for _ in range(nbufs)],
                             hi - lo,
-                            thread_step,
+                            tstep,
                         )
                         for lo, hi in zip(cuts, cuts[1:])
+                        if hi > lo
                     ]
                 )
+            if threads:  # (one thread or two: the same bits, the faster kept)
+                choice.record(split, perf_counter() - t0)
         except Exception as e:
             reraise(first, e)
         for s, v in full.items():

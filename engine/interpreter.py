@@ -536,8 +536,10 @@ class Interpreter(StepCompiler):
             if value.ndim == 0 and plain_dtype(t) is not None:
                 value = value[()]  # a NumPy scalar: fast ops on it are scalar arithmetic
             else:
-                if not constant and not value.flags.c_contiguous:
-                    # e.g. a broadcast bias: contiguous, ops on it run at full speed
+                if not constant and not value.flags.c_contiguous and any(value.strides):
+                    # e.g. a broadcast bias: contiguous, ops on it run at full speed (a
+                    # splat stays one element: NumPy reads it as a scalar, and a fused
+                    # run or a matmul's neighbour does not stream a full-size copy)
                     value = value.copy(order="C")
                 value = value.view()
                 value.flags.writeable = False  # shared by every run: never written

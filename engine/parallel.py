@@ -9,14 +9,22 @@ bit-identical to the one-thread run; ``HLORUN_THREADS=1`` turns splitting off.
     from ..engine.parallel import workers, run_all
     if workers() > 1 and x.size >= PARALLEL_MIN_ELEMENTS:
         left, right = run_all([lambda: f(x[:h]), lambda: f(x[h:])])
+
+On a shared machine threads can cost more than they gain: ``run_shared`` lets whichever
+thread is free take the next piece, and ``ThreadChoice`` lets a planned op (a fused
+run, a split elementwise op, a matrix product on BLAS's threads through
+``blas_threads_chosen``) keep threads only while its own wall times say they pay.
 """
 
 from __future__ import annotations
 
 import contextvars
 import os
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, TypeVar
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from time import perf_counter
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
@@ -90,6 +98,189 @@ def run_all(tasks: Sequence[Callable[[], T]]) -> list[T]:
     if error is not None:
         raise error
     return first + rest
+
+
+def run_shared(tasks: Sequence[Callable[[], object]]) -> None:
+    """Run independent ``tasks`` (results dropped) on the calling thread and the pool's,
+    each thread taking the next task no thread has taken: a thread that gets no core
+    (a busy shared machine, BLAS's threads spinning) leaves its share to the others
+    instead of holding up the whole op, and the call returns once every task has run,
+    never waiting for a thread that took none.  An exception from a task is raised
+    after all have run; each task sees the caller's context variables."""
+    n = len(tasks)
+    if n <= 1 or _WORKERS <= 1:
+        for t in tasks:
+            t()
+        return
+    todo = list(tasks)
+    lock = threading.Lock()
+    state = [0, 0]  # tasks taken, tasks finished
+    finished = threading.Event()
+    errors: list[BaseException] = []
+
+    def loop() -> None:
+        while True:
+            with lock:
+                i = state[0]
+                if i >= n:
+                    return
+                state[0] = i + 1
+            try:
+                todo[i]()
+            except BaseException as e:  # noqa: BLE001  (raised by the caller)
+                errors.append(e)
+            with lock:
+                state[1] += 1
+                if state[1] == n:
+                    finished.set()
+
+    pool = _pool()
+    for _ in range(min(_WORKERS - 1, n - 1)):
+        pool.submit(contextvars.copy_context().run, loop)
+    loop()
+    finished.wait()
+    todo.clear()  # (a thread that starts late finds nothing left and holds nothing)
+    if errors:
+        raise errors[0]
+
+
+class ThreadChoice:
+    """Whether one planned op (a fused run, a split elementwise op) runs faster on the
+    machine's threads or on the calling thread alone, learnt from its own wall times:
+    on a quiet machine two threads take about half the time, but when other processes
+    keep the cores busy a thread may wait a whole time slice for one (holding the GIL or
+    a piece of the op), and one thread is faster (a 10-op fused run of 512K f32, load
+    7 on 2 cores: 1.9 ms on one thread, 4-15 ms on two).  Both ways compute every
+    element with the same ufunc call, so the choice never changes a result.
+
+    ``pick()`` says whether to split; ``record(split, seconds)`` the time it took.  Each
+    way runs twice in turn (the first of each, with its cold caches and sleeping
+    threads, is not counted); then the faster way is kept (its time a running mean,
+    so that a machine getting busy switches at once) and the other retried after
+    ``wait`` calls (its time replaced: the machine may have changed since), ``wait``
+    doubling up to ``max_wait`` while retries confirm the choice, back to
+    ``FIRST_WAIT`` when one changes it."""
+
+    FIRST_WAIT = 4
+    MAX_WAIT = 32
+    __slots__ = ("times", "calls", "best", "left", "wait", "max_wait")
+
+    def __init__(self, max_wait: int = MAX_WAIT) -> None:
+        self.times = [0.0, 0.0]  # [one thread, split]
+        self.calls = 0
+        self.best = 1
+        self.left = 0
+        self.wait = self.FIRST_WAIT
+        self.max_wait = max_wait
+
+    def pick(self) -> bool:
+        if self.calls < 4:
+            return self.calls % 2 == 0  # split, one, split, one
+        return bool(self.best if self.left > 0 else 1 - self.best)
+
+    def record(self, split: bool, seconds: float) -> None:
+        way = int(split)
+        self.calls += 1
+        if self.calls < 4:
+            if self.calls > 2:
+                self.times[way] = seconds
+            return
+        times = self.times
+        if self.calls > 4 and way == self.best and self.left > 0:
+            times[way] = 0.5 * (times[way] + seconds)
+            self.left -= 1
+            self.best = 1 if times[1] < times[0] else 0
+            return
+        times[way] = seconds  # the first measure of both ways, or a retry
+        best = 1 if times[1] < times[0] else 0
+        self.wait = self.FIRST_WAIT if best != self.best else min(2 * self.wait, self.max_wait)
+        self.left = self.wait
+        self.best = best
+
+
+# (get, set) thread-count functions of an OpenBLAS: upstream's names (a system OpenBLAS),
+# NumPy's wheels' ILP64 scipy-openblas, SciPy's wheels' LP64 one
+_OPENBLAS_THREADS = (
+    ("openblas_get_num_threads", "openblas_set_num_threads"),
+    ("scipy_openblas_get_num_threads64_", "scipy_openblas_set_num_threads64_"),
+    ("scipy_openblas_get_num_threads", "scipy_openblas_set_num_threads"),
+)
+_BLAS_CONTROLS: list[tuple[Any, Any]] | None = None
+_BLAS_LOCK = threading.Lock()
+_BLAS_SAVED: list[Any] = [0]  # [callers inside one_blas_thread, (count, set)...]
+
+
+def blas_controls() -> list[tuple[Any, Any]]:
+    """The (get, set) thread-count functions of the OpenBLAS libraries loaded in this
+    process (Linux: read from /proc/self/maps, once); none elsewhere or for another
+    BLAS, and BLAS then keeps its own threads."""
+    global _BLAS_CONTROLS
+    if _BLAS_CONTROLS is None:
+        found: list[tuple[Any, Any]] = []
+        try:
+            with open("/proc/self/maps") as f:
+                paths = sorted({ln.split()[-1] for ln in f if "openblas" in ln.rsplit("/", 1)[-1]})
+        except OSError:
+            paths = []
+        if paths:
+            import ctypes  # (first large matmul only)
+
+            for path in paths:
+                try:
+                    lib = ctypes.CDLL(path)  # already loaded: the same library
+                except OSError:
+                    continue
+                for get, set_ in _OPENBLAS_THREADS:
+                    if hasattr(lib, get) and hasattr(lib, set_):
+                        found.append((getattr(lib, get), getattr(lib, set_)))
+                        break
+        _BLAS_CONTROLS = found
+    return _BLAS_CONTROLS
+
+
+@contextmanager
+def one_blas_thread() -> Iterator[None]:
+    """BLAS on the calling thread only, restored after (the first of concurrent callers
+    saves the counts, the last restores them).  OpenBLAS splits a product's output
+    among its threads, each summing over the whole contraction, so the thread count
+    changes no bit of a result (tests/engine/test_parallel.py checks it)."""
+    with _BLAS_LOCK:
+        if _BLAS_SAVED[0] == 0:
+            _BLAS_SAVED[1:] = [(get(), set_) for get, set_ in blas_controls()]
+            for _, set_ in _BLAS_SAVED[1:]:
+                set_(1)
+        _BLAS_SAVED[0] += 1
+    try:
+        yield
+    finally:
+        with _BLAS_LOCK:
+            _BLAS_SAVED[0] -= 1
+            if _BLAS_SAVED[0] == 0:
+                for n, set_ in _BLAS_SAVED[1:]:
+                    set_(n)
+
+
+def blas_threads_chosen(run: Callable[..., T]) -> Callable[..., T]:
+    """``run`` (a planned matrix product) on BLAS's threads or on the calling thread
+    alone, whichever has been faster for this op (``ThreadChoice``): on a quiet machine
+    BLAS's threads win, but when other processes keep the cores busy, waking and
+    joining them for each product costs more than they gain (the decoder LM's 73
+    matmuls at load 9 on 2 cores: 4.6 s on BLAS's threads, 0.3 s of CPU on one).  The
+    same bits either way (``one_blas_thread``)."""
+    choice = ThreadChoice(max_wait=64)
+
+    def chosen(*args: Any) -> T:
+        split = choice.pick()
+        t0 = perf_counter()
+        if split:
+            y = run(*args)
+        else:
+            with one_blas_thread():
+                y = run(*args)
+        choice.record(split, perf_counter() - t0)
+        return y
+
+    return chosen
 
 
 def split_points(n: int, parts: int, align: int = 64) -> list[int]:

@@ -285,6 +285,7 @@ class StepCompiler:
         ops, kills, slot = st.operands, st.kills, st.results[0]
         batched = st.in_region
         step = st
+        split = parallel() if par else None
         if not batched and not par:
             st.big = BigCall(ufunc, kw, dt, cands, shape, fix)  # engine.emit writes it out
             return _emitted
@@ -308,8 +309,8 @@ class StepCompiler:
                     r = ufunc(*args, **kw)  # extra (batch) dimensions
                     if kw:
                         r = r.astype(dt)
-                elif par and all(x.flags.c_contiguous for x in args):
-                    r = parallel(ufunc, args, buf if buf is not None else np.empty(shape, dt), **kw)
+                elif split is not None and all(x.flags.c_contiguous for x in args):
+                    r = split(ufunc, args, buf if buf is not None else np.empty(shape, dt), **kw)
                 elif buf is not None:
                     r = ufunc(*args, out=buf, **kw)
                 elif kw:

@@ -51,6 +51,7 @@ from ...parser.ir import (
 )
 from ...shape_inference.optable import kernel, register_kernel
 from ..dtypes import dtype_of, static_shape
+from ..parallel import blas_controls, blas_threads_chosen, workers
 from ..plan import plain_dtype
 from . import _bits as B
 
@@ -221,6 +222,8 @@ def dot_general_plan(
     rperm_ = None if rperm == tuple(range(rrank)) else rperm
     # no batch: plain 2-D matrix product (BLAS-friendly views)
     lmat, rmat = ((m, k), (k, n)) if not lb else ((b, m, k), (b, k, n))
+    nb = len(lb)
+    first = (0,) * nb
     matmul = np.matmul
 
     def run(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
@@ -231,6 +234,10 @@ def dot_general_plan(
         if lhs.dtype.kind == "c" and k <= COMPLEX_IN_ORDER_K:
             y = complex_matmul_in_order(lhs.reshape((b, m, k)), rhs.reshape((b, k, n)))
             return y.reshape(out_shape)
+        if nb and b > 1 and not any(rhs.strides[:nb]):
+            # rhs is one matrix broadcast over the batch (a weight torch_xla expands
+            # for bmm): one (B*M, K) x (K, N) product instead of B small ones
+            return matmul(lhs.reshape((b * m, k)), rhs[first].reshape((k, n))).reshape(out_shape)
         return matmul(lhs.reshape(lmat), rhs.reshape(rmat)).reshape(out_shape)
 
     return run
@@ -285,7 +292,20 @@ def _dot_general_fast(
     )
     if static_shape(rt) != want:
         return None  # the kernel reports it
-    return dot_general_plan(ls, rs, *dims)
+    run = dot_general_plan(ls, rs, *dims)
+    if 2 * math.prod(want) * math.prod(ls[d] for d in lc) < BLAS_CHOICE_MIN_FLOPS:
+        return run
+    if not blas_controls() or workers() < 2:
+        return run
+    return blas_threads_chosen(run)
+
+
+BLAS_CHOICE_MIN_FLOPS = 1 << 24
+"""From this many floating-point operations (~170 us on one core), a planned
+dot_general learns whether BLAS's threads pay (``parallel.blas_threads_chosen``: on a
+busy machine they do not; the same bits either way).  Smaller products (a scan body's
+per-step matmuls) keep BLAS's own choice: the few microseconds the choice costs per
+call showed there (LSTM scan, 128 matmuls of 4-8M flops per run: +5%)."""
 
 
 def dot_general(

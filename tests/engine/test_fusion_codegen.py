@@ -278,3 +278,51 @@ def test_a_profile_times_the_fused_run_users_run():
         "fused run (add, multiply, subtract, divide, negate, abs, sqrt, multiply, add)"
     ]
     assert prof.ops[fused[0]].count == 1 and prof.ops[fused[0]].bytes == 2 * 4 * N
+
+
+ROWS = """func.func @main(%x: tensor<{r}x{c}xf32>, %bias: tensor<{c}xf32>, %m: tensor<{r}xf32>,
+    %y: tensor<{c}x{r}xf32>) -> tensor<{r}x{c}xf32> {{
+  %h = stablehlo.constant dense<0.5> : tensor<f32>
+  %b = stablehlo.broadcast_in_dim %bias, dims = [1] : (tensor<{c}xf32>) -> tensor<{r}x{c}xf32>
+  %mb = stablehlo.broadcast_in_dim %m, dims = [0] : (tensor<{r}xf32>) -> tensor<{r}x{c}xf32>
+  %hb = stablehlo.broadcast_in_dim %h, dims = [] : (tensor<f32>) -> tensor<{r}x{c}xf32>
+  %yt = stablehlo.transpose %y, dims = [1, 0] : (tensor<{c}x{r}xf32>) -> tensor<{r}x{c}xf32>
+  %0 = stablehlo.add %x, %b : tensor<{r}x{c}xf32>
+  %1 = stablehlo.subtract %0, %mb : tensor<{r}x{c}xf32>
+  %2 = stablehlo.tanh %1 : tensor<{r}x{c}xf32>
+  %3 = stablehlo.multiply %2, %hb : tensor<{r}x{c}xf32>
+  %4 = stablehlo.add %3, %yt : tensor<{r}x{c}xf32>
+  func.return %4 : tensor<{r}x{c}xf32>
+}}"""
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize(
+    "rows", [N // 256, max(N, engine.parallel.PARALLEL_MIN_ELEMENTS) // 256 + 333]
+)  # the second: threads' pieces and a partial last block
+def test_broadcast_operands_are_read_in_place_as_rows(rows, threads):
+    """A bias row, a per-row value and a scalar broadcast to the run's shape (stride-0
+    views) are read block by block as rows (not copied to full size first); a
+    transposed operand is copied.  Bit for bit the ops one by one."""
+    c = 256
+    rng = np.random.default_rng(12)
+    x = _data(rows * c, 13).reshape(rows, c)
+    bias, m = _data(c, 14), rng.standard_normal(rows).astype(np.float32)
+    y = rng.standard_normal((c, rows)).astype(np.float32)
+    b, mb = np.broadcast_to(bias, (rows, c)), np.broadcast_to(m[:, None], (rows, c))
+    hb = np.broadcast_to(np.float32(0.5), (rows, c))
+    assert fusion._split([x, b, mb, hb, y.T], (rows, c)) == 1  # rows of c
+    x3 = np.zeros((2, 3, c), np.float32)  # the bias row of c over 2 x 3 rows
+    assert fusion._split([x3, np.broadcast_to(bias, x3.shape)], x3.shape) == 2
+    assert fusion._split([x, hb], (rows, c)) == 0  # nothing broadcast: one dimension
+    prog = engine.compile(ROWS.format(r=rows, c=c))
+    assert [len(ks) for ks, _run in prog.interpreter.plan("main").block.fused.values()] == [5]
+    old = engine.parallel.set_workers(threads)
+    try:
+        (got,) = prog(x, bias, m, y)
+    finally:
+        engine.parallel.set_workers(old)
+    with np.errstate(all="ignore"):
+        t = np.tanh(np.subtract(np.add(x, bias), m[:, None]), dtype=np.float64)
+        want = np.add(np.multiply(t.astype(np.float32), np.float32(0.5)), y.T)
+    assert np.array_equal(_bits(got), _bits(want))

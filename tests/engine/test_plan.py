@@ -776,6 +776,34 @@ def test_pure_ops_of_constants_are_folded_once():
     ]
 
 
+def test_a_folded_splat_broadcast_stays_one_element():
+    """broadcast_in_dim of a scalar constant folds to a stride-0 view of its one element
+    (ops read it as a scalar, nothing streams a full-size copy); a bias row broadcast
+    from a constant vector is made contiguous.  Results as the spec says, and a
+    returned splat is the caller's own full array."""
+    n = BIG
+    text = f"""func.func @main(%a: tensor<2x{n}xf32>) -> (tensor<2x{n}xf32>, tensor<2x{n}xf32>) {{
+  %h = stablehlo.constant dense<0.5> : tensor<f32>
+  %s = stablehlo.broadcast_in_dim %h, dims = [] : (tensor<f32>) -> tensor<2x{n}xf32>
+  %v = stablehlo.iota dim = 0 : tensor<{n}xf32>
+  %b = stablehlo.broadcast_in_dim %v, dims = [1] : (tensor<{n}xf32>) -> tensor<2x{n}xf32>
+  %m = stablehlo.multiply %a, %s : tensor<2x{n}xf32>
+  %r = stablehlo.add %m, %b : tensor<2x{n}xf32>
+  func.return %r, %s : tensor<2x{n}xf32>, tensor<2x{n}xf32>
+}}"""
+    it = Interpreter(parse_module(text))
+    plan = it.plan("main")
+    splat, row = (plan.consts[st.results[0]] for st in plan.block.steps[1:4:2])
+    assert splat.shape == (2, n) and not any(splat.strides)
+    assert row.shape == (2, n) and row.flags.c_contiguous
+    a = values("f32", 2 * n, 3).reshape(2, n)
+    r, s = it.call("main", [a])
+    assert same(r, np.add(np.multiply(a, np.float32(0.5)), np.arange(n, dtype=np.float32)))
+    assert s.shape == (2, n) and np.all(s == 0.5)
+    s[0, 0] = 7  # the caller's own array
+    assert it.call("main", [a])[1][0, 0] == 0.5
+
+
 def test_ops_with_effects_are_never_folded():
     calls: list[int] = []
     engine.register_custom_call(

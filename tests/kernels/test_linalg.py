@@ -266,6 +266,27 @@ def test_dot_general_matches_loop_reference(case):
     assert [int(v) for v in got_b.reshape(-1)] == [int(v) for v in want_b.reshape(-1)]
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+def test_dot_general_batch_of_one_broadcast_matrix(dtype):
+    """A batched product whose rhs is one matrix broadcast over the batch (a stride-0
+    view, as broadcast_in_dim makes it; torch_xla's bmm against a weight): the loop
+    reference, on small integers (exact in every dtype), with lhs a transposed view."""
+    rng = np.random.default_rng(3)
+    x = rng.integers(-4, 5, (3, 5, 6)).astype(dtype)  # lhs is x transposed to (5, 3, 6)
+    w = rng.integers(-4, 5, (6, 4)).astype(dtype)
+    lhs = x.transpose(1, 0, 2)
+    rhs = np.broadcast_to(w, (5, 6, 4))
+    want = ref_dot_general(lhs, np.ascontiguousarray(rhs), [0], [0], [2], [1])
+    et = {np.float32: F32, np.float64: F64, np.int32: I32}[dtype]
+    got = dg(lhs, rhs, T((5, 3, 4), et), (0,), (0,), (2,), (1,))
+    assert got.dtype == dtype and got.shape == (5, 3, 4)
+    np.testing.assert_array_equal(got, want.astype(dtype))
+    # contracting dimension first in the broadcast rhs (its transpose is read)
+    rhs_t = np.broadcast_to(w.T, (5, 4, 6))
+    got_t = dg(lhs, rhs_t, T((5, 3, 4), et), (0,), (0,), (2,), (2,))
+    np.testing.assert_array_equal(got_t, want.astype(dtype))
+
+
 def test_dot_general_contracting_dimensions_out_of_order():
     """lhs contracting [2, 1] with rhs [0, 1]: lhs dim 2 pairs with rhs dim 0 and lhs
     dim 1 with rhs dim 1 (not sorted first: that would pair 1 with 0)."""
