@@ -238,6 +238,14 @@ def blas_controls() -> list[tuple[Any, Any]]:
     return _BLAS_CONTROLS
 
 
+def forget_blas_controls() -> None:
+    """A BLAS library was loaded after the controls were found (scipy.linalg.blas's,
+    engine/kernels/conv_shifted.py): find them again on next use."""
+    global _BLAS_CONTROLS
+    with _BLAS_LOCK:
+        _BLAS_CONTROLS = None
+
+
 @contextmanager
 def one_blas_thread() -> Iterator[None]:
     """BLAS on the calling thread only, restored after (the first of concurrent callers

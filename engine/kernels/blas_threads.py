@@ -14,69 +14,29 @@ per core (the process's own BLAS threads count in it, hence above 1).  OpenBLAS 
 contraction, so every result element is the same sum in the same order whatever the
 thread count: results are bit-identical either way.
 
-Only OpenBLAS builds are controlled (NumPy's and SciPy's wheels bundle one each; a
-system OpenBLAS by its upstream names); with another BLAS the context does nothing.
+The thread counts are set through engine/parallel.py's ``one_blas_thread`` (the one
+control of OpenBLAS's threads, which dot_general's learned choice uses too): only
+OpenBLAS builds are controlled (NumPy's and SciPy's wheels bundle one each; a system
+OpenBLAS by its upstream names); with another BLAS the context does nothing.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import threading
 from collections.abc import Iterator
-from typing import Any
+
+from ..parallel import forget_blas_controls, one_blas_thread
 
 BUSY_LOAD_PER_CORE = 1.5
 """1-minute load average per core above which convolutions' gemms run on one BLAS
 thread (above 1: a process keeping BLAS busy on every core of a quiet machine makes a
 load of about one per core by itself)."""
 
-# (get, set) function names: upstream OpenBLAS, the SciPy wheels' LP64 scipy-openblas,
-# NumPy's wheels' ILP64 scipy-openblas64
-_NAMES = (
-    ("openblas_get_num_threads", "openblas_set_num_threads"),
-    ("scipy_openblas_get_num_threads", "scipy_openblas_set_num_threads"),
-    ("scipy_openblas_get_num_threads64_", "scipy_openblas_set_num_threads64_"),
-)
-
-_LOCK = threading.Lock()
-_inside = 0  # callers inside the context with the count lowered
-_saved: list[tuple[int, Any]] = []  # (thread count before, its set function)
-_controls: list[tuple[Any, Any]] | None = None
-
-
-def _find_controls() -> list[tuple[Any, Any]]:
-    """(get, set) of every OpenBLAS library the process has loaded (/proc/self/maps;
-    none where it is absent)."""
-    import ctypes  # noqa: PLC0415 (first busy convolution only)
-
-    found = []
-    try:
-        with open("/proc/self/maps") as f:
-            paths = sorted({ln.split()[-1] for ln in f if "openblas" in ln.rsplit("/", 1)[-1]})
-    except OSError:
-        return []
-    for path in paths:
-        try:
-            lib = ctypes.CDLL(path)  # already loaded: the same library
-        except OSError:
-            continue
-        for get, set_ in _NAMES:
-            g, s = getattr(lib, get, None), getattr(lib, set_, None)
-            if g is not None and s is not None:
-                g.restype = ctypes.c_int
-                s.argtypes = (ctypes.c_int,)
-                s.restype = None
-                found.append((g, s))
-                break
-    return found
-
 
 def library_loaded() -> None:
     """A BLAS library was just loaded (scipy.linalg.blas's): find the controls again."""
-    global _controls
-    with _LOCK:
-        _controls = None
+    forget_blas_controls()
 
 
 def busy() -> bool:
@@ -89,25 +49,10 @@ def busy() -> bool:
 
 @contextlib.contextmanager
 def one_blas_thread_when_busy() -> Iterator[None]:
-    """Run the body's BLAS calls on one thread while ``busy()``; concurrent callers
-    share one save and restore (the first lowers the count, the last restores it)."""
-    global _inside, _controls
+    """Run the body's BLAS calls on one thread while ``busy()`` (``one_blas_thread``:
+    concurrent callers share one save and restore)."""
     if not busy():
         yield
         return
-    with _LOCK:
-        if _inside == 0:
-            if _controls is None:
-                _controls = _find_controls()
-            _saved[:] = [(get(), set_) for get, set_ in _controls]
-            for _, set_ in _saved:
-                set_(1)
-        _inside += 1
-    try:
+    with one_blas_thread():
         yield
-    finally:
-        with _LOCK:
-            _inside -= 1
-            if _inside == 0:
-                for n, set_ in _saved:
-                    set_(n)

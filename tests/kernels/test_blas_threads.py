@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import pytest
 
+from hlorun.engine import parallel
 from hlorun.engine.kernels import blas_threads
 
 
 def _counts() -> list[int]:
-    controls = blas_threads._find_controls()
+    controls = parallel.blas_controls()
     return [get() for get, _ in controls]
 
 
