@@ -42,15 +42,7 @@ def _decl(
     attrs: tuple[AttrDecl, ...] = (),
     regions: tuple[str, ...] = (),
 ) -> OpDecl:
-    return OpDecl(
-        name,
-        f"{source}#{name.partition('.')[2]}",
-        attrs,
-        regions,
-        tuple(operands.split()),
-        tuple(results.split()),
-        fmt,
-    )
+    return OpDecl.of(name, source, fmt, operands, results, attrs, regions)
 
 
 def _build() -> dict[str, OpDecl]:

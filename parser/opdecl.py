@@ -130,6 +130,29 @@ class OpDecl:
     older_properties: tuple[tuple[tuple[str, bool, str], ...], ...] = ()
     properties: tuple[tuple[str, bool, str], ...] | None = None
 
+    @classmethod
+    def of(
+        cls,
+        name: str,
+        source: str,
+        fmt: str,
+        operands: str = "",
+        results: str = "result",
+        attrs: tuple[AttrDecl, ...] = (),
+        regions: tuple[str, ...] = (),
+    ) -> OpDecl:
+        """The declaration of an op another document describes (its section
+        ``source#mnemonic``), operands and results given as space-separated names."""
+        return cls(
+            name,
+            f"{source}#{name.partition('.')[2]}",
+            attrs,
+            regions,
+            tuple(operands.split()),
+            tuple(results.split()),
+            fmt,
+        )
+
     def attr(self, name: str) -> AttrDecl | None:
         for a in self.attrs:
             if a.name == name:

@@ -55,15 +55,7 @@ def _op(
     results: str = "result",
     regions: tuple[str, ...] = (),
 ) -> OpDecl:
-    return OpDecl(
-        name,
-        f"{_TD}#{name.partition('.')[2]}",
-        attrs,
-        regions,
-        tuple(operands.split()),
-        tuple(results.split()),
-        fmt,
-    )
+    return OpDecl.of(name, _TD, fmt, operands, results, attrs, regions)
 
 
 def _collective(name: str, axes: str, kind: str, reduction: bool = False) -> OpDecl:
