@@ -21,9 +21,7 @@ import numpy as np
 from .errors import UNKNOWN_POS, SourcePos
 from .float_literals import scale_literal
 
-# --------------------------------------------------------------------------------------
-# Types
-# --------------------------------------------------------------------------------------
+# ---- Types ---------------------------------------------------------------------------
 
 
 class Type:
@@ -357,9 +355,7 @@ def numpy_dtype(t: Type) -> np.dtype:
     raise TypeError(f"no array dtype for type {t}")
 
 
-# --------------------------------------------------------------------------------------
-# Attributes
-# --------------------------------------------------------------------------------------
+# ---- Attributes ----------------------------------------------------------------------
 
 
 class Attribute:
@@ -666,9 +662,7 @@ class DialectAttr(Attribute):
         return default
 
 
-# --------------------------------------------------------------------------------------
-# Operations, regions, functions, modules
-# --------------------------------------------------------------------------------------
+# ---- Operations, regions, functions, modules -----------------------------------------
 
 
 @dataclass(frozen=True)
@@ -745,6 +739,9 @@ class Operation:
         return self.name.split(".", 1)[0] if "." in self.name else ""
 
 
+VISIBILITIES = ("public", "private", "nested")  # Function.visibility
+
+
 @dataclass(frozen=True)
 class Function:
     """``func.func [visibility] @name(args) -> results attributes {...} { body }``.
@@ -756,7 +753,9 @@ class Function:
     name: str
     type: FunctionType
     body: Region | None
-    visibility: str | None = None  # None (public by default), "public", "private", "nested"
+    # None (public by default) or one of VISIBILITIES, MLIR's SymbolTable's: a func.func of
+    # another stays a generic operation (MLIR's symbol verifier refuses it)
+    visibility: str | None = None
     arg_attrs: tuple[DictionaryAttr | None, ...] = ()
     result_attrs: tuple[DictionaryAttr | None, ...] = ()
     attributes: tuple[tuple[str, Attribute], ...] = ()

@@ -18,6 +18,7 @@ from . import lexer as lx
 from .attr_syntax import AttrParser, _symbol_name
 from .errors import ParseError, SourcePos
 from .ir import (
+    VISIBILITIES,
     ArrayAttr,
     Attribute,
     Block,
@@ -415,7 +416,7 @@ class OpParser(AttrParser):
         return tuple(args), (tuple(locs) if any(x is not None for x in locs) else ())
 
     # ---- functions ---------------------------------------------------------------------
-    def _generic_function(self, op: Operation, start: int) -> Function:
+    def _generic_function(self, op: Operation, start: int) -> Function | Operation:
         """``"func.func"() <{function_type = ..., sym_name = "f"}> ({...}) : () -> ()``."""
         attrs = dict(op.attributes)
         name = attrs.pop("sym_name", None)
@@ -425,6 +426,8 @@ class OpParser(AttrParser):
         ):
             raise self.error("generic func.func needs sym_name and function_type", start)
         vis = attrs.pop("sym_visibility", None)
+        if vis is not None and not (isinstance(vis, StringAttr) and vis.value in VISIBILITIES):
+            return op
         arg_attrs = attrs.pop("arg_attrs", None)
         res_attrs = attrs.pop("res_attrs", None)
 

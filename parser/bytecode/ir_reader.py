@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 from ..ir import (
+    VISIBILITIES,
     ArrayAttr,
     Attribute,
     Block,
@@ -502,6 +503,8 @@ def to_function(op: Operation) -> Function | Operation:
     ):
         return op
     vis = attrs.pop("sym_visibility", None)
+    if vis is not None and not (isinstance(vis, StringAttr) and vis.value in VISIBILITIES):
+        return op
 
     def dicts(a) -> tuple:
         if not isinstance(a, ArrayAttr):
