@@ -29,6 +29,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..memory import reserve
 from .blas_threads import library_loaded, one_blas_thread_when_busy
 
 DIRECT_MIN_FEATURES = 128
@@ -111,6 +112,7 @@ def _phase_buffers(
     out: dict[tuple[int, ...], np.ndarray] = {}
     xl = np.moveaxis(x, 1, -1)  # (N, sp..., C) view
     for ph in phases:
+        reserve((rows + tail, c), dtype, "the padded input")  # before allocating
         flat = np.zeros((rows + tail, c), dtype=dtype)
         view = flat[:rows].reshape((n, *q, c))
         dst: list[slice] = [slice(None)]

@@ -19,6 +19,7 @@ from ...parser.ir import (
 )
 from ...shape_inference.linalg import conv_num_windows
 from ...shape_inference.optable import kernel, register_kernel
+from ..memory import reserve
 from .blas_threads import one_blas_thread_when_busy
 from .conv_shifted import conv_direct, direct_applies
 from .linalg import (
@@ -57,6 +58,7 @@ def _padded_buffer(
             start = lo + j0 * d
             dst.append(slice(start, start + (j1 - j0) * d + 1, d))
     g, nb, cg = xg.shape[:3]
+    reserve((g, nb, *padded_shape, cg), dtype, "the padded input")  # before allocating
     if channels_last:
         buf = np.zeros((g, nb, *padded_shape, cg), dtype=dtype)
         view = np.moveaxis(buf, -1, 2)
@@ -175,6 +177,7 @@ def conv_arrays(
     k_axes = tuple(range(3 + nsp, 3 + 2 * nsp))
     p = int(np.prod(out_sp, dtype=np.int64))
     kk = cg * int(np.prod(ksp, dtype=np.int64))
+    reserve((g, nb * p, kk), xp.dtype, "the im2col patches")
     if channels_last:
         # rows (Nb, P...), columns (K..., Cg): reads the channels-last buffer in order
         cols = win.transpose((0, 1) + p_axes + k_axes + (2,)).reshape(g, nb * p, kk)
