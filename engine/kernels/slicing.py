@@ -67,13 +67,14 @@ def _slice_fast(op: Operation, rt: Type, dt: np.dtype, kwargs: dict[str, Any]) -
 def _window(shape: Sequence[int], sizes: Sequence[int]) -> Callable[[Sequence[Any]], tuple]:
     """``starts -> index``: the index tuple of the window of ``sizes`` at ``starts`` in an
     array of ``shape``, each start clamped to ``[0, dim - size]`` in Python ints (spec
-    dynamic_slice / dynamic_update_slice), the bounds worked out once."""
+    dynamic_slice / dynamic_update_slice: adjusted_start_indices = clamp(0,
+    start_indices, shape(operand) - sizes)), the bounds worked out once."""
     dims = tuple((n - k, k) for n, k in zip(shape, sizes))
 
     def index(starts: Sequence[Any]) -> tuple:
         idx = []
         for i, (hi, k) in zip(starts, dims):
-            s = int(i)
+            s = scalar_index(i)
             s = 0 if s < 0 else hi if s > hi else s
             idx.append(slice(s, s + k))
         return tuple(idx)
@@ -170,17 +171,10 @@ def real_dynamic_slice(
     return out
 
 
-def _clamped_starts(starts: Sequence[Any], operand_shape, sizes) -> list[int]:
-    """spec: adjusted_start_indices = clamp(0, start_indices, shape(operand) - sizes)."""
-    return [min(max(scalar_index(s), 0), n - k) for s, n, k in zip(starts, operand_shape, sizes)]
-
-
 @kernel("stablehlo.dynamic_slice", fast_plan=_dynamic_slice_fast, quantized="storage")
 def dynamic_slice(operand, *start_indices, slice_sizes, **_: Any) -> np.ndarray:
     """spec: dynamic_slice (start indices clamped)."""
-    sizes = int_tuple(slice_sizes)
-    starts = _clamped_starts(start_indices, operand.shape, sizes)
-    return operand[tuple(slice(s, s + k) for s, k in zip(starts, sizes))]
+    return operand[_window(operand.shape, int_tuple(slice_sizes))(start_indices)]
 
 
 def dynamic_update_slice(
@@ -189,9 +183,8 @@ def dynamic_update_slice(
     """spec: dynamic_update_slice (start indices clamped).  When the interpreter hands
     over the dying operand's own buffer as ``out``, the update is written in place (a
     loop filling a buffer slice by slice then costs O(slice) per step, not O(buffer))."""
-    starts = _clamped_starts(start_indices, operand.shape, update.shape)
     result = out if out is not None and out is operand else operand.copy()
-    result[tuple(slice(s, s + k) for s, k in zip(starts, update.shape))] = update
+    result[_window(operand.shape, update.shape)(start_indices)] = update
     return result
 
 
