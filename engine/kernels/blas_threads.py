@@ -10,9 +10,10 @@ interleaved runs: 333 ms wall / 154 ms CPU with two BLAS threads, 207 / 87 ms wi
 libgomp sizes its teams by the load average when OMP_DYNAMIC is set,
 ``one_blas_thread_when_busy`` drops the OpenBLAS libraries of the process to one
 thread while the 1-minute load average exceeds ``BUSY_LOAD_PER_CORE`` runnable threads
-per core (the process's own BLAS threads count in it, hence above 1).  OpenBLAS splits a gemm's rows and columns between threads, never its
-contraction, so every result element is the same sum in the same order whatever the
-thread count: results are bit-identical either way.
+per core (the process's own BLAS threads count in it, hence above 1).  OpenBLAS splits
+a gemm's rows and columns between threads, never its contraction, so every result
+element is the same sum in the same order whatever the thread count: results are
+bit-identical either way.
 
 The thread counts are set through engine/parallel.py's ``one_blas_thread`` (the one
 control of OpenBLAS's threads, which dot_general's learned choice uses too): only
@@ -26,17 +27,12 @@ import contextlib
 import os
 from collections.abc import Iterator
 
-from ..parallel import forget_blas_controls, one_blas_thread
+from ..parallel import one_blas_thread
 
 BUSY_LOAD_PER_CORE = 1.5
 """1-minute load average per core above which convolutions' gemms run on one BLAS
 thread (above 1: a process keeping BLAS busy on every core of a quiet machine makes a
 load of about one per core by itself)."""
-
-
-def library_loaded() -> None:
-    """A BLAS library was just loaded (scipy.linalg.blas's): find the controls again."""
-    forget_blas_controls()
 
 
 def busy() -> bool:

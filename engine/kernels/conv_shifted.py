@@ -30,7 +30,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..memory import reserve
-from .blas_threads import library_loaded, one_blas_thread_when_busy
+from ..parallel import forget_blas_controls
+from .blas_threads import one_blas_thread_when_busy
 
 DIRECT_MIN_FEATURES = 128
 """Input features per kernel tap below which one im2col matmul is faster: a gemm with
@@ -56,7 +57,7 @@ def _gemm(dtype: np.dtype):
         from scipy.linalg import blas  # noqa: PLC0415 (scipy is heavy: first use only)
 
         g = _GEMM[dtype.char] = blas.sgemm if dtype == np.float32 else blas.dgemm
-        library_loaded()  # SciPy's own OpenBLAS: its threads follow the same rule
+        forget_blas_controls()  # SciPy's own OpenBLAS: its threads follow the same rule
     return g
 
 

@@ -19,7 +19,7 @@ def _counts() -> list[int]:
 def busy(monkeypatch):
     state = {"busy": True}
     monkeypatch.setattr(blas_threads, "busy", lambda: state["busy"])
-    blas_threads.library_loaded()
+    parallel.forget_blas_controls()
     return state
 
 
