@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import partial
-from time import perf_counter
 from typing import Any
 
 import numpy as np
@@ -113,22 +112,19 @@ def parallel() -> Callable[..., np.ndarray]:
     been faster for this op (``ThreadChoice``: a busy machine); one per planned op."""
     choice = ThreadChoice()
 
+    def split(ufunc: np.ufunc, xs: Sequence[np.ndarray], out: np.ndarray, kw: Any) -> None:
+        flat = [x.reshape(-1) for x in xs]
+        of = out.reshape(-1)
+        cuts = split_points(of.size, workers())
+        run_shared(
+            [
+                partial(ufunc, *[f[lo:hi] for f in flat], out=of[lo:hi], **kw)
+                for lo, hi in zip(cuts, cuts[1:])
+            ]
+        )
+
     def call(ufunc: np.ufunc, xs: Sequence[np.ndarray], out: np.ndarray, **kw: Any) -> np.ndarray:
-        split = choice.pick()
-        t0 = perf_counter()
-        if not split:
-            ufunc(*xs, out=out, **kw)
-        else:
-            flat = [x.reshape(-1) for x in xs]
-            of = out.reshape(-1)
-            cuts = split_points(of.size, workers())
-            run_shared(
-                [
-                    partial(ufunc, *[f[lo:hi] for f in flat], out=of[lo:hi], **kw)
-                    for lo, hi in zip(cuts, cuts[1:])
-                ]
-            )
-        choice.record(split, perf_counter() - t0)
+        choice.run(partial(ufunc, *xs, out=out, **kw), partial(split, ufunc, xs, out, kw))
         return out
 
     return call

@@ -39,7 +39,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from functools import partial
-from time import perf_counter
 from typing import Any
 
 import numpy as np
@@ -277,15 +276,13 @@ def _fused(
             per = max(1, size // rows)  # elements per row
             step, tstep = max(1, step_len // per), max(1, thread_step // per)
             threads = size >= min_threads and rows > 1 and workers() > 1
-            split = threads and choice.pick()
-            t0 = perf_counter()
-            if not split:
+
+            def alone() -> None:
                 bufs = [np.empty((min(step, rows), *cols), dt) for _ in range(nbufs)]
                 blocks(xs, ms, bufs, rows, step)
-            else:  # pieces of about ``thread_step`` elements, at least one per thread,
-                # each with its own buffers, taken by whichever thread is free
-                pieces = max(workers(), -(-rows // tstep))
-                cuts = split_points(rows, pieces, align=1 if cols else 64)
+
+            def split() -> None:  # a piece per thread, each with its own buffers
+                cuts = split_points(rows, workers(), align=1 if cols else 64)
                 run_shared(
                     [
                         partial(
@@ -300,8 +297,11 @@ def _fused(
                         if hi > lo
                     ]
                 )
+
             if threads:  # (one thread or two: the same bits, the faster kept)
-                choice.record(split, perf_counter() - t0)
+                choice.run(alone, split)
+            else:
+                alone()
         except Exception as e:
             reraise(first, e)
         for s, v in full.items():

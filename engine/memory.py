@@ -27,6 +27,7 @@ whose result is checked like any other.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterable
 from contextvars import ContextVar
@@ -139,12 +140,12 @@ def held_nbytes(a: object) -> int:
 def reserve(shape: Iterable[int], dtype: np.dtype | type, what: str = "result") -> None:
     """Check an allocation a kernel is about to make against the per-tensor cap of the
     run in progress; raises ``InterpreterError`` (the step adds the op and location)."""
-    shape = tuple(int(d) for d in shape)
-    nbytes = nbytes_of(shape, dtype)
+    shape = tuple(shape)
+    nbytes = np.dtype(dtype).itemsize * math.prod(map(int, shape))
     cap = _current.get().per_tensor
     if nbytes > cap:
         raise InterpreterError(
-            f"{what} of shape {list(shape)} would take {nbytes} bytes, more than the "
+            f"{what} of shape {list(map(int, shape))} would take {nbytes} bytes, more than the "
             f"per-tensor memory cap of {cap} bytes"
         )
 

@@ -23,6 +23,7 @@ import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from functools import partial
 from time import perf_counter
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -145,28 +146,35 @@ def run_shared(tasks: Sequence[Callable[[], object]]) -> None:
 
 
 class ThreadChoice:
-    """Whether one planned op (a fused run, a split elementwise op) runs faster on the
-    machine's threads or on the calling thread alone, learnt from its own wall times:
-    on a quiet machine two threads take about half the time, but when other processes
-    keep the cores busy a thread may wait a whole time slice for one (holding the GIL or
-    a piece of the op), and one thread is faster (a 10-op fused run of 512K f32, load
-    7 on 2 cores: 1.9 ms on one thread, 4-15 ms on two).  Both ways compute every
-    element with the same ufunc call, so the choice never changes a result.
+    """Whether one planned op (a fused run, a split elementwise op, a matrix product on
+    BLAS's threads) runs faster on the machine's threads or on the calling thread
+    alone, learnt from its own wall times: on a quiet machine two threads take about
+    half the time, but when other processes keep the cores busy a thread may wait a
+    whole time slice for one (holding the GIL or a piece of the op), and one thread is
+    faster (a 10-op fused run of 512K f32, load 7 on 2 cores: 1.9 ms on one thread,
+    4-15 ms on two).  Both ways compute every element with the same calls, so the
+    choice never changes a result.
 
-    ``pick()`` says whether to split; ``record(split, seconds)`` the time it took.  Each
-    way runs twice in turn (the first of each, with its cold caches and sleeping
-    threads, is not counted); then the faster way is kept (its time a running mean,
-    so that a machine getting busy switches at once) and the other retried after
-    ``wait`` calls (its time replaced: the machine may have changed since), ``wait``
-    doubling up to ``max_wait`` while retries confirm the choice, back to
-    ``FIRST_WAIT`` when one changes it."""
+    ``run(alone, split)`` calls one of the two and times it (``pick()`` and
+    ``record(split, seconds)`` are its parts).  Each way runs twice in turn (the first
+    of each, with its cold caches and sleeping threads, is not counted); then the
+    faster way is kept and the other retried after ``wait`` calls, ``wait`` doubling up
+    to ``max_wait`` while retries confirm the choice, back to ``FIRST_WAIT`` when one
+    changes it.  A way's time is the least of its last ``KEEP`` runs, and threads are
+    kept unless one thread is ``MARGIN`` faster: a run slowed by a lost time slice, or
+    a memory-bound run that threads speed up little (the 10-op chain over 1e6 f32:
+    1.36 against 1.52 ms), does not switch ways (on a quiet machine that cost the chain
+    a third of its calls' threads), while a machine getting busy slows every threaded
+    run (2-8x) and switches within ``KEEP`` calls."""
 
     FIRST_WAIT = 4
     MAX_WAIT = 32
-    __slots__ = ("times", "calls", "best", "left", "wait", "max_wait")
+    KEEP = 3
+    MARGIN = 1.1
+    __slots__ = ("recent", "calls", "best", "left", "wait", "max_wait")
 
     def __init__(self, max_wait: int = MAX_WAIT) -> None:
-        self.times = [0.0, 0.0]  # [one thread, split]
+        self.recent: tuple[list[float], list[float]] = ([], [])  # [one thread, split]
         self.calls = 0
         self.best = 1
         self.left = 0
@@ -181,21 +189,40 @@ class ThreadChoice:
     def record(self, split: bool, seconds: float) -> None:
         way = int(split)
         self.calls += 1
-        if self.calls < 4:
-            if self.calls > 2:
-                self.times[way] = seconds
-            return
-        times = self.times
-        if self.calls > 4 and way == self.best and self.left > 0:
-            times[way] = 0.5 * (times[way] + seconds)
+        if self.calls <= 2:
+            return  # each way's cold first run
+        recent = self.recent[way]
+        if self.calls > 4 and way == self.best:
+            recent.append(seconds)
+            if len(recent) > self.KEEP:
+                del recent[0]
             self.left -= 1
-            self.best = 1 if times[1] < times[0] else 0
-            return
-        times[way] = seconds  # the first measure of both ways, or a retry
-        best = 1 if times[1] < times[0] else 0
-        self.wait = self.FIRST_WAIT if best != self.best else min(2 * self.wait, self.max_wait)
+            if self._split_wins() == bool(way):
+                return
+            self.wait = self.FIRST_WAIT  # the machine got busier (or quieter): switch
+        else:  # the first measure of a way, or a retry (the machine may have changed)
+            recent[:] = [seconds]
+            if self.calls < 4:
+                return
+            best = int(self._split_wins())
+            self.wait = self.FIRST_WAIT if best != self.best else min(2 * self.wait, self.max_wait)
+            if best == self.best:
+                self.left = self.wait
+                return
+        self.best = 1 - self.best
         self.left = self.wait
-        self.best = best
+
+    def _split_wins(self) -> bool:
+        one, two = self.recent
+        return min(two) < self.MARGIN * min(one)
+
+    def run(self, alone: Callable[[], T], split: Callable[[], T]) -> T:
+        """``split()`` or ``alone()``, whichever has been faster, timed."""
+        way = self.pick()
+        t0 = perf_counter()
+        y = split() if way else alone()
+        self.record(way, perf_counter() - t0)
+        return y
 
 
 # (get, set) thread-count functions of an OpenBLAS: upstream's names (a system OpenBLAS),
@@ -278,17 +305,14 @@ def blas_threads_chosen(run: Callable[..., T]) -> Callable[..., T]:
     choice = ThreadChoice(max_wait=64)
 
     def chosen(*args: Any) -> T:
-        split = choice.pick()
-        t0 = perf_counter()
-        if split:
-            y = run(*args)
-        else:
-            with one_blas_thread():
-                y = run(*args)
-        choice.record(split, perf_counter() - t0)
-        return y
+        return choice.run(partial(_on_one_blas_thread, run, args), partial(run, *args))
 
     return chosen
+
+
+def _on_one_blas_thread(run: Callable[..., T], args: tuple[Any, ...]) -> T:
+    with one_blas_thread():
+        return run(*args)
 
 
 def split_points(n: int, parts: int, align: int = 64) -> list[int]:

@@ -20,7 +20,7 @@ from ...parser.ir import (
 from ...shape_inference.linalg import conv_num_windows
 from ...shape_inference.optable import kernel, register_kernel
 from ..memory import reserve
-from .blas_threads import one_blas_thread_when_busy
+from . import blas_threads
 from .conv_shifted import conv_direct, direct_applies
 from .linalg import (
     _check_not_quantized,
@@ -75,6 +75,12 @@ def _num_windows(*args: int) -> int:
     n = conv_num_windows(*args)
     assert n is not None  # None only for a dynamic size
     return n
+
+
+def _padded_sizes(x: np.ndarray, padding) -> list[int]:
+    """The spatial sizes of x (N, C, spatial...) padded by ``padding`` (lo, hi pairs)."""
+    pads = padding.tolist() if isinstance(padding, np.ndarray) else padding
+    return [max(int(lo) + int(hi) + n, 0) for n, (lo, hi) in zip(x.shape[2:], pads)]
 
 
 def conv_arrays(
@@ -138,25 +144,26 @@ def conv_arrays(
     flips = tuple(2 + d for d in range(nsp) if d < len(window_reversal) and window_reversal[d])
     if flips:
         w = np.flip(w, axis=flips)
-    padded = [max(int(lo) + int(hi) + x.shape[2 + d], 0) for d, (lo, hi) in enumerate(padding)]
-    if reorder and direct_applies(
-        x,
-        w,
-        padded=padded,
-        out_sp=out_sp,
-        window_strides=window_strides,
-        lhs_dilation=lhs_dilation,
-        groups=g,
-    ):
-        return conv_direct(
+    if reorder:
+        padded = _padded_sizes(x, padding)
+        if direct_applies(
             x,
             w,
-            padding=padding,
             padded=padded,
             out_sp=out_sp,
             window_strides=window_strides,
-            rhs_dilation=rhs_dilation,
-        )
+            lhs_dilation=lhs_dilation,
+            groups=g,
+        ):
+            return conv_direct(
+                x,
+                w,
+                padding=padding,
+                padded=padded,
+                out_sp=out_sp,
+                window_strides=window_strides,
+                rhs_dilation=rhs_dilation,
+            )
     # group split: (G, Nb, Cg, spatial...)
     if feature_group_count > 1:
         xg = x.reshape((n, g, cg) + x.shape[2:]).swapaxes(0, 1)
@@ -190,16 +197,14 @@ def conv_arrays(
             kmat = wg.transpose((0, 1) + w_k + (2,)).reshape(g, og, kk).transpose(0, 2, 1)
         else:
             kmat = wg.transpose((0,) + w_k + (2, 1)).reshape(g, kk, og)
-        with one_blas_thread_when_busy():
-            y = np.matmul(cols, kmat)  # (G, Nb*P, Og)
+        y = blas_threads.matmul(cols, kmat)  # (G, Nb*P, Og)
         y = y.reshape((g, nb) + out_sp + (og,))
         y = y.transpose((1, 0, 2 + nsp) + tuple(range(2, 2 + nsp)))
     else:
         # rows (Cg, K...), columns (Nb, P...): reads the channels-first buffer in order
         cols = win.transpose((0, 2) + k_axes + (1,) + p_axes).reshape(g, kk, nb * p)
         kmat = wg.reshape(g, og, kk)
-        with one_blas_thread_when_busy():
-            y = np.matmul(kmat, cols)  # (G, Og, Nb*P)
+        y = blas_threads.matmul(kmat, cols)  # (G, Og, Nb*P)
         y = y.reshape((g, og, nb) + out_sp)
         y = y.transpose((2, 0, 1) + tuple(range(3, 3 + nsp)))
     return y.reshape(result_shape)

@@ -88,6 +88,25 @@ def test_thread_choice_keeps_the_faster_way_and_retries_the_other_ever_less():
     assert sum(picks[-5 * c.MAX_WAIT :]) <= 5  # one thread, retried every MAX_WAIT calls
 
 
+def test_thread_choice_keeps_threads_through_one_slow_run_and_a_small_loss():
+    """One threaded run slowed by a lost time slice does not switch ways (a way's time
+    is the least of its last KEEP runs), and threads within MARGIN of one thread stay
+    (a memory-bound run gains little from them); a busy machine still switches."""
+    c = ThreadChoice()
+    _drive(c, one=1.0, two=0.6, calls=20)
+    picks = []
+    for k in range(200):
+        split = c.pick()
+        picks.append(split)
+        c.record(split, (5.0 if k % 10 == 0 else 0.6) if split else 1.0)
+    assert sum(not p for p in picks) < 10  # retries only
+    c = ThreadChoice()
+    picks = _drive(c, one=1.0, two=1.05, calls=200)  # threads 5% slower: within MARGIN
+    assert sum(not p for p in picks[4:]) < 10
+    picks = _drive(c, one=1.0, two=1.0 * c.MARGIN + 0.2, calls=10 * c.MAX_WAIT)
+    assert sum(picks[-5 * c.MAX_WAIT :]) <= 5  # clearly slower threads: one thread
+
+
 def test_thread_choice_does_not_count_a_cold_first_call():
     """A first split run slowed by cold caches and sleeping threads does not make one
     thread the choice."""

@@ -47,3 +47,16 @@ def test_overlapping_callers_share_one_save_and_restore(busy):
     assert _counts() == [1] * len(before)  # b is still inside
     b.__exit__(None, None, None)
     assert _counts() == before
+
+
+def test_busy_reads_the_load_average_at_most_once_a_second(monkeypatch):
+    """The kernel updates the load average every 5 s: a convolution does not pay a
+    read of /proc/loadavg per call."""
+    reads = []
+    monkeypatch.setattr(blas_threads, "_LAST", [-1.0, 0.0])
+    monkeypatch.setattr(blas_threads.os, "getloadavg", lambda: reads.append(1) or (99.0, 0, 0))
+    assert blas_threads.busy() and blas_threads.busy()
+    assert len(reads) == 1
+    monkeypatch.setattr(blas_threads, "_LAST", [-1.0, 0.0])  # a second later
+    monkeypatch.setattr(blas_threads.os, "getloadavg", lambda: (0.0, 0, 0))
+    assert not blas_threads.busy()
