@@ -80,6 +80,9 @@ def _has_gspmd_calls(mod: Module) -> bool:
 def is_gspmd_global(mod: Module) -> bool:
     """Does ``mod`` span more than one partition (``gspmd_partitions``) and carry
     GSPMD's sharding calls (a global program, not a per-device one)?"""
+    n = mod.attr("mhlo.num_partitions")
+    if isinstance(n, IntegerAttr) and n.value <= 1:
+        return False  # (without walking the program's ops)
     return _has_gspmd_calls(mod) and gspmd_partitions(mod) > 1
 
 

@@ -205,6 +205,8 @@ def _run_line_args(text: str) -> list[Any] | None:
 def _verifier_file(text: str) -> bool:
     """Whether the file's RUN lines only verify (``stablehlo-opt`` without
     ``--interpret``, as in stablehlo/tests/verifier): its chunks are checked, not run."""
+    if "// RUN:" not in text:
+        return False
     runs = [ln.strip() for ln in text.split("\n") if ln.strip().startswith("// RUN:")]
     return any("stablehlo-opt" in r for r in runs) and not any(
         "interpret" in r or "stablehlo-translate" in r for r in runs

@@ -86,6 +86,8 @@ def _regex(message: str) -> re.Pattern[str]:
 def expected_diagnostics(text: str) -> list[Expected]:
     """The annotations of ``text`` (lines counted from 1, ``\\n`` ends a line)."""
     out: list[Expected] = []
+    if "expected-" not in text:  # (most programs: no line to search)
+        return out
     lines = text.split("\n")
     last_plain = 0  # the last line (0-based) holding no annotation
     pending: list[Expected] = []  # @below annotations waiting for a plain line
