@@ -23,13 +23,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
 from . import dense_text
 from . import lexer as lx
-from .attr_syntax import _symbol_name
 from .attributes import (
     LiteralError,
 )
@@ -49,8 +48,8 @@ from .ir import (
     Type,
     Value,
 )
+from .op_format import FORMATS, parse_default
 from .op_format import PARSE_FORMS as _DECLARED_FORMS
-from .op_format import parse_default
 from .op_syntax import OpParser, _with_location, sort_attrs
 from .source import split_input_file
 from .type_syntax import _simple_tensor  # re-exported: parser/source.py is its home
@@ -64,6 +63,9 @@ V = TypeVar("V")
 # every custom-form parser by op name: the declared formats (opdecl, mixed_ops,
 # op_format; a plug-in dialect's load on first use)
 CUSTOM_FORMS: dict[str, Callable[..., Operation]] = DialectForms(_DECLARED_FORMS, "FORMS")
+# builtin.module's form (the module's record, not an Operation: read through its
+# directive, region_directives.ModuleOp)
+_MODULE_FORM: Any = FORMATS["builtin.module"].elements[0]
 
 
 # Fast path of the generic op form as MLIR prints it, on one line: ``%r = "d.op"(%a, %b)
@@ -210,7 +212,7 @@ class Parser(OpParser):
     def _function_fast(self, start: int) -> Function | None:
         """``func.func [vis] @f(%a: tensor<..>, ...) -> (tensor<..> {attrs}, ...) {``
         (arguments without attributes or locations, no ``attributes`` dictionary) as
-        ``OpParser.parse_function`` builds it; None (cursor unmoved) otherwise."""
+        func.func's declared form (region_directives.FunctionOp) builds it; None (cursor unmoved) otherwise."""
         c = self.c
         text = c.text
         m = _FUNC_HEAD.match(text, start)
@@ -490,7 +492,7 @@ class Parser(OpParser):
             save = c.pos
             w = c.bare_id()
             if w in ("module", "builtin.module"):
-                modules.append(self._module_body(start))
+                modules.append(_MODULE_FORM.parse_module(self, start))
                 continue
             c.pos = save
             items.append(self.parse_operation())
@@ -515,41 +517,6 @@ class Parser(OpParser):
             c.location(0),
         )
 
-    def _module_body(self, start: int):
-        c = self.c
-        where = self.here(start)
-        name = None
-        m = c.match(lx.SYMBOL_RE)
-        if m:
-            name = _symbol_name(m.group(0), c)
-        attrs: tuple = ()
-        if c.accept_keyword("attributes"):
-            attrs = self.parse_attr_dict()
-        c.expect("{", "to open the module body")
-        items = self._module_items(start)
-        return name, attrs, items, self._trailing_location(), where
-
-    def _module_items(self, start: int) -> tuple:
-        """A module body's operations, up to and including its closing ``}``; a nested
-        module (either form) is an error."""
-        c = self.c
-        items: list = []
-        while True:
-            c.skip()
-            if c.pos >= c.n:
-                raise c.error("unterminated module: expected '}'", start)
-            if c.accept("}"):
-                return tuple(items)
-            s = c.pos
-            if c.text.startswith('"builtin.module"', s):
-                raise c.error("nested modules are not supported", s)
-            if c.text.startswith(("module", "builtin.module"), s):
-                w = c.bare_id()
-                if w in ("module", "builtin.module"):
-                    raise c.error("nested modules are not supported", s)
-                c.pos = s
-            items.append(self.parse_operation())
-
     def _generic_module(self, start: int):
         """``"builtin.module"() <{props}>? ({ ^bb0:? ops }) {attrs}? : () -> () loc?``:
         a module in MLIR's generic op form (``--mlir-print-op-generic``).  Its
@@ -569,7 +536,7 @@ class Parser(OpParser):
         if c.text.startswith("^", c.pos):
             c.expect_match(lx.CARET_ID_RE, "a block label")
             c.expect(":", "after the block label")
-        items = self._module_items(start)
+        items = _MODULE_FORM.items(self, start)
         c.expect(")", "to close the module's region")
         attrs: tuple = ()
         c.skip()

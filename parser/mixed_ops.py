@@ -14,6 +14,10 @@ Sources (MLIR's ODS declarations and custom parsers / printers):
 - ``scf.for``: SCF.cpp, ForOp::parse / ForOp::print (custom<ForLoop>), then the
   attribute dictionary; ``scf.yield``: SCFOps.td, `attr-dict ($results^ `:`
   type($results))?`;
+- ``builtin.module``: BuiltinOps.td (custom<ModuleOp>: the module's record);
+- ``func.func``: FuncOps.td (its arguments; the form is C++'s, FuncOps.cpp
+  FuncOp::parse / print: custom<FunctionOp>, which reads and writes the module's
+  ``Function`` record);
 - ``tensor.insert``: TensorOps.td, `$scalar `into` $dest `[` $indices `]` attr-dict `:`
   type($dest)` (custom<InsertTypes>: the other types follow from the destination's).
 """
@@ -66,6 +70,30 @@ def _build() -> dict[str, OpDecl]:
         ),
         _decl(
             "scf.yield", "SCFOps.td", "results*", "attr-dict operands (`:` type(operands)^)?", ""
+        ),
+        _decl(
+            "builtin.module",
+            "BuiltinOps.td",
+            "",
+            "custom<ModuleOp>",
+            "",
+            (AttrDecl("sym_name", "string", None), AttrDecl("sym_visibility", "string", None)),
+            ("bodyRegion",),
+        ),
+        _decl(
+            "func.func",
+            "FuncOps.td",
+            "",
+            "custom<FunctionOp>",
+            "",
+            (
+                AttrDecl("sym_name", "string"),
+                AttrDecl("function_type", "any"),
+                AttrDecl("sym_visibility", "string", None),
+                AttrDecl("arg_attrs", "array", None),
+                AttrDecl("res_attrs", "array", None),
+            ),
+            ("body",),
         ),
         _decl(
             "tensor.insert",

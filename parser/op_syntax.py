@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Mapping
 
 from . import lexer as lx
-from .attr_syntax import AttrParser, _symbol_name
+from .attr_syntax import AttrParser
 from .errors import ParseError, SourcePos
 from .ir import (
     VISIBILITIES,
@@ -29,7 +29,6 @@ from .ir import (
     Operation,
     Region,
     StringAttr,
-    Type,
     TypeAttr,
     Value,
 )
@@ -251,10 +250,6 @@ class OpParser(AttrParser):
                 raise c.error(f"expected an operation, found {c.describe()}")
             name = m.group(0)
             c.pos = m.end()
-            if name == "func.func":
-                if defs:
-                    raise c.error("func.func has no results", start)
-                return self.parse_function(start)
             handler = self.custom_forms.get(name)
             if handler is None:
                 if "." not in name or self.default_form is None:
@@ -457,90 +452,4 @@ class OpParser(AttrParser):
             tuple(attrs.items()),
             None,
             op.pos,
-        )
-
-    def parse_function(self, start: int) -> Function:
-        c = self.c
-        visibility = None
-        save = c.pos
-        w = c.keyword()
-        if w in ("public", "private", "nested"):
-            visibility = w
-        else:
-            c.pos = save
-        m = c.expect_match(lx.SYMBOL_RE, "the function's @name")
-        name = _symbol_name(m.group(0), c)
-        self.value_types = {}
-        c.expect("(", "after the function name")
-        args: list[Value] = []
-        arg_types: list[Type] = []
-        arg_attrs: list = []
-        arg_locs: list = []
-        if not c.accept(")"):
-            while True:
-                c.skip()
-                if c.text.startswith("%", c.pos):
-                    an = c.expect_match(lx.VALUE_DEF_RE, "an argument name").group(0)
-                    c.expect(":", "after argument name")
-                    t = self.parse_type()
-                    args.append(Value(an, t))
-                    self.value_types[an] = t
-                else:
-                    t = self.parse_type()
-                arg_types.append(t)
-                arg_attrs.append(
-                    DictionaryAttr(self.parse_attr_dict()) if c.peek() == "{" else None
-                )
-                arg_locs.append(self.trailing_location())
-                if c.accept(")"):
-                    break
-                c.expect(",", "or ')' in function arguments")
-        if args and len(args) != len(arg_types):
-            raise c.error("either every argument of a function is named or none is", start)
-        res_types: list[Type] = []
-        res_attrs: list = []
-        if c.accept("->"):
-            if c.peek() == "(":  # results with attributes only in the parenthesized form
-                save = c.pos
-                c.expect("(")
-                if not c.accept(")"):
-                    while True:
-                        res_types.append(self.parse_type())
-                        res_attrs.append(
-                            DictionaryAttr(self.parse_attr_dict()) if c.peek() == "{" else None
-                        )
-                        if c.accept(")"):
-                            break
-                        c.expect(",", "or ')' in function results")
-                if c.startswith("->"):
-                    c.pos = save
-                    res_types = [self._function_type()]
-                    res_attrs = [None]
-            else:
-                res_types.append(self.parse_type())
-                res_attrs.append(None)
-        attributes: tuple = ()
-        if c.accept_keyword("attributes"):
-            attributes = self.parse_attr_dict()
-        body = None
-        if c.peek() == "{":
-            if not args and arg_types:
-                raise c.error("a function with a body must name its arguments")
-            locs = tuple(arg_locs) if any(x is not None for x in arg_locs) else ()
-            body = self.parse_region(tuple(args), locs)
-        loc = self.trailing_location()
-        if not any(a is not None for a in arg_attrs):
-            arg_attrs = []
-        if not any(a is not None for a in res_attrs):
-            res_attrs = []
-        return Function(
-            name,
-            FunctionType(tuple(arg_types), tuple(res_types)),
-            body,
-            visibility,
-            tuple(arg_attrs),
-            tuple(res_attrs),
-            attributes,
-            loc,
-            c.location(start),
         )

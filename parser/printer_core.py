@@ -306,22 +306,7 @@ class BasePrinter:
                 out.append(f"!{bare} = {self.type(value)}")
             else:
                 out.append(f"#{bare} = {self.attr(value)}")
-        wrapped = not m.implicit or m.name is not None or m.attributes or m.location
-        if wrapped:
-            head = "module"
-            if m.name is not None:
-                head += " " + _symbol(m.name)
-            if m.attributes:
-                head += " attributes " + self.dict(m.attributes)
-            out.append(head + " {")
-        depth = 1 if wrapped else 0
-        for item in m.body:
-            if isinstance(item, Function):
-                out.append(self.function(item, depth))
-            else:
-                out.append(self.operation(item, depth))
-        if wrapped:
-            out.append("}" + self._loc(m.location))
+        out += self.module_lines(m)
         if m.resources:
             out.append(self._resources(m.resources))
         return "\n".join(out) + "\n"
@@ -342,43 +327,13 @@ class BasePrinter:
         lines += ["  }", "#-}"]
         return "\n".join(lines)
 
+    def module_lines(self, m: Module) -> list[str]:
+        """The module op's lines (printer._Printer's: its declared form)."""
+        raise NotImplementedError
+
     def function(self, f: Function, depth: int) -> str:
-        ind = "  " * depth
-        head = ind + "func.func "
-        if f.visibility is not None:
-            head += f.visibility + " "
-        head += _symbol(f.name)
-        args = []
-        if f.body is None or not f.body.blocks:
-            for i, t in enumerate(f.type.inputs):
-                args.append(self.type(t) + self._opt_dict(f.arg_attrs, i))
-        else:
-            entry = f.body.entry
-            for i, v in enumerate(entry.arguments):
-                args.append(
-                    f"{v.name}: {self.type(v.type)}"
-                    + self._opt_dict(f.arg_attrs, i)
-                    + self._loc(_at(entry.arg_locations, i))
-                )
-        head += "(" + ", ".join(args) + ")"
-        results = f.type.results
-        if results:
-            if (
-                len(results) == 1
-                and _at(f.result_attrs, 0) is None
-                and not isinstance(results[0], FunctionType)
-            ):
-                head += " -> " + self.type(results[0])
-            else:
-                res = [
-                    self.type(t) + self._opt_dict(f.result_attrs, i) for i, t in enumerate(results)
-                ]
-                head += " -> (" + ", ".join(res) + ")"
-        if f.attributes:
-            head += " attributes " + self.dict(f.attributes)
-        if f.body is not None:
-            head += " " + self.region(f.body, depth, entry_args=False)
-        return head + self._loc(f.location)
+        """A function at ``depth`` (printer._Printer's: its declared form)."""
+        raise NotImplementedError
 
     def _opt_dict(self, attrs: Sequence[DictionaryAttr | None], i: int) -> str:
         d = _at(attrs, i)

@@ -4,7 +4,8 @@ results and regions included (``ParseState.values``), as upstream's C++ does.
 
 Sources: StablehloOps.cpp (parseWhileOp / printWhileOp, parseReduceOp /
 printReduceOp), AssemblyFormat.cpp (isReduceEligibleForCompactPrint), ChloOps.td
-(ScanOp's assemblyFormat), SCF.cpp (ForOp::parse / ForOp::print).
+(ScanOp's assemblyFormat), SCF.cpp (ForOp::parse / ForOp::print), FuncOps.cpp and
+FunctionImplementation.cpp (FuncOp::parse / print), BuiltinOps.td (ModuleOp).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import dataclasses
 from collections.abc import Callable
 
 from . import lexer as lx
+from .attr_syntax import _symbol_name
 from .format_directives import _pc
 from .format_elements import (
     GLUE,
@@ -25,8 +27,12 @@ from .format_elements import (
     parse_signature,
 )
 from .ir import (
+    VISIBILITIES,
     Block,
     DenseArrayAttr,
+    DictionaryAttr,
+    Function,
+    FunctionType,
     IndexType,
     IntegerAttr,
     Operation,
@@ -436,9 +442,231 @@ class ForLoop(Element):
         return s + " " + p.region(body, st.depth, entry_args=False)
 
 
+class FunctionOp(Element):
+    """func.func's whole form (FuncOps.cpp FuncOp::parse / print, through MLIR's
+    function_interface_impl parseFunctionOp / printFunctionOp): `[visibility] @name(
+    %a: type {attrs} loc(...), ...) -> (type {attrs}, ...) attributes {...} {body}`;
+    a declaration (no body) lists its argument types unnamed, and one result without
+    attributes is written bare.  What it reads and writes is the module's ``Function``
+    record (``ParseState.whole``), not an Operation; a func.func that is not one (an
+    unknown visibility) keeps the generic form."""
+
+    writes_attributes = True
+    regions = True
+    spells = ("sym_name", "function_type", "sym_visibility", "arg_attrs", "res_attrs")
+
+    def parse(self, st: ParseState) -> None:
+        p = st.p
+        c = p.c
+        start = st.start
+        if st.defs:
+            raise c.error("func.func has no results", start)
+        save = c.pos
+        visibility = c.keyword()
+        if visibility not in VISIBILITIES:
+            visibility = None
+            c.pos = save
+        name = _symbol_name(c.expect_match(lx.SYMBOL_RE, "the function's @name").group(0), c)
+        p.value_types = {}
+        c.expect("(", "after the function name")
+        args: list[Value] = []
+        arg_types: list[Type] = []
+        arg_attrs: list[DictionaryAttr | None] = []
+        arg_locs: list = []
+        if not c.accept(")"):
+            while True:
+                c.skip()
+                if c.text.startswith("%", c.pos):
+                    an = c.expect_match(lx.VALUE_DEF_RE, "an argument name").group(0)
+                    c.expect(":", "after argument name")
+                    t = p.parse_type()
+                    args.append(Value(an, t))
+                    p.value_types[an] = t
+                else:
+                    t = p.parse_type()
+                arg_types.append(t)
+                arg_attrs.append(DictionaryAttr(p.parse_attr_dict()) if c.peek() == "{" else None)
+                arg_locs.append(p.trailing_location())
+                if c.accept(")"):
+                    break
+                c.expect(",", "or ')' in function arguments")
+        if args and len(args) != len(arg_types):
+            raise c.error("either every argument of a function is named or none is", start)
+        res_types, res_attrs = self._results(p)
+        attributes: tuple = ()
+        if c.accept_keyword("attributes"):
+            attributes = p.parse_attr_dict()
+        body = None
+        if c.peek() == "{":
+            if not args and arg_types:
+                raise c.error("a function with a body must name its arguments")
+            locs = tuple(arg_locs) if any(x is not None for x in arg_locs) else ()
+            body = p.parse_region(tuple(args), locs)
+        st.whole = Function(  # type: ignore[assignment]
+            name,
+            FunctionType(tuple(arg_types), tuple(res_types)),
+            body,
+            visibility,
+            tuple(arg_attrs) if any(a is not None for a in arg_attrs) else (),
+            tuple(res_attrs) if any(a is not None for a in res_attrs) else (),
+            attributes,
+            p.trailing_location(),
+            c.location(start),
+        )
+
+    @staticmethod
+    def _results(p) -> tuple[list[Type], list[DictionaryAttr | None]]:
+        """`-> type`, `-> (type {attrs}, ...)` or nothing (a parenthesized function
+        type is one result)."""
+        c = p.c
+        res_types: list[Type] = []
+        res_attrs: list[DictionaryAttr | None] = []
+        if not c.accept("->"):
+            return res_types, res_attrs
+        if c.peek() != "(":
+            return [p.parse_type()], [None]
+        save = c.pos
+        c.expect("(")
+        if not c.accept(")"):
+            while True:
+                res_types.append(p.parse_type())
+                res_attrs.append(DictionaryAttr(p.parse_attr_dict()) if c.peek() == "{" else None)
+                if c.accept(")"):
+                    break
+                c.expect(",", "or ')' in function results")
+        if c.startswith("->"):  # `-> (a) -> b`: the one result is a function type
+            c.pos = save
+            return [p._function_type()], [None]
+        return res_types, res_attrs
+
+    def print(self, st: PrintState) -> str | None:
+        return None  # an Operation named func.func: not a Function, the generic form
+
+    @staticmethod
+    def print_function(p, f: Function, depth: int) -> str:
+        """The function's text at ``depth`` (its indentation included)."""
+        pc = _pc()
+        head = "  " * depth + "func.func "
+        if f.visibility is not None:
+            head += f.visibility + " "
+        head += pc._symbol(f.name)
+        args = []
+        if f.body is None or not f.body.blocks:
+            for i, t in enumerate(f.type.inputs):
+                args.append(p.type(t) + p._opt_dict(f.arg_attrs, i))
+        else:
+            entry = f.body.entry
+            for i, v in enumerate(entry.arguments):
+                args.append(
+                    f"{v.name}: {p.type(v.type)}"
+                    + p._opt_dict(f.arg_attrs, i)
+                    + p._loc(pc._at(entry.arg_locations, i))
+                )
+        head += "(" + ", ".join(args) + ")"
+        results = f.type.results
+        if results:
+            if (
+                len(results) == 1
+                and pc._at(f.result_attrs, 0) is None
+                and not isinstance(results[0], FunctionType)
+            ):
+                head += " -> " + p.type(results[0])
+            else:
+                res = [p.type(t) + p._opt_dict(f.result_attrs, i) for i, t in enumerate(results)]
+                head += " -> (" + ", ".join(res) + ")"
+        if f.attributes:
+            head += " attributes " + p.dict(f.attributes)
+        if f.body is not None:
+            head += " " + p.region(f.body, depth, entry_args=False)
+        return head + p._loc(f.location)
+
+
+class ModuleOp(Element):
+    """builtin.module's form (BuiltinOps.td ModuleOp: `($sym_name^)? attr-dict-with-keyword
+    $bodyRegion`, its region's one block unlabelled): `module @name attributes {...} {
+    ops } loc(...)`.  What it reads and writes is the ``Module`` record's name,
+    attributes, body and location (the file's aliases and resources around it are the
+    file's, grammar.Parser's and BasePrinter.module's); a module nested in an op is
+    refused, as hlorun runs one module per program."""
+
+    writes_attributes = True
+    regions = True
+    spells = ("sym_name", "sym_visibility")
+
+    def parse(self, st: ParseState) -> None:
+        raise st.p.c.error("nested modules are not supported", st.start)
+
+    def print(self, st: PrintState) -> str | None:
+        return None  # an Operation named builtin.module: the generic form
+
+    @staticmethod
+    def parse_module(p, start: int) -> tuple:
+        """After `module`: ``(name, attributes, body items, location, position)``."""
+        c = p.c
+        where = p.here(start)
+        name = None
+        m = c.match(lx.SYMBOL_RE)
+        if m:
+            name = _symbol_name(m.group(0), c)
+        attrs: tuple = ()
+        if c.accept_keyword("attributes"):
+            attrs = p.parse_attr_dict()
+        c.expect("{", "to open the module body")
+        items = ModuleOp.items(p, start)
+        return name, attrs, items, p.trailing_location(), where
+
+    @staticmethod
+    def items(p, start: int) -> tuple:
+        """A module body's operations, up to and including its closing ``}``; a nested
+        module (either form) is an error."""
+        c = p.c
+        items: list = []
+        while True:
+            c.skip()
+            if c.pos >= c.n:
+                raise c.error("unterminated module: expected '}'", start)
+            if c.accept("}"):
+                return tuple(items)
+            s = c.pos
+            if c.text.startswith('"builtin.module"', s):
+                raise c.error("nested modules are not supported", s)
+            if c.text.startswith(("module", "builtin.module"), s):
+                w = c.bare_id()
+                if w in ("module", "builtin.module"):
+                    raise c.error("nested modules are not supported", s)
+                c.pos = s
+            items.append(p.parse_operation())
+
+    @staticmethod
+    def print_module(p, m) -> list[str]:
+        """The module's lines: `module @name attributes {...} {`, its items one level
+        in, `} loc(...)`; the items alone, unindented, for a file that had no wrapper
+        and nothing to keep in one."""
+        out: list[str] = []
+        wrapped = not m.implicit or m.name is not None or m.attributes or m.location
+        if wrapped:
+            head = "module"
+            if m.name is not None:
+                head += " " + _pc()._symbol(m.name)
+            if m.attributes:
+                head += " attributes " + p.dict(m.attributes)
+            out.append(head + " {")
+        depth = 1 if wrapped else 0
+        for item in m.body:
+            if isinstance(item, Function):
+                out.append(p.function(item, depth))
+            else:
+                out.append(p.operation(item, depth))
+        if wrapped:
+            out.append("}" + p._loc(m.location))
+        return out
+
+
 DIRECTIVES: dict[str, Callable[..., Element]] = {
     "While": While,
     "Reduce": Reduce,
     "Scan": Scan,
     "ForLoop": ForLoop,
+    "FunctionOp": FunctionOp,
+    "ModuleOp": ModuleOp,
 }
