@@ -22,13 +22,15 @@ numbering pass runs them with a recording writer to discover nested entries.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, TypeVar
 
 from ..dialects import all_dialects, lookup
 from ..errors import ParseError
 from ..ir import Attribute, Type
 from .encoding import Cursor, Emitter
+
+T = TypeVar("T")
 
 # Bit widths of MLIR's float semantics (llvm/lib/Support/APFloat.cpp semantics tables),
 # by the builtin float type's name.
@@ -262,6 +264,15 @@ class DialectCodec:
     """
 
     name: str = ""
+
+    def read_code(self, r: DialectReader, codes: Mapping[int, T], what: str = "attribute") -> T:
+        """A varint code and its entry in ``codes`` (an encoding table); a code the
+        table lacks is an error at its byte offset."""
+        code = r.read_varint()
+        entry = codes.get(code)
+        if entry is None:
+            raise r.error(f"unknown {self.name} {what} code: {code}")
+        return entry
 
     def read_attribute(self, r: DialectReader) -> Attribute:
         raise r.error(f"dialect '{self.name}' has no custom attribute encodings")

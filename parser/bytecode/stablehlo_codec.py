@@ -402,11 +402,7 @@ class StablehloCodec(DialectCodec):
     name = "stablehlo"
 
     def read_attribute(self, r: DialectReader) -> Attribute:
-        code = r.read_varint()
-        kind = ATTR_CODES.get(code)
-        if kind is None:
-            raise r.error(f"unknown stablehlo attribute code: {code}")
-        return read_stablehlo_attr(r, kind)
+        return read_stablehlo_attr(r, self.read_code(r, ATTR_CODES))
 
     def write_attribute(self, w: DialectWriter, attr: Attribute) -> bool:
         kind = _kind_of(attr)
@@ -466,11 +462,7 @@ class ChloCodec(DialectCodec):
     name = "chlo"
 
     def read_attribute(self, r: DialectReader) -> Attribute:
-        code = r.read_varint()
-        kind = CHLO_ATTR_CODES.get(code)
-        if kind is None:
-            raise r.error(f"unknown chlo attribute code: {code}")
-        return read_enum(r, "chlo", kind)
+        return read_enum(r, "chlo", self.read_code(r, CHLO_ATTR_CODES))
 
     def write_attribute(self, w: DialectWriter, attr: Attribute) -> bool:
         if not (

@@ -250,11 +250,7 @@ class SdyCodec(DialectCodec):
     name = "sdy"
 
     def read_attribute(self, r: DialectReader) -> Attribute:
-        code = r.read_varint()
-        kind = ATTR_CODES.get(code)
-        if kind is None:
-            raise r.error(f"unknown sdy attribute code: {code}")
-        return _READERS[kind](r)
+        return _READERS[self.read_code(r, ATTR_CODES)](r)
 
     def write_attribute(self, w: DialectWriter, attr: Attribute) -> bool:
         code = code_of(attr)

@@ -243,17 +243,11 @@ class VhloCodec(DialectCodec):
     name = "vhlo"
 
     def read_attribute(self, r: DialectReader) -> Attribute:
-        code = r.read_varint()
-        enc = ATTR_CODES.get(code)
-        if enc is None:
-            raise r.error(f"unknown vhlo attribute code: {code}")
+        enc = self.read_code(r, ATTR_CODES)
         return VhloAttr(enc[0], _read_params(r, enc, ATTR_PARAM_COUNT))
 
     def read_type(self, r: DialectReader) -> Type:
-        code = r.read_varint()
-        enc = TYPE_CODES.get(code)
-        if enc is None:
-            raise r.error(f"unknown vhlo type code: {code}")
+        enc = self.read_code(r, TYPE_CODES, "type")
         return VhloType(enc[0], _read_params(r, enc, TYPE_PARAM_COUNT))
 
     def write_attribute(self, w: DialectWriter, attr: Attribute) -> bool:
