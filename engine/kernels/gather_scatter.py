@@ -13,11 +13,13 @@ import numpy as np
 
 from ...parser.errors import InterpreterError
 from ...parser.ir import (
+    Operation,
     TensorType,
     Type,
 )
 from ...shape_inference.optable import OP_TABLE, kernel
-from ..dtypes import dtype_of
+from ..dtypes import dtype_of, static_shape
+from ..plan import plain_dtype
 from ..ufunc import Ufunc
 from ..values import RegionFn
 from .movement import as_i64, int_tuple, runtime_shape
@@ -167,32 +169,46 @@ _NATIVE_INDEX = frozenset(
 )
 
 
-def _row_gather(
-    operand: np.ndarray, start_indices: np.ndarray, slice_sizes: tuple[int, ...], kw: dict[str, Any]
-) -> np.ndarray | None:
+def _row_batch_shape(
+    oshape: tuple[int, ...],
+    ishape: tuple[int, ...],
+    slice_sizes: tuple[int, ...],
+    kw: dict[str, Any],
+) -> tuple[int, ...] | None:
     """The embedding lookup (whole rows of dim 0: collapsed_slice_dims = start_index_map =
-    [0], slice_sizes = [1, dims 1...], offset_dims trailing, no batching dims) as one
-    ``np.take(..., mode="clip")``: with slice size 1 the spec's clamp of the start index
-    to [0, dim(operand, 0) - 1] is exactly NumPy's clip mode.  None when not that case."""
-    rank = operand.ndim
+    [0], slice_sizes = [1, dims 1...], offset_dims trailing, no batching dims): the
+    batch shape its indices take, or None when not that case.  With slice size 1 the
+    spec's clamp of the start index to [0, dim(operand, 0) - 1] is exactly NumPy's clip
+    mode, so the gather is one ``np.take(operand, indices, axis=0, mode="clip")``."""
+    rank = len(oshape)
     ivd = kw["index_vector_dim"]
     if (
         rank == 0
-        or operand.shape[0] == 0
+        or oshape[0] == 0
         or kw["collapsed_slice_dims"] != (0,)
         or kw["start_index_map"] != (0,)
         or kw["operand_batching_dims"]
-        or slice_sizes != (1,) + operand.shape[1:]
+        or slice_sizes != (1,) + oshape[1:]
     ):
         return None
-    if ivd < start_indices.ndim:
-        if start_indices.shape[ivd] != 1:
+    if ivd < len(ishape):
+        if ishape[ivd] != 1:
             return None
-        batch_shape = start_indices.shape[:ivd] + start_indices.shape[ivd + 1 :]
+        batch_shape = ishape[:ivd] + ishape[ivd + 1 :]
     else:
-        batch_shape = start_indices.shape
+        batch_shape = ishape
     nb = len(batch_shape)
     if kw["offset_dims"] != tuple(range(nb, nb + rank - 1)):
+        return None
+    return batch_shape
+
+
+def _row_gather(
+    operand: np.ndarray, start_indices: np.ndarray, slice_sizes: tuple[int, ...], kw: dict[str, Any]
+) -> np.ndarray | None:
+    """``_row_batch_shape``'s case as one ``np.take``; None when not that case."""
+    batch_shape = _row_batch_shape(operand.shape, start_indices.shape, slice_sizes, kw)
+    if batch_shape is None:
         return None
     idx = start_indices.reshape(batch_shape)  # dropping a size-1 axis keeps the order
     if idx.dtype not in _NATIVE_INDEX:
@@ -200,7 +216,26 @@ def _row_gather(
     return np.take(operand, idx, axis=0, mode="clip")
 
 
-@kernel("stablehlo.gather", quantized="storage")
+def _gather_fast(op: Operation, rt: Type, dt: np.dtype, kwargs: dict[str, Any]) -> Any:
+    """A row gather between static shapes with native integer indices (embedding
+    lookups: JAX's ``x[idx]``), recognized once at plan time: the kernel's ``np.take``
+    without decoding the dimension numbers per call."""
+    operand, indices = op.operands
+    ot, it = operand.type, indices.type
+    if not all(isinstance(t, TensorType) and t.is_static for t in (ot, it, rt)):
+        return None
+    if plain_dtype(ot) != dt or plain_dtype(it) not in _NATIVE_INDEX:
+        return None
+    oshape, ishape = static_shape(ot), static_shape(it)
+    sizes = int_tuple(kwargs.get("slice_sizes"))
+    batch_shape = _row_batch_shape(oshape, ishape, sizes, _gather_kwargs(kwargs))
+    if batch_shape is None or static_shape(rt) != batch_shape + oshape[1:]:
+        return None
+    take = np.take
+    return lambda a, i: take(a, i.reshape(batch_shape), axis=0, mode="clip")
+
+
+@kernel("stablehlo.gather", fast_plan=_gather_fast, quantized="storage")
 def gather(operand, start_indices, *, slice_sizes, result_type=None, **attrs: Any):
     """spec: gather (the row lookup takes a one-call fast path, ``_row_gather``)."""
     sizes = int_tuple(slice_sizes)

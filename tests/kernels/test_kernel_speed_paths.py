@@ -15,7 +15,10 @@ import numpy as np
 import pytest
 
 import hlorun.engine.kernels  # noqa: F401  (fills the kernel column)
-from hlorun import shape_inference  # noqa: F401
+from hlorun import (
+    engine,
+    shape_inference,  # noqa: F401
+)
 from hlorun.engine.kernels import gather_scatter
 from hlorun.parser.ir import FloatType, TensorType
 from hlorun.shape_inference.optable import OP_TABLE
@@ -61,6 +64,28 @@ def test_row_gather_equals_general_path_with_clamping(idx_dtype):
     if np.dtype(idx_dtype) == np.uint64:
         clamped[:2] = 6
     np.testing.assert_array_equal(got, table[clamped])
+
+
+@pytest.mark.parametrize("idx_type", ["i32", "ui8", "i64"])
+def test_planned_row_gather_is_a_fast_step_with_the_spec_clamp(idx_type):
+    """A row gather between static types is planned as a fast call (decided once, not
+    per run); its result is the spec's, indices clamped to [0, rows - 1]."""
+    text = f"""func.func @main(%x: tensor<7x5xf32>, %i: tensor<3x4x1x{idx_type}>) -> tensor<3x4x5xf32> {{
+  %r = "stablehlo.gather"(%x, %i) {{dimension_numbers = #stablehlo.gather<offset_dims = [2],
+    collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 2>,
+    slice_sizes = array<i64: 1, 5>}} : (tensor<7x5xf32>, tensor<3x4x1x{idx_type}>) -> tensor<3x4x5xf32>
+  func.return %r : tensor<3x4x5xf32>
+}}"""
+    prog = engine.compile(text)
+    kinds = [st.kind for st in prog.interpreter.plan(prog.function.name).block.steps]
+    assert kinds == ["fast"]
+    rng = np.random.default_rng(2)
+    table = rng.standard_normal((7, 5)).astype(np.float32)
+    dt = {"i32": np.int32, "ui8": np.uint8, "i64": np.int64}[idx_type]
+    lo = 0 if idx_type == "ui8" else -9
+    idx = rng.integers(lo, 12, size=(3, 4, 1)).astype(dt)
+    (got,) = prog(table, idx)
+    np.testing.assert_array_equal(got, table[np.clip(idx[..., 0].astype(np.int64), 0, 6)])
 
 
 def test_row_gather_batch_shapes_and_implicit_index_vector_dim():
