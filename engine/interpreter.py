@@ -426,7 +426,9 @@ class Interpreter(StepCompiler):
         else:
             row: OpDef | None = OP_TABLE.get(op.name)
             if row is None or row.kernel is None:
-                raise UnsupportedError(f"op '{op.name}' is not supported", op.pos, op=op.name)
+                raise UnsupportedError(
+                    "is not supported (hlorun has no kernel for it)", op.pos, op=op.name
+                )
             kwargs = decode_op_attributes(op, row)
             quantized = touches_quantized(op)
             if row.regions:

@@ -26,6 +26,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from .ir import (
+    VISIBILITIES,
+    ArrayAttr,
+    DictionaryAttr,
+    Function,
+    FunctionType,
+    Operation,
+    StringAttr,
+    TypeAttr,
+)
 from .opdecl import AttrDecl, OpDecl
 
 # ArithOps.td's binary ops of `$lhs, $rhs attr-dict : type($result)` (operands and
@@ -106,3 +116,52 @@ def _build() -> dict[str, OpDecl]:
 
 
 MIXED_OP_DECLS: Mapping[str, OpDecl] = _build()
+
+
+def function_of(op: Operation) -> Function | Operation:
+    """A ``func.func`` in the generic form (text or bytecode) as the module's ``Function``
+    record, or the operation itself, kept generic (printed and read back as it is, for
+    the verifier to refuse), when it is not a function: no ``sym_name`` string or
+    ``function_type``, operands or results, not one region, a visibility MLIR's
+    SymbolTable does not know, ``arg_attrs`` / ``res_attrs`` not arrays of
+    dictionaries."""
+    attrs = dict(op.attributes)
+    name = attrs.pop("sym_name", None)
+    ftype = attrs.pop("function_type", None)
+    vis = attrs.pop("sym_visibility", None)
+    arg_attrs = _dicts(attrs.pop("arg_attrs", None))
+    res_attrs = _dicts(attrs.pop("res_attrs", None))
+    if not (
+        isinstance(name, StringAttr)
+        and isinstance(ftype, TypeAttr)
+        and isinstance(ftype.type, FunctionType)
+        and len(op.regions) == 1
+        and not op.operands
+        and not op.results
+        and (vis is None or (isinstance(vis, StringAttr) and vis.value in VISIBILITIES))
+        and arg_attrs is not None
+        and res_attrs is not None
+    ):
+        return op
+    return Function(
+        name.value,
+        ftype.type,
+        op.regions[0] if op.regions[0].blocks else None,
+        vis.value if isinstance(vis, StringAttr) else None,
+        arg_attrs,
+        res_attrs,
+        tuple(attrs.items()),
+        op.location,
+        op.pos,
+    )
+
+
+def _dicts(a: object) -> tuple[DictionaryAttr | None, ...] | None:
+    """arg_attrs / res_attrs: one dictionary or None (empty) each, () when all are empty
+    or the attribute is absent; None when it is not an array of dictionaries."""
+    if a is None:
+        return ()
+    if not isinstance(a, ArrayAttr) or not all(isinstance(d, DictionaryAttr) for d in a.elements):
+        return None
+    out = tuple(d if isinstance(d, DictionaryAttr) and d.entries else None for d in a.elements)
+    return out if any(d is not None for d in out) else ()

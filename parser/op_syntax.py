@@ -18,20 +18,16 @@ from . import lexer as lx
 from .attr_syntax import AttrParser
 from .errors import ParseError, SourcePos
 from .ir import (
-    VISIBILITIES,
-    ArrayAttr,
     Attribute,
     Block,
-    DictionaryAttr,
     Function,
     FunctionType,
     LocationAttr,
     Operation,
     Region,
-    StringAttr,
-    TypeAttr,
     Value,
 )
+from .mixed_ops import function_of
 from .opdecl import OP_DECLS, SAME_TYPE_FORMAT
 from .type_syntax import _simple_tensor
 
@@ -243,7 +239,7 @@ class OpParser(AttrParser):
             name = c.string() or ""  # the cursor is at '"': a string (or a ParseError)
             op = self.generic_body(name, defs, start)
             if name == "func.func":
-                op = self._generic_function(op, start)
+                op = function_of(op)
         else:
             m = _OP_NAME.match(text, pos)
             if m is None:
@@ -409,47 +405,3 @@ class OpParser(AttrParser):
                     break
                 c.expect(",", f"or ')' in {where}")
         return tuple(args), (tuple(locs) if any(x is not None for x in locs) else ())
-
-    # ---- functions ---------------------------------------------------------------------
-    def _generic_function(self, op: Operation, start: int) -> Function | Operation:
-        """``"func.func"() <{function_type = ..., sym_name = "f"}> ({...}) : () -> ()``."""
-        attrs = dict(op.attributes)
-        name = attrs.pop("sym_name", None)
-        ftype = attrs.pop("function_type", None)
-        if not isinstance(name, StringAttr) or not (
-            isinstance(ftype, TypeAttr) and isinstance(ftype.type, FunctionType)
-        ):
-            raise self.error("generic func.func needs sym_name and function_type", start)
-        vis = attrs.pop("sym_visibility", None)
-        if vis is not None and not (isinstance(vis, StringAttr) and vis.value in VISIBILITIES):
-            return op
-        arg_attrs = attrs.pop("arg_attrs", None)
-        res_attrs = attrs.pop("res_attrs", None)
-
-        def dicts(a) -> tuple:
-            if a is None:
-                return ()
-            if not isinstance(a, ArrayAttr) or not all(
-                isinstance(d, DictionaryAttr) for d in a.elements
-            ):
-                raise self.error("arg_attrs / res_attrs must be arrays of dictionaries", start)
-            return tuple(
-                d if isinstance(d, DictionaryAttr) and d.entries else None for d in a.elements
-            )
-
-        if op.results or op.operands or len(op.regions) != 1:
-            raise self.error("func.func has one region and no operands or results", start)
-        body = op.regions[0] if op.regions[0].blocks else None
-        args = tuple(dicts(arg_attrs))
-        ress = tuple(dicts(res_attrs))
-        return Function(
-            name.value,
-            ftype.type,
-            body,
-            vis.value if isinstance(vis, StringAttr) else None,
-            args if any(a is not None for a in args) else (),
-            ress if any(a is not None for a in ress) else (),
-            tuple(attrs.items()),
-            None,
-            op.pos,
-        )

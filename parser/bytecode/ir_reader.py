@@ -8,22 +8,18 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 from ..ir import (
-    VISIBILITIES,
-    ArrayAttr,
     Attribute,
     Block,
     DictionaryAttr,
-    Function,
-    FunctionType,
     LocationAttr,
     Module,
     Operation,
     Region,
     StringAttr,
     Type,
-    TypeAttr,
     Value,
 )
+from ..mixed_ops import function_of
 from .dialect_api import DialectReader
 from .encoding import (
     OP_HAS_ATTRS,
@@ -488,45 +484,6 @@ class _Builder:
         return Region(tuple(out))
 
 
-def to_function(op: Operation) -> Function | Operation:
-    """A ``func.func`` operation as an ir.Function (as the text parser builds it)."""
-    attrs = dict(op.attributes)
-    name = attrs.pop("sym_name", None)
-    ftype = attrs.pop("function_type", None)
-    if not (
-        isinstance(name, StringAttr)
-        and isinstance(ftype, TypeAttr)
-        and isinstance(ftype.type, FunctionType)
-        and len(op.regions) == 1
-        and not op.operands
-        and not op.results
-    ):
-        return op
-    vis = attrs.pop("sym_visibility", None)
-    if vis is not None and not (isinstance(vis, StringAttr) and vis.value in VISIBILITIES):
-        return op
-
-    def dicts(a) -> tuple:
-        if not isinstance(a, ArrayAttr):
-            return ()
-        out = tuple(d if isinstance(d, DictionaryAttr) and d.entries else None for d in a.elements)
-        return out if any(x is not None for x in out) else ()
-
-    arg_attrs = dicts(attrs.pop("arg_attrs", None))
-    res_attrs = dicts(attrs.pop("res_attrs", None))
-    body = op.regions[0] if op.regions[0].blocks else None
-    return Function(
-        name.value,
-        ftype.type,
-        body,
-        vis.value if isinstance(vis, StringAttr) else None,
-        arg_attrs,
-        res_attrs,
-        tuple(attrs.items()),
-        op.location,
-    )
-
-
 def resource_texts(res) -> tuple[tuple[str, str, str], ...]:
     """Dialect resources as the text form keeps them: a blob is ``"0x"`` + hex of its
     alignment (uint32 LE) and data, as MLIR prints ``dialect_resources``."""
@@ -553,7 +510,7 @@ def to_module(root: Operation, resources: tuple = ()) -> Module:
     name = attrs.pop("sym_name", None)
     blocks = root.regions[0].blocks
     ops = blocks[0].operations if blocks else ()
-    body = tuple(to_function(o) if o.name == "func.func" else o for o in ops)
+    body = tuple(function_of(o) if o.name == "func.func" else o for o in ops)
     return Module(
         body,
         name.value if isinstance(name, StringAttr) else None,
