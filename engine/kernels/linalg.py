@@ -300,12 +300,13 @@ def _dot_general_fast(
     return blas_threads_chosen(run)
 
 
-BLAS_CHOICE_MIN_FLOPS = 1 << 24
-"""From this many floating-point operations (~170 us on one core), a planned
+BLAS_CHOICE_MIN_FLOPS = 1 << 26
+"""From this many floating-point operations (~0.6 ms on one core), a planned
 dot_general learns whether BLAS's threads pay (``parallel.blas_threads_chosen``: on a
-busy machine they do not; the same bits either way).  Smaller products (a scan body's
-per-step matmuls) keep BLAS's own choice: the few microseconds the choice costs per
-call showed there (LSTM scan, 128 matmuls of 4-8M flops per run: +5%)."""
+busy machine they do not; the same bits either way).  Smaller products keep BLAS's
+own choice: what the choice costs per call (its timing, and a one-thread retry every
+64 calls) showed there (an LSTM scan's 128 matmuls of 4-8M flops per run: +5%; a
+256x256 f32 matmul, 34M flops, at load < 1: 170 against 161 us)."""
 
 
 def dot_general(
