@@ -27,7 +27,6 @@ whose result is checked like any other.
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Iterable
 from contextvars import ContextVar
@@ -141,7 +140,7 @@ def reserve(shape: Iterable[int], dtype: np.dtype | type, what: str = "result") 
     """Check an allocation a kernel is about to make against the per-tensor cap of the
     run in progress; raises ``InterpreterError`` (the step adds the op and location)."""
     shape = tuple(shape)
-    nbytes = np.dtype(dtype).itemsize * math.prod(map(int, shape))
+    nbytes = nbytes_of(shape, dtype)
     cap = _current.get().per_tensor
     if nbytes > cap:
         raise InterpreterError(

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import numpy as np
 
@@ -48,7 +48,7 @@ from .ir import (
     Type,
     Value,
 )
-from .op_format import FORMATS, parse_default
+from .op_format import MODULE_FORM, parse_default
 from .op_format import PARSE_FORMS as _DECLARED_FORMS
 from .op_syntax import OpParser, _with_location, sort_attrs
 from .source import split_input_file
@@ -63,9 +63,6 @@ V = TypeVar("V")
 # every custom-form parser by op name: the declared formats (opdecl, mixed_ops,
 # op_format; a plug-in dialect's load on first use)
 CUSTOM_FORMS: dict[str, Callable[..., Operation]] = DialectForms(_DECLARED_FORMS, "FORMS")
-# builtin.module's form (the module's record, not an Operation: read through its
-# directive, region_directives.ModuleOp)
-_MODULE_FORM: Any = FORMATS["builtin.module"].elements[0]
 
 
 # Fast path of the generic op form as MLIR prints it, on one line: ``%r = "d.op"(%a, %b)
@@ -492,7 +489,7 @@ class Parser(OpParser):
             save = c.pos
             w = c.bare_id()
             if w in ("module", "builtin.module"):
-                modules.append(_MODULE_FORM.parse_module(self, start))
+                modules.append(MODULE_FORM.parse_module(self, start))
                 continue
             c.pos = save
             items.append(self.parse_operation())
@@ -536,7 +533,7 @@ class Parser(OpParser):
         if c.text.startswith("^", c.pos):
             c.expect_match(lx.CARET_ID_RE, "a block label")
             c.expect(":", "after the block label")
-        items = _MODULE_FORM.items(self, start)
+        items = MODULE_FORM.items(self, start)
         c.expect(")", "to close the module's region")
         attrs: tuple = ()
         c.skip()

@@ -45,7 +45,7 @@ import functools
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from .format_codegen import compile_printer
 from .format_directives import DIRECTIVES as _ATTRIBUTE_DIRECTIVES
@@ -69,6 +69,7 @@ from .mixed_ops import MIXED_OP_DECLS
 from .op_syntax import OpParser, sort_attrs
 from .opdecl import OP_DECLS, AttrDecl, OpDecl
 from .region_directives import DIRECTIVES as _REGION_DIRECTIVES
+from .region_directives import FunctionOp, ModuleOp
 
 if TYPE_CHECKING:  # the printer loads only to print (startup)
     from .printer_core import BasePrinter
@@ -245,6 +246,12 @@ def _formats() -> dict[str, OpFormat]:
 
 
 FORMATS: Mapping[str, OpFormat] = _formats()
+
+# func.func's and builtin.module's forms: directives that read and write the module's
+# ``Function`` and ``Module`` records, not Operations (grammar.py reads, printer.py
+# writes through them)
+FUNCTION_FORM = cast(FunctionOp, FORMATS["func.func"].elements[0])
+MODULE_FORM = cast(ModuleOp, FORMATS["builtin.module"].elements[0])
 
 
 def _parse_forms() -> dict[str, Callable[..., Operation]]:

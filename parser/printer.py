@@ -21,7 +21,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from .dialects import DialectForms
 from .ir import (
@@ -44,7 +43,7 @@ from .ir import (
 from .number_text import _format_floats as _format_floats
 from .number_text import _hex_blob as _hex_blob
 from .number_text import format_float as format_float
-from .op_format import FORMATS, print_forms
+from .op_format import FUNCTION_FORM, MODULE_FORM, print_forms
 from .opdecl import OP_DECLS
 from .printer_core import BasePrinter
 from .printer_core import _result_list as _result_list
@@ -62,10 +61,6 @@ __all__ = [
 # every pretty printer by op name: the declared formats (opdecl, mixed_ops, op_format;
 # a plug-in dialect's load on first use)
 _PRETTY: dict[str, Callable[..., str | None]] = DialectForms(print_forms(), "PRINT_FORMS")
-# func.func's and builtin.module's forms (the ``Function`` and ``Module`` records, not
-# Operations: printed through their directives, region_directives.FunctionOp / ModuleOp)
-_FUNCTION_FORM: Any = FORMATS["func.func"].elements[0]
-_MODULE_FORM: Any = FORMATS["builtin.module"].elements[0]
 
 
 class _Printer(BasePrinter):
@@ -74,10 +69,10 @@ class _Printer(BasePrinter):
     custom_forms = _PRETTY
 
     def module_lines(self, m: Module) -> list[str]:
-        return _MODULE_FORM.print_module(self, m)
+        return MODULE_FORM.print_module(self, m)
 
     def function(self, f: Function, depth: int) -> str:
-        return _FUNCTION_FORM.print_function(self, f, depth)
+        return FUNCTION_FORM.print_function(self, f, depth)
 
 
 class CanonicalPrinter(_Printer):
