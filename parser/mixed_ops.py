@@ -33,6 +33,7 @@ from .ir import (
     Function,
     FunctionType,
     Operation,
+    Region,
     StringAttr,
     TypeAttr,
 )
@@ -153,6 +154,33 @@ def function_of(op: Operation) -> Function | Operation:
         tuple(attrs.items()),
         op.location,
         op.pos,
+    )
+
+
+_FUNCTION_PROPERTIES = ("arg_attrs", "function_type", "res_attrs", "sym_name", "sym_visibility")
+
+
+def function_op(f: Function) -> Operation:
+    """``func.func`` as a generic operation, the inverse of ``function_of``, for the
+    generic printer and the bytecode writer: the properties FuncOps.td declares
+    (sym_name, function_type, sym_visibility, and arg_attrs / res_attrs only when some
+    dictionary is not empty, as function_interface_impl sets them), then the
+    discardable attributes; sorted by name, as a DictionaryAttr keeps them."""
+    attrs = dict(f.attributes)
+    attrs["sym_name"] = StringAttr(f.name)
+    attrs["function_type"] = TypeAttr(f.type)
+    if f.visibility is not None:
+        attrs["sym_visibility"] = StringAttr(f.visibility)
+    for key, dicts in (("arg_attrs", f.arg_attrs), ("res_attrs", f.result_attrs)):
+        if any(d is not None and d.entries for d in dicts):
+            attrs[key] = ArrayAttr(tuple(d or DictionaryAttr(()) for d in dicts))
+    body = f.body if f.body is not None else Region(())
+    return Operation(
+        "func.func",
+        attributes=tuple(sorted(attrs.items())),
+        regions=(body,),
+        property_names=frozenset(k for k in _FUNCTION_PROPERTIES if k in attrs),
+        location=f.location,
     )
 
 

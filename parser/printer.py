@@ -24,7 +24,6 @@ from collections.abc import Callable, Sequence
 
 from .dialects import DialectForms
 from .ir import (
-    ArrayAttr,
     Attribute,
     DictionaryAttr,
     EnumAttr,
@@ -32,12 +31,11 @@ from .ir import (
     LocationAttr,
     Module,
     Operation,
-    Region,
     StringAttr,
     Type,
-    TypeAttr,
     TypeExtensions,
 )
+from .mixed_ops import function_op
 
 # Re-exported (``import x as x``) for parser/vhlo, whose printer extends this one.
 from .number_text import _format_floats as _format_floats
@@ -167,7 +165,7 @@ class CanonicalPrinter(_Printer):
 
     def function(self, f: Function, depth: int) -> str:
         if self.generic_ops:
-            return self.operation(_function_op(f), depth)
+            return self.operation(function_op(f), depth)
         self._dialects.append("func")
         try:
             return super().function(f, depth)
@@ -190,29 +188,6 @@ class CanonicalPrinter(_Printer):
         finally:
             self._dialects.pop()
         return "  " * depth + _result_list(op.results) + text
-
-
-def _function_op(f: Function) -> Operation:
-    """``func.func`` as the op MLIR's generic form prints (FuncOps.td: the properties
-    sym_name, function_type, sym_visibility, arg_attrs, res_attrs; the other attributes
-    discardable)."""
-    props: list[tuple[str, Attribute]] = [
-        ("function_type", TypeAttr(f.type)),
-        ("sym_name", StringAttr(f.name)),
-    ]
-    if f.visibility is not None:
-        props.append(("sym_visibility", StringAttr(f.visibility)))
-    for key, dicts in (("arg_attrs", f.arg_attrs), ("res_attrs", f.result_attrs)):
-        if any(d is not None and d.entries for d in dicts):
-            empty = DictionaryAttr(())
-            props.append((key, ArrayAttr(tuple(d or empty for d in dicts))))
-    body = f.body if f.body is not None else Region(())
-    return Operation(
-        "func.func",
-        attributes=tuple(props) + tuple(f.attributes),
-        regions=(body,),
-        property_names=frozenset(k for k, _ in props),
-    )
 
 
 def _with_properties(op: Operation) -> Operation:

@@ -12,7 +12,6 @@ from typing import Any
 
 from ..errors import HloError
 from ..ir import (
-    ArrayAttr,
     Block,
     DictionaryAttr,
     Function,
@@ -21,8 +20,8 @@ from ..ir import (
     Operation,
     Region,
     StringAttr,
-    TypeAttr,
 )
+from ..mixed_ops import function_op
 from .dialect_api import DialectWriter, get_codec
 from .encoding import (
     MAGIC,
@@ -106,22 +105,6 @@ def module_op(m: Module) -> Operation:
         (),
         frozenset(),
         m.location,
-    )
-
-
-def function_op(f: Function) -> Operation:
-    attrs = dict(f.attributes)
-    attrs["sym_name"] = StringAttr(f.name)
-    attrs["function_type"] = TypeAttr(f.type)
-    if f.visibility is not None:
-        attrs["sym_visibility"] = StringAttr(f.visibility)
-    if f.arg_attrs:
-        attrs["arg_attrs"] = ArrayAttr(tuple(d or DictionaryAttr(()) for d in f.arg_attrs))
-    if f.result_attrs:
-        attrs["res_attrs"] = ArrayAttr(tuple(d or DictionaryAttr(()) for d in f.result_attrs))
-    region = f.body if f.body is not None else Region(())
-    return Operation(
-        "func.func", (), (), tuple(sorted(attrs.items())), (region,), (), frozenset(), f.location
     )
 
 
