@@ -15,6 +15,12 @@ a gemm's rows and columns between threads, never its contraction, so every resul
 element is the same sum in the same order whatever the thread count: results are
 bit-identical either way.
 
+Every BLAS product of the kernels goes through ``matmul`` here: the convolutions'
+gemms and dot_general's (an LSTM scan's 128 products of 4-8M flops per run, measured
+at load 3 on 2 cores: 28-30 ms a run on one thread, 57-59 ms on two).  A planned
+dot_general of at least ``linalg.BLAS_CHOICE_MIN_FLOPS`` also learns from its own
+times whether BLAS's threads pay (``parallel.blas_threads_chosen``).
+
 The thread counts are set through engine/parallel.py's ``one_blas_thread`` (the one
 control of OpenBLAS's threads, which dot_general's learned choice uses too): only
 OpenBLAS builds are controlled (NumPy's and SciPy's wheels bundle one each; a system

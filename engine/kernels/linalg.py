@@ -54,6 +54,7 @@ from ..dtypes import dtype_of, static_shape
 from ..parallel import blas_controls, blas_threads_chosen, workers
 from ..plan import plain_dtype
 from . import _bits as B
+from .blas_threads import matmul as blas_matmul
 
 # --------------------------------------------------------------------------------------
 # helpers
@@ -224,7 +225,7 @@ def dot_general_plan(
     lmat, rmat = ((m, k), (k, n)) if not lb else ((b, m, k), (b, k, n))
     nb = len(lb)
     first = (0,) * nb
-    matmul = np.matmul
+    matmul = blas_matmul  # (one BLAS thread while the machine is busy: blas_threads.py)
 
     def run(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
         if lperm_ is not None:
@@ -303,9 +304,10 @@ def _dot_general_fast(
 BLAS_CHOICE_MIN_FLOPS = 1 << 26
 """From this many floating-point operations (~0.6 ms on one core), a planned
 dot_general learns whether BLAS's threads pay (``parallel.blas_threads_chosen``: on a
-busy machine they do not; the same bits either way).  Smaller products keep BLAS's
-own choice: what the choice costs per call (its timing, and a one-thread retry every
-64 calls) showed there (an LSTM scan's 128 matmuls of 4-8M flops per run: +5%; a
+busy machine they do not; the same bits either way).  Smaller products, like every
+convolution's gemm, follow the load rule of ``blas_threads.matmul`` alone: what the
+learned choice costs per call (its timing, and a one-thread retry every 64 calls)
+showed there (an LSTM scan's 128 matmuls of 4-8M flops per run: +5%; a
 256x256 f32 matmul, 34M flops, at load < 1: 170 against 161 us)."""
 
 

@@ -1,13 +1,14 @@
-"""engine/kernels/blas_threads.py: convolutions' gemms on one OpenBLAS thread while the
-machine is busy, the count restored after (the results' bits, the same either way, are
+"""engine/kernels/blas_threads.py: every BLAS product (convolutions' gemms,
+dot_general's) on one OpenBLAS thread while the machine is busy, the count restored after (the results' bits, the same either way, are
 tested in test_convolution.py)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from hlorun.engine import parallel
-from hlorun.engine.kernels import blas_threads
+from hlorun.engine.kernels import blas_threads, linalg
 
 
 def _counts() -> list[int]:
@@ -60,3 +61,26 @@ def test_busy_reads_the_load_average_at_most_once_a_second(monkeypatch):
     monkeypatch.setattr(blas_threads, "_LAST", [-1.0, 0.0])  # a second later
     monkeypatch.setattr(blas_threads.os, "getloadavg", lambda: (0.0, 0, 0))
     assert not blas_threads.busy()
+
+
+def test_dot_general_products_follow_the_load_rule(busy, monkeypatch):
+    """A planned dot_general below the learned choice's size calls BLAS on one thread
+    while the machine is busy, on BLAS's threads when it is quiet."""
+    before = _counts()
+    if not before:
+        pytest.skip("no OpenBLAS library loaded (NumPy built with another BLAS)")
+    seen = []
+    real = np.matmul
+
+    def matmul(a, b):
+        seen.append(_counts())
+        return real(a, b)
+
+    monkeypatch.setattr(blas_threads.np, "matmul", matmul)
+    run = linalg.dot_general_plan((8, 4), (4, 3), (), (), (1,), (0,))
+    a, b = np.ones((8, 4), np.float32), np.ones((4, 3), np.float32)
+    assert (run(a, b) == 4).all()
+    busy["busy"] = False
+    run(a, b)
+    assert seen == [[1] * len(before), before]
+    assert _counts() == before
