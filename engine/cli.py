@@ -94,7 +94,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
         try:
             found: list[HloError] = list(collect_errors(src.module(chunk)))
         except HloError as e:
-            found = [e]
+            found = e.diagnostics()
         if args.verify_diagnostics and chunk is not None:
             failed += _verify_diagnostics(chunk.text, found, src.name)
             continue

@@ -231,7 +231,7 @@ def _check_diagnostics(chunk: Any, path: str, expected: list[Expected]) -> tuple
     try:
         found: list[HloError] = list(collect_errors(parse_module(chunk.text, path)))
     except HloError as e:
-        found = [e]
+        found = e.diagnostics()
     except Exception as e:  # a crash is this test's error, never the runner's
         return "error", f"internal error: {type(e).__name__}: {e}"
     bad = [e for e in expected if e.error]

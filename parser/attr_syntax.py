@@ -209,7 +209,7 @@ class AttrParser(TypeParser):
             return TypeAttr(self.parse_type())
         m = lx.KEYWORD_RE.match(text, pos)
         if m is None:
-            raise c.error(f"expected an attribute, found {c.describe()}")
+            raise c.expected("an attribute")
         word = m.group(0)
         after = m.end()
         if word in ("true", "false"):
@@ -287,7 +287,7 @@ class AttrParser(TypeParser):
         if m is None:
             m2 = re.compile(r"[-+]?(?:inf|nan)\b").match(c.text, c.pos)
             if m2 is None:
-                raise c.error(f"expected a number, found {c.describe()}")
+                raise c.expected("a number")
             m = m2
         c.pos = m.end()
         lit = m.group(0)
@@ -503,24 +503,38 @@ class AttrParser(TypeParser):
                 c.expect(",", "or '>'")
         return DialectAttr(dialect, kind, tuple(params))
 
-    def kv_params(self, close: str = ">", allowed: tuple[str, ...] | None = None) -> dict[str, Any]:
+    def kv_params(
+        self,
+        close: str = ">",
+        allowed: tuple[str, ...] | None = None,
+        failure: str | None = None,
+    ) -> dict[str, Any]:
         """``key = value, ...`` up to ``close``; values: ints, int lists, types, attributes.
 
-        As StableHLO's struct-attribute parsers: a key given twice is an error
-        ("duplicated `key` entry"), and so is one not in ``allowed`` (when given)."""
+        As StableHLO's struct-attribute parser (``parseStruct``, StablehloOps.cpp): a key
+        given twice is an error ("duplicated `key` entry"), and so is one not in
+        ``allowed`` (when given); after a value, a ',' or else the ``close`` ("expected
+        '>'"); a trailing ',' is accepted.  ``failure`` ("dot"): the attribute's parser
+        then reports "failed parsing dot dimension numbers attribute" where it stopped."""
+        try:
+            return self._kv_params(close, allowed)
+        except ParseError as e:
+            if failure is not None:
+                message = f"failed parsing {failure} dimension numbers attribute"
+                e.also = (*e.also, self.c.error(message, self.c.skip()))
+            raise
+
+    def _kv_params(self, close: str, allowed: tuple[str, ...] | None) -> dict[str, Any]:
         c = self.c
         out: dict[str, Any] = {}
-        if c.accept(close):
-            return out
-        while True:
+        while not c.accept(close):
             key_pos = c.skip()
             key = c.bare_id()
             if key is None:
-                if out and c.accept(close):  # MLIR accepts a trailing comma here
-                    return out
                 raise c.error(f"expected a parameter name, found {c.describe()}")
             if allowed is not None and key not in allowed:
-                raise c.error("expected one of: " + ", ".join(f"`{k}`" for k in allowed), key_pos)
+                c.pos = key_pos
+                raise c.error("expected one of: " + ", ".join(f"`{k}`" for k in allowed))
             if key in out:
                 raise c.error(f"duplicated `{key}` entry", key_pos)
             c.expect("=", f"after '{key}'")
@@ -532,9 +546,10 @@ class AttrParser(TypeParser):
                 out[key] = self._number_attribute().value
             else:
                 out[key] = self.parse_attribute()
-            if c.accept(close):
-                return out
-            c.expect(",", f"or '{close}'")
+            if not c.accept(","):
+                c.expect(close)
+                break
+        return out
 
     def expect_ints_struct(
         self, cls, start: int, params: dict, int_fields: frozenset[str] | set[str] = frozenset()
@@ -615,17 +630,17 @@ def _field_names(cls) -> tuple[str, ...]:
 
 
 def _gather(p: AttrParser, start: int) -> Attribute:
-    params = p.kv_params(allowed=_field_names(GatherDimensionNumbers))
+    params = p.kv_params(allowed=_field_names(GatherDimensionNumbers), failure="gather")
     return p.expect_ints_struct(GatherDimensionNumbers, start, params, {"index_vector_dim"})
 
 
 def _scatter(p: AttrParser, start: int) -> Attribute:
-    params = p.kv_params(allowed=_field_names(ScatterDimensionNumbers))
+    params = p.kv_params(allowed=_field_names(ScatterDimensionNumbers), failure="scatter")
     return p.expect_ints_struct(ScatterDimensionNumbers, start, params, {"index_vector_dim"})
 
 
 def _dot(p: AttrParser, start: int) -> Attribute:
-    params = p.kv_params(allowed=_field_names(DotDimensionNumbers))
+    params = p.kv_params(allowed=_field_names(DotDimensionNumbers), failure="dot")
     return p.expect_ints_struct(DotDimensionNumbers, start, params)
 
 
@@ -671,7 +686,8 @@ def _type_extensions(p: AttrParser, start: int) -> Attribute:
 def _conv(p: AttrParser, start: int) -> Attribute:
     c = p.c
     if c.accept_keyword("raw"):
-        params = p.kv_params(allowed=_field_names(ConvDimensionNumbers))
+        # (upstream's parser of the raw form says "dot dimension numbers" too)
+        params = p.kv_params(allowed=_field_names(ConvDimensionNumbers), failure="dot")
         try:
             return ConvDimensionNumbers(**params, raw=True)
         except TypeError as e:

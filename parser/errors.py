@@ -45,7 +45,15 @@ class HloError(Exception):
         self.source_line = source_line
         self.origin: str | None = None  # the user's source line (``model.py:12``)
         self.location: object = None  # the failing op's ``loc(...)`` (a LocationAttr)
+        # Errors reported after this one, as MLIR's parser reports one more for each
+        # enclosing construct that gives up ("failed parsing dot dimension numbers
+        # attribute" after the error inside the attribute).
+        self.also: tuple[HloError, ...] = ()
         super().__init__(self.render())
+
+    def diagnostics(self) -> list[HloError]:
+        """This error and those reported after it (``also``), in order."""
+        return [self, *self.also]
 
     def set_origin(self, origin: str, pos: SourcePos | None = None) -> None:
         """Name the user source line the failing op came from (a ``loc(...)`` of an

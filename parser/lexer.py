@@ -111,6 +111,40 @@ class Cursor:
         pos = min(max(pos, 0), self.n)
         return ParseError(message, self.location(pos), source_line=self.source_line(pos))
 
+    def wrong_token_pos(self) -> int:
+        """Where an ``expected X`` error about the next token is reported: MLIR's
+        ``Parser::emitWrongTokenError`` (mlir/lib/AsmParser/Parser.cpp).  A token that
+        starts its line (after blanks) was due at the end of the previous line, so the
+        error stands there: blank lines are backed over, and so is a ``//`` comment
+        ending the previous line (any ``//`` on it counts, as in MLIR); at the end of
+        input the token is the last character; with nothing before the token on any
+        line, the token's own position."""
+        text = self.text
+        pos = self.skip()
+        if pos >= self.n:
+            pos = max(self.n - 1, 0)
+        end = pos
+        while True:
+            while end > 0 and text[end - 1] in " \t":
+                end -= 1
+            if end == 0:
+                return pos
+            if text[end - 1] not in "\n\r":
+                return end
+            end -= 1  # the line break: the error goes at the end of that line
+            line_start = max(text.rfind("\n", 0, end), text.rfind("\r", 0, end)) + 1
+            comment = text.find("//", line_start, end)
+            if comment >= 0:
+                end = comment
+
+    def expected(self, what: str) -> ParseError:
+        """``expected WHAT, found X`` about the next token (punctuation, an SSA value,
+        an operation, a type, an attribute: what MLIR parses with ``parseToken`` or
+        reports with ``emitWrongTokenError``), at ``wrong_token_pos``.  Keywords and
+        names (MLIR's ``parseKeyword``, custom parsers' ``emitError`` at the current
+        location) are reported where the next token starts, with ``error``."""
+        return self.error(f"expected {what}, found {self.describe()}", self.wrong_token_pos())
+
     def describe(self) -> str:
         """What stands at the cursor, for error messages."""
         if self.pos >= self.n:
@@ -153,7 +187,7 @@ class Cursor:
         if self.text.startswith(s, self.pos):
             self.pos += len(s)
             return
-        raise self.error(f"expected '{s}'{' ' + what if what else ''}, found {self.describe()}")
+        raise self.expected(f"'{s}'{' ' + what if what else ''}")
 
     def accept_keyword(self, word: str) -> bool:
         self.skip()
@@ -177,7 +211,7 @@ class Cursor:
     def expect_match(self, pattern: re.Pattern, what: str) -> re.Match:
         m = self.match(pattern)
         if m is None:
-            raise self.error(f"expected {what}, found {self.describe()}")
+            raise self.expected(what)
         return m
 
     def keyword(self) -> str | None:
@@ -209,7 +243,7 @@ class Cursor:
         start = self.pos
         text = self.text
         if not text.startswith(open_, start):
-            raise self.error(f"expected '{open_}', found {self.describe()}")
+            raise self.expected(f"'{open_}'")
         pairs = {"<": ">", "(": ")", "[": "]", "{": "}"}
         stack: list[str] = []
         i = start

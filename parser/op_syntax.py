@@ -99,7 +99,7 @@ class OpParser(AttrParser):
     def value_use(self) -> str:
         m = self.c.match(lx.VALUE_ID_RE)
         if m is None:
-            raise self.c.error(f"expected an SSA value, found {self.c.describe()}")
+            raise self.c.expected("an SSA value")
         return m.group(0)
 
     def value_uses(self, close: str = ")") -> list[str]:
@@ -200,7 +200,7 @@ class OpParser(AttrParser):
         while True:
             m = c.match(_RESULT_NAME)
             if m is None:
-                raise c.error(f"expected a result name, found {c.describe()}")
+                raise c.expected("a result name")
             defs.append((m.group(1), int(m.group(2)) if m.group(2) else None))
             if c.accept("="):
                 return defs
@@ -243,7 +243,7 @@ class OpParser(AttrParser):
         else:
             m = _OP_NAME.match(text, pos)
             if m is None:
-                raise c.error(f"expected an operation, found {c.describe()}")
+                raise c.expected("an operation")
             name = m.group(0)
             c.pos = m.end()
             handler = self.custom_forms.get(name)

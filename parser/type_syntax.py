@@ -241,7 +241,7 @@ class TypeParser:
             return self._function_type()
         m = lx.KEYWORD_RE.match(text, pos)
         if m is None:
-            raise c.error(f"expected a type, found {c.describe()}")
+            raise c.expected("a type")
         word = m.group(0)
         builtin = builtin_type(word)
         if builtin is not None:
@@ -273,7 +273,7 @@ class TypeParser:
                 return OpaqueType(word + c.balanced("<", ">"))
             finally:
                 self.leave()
-        raise c.error(f"unknown type '{word}'", pos)
+        raise c.expected("a type")  # (MLIR: "expected non-function type")
 
     def _tensor_type(self, start: int) -> TensorType:
         c = self.c

@@ -136,3 +136,27 @@ def test_a_verifier_file_is_checked_not_run(tmp_path: Path):
     summary = run_all([str(path)], Options(), 1)
     assert [o.status for o in summary.outcomes] == ["passed", "failed"], summary_text(summary)
     assert "compatible" in summary.outcomes[1].message
+
+
+# A struct attribute with a ',' missing: MLIR's parser reports "expected '>'" at the end
+# of the line before the offending key (Parser::emitWrongTokenError), then StableHLO's
+# attribute parser "failed parsing dot dimension numbers attribute" at the key itself.
+MISSING_COMMA = """module attributes {
+  // expected-error@+3 {{expected '>'}}
+  // expected-error@+3 {{failed parsing dot dimension numbers}}
+  x = #stablehlo.dot<
+      lhs_batching_dimensions = [0]
+      rhs_batching_dimensions = [0]
+  >} {}
+"""
+
+
+def test_every_error_of_a_parse_failure_is_reported(tmp_path: Path, capsys):
+    path = _write(tmp_path, "comma.mlir", MISSING_COMMA)
+    assert main(["verify", "--verify-diagnostics", str(path)]) == 0, capsys.readouterr().err
+    assert main(["verify", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert f"{path}:5:36: error: expected '>'" in err
+    assert f"{path}:6:7: error: failed parsing dot dimension numbers attribute" in err
+    summary = run_all([str(path)], Options(), 1)
+    assert [o.status for o in summary.outcomes] == ["passed"], summary_text(summary)
