@@ -396,8 +396,9 @@ _ROWS: tuple[tuple[Any, ...], ...] = (
      _s("initial_state", _kw("algorithm=rng_algorithm"), "output_state output")),
     # ---- control flow, calls
     ("stablehlo.while", (), ("cond", "body"), _s("operand*", "custom<While>", "results*")),
-    ("stablehlo.if", (), ("true_branch", "false_branch")),
-    ("stablehlo.case", (), ("branches",)),
+    # (no custom form: written generic; ODS results Variadic<...>)
+    ("stablehlo.if", (), ("true_branch", "false_branch"), _s("pred", None, "results*")),
+    ("stablehlo.case", (), ("branches",), _s("index", None, "results*")),
     ("stablehlo.composite", (
         _a("name", "string", ""),
         _a("composite_attributes", "dict", None),

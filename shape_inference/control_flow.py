@@ -16,6 +16,7 @@ from ..parser.ir import (
     Type,
     TypeExtensions,
 )
+from .buffers import buffer_tensor, is_buffer
 from .mhlo import custom_call_shape as mhlo_custom_call_shape
 from .mhlo import mhlo_target_row
 from .optable import ShapeContext, define_op
@@ -307,7 +308,104 @@ def custom_call_shape(
                 "custom_call_backend_config",
                 f"backend_config for api_version {version} must be a string attribute.",
             )
+    _check_buffers(ctx, operand_types, call_target_name, output_operand_aliases)
     return None
+
+
+def _compatible_buffer(a: Type, b: Type) -> bool:
+    """MLIR's verifyCompatibleShape (same rank, equal or dynamic sizes; an unranked side
+    is compatible) and equal element types, of a tensor and a buffer."""
+    x = a if isinstance(a, TensorType) else buffer_tensor(a)
+    y = b if isinstance(b, TensorType) else buffer_tensor(b)
+    if x is None or y is None or x.element_type != y.element_type:
+        return False
+    if x.shape is None or y.shape is None:
+        return True
+    return len(x.shape) == len(y.shape) and all(
+        p is None or q is None or p == q for p, q in zip(x.shape, y.shape)
+    )
+
+
+def _kind(t: Type) -> str | None:
+    """ "tensor" (MLIR's TensorType, ranked or not), "memref" or None."""
+    return "tensor" if isinstance(t, TensorType) else ("memref" if is_buffer(t) else None)
+
+
+def _leaves(t: Type, at: tuple[int, ...] = ()):
+    """(type, tuple indices) of each non-tuple type in ``t`` (hlo::mapOverLeafTypes)."""
+    if isinstance(t, TupleType):
+        for i, x in enumerate(t.types):
+            yield from _leaves(x, (*at, i))
+    else:
+        yield t, at
+
+
+def _indices(indices) -> str:
+    return "[" + ", ".join(str(i) for i in indices) + "]"
+
+
+def _check_buffers(ctx: ShapeContext, operand_types: tuple[Type, ...], target: str, aliases):
+    """The StableHLO dialect's CustomCallOp::verifyKnownCustomCalls: ``CreateBuffer``
+    makes one buffer from nothing; ``Pin`` turns one tensor into a buffer of its shape
+    and element type, ``Unpin`` a buffer into such a tensor; any other target's buffer
+    results are each an output of one output_operand_alias, and a buffer operand part
+    is aliased at most once (the aliases' types were checked by ``_check_aliases``)."""
+    results = ctx.result_types
+
+    def fail(message: str):
+        return ctx.error("custom_call_buffers", f"{target} custom_call {message}")
+
+    if target == "CreateBuffer":
+        if operand_types:
+            raise fail("shouldn't have any inputs")
+        if len(results) != 1:
+            raise fail("should have one result")
+        if not is_buffer(results[0]):
+            raise fail("should have a memref result")
+        return
+    if target in ("Pin", "Unpin"):
+        source, made = ("tensor", "memref") if target == "Pin" else ("memref", "tensor")
+        if len(operand_types) != 1:
+            raise fail("should have one input")
+        if _kind(operand_types[0]) != source:
+            raise fail(f"should have a {source} input")
+        if len(results) != 1:
+            raise fail("should have one output")
+        if _kind(results[0]) != made:
+            raise fail(f"should have a {made} output")
+        if not _compatible_buffer(operand_types[0], results[0]):
+            raise fail("should have compatible input and output types")
+        return
+    outputs: set[tuple[int, ...]] = set()
+    operands: set[tuple[int, tuple[int, ...]]] = set()
+    for alias in aliases or ():
+        part = operand_types[alias.operand_index]
+        for i in alias.operand_tuple_indices:
+            part = part.types[i]
+        if not is_buffer(part):
+            continue
+        out = tuple(alias.output_tuple_indices)
+        if out in outputs:
+            raise ctx.error(
+                "custom_call_buffers",
+                f"buffer output {_indices(out)} is used in output_operand_alias more than once",
+            )
+        outputs.add(out)
+        key = (alias.operand_index, tuple(alias.operand_tuple_indices))
+        if key in operands:
+            raise ctx.error(
+                "custom_call_buffers",
+                f"buffer operand {key[0]}{_indices(key[1])} is used in output_operand_alias "
+                "more than once",
+            )
+        operands.add(key)
+    result = results[0] if len(results) == 1 else TupleType(tuple(results))
+    for t, at in _leaves(result):
+        if is_buffer(t) and at not in outputs:
+            raise ctx.error(
+                "custom_call_buffers",
+                f"buffer output {_indices(at)} is not used in output_operand_alias",
+            )
 
 
 # spec: is_namespaced_op_name
@@ -328,6 +426,7 @@ define_op(
     regions=("cond", "body"),
     multi_result=True,
     traits={"loop"},
+    buffers=True,
 )
 define_op("stablehlo.if", if_shape, regions=("true_branch", "false_branch"), multi_result=True)
 define_op(
@@ -340,12 +439,13 @@ define_op(
     traits={"no_fold"},
     result_labels=("optimization_barrier_c1", "optimization_barrier_c1"),
 )
-define_op("stablehlo.tuple", tuple_shape, result_labels=("tuple_c1", "tuple_c1"))
+define_op("stablehlo.tuple", tuple_shape, result_labels=("tuple_c1", "tuple_c1"), buffers=True)
 define_op(
     "stablehlo.get_tuple_element",
     get_tuple_element_shape,
     attrs={"index": 0},
     result_labels=("get_tuple_element_c2", "get_tuple_element_c2"),
+    buffers=True,
 )
 define_op("stablehlo.after_all", token_shape, traits={"no_fold"})
 define_op("stablehlo.create_token", token_shape, traits={"no_fold"})
@@ -369,6 +469,7 @@ define_op(
     },
     multi_result=True,
     traits={"side_effects"},  # a target may read or write anything
+    buffers=True,
 )
 define_op(
     "stablehlo.composite",

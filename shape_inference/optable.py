@@ -117,6 +117,11 @@ class OpDef:
     # names a function", of "operand types = its inputs", of "result types = its
     # results"); checked by the module verifier (shape_inference/verifier.py).
     callee: tuple[str, str, str, str] | None = None
+    # Its operands and results may be memref buffers (ODS ``HLO_Buffer`` among their
+    # type constraints, stablehlo/dialect/StablehloOps.td): while, tuple,
+    # get_tuple_element, custom_call.  Other StableHLO / CHLO ops reject a memref
+    # before their shape function runs (shape_inference/buffers.py).
+    buffers: bool = False
 
 
 # The traits a row may declare (module docstring).
@@ -254,6 +259,7 @@ def define_op(
     results: int | None = None,
     grid_label: str | None = None,
     callee: tuple[str, str, str, str] | None = None,
+    buffers: bool = False,
 ) -> OpDef:
     """Create (or complete) the static side of a row: attributes, regions, traits,
     shape function."""
@@ -275,6 +281,7 @@ def define_op(
     row.result_labels = tuple(result_labels)
     row.grid_label = grid_label
     row.callee = callee
+    row.buffers = buffers
     return row
 
 

@@ -51,6 +51,7 @@ from ..parser.ir import (
     TupleType,
     Type,
 )
+from .buffers import value_type_violation
 from .decode import decode_op_attributes
 from .optable import OP_TABLE, OpDef, ShapeContext
 from .quantization import quantized_type_violation
@@ -273,7 +274,11 @@ def verify_op(
     constants: dict[str, Any] | None = None,
 ) -> None:
     """Check ``op`` with its row's shape function: the inferred result types must be
-    compatible with the declared ones.  Raises ``VerificationError``."""
+    compatible with the declared ones, after the ODS check that no memref stands where
+    the op takes none (shape_inference/buffers.py).  Raises ``VerificationError``."""
+    bad = value_type_violation(op, row)
+    if bad is not None:
+        raise VerificationError(bad, op.pos, op=op.name, label="value_type")
     inferred = infer_op(op, row, attrs, constants)
     if inferred is None:
         return
