@@ -403,7 +403,17 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """The ``hlorun`` command (``argv``: the arguments; None: ``sys.argv[1:]``, as the
     console script calls it, just before the process exits)."""
-    rc = _main(sys.argv[1:] if argv is None else list(argv))
+    import signal
+
+    _CTRL_C[0] = False
+    watch = _on_main_thread() and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    if watch:
+        signal.signal(signal.SIGINT, _on_sigint)
+    try:
+        rc = _main(sys.argv[1:] if argv is None else list(argv))
+    finally:
+        if watch:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
     if argv is None:
         # The process exits next: freeze the heap so that the interpreter's collections
         # at shutdown skip it (tens of ms for a small program, more than the work of
@@ -412,10 +422,35 @@ def main(argv: list[str] | None = None) -> int:
     return rc
 
 
+def _on_main_thread() -> bool:
+    """Whether this is the main thread (the only one that may set a signal handler)."""
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
+
+
+def _load_numpy() -> None:
+    """Import NumPy and ml_dtypes with SIGINT held back: a Ctrl-C inside their C
+    extensions' initialization makes NumPy print a traceback itself ("ImportError:
+    _multiarray_umath failed to import"); held, it arrives once they are loaded, as a
+    KeyboardInterrupt like any other."""
+    import signal
+
+    if not (_on_main_thread() and hasattr(signal, "pthread_sigmask")):
+        return
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        import ml_dtypes  # noqa: F401
+        import numpy  # noqa: F401
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
 def _main(argv: list[str]) -> int:
     try:
         command = argv[0] if argv and not argv[0].startswith("-") else None
         args = build_parser(command).parse_args(argv)
+        _load_numpy()  # (every sub-command uses it; --version and --help do not)
         return args.func(args)
     except HloError as e:
         print(e.render(), file=sys.stderr)
@@ -432,6 +467,23 @@ def _main(argv: list[str]) -> int:
 
         print(interrupted_message(e), file=sys.stderr)
         return 130
+    except Exception:
+        if not _CTRL_C[0]:
+            raise
+        # an error raised out of a Ctrl-C: one inside an import leaves NumPy half loaded
+        # ("ImportError: numpy._core.umath failed to import", a sub-command loading the
+        # kernels on first use)
+        print("error: interrupted (Ctrl-C)", file=sys.stderr)
+        return 130
+
+
+_CTRL_C = [False]  # a SIGINT arrived during this command
+
+
+def _on_sigint(signum: int, frame: object) -> None:
+    """Python's own SIGINT handler (KeyboardInterrupt), noting that it ran."""
+    _CTRL_C[0] = True
+    raise KeyboardInterrupt
 
 
 if __name__ == "__main__":

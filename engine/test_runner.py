@@ -339,11 +339,21 @@ def _run_in_pool(
                 )
             done(report)
     except KeyboardInterrupt:
-        pool.shutdown(wait=False, cancel_futures=True)
+        # (the pool's manager thread, joined below: once it has stopped, the wake-up
+        # that concurrent.futures' exit handler sends finds its pipe closed and does
+        # nothing; while it is stopping, that wake-up can hit the closing pipe and print
+        # "OSError: Bad file descriptor" at exit, CPython 3.11)
+        manager = getattr(pool, "_executor_manager_thread", None)
+        try:
+            pool.shutdown(wait=False, cancel_futures=True)
+        except OSError:  # the same race, here
+            pass
         for child in multiprocessing.active_children():  # the workers, mid-test
             child.terminate()
         for child in multiprocessing.active_children():
             child.join(timeout=5)
+        if manager is not None:
+            manager.join(timeout=5)
         raise
     pool.shutdown()
 

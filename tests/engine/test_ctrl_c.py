@@ -68,3 +68,29 @@ def test_test_stops_its_workers_at_once(tmp_path: Path, timeout: str):
     assert rc == 130, err
     assert "interrupted (Ctrl-C) after" in err and "Traceback" not in err, err
     assert seconds < 20  # not the per-test timeout (60 s) nor a hang
+
+
+def test_an_error_raised_out_of_a_ctrl_c_exits_130(monkeypatch, capsys):
+    """A Ctrl-C inside an import: NumPy turns the KeyboardInterrupt into an ImportError
+    ("numpy._core.umath failed to import"); the command still exits 130 with its one
+    line, no traceback."""
+    from hlorun.engine import cli
+
+    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        pytest.skip("SIGINT has another handler in this process")
+
+    def interrupted_import(args):
+        try:
+            signal.raise_signal(signal.SIGINT)  # the handler main() installed runs here
+        except KeyboardInterrupt:
+            pass
+        raise ImportError("numpy._core.umath failed to import")
+
+    monkeypatch.setattr(cli, "cmd_verify", interrupted_import)
+    assert cli.main(["verify", "x.mlir"]) == 130
+    assert capsys.readouterr().err == "error: interrupted (Ctrl-C)\n"
+    # a plain error (no Ctrl-C) is not taken for one
+    monkeypatch.setattr(cli, "cmd_verify", lambda args: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        cli.main(["verify", "x.mlir"])
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
