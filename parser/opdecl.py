@@ -475,6 +475,8 @@ _ROWS: tuple[tuple[Any, ...], ...] = (
         _a("mhlo.frontend_attributes", "dict", None),
         _a("error_message", "string", None),
         _a("rng_algorithm", "enum:rng_algorithm", None),
+        # jax's mlir.custom_call result_shapes: the operands holding the result shapes
+        _a("indices_of_shape_operands", "i64_elements", None),
         # XLA's HLO-to-StableHLO legalization: custom_call @mhlo.<op> carries the op's
         # own attributes (shape_inference/mhlo.py)
         _a("mhlo.attributes", "dict", None),

@@ -466,6 +466,7 @@ define_op(
         "mhlo.frontend_attributes": None,
         "error_message": None,
         "rng_algorithm": None,
+        "indices_of_shape_operands": None,
     },
     multi_result=True,
     traits={"side_effects"},  # a target may read or write anything

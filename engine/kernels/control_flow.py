@@ -12,7 +12,12 @@ from ...shape_inference.optable import kernel, register_kernel
 from ..values import TOKEN, RegionFn
 from .check import CUSTOM_CALL_CHECKS
 from .custom_targets import USER_TARGETS as CUSTOM_CALLS  # noqa: F401  (tests pop from it)
-from .custom_targets import builtin_target, register_custom_call, user_target
+from .custom_targets import (
+    builtin_target,
+    register_custom_call,
+    split_shape_operands,
+    user_target,
+)
 from .mhlo import call_op
 
 __all__ = ["register_custom_call"]  # the registry lives in custom_targets.py
@@ -75,7 +80,12 @@ def create_token(*inputs, result_type):
 def custom_call(*operands, call_target_name: str, result_types, context, operand_types, **attrs):
     """spec "custom_call": ``check.*`` targets, then user-registered targets, then the
     mhlo ops of XLA's legalization (``@mhlo.<op>``: engine/kernels/mhlo.py), then the
-    built-in targets of jax.export (engine/kernels/custom_targets.py)."""
+    built-in targets of jax.export (engine/kernels/custom_targets.py).  Shape operands
+    (``indices_of_shape_operands``) give the result shapes and are not passed on."""
+    operands, operand_types, result_types = split_shape_operands(
+        operands, operand_types, result_types, {"call_target_name": call_target_name, **attrs}
+    )
+    attrs.pop("indices_of_shape_operands", None)
     check = CUSTOM_CALL_CHECKS.get(call_target_name)
     if check is not None:
         return check(

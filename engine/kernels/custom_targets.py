@@ -202,6 +202,56 @@ def _callee(context: Any, name: Any) -> Callable[..., tuple[Any, ...]]:
     return call
 
 
+# ----------------------------------------------------------------------------- shape operands
+
+
+def split_shape_operands(
+    operands: Sequence[Any],
+    operand_types: Sequence[Type] | None,
+    result_types: Sequence[Type],
+    attrs: dict[str, Any],
+) -> tuple[tuple[Any, ...], tuple[Type, ...] | None, tuple[Type, ...]]:
+    """The operands a target computes on, their types, and the result types made static,
+    for a call with ``indices_of_shape_operands``: jax's ``mlir.custom_call``
+    (jax/_src/interpreters/mlir.py, ``result_shapes``; jax.ffi adds them for every FFI
+    call of a shape-polymorphic export) appends one 1-D integer operand per result
+    holding that result's shape, and names their positions in that attribute; XLA's
+    shape refinement reads the shapes from them and drops them.  A call without the
+    attribute is returned as it is."""
+    listed = attrs.pop("indices_of_shape_operands", None)
+    if listed is None:
+        return (
+            tuple(operands),
+            None if operand_types is None else tuple(operand_types),
+            tuple(result_types),
+        )
+    idx = [int(i) for i in np.asarray(listed).reshape(-1)]
+    name = attrs.get("call_target_name", "")
+    if len(idx) != len(result_types) or any(not 0 <= i < len(operands) for i in idx):
+        raise InterpreterError(
+            f"custom_call target '{name}': indices_of_shape_operands {idx} must name one of "
+            f"its {len(operands)} operands for each of its {len(result_types)} results"
+        )
+    types = []
+    for i, t in zip(idx, result_types):
+        dims = tuple(int(d) for d in np.asarray(operands[i]).reshape(-1))
+        if not isinstance(t, TensorType) or t.shape is None:
+            types.append(t)
+            continue
+        if len(dims) != len(t.shape) or any(
+            d < 0 or (s is not None and s != d) for d, s in zip(dims, t.shape)
+        ):
+            raise InterpreterError(
+                f"custom_call target '{name}': shape operand #{i} holds {list(dims)}, "
+                f"which does not fit its result type {t}"
+            )
+        types.append(TensorType(dims, t.element_type, t.encoding))
+    drop = set(idx)
+    keep = [j for j in range(len(operands)) if j not in drop]
+    kept_types = None if operand_types is None else tuple(operand_types[j] for j in keep)
+    return tuple(operands[j] for j in keep), kept_types, tuple(types)
+
+
 # ----------------------------------------------------------------------------- the call
 
 

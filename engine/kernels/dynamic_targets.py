@@ -41,8 +41,9 @@ def dynamic_top_k(call: Call, operand: Any, k: Any) -> tuple[np.ndarray, ...]:
 
 @target("stablehlo.dynamic_approx_top_k")
 def dynamic_approx_top_k(call: Call, *operands: Any) -> tuple[np.ndarray, ...]:
-    """jax/_src/lax/ann.py: (operands..., inits..., k, result shapes...) ->
-    (values, indices): ApproxTopK with k an operand (exact top-k)."""
+    """jax/_src/lax/ann.py: (operands..., inits..., k) -> (values, indices): ApproxTopK
+    with k an operand (exact top-k); the result shapes jax appends after k are shape
+    operands (``indices_of_shape_operands``), which the custom_call kernel drops."""
     n = len(call.result_types)
     xs, inits = operands[:n], operands[n : 2 * n]
     if len(operands) <= 2 * n:

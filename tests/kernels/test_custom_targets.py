@@ -1,5 +1,6 @@
 """GPU and TPU solver targets, the GPU threefry and pivot kernels, ApproxTopK and the
-dynamic_* targets, AllocateBuffer, sharding annotations, shape_assertion and the targets
+dynamic_* targets, AllocateBuffer, sharding annotations, shape_assertion, shape operands
+(indices_of_shape_operands) and the targets
 that cannot run (engine/kernels/custom_targets.py, solver_gpu.py, solver_tpu.py,
 dynamic_targets.py), from MLIR text with jax's conventions, against independent facts.
 Also two bugs the jax.export fixtures found: a relu fast path on a 0-d value, and a
@@ -339,6 +340,47 @@ def test_user_registration_takes_precedence():
 
         CUSTOM_CALLS.pop("Sharding", None)
     np.testing.assert_array_equal(y, x + 1)
+
+
+# A shape-polymorphic call as jax's mlir.custom_call writes it (result_shapes): one shape
+# operand per result, named by indices_of_shape_operands, after the real operands.
+SHAPE_OPERAND_PROGRAM = """
+func.func @main(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
+  %d = stablehlo.get_dimension_size %x, dim = 0 : (tensor<?x3xf32>) -> tensor<i32>
+  %d1 = stablehlo.reshape %d : (tensor<i32>) -> tensor<1xi32>
+  %c = stablehlo.constant dense<3> : tensor<1xi32>
+  %s = stablehlo.concatenate %d1, %c, dim = 0 : (tensor<1xi32>, tensor<1xi32>) -> tensor<2xi32>
+  %y = stablehlo.custom_call @TARGET(%x, %s) {indices_of_shape_operands = dense<1> : tensor<1xi64>, mhlo.sharding = "{replicated}"} : (tensor<?x3xf32>, tensor<2xi32>) -> tensor<?x3xf32>
+  return %y : tensor<?x3xf32>
+}
+"""
+
+
+def test_shape_operands_give_result_shapes_and_are_not_passed_on():
+    x = rand((5, 3), np.float32)
+    (y,) = engine.run(SHAPE_OPERAND_PROGRAM.replace("TARGET", "Sharding"), [x])
+    np.testing.assert_array_equal(y, x)  # the identity of one operand, not two
+    seen = []
+
+    def probe(*operands, result_types):
+        seen.append((len(operands), result_types[0].shape))
+        return operands[0] * 2
+
+    engine.register_custom_call("hlorun_tests.probe", probe)
+    try:
+        (y,) = engine.run(SHAPE_OPERAND_PROGRAM.replace("TARGET", "hlorun_tests.probe"), [x])
+    finally:
+        from hlorun.engine.kernels.control_flow import CUSTOM_CALLS
+
+        CUSTOM_CALLS.pop("hlorun_tests.probe", None)
+    assert seen == [(1, (5, 3))]
+    np.testing.assert_array_equal(y, x * 2)
+
+
+def test_shape_operand_that_does_not_fit_the_result_type():
+    bad = SHAPE_OPERAND_PROGRAM.replace("TARGET", "Sharding").replace("dense<3>", "dense<4>")
+    with pytest.raises(InterpreterError, match="does not fit its result type"):
+        engine.run(bad, [rand((5, 3), np.float32)])
 
 
 # ----------------------------------------------------------------------------- two bugs

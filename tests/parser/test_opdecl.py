@@ -85,6 +85,7 @@ _NOT_IN_SPEC = {
     ("custom_call", "mhlo.frontend_attributes"),
     ("custom_call", "error_message"),
     ("custom_call", "rng_algorithm"),
+    ("custom_call", "indices_of_shape_operands"),  # jax's mlir.custom_call result_shapes
     ("custom_call", "mhlo.attributes"),  # XLA's custom_call @mhlo.<op> (shape_inference/mhlo.py)
     ("custom_call", "mhlo.version"),
     ("infeed", "layout"),
