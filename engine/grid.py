@@ -26,13 +26,13 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..parser.errors import HloError, InterpreterError, SourcePos
-from ..parser.ir import Module, Operation
+from ..parser.ir import ArrayAttr, Function, Module, Operation, SymbolRefAttr
 from .options import DEFAULT_OPTIONS, RunOptions
 
 DEFAULT_DEADLOCK_TIMEOUT = 60.0  # seconds a process may wait for its peers
@@ -46,6 +46,47 @@ ProcessId = tuple[int, int]
 GRID_BACKEND: ContextVar[Callable[..., list] | None] = ContextVar(
     "hlorun_grid_backend", default=None
 )
+
+
+def _callees(op: Operation) -> Iterator[str]:
+    """The functions ``op`` references (symbol references among its attributes:
+    func.call's callee, composite's decomposition, called_computations...)."""
+    stack: list[Any] = [a for _, a in op.attributes]
+    while stack:
+        a = stack.pop()
+        if isinstance(a, SymbolRefAttr):
+            yield a.root
+        elif isinstance(a, ArrayAttr):
+            stack.extend(a.elements)
+
+
+def ops_reachable(
+    module: Module,
+    roots: Iterable[Operation],
+    *,
+    seen: set[str] | None = None,
+    stop: str | None = None,
+) -> Iterator[Operation]:
+    """Every op of ``roots`` and every op they may run: the ops of their regions and of
+    the functions they reference, each function once (``seen``: functions not to enter;
+    ``stop``: an op name whose references are not followed)."""
+    funcs = module.functions
+    seen = set() if seen is None else seen
+    stack = list(roots)
+    while stack:
+        op = stack.pop()
+        yield op
+        for r in op.regions:
+            for b in r.blocks:
+                stack.extend(b.operations)
+        if op.name == stop:
+            continue
+        for callee in _callees(op):
+            fn: Function | None = funcs.get(callee)
+            if callee in seen or fn is None or fn.body is None:
+                continue
+            seen.add(callee)
+            stack.extend(o for b in fn.body.blocks for o in b.operations)
 
 
 class GridAborted(InterpreterError):

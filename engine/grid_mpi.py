@@ -52,12 +52,10 @@ from ..parser.ir import (
     ArrayAttr,
     ChannelHandle,
     DenseElementsAttr,
-    Function,
     Module,
     Operation,
-    SymbolRefAttr,
 )
-from .grid import GRID_BACKEND, GridAborted, ProcessHandle
+from .grid import GRID_BACKEND, GridAborted, ProcessHandle, ops_reachable
 from .kernels.channels import RECV
 from .kernels.collective import RUN_PARALLEL
 from .mpi_grid import TAG_FEED, MPIGrid
@@ -96,37 +94,14 @@ def mpi() -> Any:
 # ------------------------------------------------------------------ the program text
 
 
-def _callees(op: Operation) -> Iterator[str]:
-    stack: list[Any] = [a for _, a in op.attributes]
-    while stack:
-        a = stack.pop()
-        if isinstance(a, SymbolRefAttr):
-            yield a.root
-        elif isinstance(a, ArrayAttr):
-            stack.extend(a.elements)
-
-
 def reachable_ops(module: Module, name: str) -> Iterator[Operation]:
     """Every op ``@name`` may run, through the functions it references (not into the
     programs of a nested ``run_parallel``, which run on their own grid)."""
-    funcs = module.functions
-    seen, todo = {name}, [name]
-    while todo:
-        fn: Function | None = funcs.get(todo.pop())
-        if fn is None or fn.body is None:
-            continue
-        stack = [op for b in fn.body.blocks for op in b.operations]
-        while stack:
-            op = stack.pop()
-            yield op
-            for r in op.regions:
-                for b in r.blocks:
-                    stack.extend(b.operations)
-            if op.name != RUN_PARALLEL.name:
-                for callee in _callees(op):
-                    if callee not in seen:
-                        seen.add(callee)
-                        todo.append(callee)
+    fn = module.functions.get(name)
+    if fn is None or fn.body is None:
+        return iter(())
+    roots = [op for b in fn.body.blocks for op in b.operations]
+    return ops_reachable(module, roots, seen={name}, stop=RUN_PARALLEL.name)
 
 
 def _grid_size(op: Operation) -> int:

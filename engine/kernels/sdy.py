@@ -36,7 +36,7 @@ from ...parser.ir import (
     SymbolRefAttr,
 )
 from ...shape_inference.optable import OP_TABLE, kernel
-from ..grid import run_grid
+from ..grid import ops_reachable, run_grid
 from ..options import RunOptions
 from ..values import RegionFn
 
@@ -155,14 +155,12 @@ def _local_slice(shape: Sequence[int], pieces) -> tuple[slice, ...]:
 # ---- manual_computation ----------------------------------------------------------------------
 
 
-def _has_collectives(region: Region) -> bool:
-    for block in region.blocks:
-        for op in block.operations:
-            row = OP_TABLE.get(op.name)
-            if (row is not None and "cross_device" in row.traits) or op.name.startswith("sdy.all_"):
-                return True
-            if any(_has_collectives(r) for r in op.regions):
-                return True
+def _has_collectives(region: Region, module: Module) -> bool:
+    """Does the body run a collective, itself or in a function it calls?"""
+    for op in ops_reachable(module, (o for b in region.blocks for o in b.operations)):
+        row = OP_TABLE.get(op.name)
+        if (row is not None and "cross_device" in row.traits) or op.name.startswith("sdy.all_"):
+            return True
     return False
 
 
@@ -205,7 +203,7 @@ def manual_computation(
     missing = manual - set(grid.names)
     if missing:
         raise InterpreterError(f"manual axes {sorted(missing)} are not in the mesh")
-    collectives = _has_collectives(body.region)
+    collectives = _has_collectives(body.region, module)
     # a device per distinct manual shard, unless collectives need every device
     devices = [
         d
