@@ -26,6 +26,10 @@ from __future__ import annotations
 
 import argparse
 import io
+import os
+
+# four host devices for the sharded programs (the others run on the first one)
+os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=4")
 import json
 import sys
 import traceback
@@ -3888,6 +3892,339 @@ prog(
     tol="ulp",
 )
 
+# ============================================================================ more polymorphism
+
+prog(
+    "poly2_qr_full",
+    lambda a: tuple(jnp.linalg.qr(a, mode="complete")),
+    A(N((2, 5, 3))),
+    poly=("b, 5, 3",),
+    tol="linalg",
+    check="qr_batched",
+)
+prog(
+    "poly2_eigh_vecs",
+    lambda a: tuple(jnp.linalg.eigh(a)),
+    A(_spd_batch(2, 4)),
+    poly=("b, n, n",),
+    tol="linalg",
+    check="eigh_batched",
+)
+prog(
+    "poly2_svd_uv",
+    lambda a: tuple(jnp.linalg.svd(a, full_matrices=False)),
+    A(N((2, 5, 3))),
+    poly=("b, 5, 3",),
+    tol="linalg",
+    check="svd_batched",
+)
+prog(
+    "poly2_lu",
+    lambda a: tuple(lax.linalg.lu(a)),
+    A(N((3, 4, 4))),
+    poly=("b, 4, 4",),
+    tol="linalg",
+    check="lu_batched",
+)
+prog(
+    "poly2_schur",
+    lambda a: jnp.sort(jnp.linalg.eigvalsh(a)),
+    A(_spd_batch(2, 3, "f64")),
+    poly=("b, 3, 3",),
+    x64=True,
+    tol="linalg",
+)
+prog(
+    "poly2_tridiagonal_solve",
+    lambda dl, d, du, b: lax.linalg.tridiagonal_solve(dl, d, du, b),
+    lambda r: (
+        np.concatenate([np.zeros((2, 1)), r.standard_normal((2, 4))], 1).astype(np.float32),
+        (r.standard_normal((2, 5)) + 5).astype(np.float32),
+        np.concatenate([r.standard_normal((2, 4)), np.zeros((2, 1))], 1).astype(np.float32),
+        r.standard_normal((2, 5, 3)).astype(np.float32),
+    ),
+    poly=("b, n", "b, n", "b, n", "b, n, k"),
+    tol="linalg",
+)
+prog(
+    "poly2_hessenberg",
+    lambda a: jnp.abs(lax.linalg.hessenberg(a)[0]),
+    A(N((2, 4, 4))),
+    poly=("b, 4, 4",),
+    tol="linalg",
+    note="householder vectors' signs agree with LAPACK's",
+)
+prog(
+    "poly2_scatter_gather",
+    lambda x, i, u: (
+        x.at[i].add(u),
+        x.at[i].set(u, mode="drop"),
+        jnp.take(x, i, axis=0, mode="fill", fill_value=-1.0),
+        x[i[:, None], jnp.arange(x.shape[1])[None]],
+    ),
+    A(N((6, 3)), C(np.array([0, 5, 7, 2], np.int32)), N((4, 3))),
+    poly=("b, c", "k", "k, c"),
+    tol="approx",
+)
+prog(
+    "poly2_sort_multi",
+    lambda k, v: lax.sort((k, v), num_keys=1),
+    A(I((7,), "i32", 0, 3), N((7,))),
+    poly=("n", "n"),
+)
+prog(
+    "poly2_while_dus",
+    lambda x: lax.fori_loop(
+        0, x.shape[0], lambda i, a: lax.dynamic_update_slice(a, (a[i] * 2 + i)[None], (i, 0)), x
+    ),
+    A(N((5, 3))),
+    poly=("n, c",),
+    tol="ulp",
+)
+prog(
+    "poly2_squared_dim",
+    lambda x: x.reshape(-1).reshape(x.shape[0] * x.shape[0]),
+    A(N((3, 3))),
+    poly=("b, b",),
+)
+prog(
+    "poly2_pad_concat_mix",
+    lambda x, y: (
+        jnp.concatenate([x, y], 0),
+        jnp.pad(x, ((x.shape[0], 1), (0, 0))),
+        jnp.zeros((x.shape[0] + y.shape[0], 2)).at[: x.shape[0]].set(x),
+    ),
+    A(N((3, 2)), N((4, 2))),
+    poly=("a, 2", "b, 2"),
+)
+prog(
+    "poly2_reduce_precision_argmax",
+    lambda x: (jnp.argmax(x, axis=0), jnp.argmin(x, axis=1), jnp.max(x, axis=0), jnp.cumsum(x, 1)),
+    A(N((4, 6))),
+    poly=("a, b",),
+    tol="approx",
+)
+prog(
+    "poly2_threefry",
+    lambda kd, x: (
+        lambda k: (
+            jax.random.uniform(k, x.shape),
+            jax.random.normal(k, x.shape),
+            jax.random.bernoulli(k, 0.5, x.shape),
+        )
+    )(jax.random.wrap_key_data(kd)),
+    A(C(np.array([1, 2], np.uint32)), N((5,))),
+    poly=(None, "n"),
+    check="random",
+    tol="ulp",
+)
+prog(
+    "poly2_conv_dilated",
+    lambda x, k: lax.conv_general_dilated(
+        x, k, (1, 1), "SAME", rhs_dilation=(2, 2), dimension_numbers=("NCHW", "OIHW", "NCHW")
+    ),
+    A(N((2, 3, 7, 6)), N((4, 3, 3, 3))),
+    poly=("b, 3, h, w", None),
+    tol="approx",
+)
+prog(
+    "poly2_pool_grad",
+    jax.grad(lambda x: jnp.sum(_maxpool(x, (1, 3, 3, 1), (1, 2, 2, 1), "SAME") ** 2)),
+    A(N((2, 7, 6, 3))),
+    poly=("b, h, w, 3",),
+    tol="approx",
+)
+prog(
+    "poly2_layer_norm_bf16",
+    _layer_norm,
+    A(N((3, 5, 8), "bf16"), N((8,), "bf16"), N((8,), "bf16")),
+    poly=("b, t, 8", None, None),
+    tol="approx",
+)
+prog(
+    "poly2_fft",
+    lambda x: (jnp.fft.rfft(x), jnp.fft.irfft(jnp.fft.rfft(x), n=8), jnp.fft.fftn(x)),
+    A(N((3, 8))),
+    poly=("b, 8",),
+    tol="fft",
+)
+
+# ============================================================================ multi-platform
+
+_MP = {"platforms": ("cpu", "cuda", "rocm", "tpu")}
+prog(
+    "mp_eigh_qr_svd",
+    lambda a: (
+        jnp.linalg.eigvalsh(a),
+        jnp.abs(jnp.linalg.qr(a)[1]),
+        jnp.linalg.svd(a, compute_uv=False),
+        jnp.linalg.det(a),
+    ),
+    A(_spd_batch(2, 4)),
+    tol="linalg",
+    extra=_MP,
+)
+prog(
+    "mp_random",
+    lambda kd: jax.random.normal(jax.random.wrap_key_data(kd), (3, 4)),
+    _key("threefry2x32"),
+    check="random",
+    tol="ulp",
+    extra={"platforms": ("cpu", "cuda"), "config": {"jax_threefry_gpu_kernel_lowering": True}},
+)
+prog(
+    "mp_poly_linalg",
+    lambda a: (jnp.linalg.cholesky(a), jnp.linalg.inv(a)),
+    A(_spd_batch(2, 3)),
+    poly=("b, 3, 3",),
+    tol="linalg",
+    extra=_MP,
+)
+prog(
+    "mp_platform_dependent",
+    lambda x: lax.platform_dependent(x, cpu=jnp.sin, cuda=jnp.cos, tpu=jnp.tanh),
+    A(N((4,))),
+    tol="ulp",
+    extra=_MP,
+)
+prog("mp_topk_poly", lambda x: lax.approx_max_k(x, 3), A(N((2, 9))), poly=("b, 9",), extra=_MP)
+
+# ============================================================================ sharded (4 host devices)
+
+
+def _sharded_progs() -> None:
+    from jax.sharding import NamedSharding
+    from jax.sharding import PartitionSpec as P
+
+    devs = jax.devices()
+    if len(devs) < 4:
+        return
+    mesh = jax.sharding.Mesh(np.array(devs[:4]), ("x",))
+    mesh2 = jax.sharding.Mesh(np.array(devs[:4]).reshape(2, 2), ("x", "y"))
+    sx, rep = NamedSharding(mesh, P("x")), NamedSharding(mesh, P())
+
+    def sm(name, body, out_spec, args, in_spec=None, m=mesh, tol="approx", config=None, **kw):
+        in_spec = P("x") if in_spec is None else in_spec
+        f = jax.shard_map(body, mesh=m, in_specs=in_spec, out_specs=out_spec, check_vma=False)
+        ins = (in_spec,) if isinstance(in_spec, P) else in_spec
+        prog(
+            name,
+            f,
+            args,
+            tol=tol,
+            extra={
+                "in_shardings": tuple(NamedSharding(m, s) for s in ins),
+                "out_shardings": jax.tree.map(
+                    lambda s: NamedSharding(m, s), out_spec, is_leaf=lambda v: isinstance(v, P)
+                ),
+                "config": config or {},
+            },
+            **kw,
+        )
+
+    gspmd = {"jax_use_shardy_partitioner": False}
+    sm("sh_gspmd_psum", lambda a: lax.psum(a, "x"), P(), A(N((8, 3))), config=gspmd)
+    sm(
+        "sh_gspmd_scan_psum",
+        lambda a: lax.scan(lambda c, r: (c + lax.psum(r, "x"), c), jnp.zeros(3), a)[0],
+        P(),
+        A(N((8, 3))),
+        config=gspmd,
+    )
+    sm(
+        "sh_gspmd_ppermute_gather",
+        lambda a: (
+            lax.ppermute(a, "x", [(i, (i + 1) % 4) for i in range(4)]),
+            lax.all_gather(a, "x", tiled=True),
+        ),
+        (P("x"), P()),
+        A(N((8, 3))),
+        config=gspmd,
+    )
+    sm(
+        "sh_cond_psum",
+        lambda a: lax.cond(a.sum() > 0, lambda v: lax.psum(v, "x"), lambda v: v * 4, a),
+        P("x"),
+        A(N((8, 3))),
+    )
+    sm("sh_psum", lambda a: lax.psum(a, "x"), P(), A(N((8, 3))))
+    sm(
+        "sh_pmax_pmin_pmean",
+        lambda a: (lax.pmax(a, "x"), lax.pmin(a, "x"), lax.pmean(a, "x")),
+        (P(), P(), P()),
+        A(N((8, 3))),
+    )
+    sm(
+        "sh_all_gather",
+        lambda a: (lax.all_gather(a, "x", tiled=True), lax.all_gather(a, "x", axis=1)),
+        (P(), P()),
+        A(N((8, 3))),
+    )
+    sm("sh_psum_scatter", lambda a: lax.psum_scatter(a, "x", tiled=True), P("x"), A(N((16, 3))))
+    sm(
+        "sh_ppermute",
+        lambda a: (
+            lax.ppermute(a, "x", [(i, (i + 1) % 4) for i in range(4)]),
+            lax.ppermute(a, "x", [(0, 3), (3, 0)]),
+        ),
+        (P("x"), P("x")),
+        A(N((8, 3))),
+    )
+    sm("sh_all_to_all", lambda a: lax.all_to_all(a, "x", 1, 1, tiled=True), P("x"), A(N((8, 8))))
+    sm("sh_axis_index", lambda a: a * lax.axis_index("x") + lax.psum(1, "x"), P("x"), A(N((8, 3))))
+    sm(
+        "sh_int_psum",
+        lambda a: (lax.psum(a, "x"), lax.pmax(a, "x")),
+        (P(), P()),
+        A(I((8, 3), "i32", -50, 50)),
+        tol="exact",
+    )
+    sm(
+        "sh_2d_mesh",
+        lambda a: (
+            lax.psum(a, "x"),
+            lax.psum(a, ("x", "y")),
+            lax.all_gather(a, "y", tiled=True, axis=1),
+        ),
+        (P(None, "y"), P(), P("x")),
+        A(N((4, 6))),
+        in_spec=P("x", "y"),
+        m=mesh2,
+    )
+    sm(
+        "sh_scan_psum",
+        lambda a: lax.scan(lambda c, r: (c + lax.psum(r, "x"), c), jnp.zeros(3), a)[0],
+        P(),
+        A(N((8, 3))),
+    )
+    prog(
+        "sh_auto_matmul",
+        lambda a, b: jnp.tanh(a @ b).sum(0),
+        A(N((8, 12)), N((12, 4))),
+        tol="approx",
+        extra={
+            "in_shardings": (NamedSharding(mesh, P(None, "x")), NamedSharding(mesh, P("x", None))),
+            "out_shardings": rep,
+        },
+    )
+    prog(
+        "sh_auto_elementwise",
+        lambda a: (jnp.sin(a) * 2, jnp.cumsum(a, 0)),
+        A(N((8, 4))),
+        tol="approx",
+        extra={"in_shardings": (sx,), "out_shardings": (sx, rep)},
+    )
+    prog(
+        "sh_auto_constraint",
+        lambda a: jax.lax.with_sharding_constraint(a * 2, NamedSharding(mesh, P(None, "x"))).sum(1),
+        A(N((8, 4))),
+        tol="approx",
+        extra={"in_shardings": (sx,), "out_shardings": rep},
+    )
+
+
+_sharded_progs()
+
 # ============================================================================ driver
 
 
@@ -3937,7 +4274,14 @@ def _export_one(p: Prog, out: Path) -> dict[str, Any]:
             specs = jax.export.symbolic_args_specs(args, p.poly, scope=scope)
         else:
             specs = jax.tree.map(lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype), args)
-        exp = jax.export.export(jax.jit(p.fn), platforms=("cpu",))(*specs)
+        platforms = p.extra.get("platforms", ("cpu",))
+        in_sh = p.extra.get("in_shardings")
+        kw = (
+            {}
+            if in_sh is None
+            else {"in_shardings": in_sh, "out_shardings": p.extra["out_shardings"]}
+        )
+        exp = jax.export.export(jax.jit(p.fn, **kw), platforms=platforms)(*specs)
         text = exp.mlir_module()
         data = exp.mlir_module_serialized
         container = exp.serialize()
@@ -3946,11 +4290,16 @@ def _export_one(p: Prog, out: Path) -> dict[str, Any]:
         entry["error"] = _msg(e)
         return entry
     try:
-        outs = jax.tree_util.tree_leaves(jax.jit(exp.call)(*args))
+        call_args = args if in_sh is None else [jax.device_put(a, sh) for a, sh in zip(args, in_sh)]
+        outs = jax.tree_util.tree_leaves(jax.jit(exp.call)(*call_args))
     except Exception as e:  # noqa: BLE001
-        entry["status"] = "call_failed"
-        entry["error"] = _msg(e)
-        return entry
+        try:  # (jax cannot call its own GSPMD exports with Shardy on)
+            outs = jax.tree_util.tree_leaves(jax.jit(p.fn, **kw)(*call_args))
+            entry["outputs_from"] = f"jax.jit (exported.call failed: {_msg(e, 120)})"
+        except Exception as e2:  # noqa: BLE001
+            entry["status"] = "call_failed"
+            entry["error"] = _msg(e2)
+            return entry
     outs = [np.asarray(o) for o in outs]
     (out / f"{p.name}.mlir").write_text(text)
     (out / f"{p.name}.mlirbc").write_bytes(data)
@@ -3978,6 +4327,8 @@ def _export_one(p: Prog, out: Path) -> dict[str, Any]:
         in_dtypes=[a.dtype.name for a in leaves],
         out_dtypes=[o.dtype.name for o in outs],
         kept=list(exp.module_kept_var_idx),
+        platforms=list(exp.platforms),
+        nr_devices=exp.nr_devices,
         poly=list(p.poly) if p.poly else None,
         versions=versions,
         custom_calls=sorted(set(__import__("re").findall(r"custom_call @([\w.$]+)", text))),

@@ -190,21 +190,22 @@ def check(
             )
     a = wide(ins[0]) if ins else None
     k = TOL[tol][0]
+    kind = kind.removesuffix("_batched")  # the checks below work on batches of matrices
     if kind == "eigh":
         w_, v = (wide(x) for x in got)
         compare(0, got[0], want[0], tol)
         eps = eps_of(want[0].dtype)
         n = np.linalg.norm(a)
-        if np.linalg.norm(a @ v - v * w_[None, :]) > k * eps * max(1.0, n):
+        if np.linalg.norm(a @ v - v * w_[..., None, :]) > k * eps * max(1.0, n):
             raise Mismatch("eigh: A V != V w")
         if np.linalg.norm(ct(v) @ v - np.eye(v.shape[-1])) > k * eps:
             raise Mismatch("eigh: V not unitary")
         return
     if kind == "svd":
-        u, s, vh = (wide(x) for x in got)
+        u, s_, vh = (wide(x) for x in got)
         compare(1, got[1], want[1], tol)
         eps = eps_of(want[1].dtype)
-        if np.linalg.norm(a - (u * s[None, :]) @ vh) > k * eps * max(1.0, np.linalg.norm(a)):
+        if np.linalg.norm(a - (u * s_[..., None, :]) @ vh) > k * eps * max(1.0, np.linalg.norm(a)):
             raise Mismatch("svd: U S Vh != A")
         return
     if kind == "qr":
@@ -215,8 +216,22 @@ def check(
         if np.abs(np.tril(r, -1)).max(initial=0) > 0:
             raise Mismatch("qr: R not upper triangular")
         compare(
-            1, np.abs(np.diagonal(r)).astype(want[1].real.dtype), np.abs(np.diagonal(want[1])), tol
+            1,
+            np.abs(np.diagonal(r, axis1=-2, axis2=-1)).astype(want[1].real.dtype),
+            np.abs(np.diagonal(want[1], axis1=-2, axis2=-1)),
+            tol,
         )
+        return
+    if kind == "lu":
+        lu, piv, perm = (np.asarray(x) for x in got)
+        n = lu.shape[-1]
+        lo = np.tril(wide(lu), -1) + np.eye(n)
+        pa = np.take_along_axis(a, perm[..., :, None].astype(np.int64), axis=-2)
+        eps = eps_of(want[0].dtype)
+        if np.linalg.norm(lo @ np.triu(wide(lu)) - pa) > k * eps * max(1.0, np.linalg.norm(a)):
+            raise Mismatch("lu: L U != P A")
+        compare(1, piv, want[1], "exact")
+        compare(2, perm, want[2], "exact")
         return
     if kind == "eigvals":
         g, w = wide(got[0]), wide(want[0])
@@ -266,7 +281,9 @@ def _short(e: BaseException) -> str:
 
 def run_one(d: Path, name: str, entry: dict[str, Any], timeout: int) -> dict[str, Any]:
     ins, want = load(d / f"{name}.npz", entry)
-    args = [ins[i] for i in entry["kept"]]
+    args: list[Any] = [ins[i] for i in entry["kept"]]
+    if len(entry.get("platforms", ["cpu"])) > 1:  # the platform index argument comes first
+        args.insert(0, np.array(entry["platforms"].index("cpu"), np.int32))
     signal.signal(signal.SIGALRM, _alarm)
     t0 = time.time()
     signal.alarm(timeout)
