@@ -13,7 +13,6 @@ and ``stablehlo.return`` elsewhere.  The module must be at the current version
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import replace
 
 from ..ir import (
@@ -639,41 +638,58 @@ _CAST = "builtin.unrealized_conversion_cast"
 
 def _reconcile(item: Function | Operation) -> Function | Operation:
     """reconcileUnrealizedCasts: a cast between equal types (what remains of the
-    VHLO <-> other-dialect bridges once both sides are builtin) is its operand."""
-    alias: dict[str, Value] = {}
+    VHLO <-> other-dialect bridges once both sides are builtin) is its operand.
 
-    def collect(ops: Iterable[Operation]) -> None:
-        for o in iter_ops(ops):
-            if (
-                o.name == _CAST
-                and len(o.operands) == 1
-                and len(o.results) == 1
-                and o.operands[0].type == o.results[0].type
-            ):
-                alias[o.results[0].name] = o.operands[0]
+    Values are known by name, and sibling regions reuse names (two
+    ``sdy.manual_computation`` bodies of one function both define ``%19``), so a cast
+    stands for its operand only in its own block and the regions nested there: each
+    block is a scope mapping the names it defines to the value a cast forwards, or to
+    None (an op's own result, which hides any outer name)."""
+    scopes: list[dict[str, Value | None]] = []
 
     def resolve(v: Value) -> Value:
-        while v.name in alias:
-            v = alias[v.name]
+        for scope in reversed(scopes):  # innermost first
+            if v.name in scope:
+                target = scope[v.name]  # (resolved when its cast was read)
+                return v if target is None else target
         return v
 
-    def dropped(o: Operation) -> bool:
-        return o.name == _CAST and bool(o.results) and o.results[0].name in alias
+    def is_alias(o: Operation) -> bool:
+        return (
+            o.name == _CAST
+            and len(o.operands) == 1
+            and len(o.results) == 1
+            and o.operands[0].type == o.results[0].type
+        )
 
     def rewrite_block(b: Block) -> Block:
-        return replace(b, operations=tuple(rewrite(o) for o in b.operations if not dropped(o)))
+        scope: dict[str, Value | None] = {a.name: None for a in b.arguments}
+        scopes.append(scope)
+        try:
+            ops = []
+            for o in b.operations:
+                if is_alias(o):
+                    scope[o.results[0].name] = resolve(o.operands[0])
+                    continue
+                ops.append(rewrite(o))
+                for r in o.results:
+                    scope[r.name] = None
+            return replace(b, operations=tuple(ops))
+        finally:
+            scopes.pop()
 
     def rewrite(o: Operation) -> Operation:
         operands = tuple(resolve(v) for v in o.operands)
         return rebuild_blocks(o, rewrite_block, operands=operands)
 
     if isinstance(item, Function):
-        if item.body is None:
+        body = item.body
+        if body is None or not any(
+            map(is_alias, iter_ops(o for b in body.blocks for o in b.operations))
+        ):
             return item
-        collect(op for b in item.body.blocks for op in b.operations)
-        return replace(item, body=map_blocks(item.body, rewrite_block)) if alias else item
-    collect([item])
-    return rewrite(item) if alias else item
+        return replace(item, body=map_blocks(body, rewrite_block))
+    return rewrite(item) if any(map(is_alias, iter_ops([item]))) else item
 
 
 def _dicts(a) -> tuple[DictionaryAttr | None, ...]:

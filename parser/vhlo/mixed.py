@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ..ir import Block, Operation, Type, Value
 from .ir import VhloType
-from .walk import rebuild, rebuild_blocks
+from .walk import rebuild_blocks
 
 CAST = "builtin.unrealized_conversion_cast"
 
@@ -31,58 +31,66 @@ def _convert(t: Type, to_vhlo: bool) -> Type:
     return from_vhlo_type(t)
 
 
+class _Def:
+    """A value's definition as the casts see it: its side, type and cast (if any)."""
+
+    __slots__ = ("name", "vhlo", "type", "cast")
+
+    def __init__(self, name: str, vhlo: bool, t: Type) -> None:
+        self.name, self.vhlo, self.type = name, vhlo, t
+        self.cast: Value | None = None
+
+    def cast_op(self) -> Operation:
+        assert self.cast is not None
+        return Operation(CAST, (Value(self.name, self.type),), (self.cast,))
+
+
 class _Casts:
+    """One pass over a top-level op.  Values are known by name and sibling regions
+    reuse names, so each block is a scope of the definitions it holds; a use finds its
+    definition in the innermost scope naming it, and a cast goes right after that
+    definition (a block argument's at the start of its block)."""
+
     def __init__(self) -> None:
-        self.native: dict[str, bool] = {}  # value name -> defined on the VHLO side?
-        self.types: dict[str, Type] = {}
-        self.casts: dict[str, Value] = {}  # value name -> its cast
+        self.scopes: list[dict[str, _Def]] = []
         self.n = 0
 
-    # pass 1: where each value lives
-    def scan(self, op: Operation) -> None:
-        side = _is_vhlo(op)
-        for v in op.results:
-            self.native[v.name] = side
-            self.types[v.name] = v.type
-        for r in op.regions:
-            for b in r.blocks:
-                for a in b.arguments:
-                    self.native[a.name] = side if side else isinstance(a.type, VhloType)
-                    self.types[a.name] = a.type
-                for o in b.operations:
-                    self.scan(o)
-
-    # pass 2: uses across the boundary
     def use(self, v: Value, user_vhlo: bool) -> Value:
-        native = self.native.get(v.name)
-        if native is None or native == user_vhlo:
+        d = next((s[v.name] for s in reversed(self.scopes) if v.name in s), None)
+        if d is None or d.vhlo == user_vhlo:
             return v
-        cast = self.casts.get(v.name)
-        if cast is None:
+        if d.cast is None:
             self.n += 1
-            t = _convert(self.types[v.name], user_vhlo)
-            cast = self.casts[v.name] = Value(f"%__cast{self.n}", t)
-        return cast
+            d.cast = Value(f"%__cast{self.n}", _convert(d.type, user_vhlo))
+        return d.cast
 
-    def rewrite(self, op: Operation) -> Operation:
-        operands = tuple(self.use(v, _is_vhlo(op)) for v in op.operands)
-        return rebuild(op, self.rewrite, operands=operands)
+    def op(self, op: Operation) -> Operation:
+        side = _is_vhlo(op)
+        operands = tuple(self.use(v, side) for v in op.operands)
+        return rebuild_blocks(op, lambda b: self.block(b, side), operands=operands)
 
-    # pass 3: the casts, after their definitions
-    def cast_op(self, v: Value) -> Operation:
-        src = Value(v.name, self.types[v.name])
-        return Operation(CAST, (src,), (self.casts[v.name],))
-
-    def place(self, op: Operation) -> Operation:
-        return rebuild_blocks(op, self.place_block)
-
-    def place_block(self, b: Block) -> Block:
-        ops: list[Operation] = [
-            self.cast_op(a) for a in reversed(b.arguments) if a.name in self.casts
-        ]
-        for o in b.operations:
-            ops.append(self.place(o))
-            ops += [self.cast_op(v) for v in o.results if v.name in self.casts]
+    def block(self, b: Block, side: bool) -> Block:
+        scope: dict[str, _Def] = {}
+        args = []
+        for a in b.arguments:
+            d = scope[a.name] = _Def(a.name, side or isinstance(a.type, VhloType), a.type)
+            args.append(d)
+        self.scopes.append(scope)
+        try:
+            done: list[tuple[Operation, list[_Def]]] = []
+            for o in b.operations:
+                new = self.op(o)
+                defs = []
+                for v in o.results:
+                    d = scope[v.name] = _Def(v.name, _is_vhlo(o), v.type)
+                    defs.append(d)
+                done.append((new, defs))
+        finally:
+            self.scopes.pop()
+        ops = [d.cast_op() for d in reversed(args) if d.cast is not None]
+        for new, defs in done:
+            ops.append(new)
+            ops += [d.cast_op() for d in defs if d.cast is not None]
         return Block(b.arguments, tuple(ops), b.label, b.arg_locations)
 
 
@@ -90,6 +98,4 @@ def materialize_casts(item):
     """``item`` (a top-level op) with the casts its mixed regions need."""
     if not isinstance(item, Operation):
         return item
-    c = _Casts()
-    c.scan(item)
-    return c.place(c.rewrite(item))
+    return _Casts().op(item)
