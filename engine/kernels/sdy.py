@@ -14,7 +14,9 @@ compute the same values, so a body without collectives runs once per manual shar
 a body with collectives runs on a process grid of one partition per mesh device (the
 device id: the mesh's ``device_ids``, else the row-major index), where its
 ``replica_groups`` name those devices.  The results are put together by the
-out_shardings.
+out_shardings.  A manual_computation nested in a body that runs on the grid runs on
+the device that process is: only the devices agreeing with it on the axes the nested
+op leaves free give pieces of its result.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from ...parser.ir import (
     Operation,
     Region,
     SymbolRefAttr,
+    UnitAttr,
 )
 from ...shape_inference.optable import OP_TABLE, kernel
 from ..grid import ops_reachable, run_grid
@@ -173,6 +176,18 @@ def _body_function(region: Region, name: str) -> Function:
     return Function(name, ftype, Region((Block(block.arguments, ops),)), visibility="private")
 
 
+# Marks the module a manual body runs in on the grid: there process p is mesh device p.
+_ON_DEVICE = "hlorun.sdy_manual_body"
+
+
+def _current_device(context: Any) -> int | None:
+    """The mesh device running this op when it is inside a manual body run on the
+    device grid (a nested manual_computation), else None."""
+    if context.interpreter.module.attr(_ON_DEVICE) is None:
+        return None
+    return int(context.partition_id)
+
+
 def _run_on_grid(context: Any, region: Region, per_device: list[list[np.ndarray]]) -> list:
     """Run the body as a 1 x N process grid, partition p being device p (each process
     an interpreter of the running one's class)."""
@@ -182,7 +197,7 @@ def _run_on_grid(context: Any, region: Region, per_device: list[list[np.ndarray]
     body = _body_function(region, name)
     # the module's functions (callees) and meshes (nested manual computations)
     rest = tuple(x for x in module.body if not (isinstance(x, Function) and x.name == name))
-    inner = Module((*rest, body), attributes=())
+    inner = Module((*rest, body), attributes=((_ON_DEVICE, UnitAttr()),))
     opts = RunOptions(float_eq=context.float_eq)
     n = len(per_device)
     return run_grid(inner, [[name] * n], per_device, interpreter=type(interp), options=opts)
@@ -204,12 +219,21 @@ def manual_computation(
     if missing:
         raise InterpreterError(f"manual axes {sorted(missing)} are not in the mesh")
     collectives = _has_collectives(body.region, module)
+    # Nested in a manual body running as device ``me``: this device holds only its own
+    # values of the enclosing manual axes, so only the devices agreeing with it on every
+    # axis this op leaves free give pieces of the result (others of a grid run on this
+    # device's values and are left out).  At the top level, the devices whose free
+    # coordinates are 0 stand for the others.
+    me = _current_device(context)
+    here = None if me is None else grid.coord(grid.device_ids.index(me))
+
+    def agrees(d: int) -> bool:
+        c = grid.coord(d)
+        return all(c[a] == (0 if here is None else here[a]) for a in grid.names if a not in manual)
+
     # a device per distinct manual shard, unless collectives need every device
-    devices = [
-        d
-        for d, c in enumerate(grid.coords)
-        if collectives or all(i == 0 for a, i in zip(grid.names, c) if a not in manual)
-    ]
+    devices = [d for d in range(len(grid.coords)) if collectives or agrees(d)]
+    keep = [here is None or agrees(d) for d in devices]
     args = []
     for d in devices:
         coord = grid.coord(d)
@@ -233,7 +257,9 @@ def manual_computation(
         shape = tuple(t.shape)
         first = np.asarray(results[0][j])
         full = np.empty(shape, dtype=first.dtype)
-        for d, r in zip(devices, results):
+        for d, r, k in zip(devices, results, keep):
+            if not k:
+                continue
             coord = grid.coord(d)
             piece = np.asarray(r[j])
             sl = _local_slice(shape, _pieces(grid, s, manual, coord, len(shape)))
