@@ -4197,6 +4197,181 @@ def _sharded_progs() -> None:
         P(),
         A(N((8, 3))),
     )
+    sm(
+        "sh2_nested_jit_psum",
+        lambda a: jax.jit(lambda v: lax.psum(v * 2, "x"))(a) + 1,
+        P(),
+        A(N((8, 3))),
+    )
+    sm(
+        "sh2_while_collectives",
+        lambda a: lax.while_loop(
+            lambda c: c[1] < 3,
+            lambda c: (lax.ppermute(c[0], "x", [(i, (i + 1) % 4) for i in range(4)]) + 1, c[1] + 1),
+            (a, 0),
+        )[0],
+        P("x"),
+        A(N((8, 3))),
+    )
+    sm(
+        "sh2_dtypes",
+        lambda a, b, c: (
+            lax.psum(a, "x"),
+            lax.pmax(b, "x"),
+            lax.psum(c, "x"),
+            lax.all_gather(b, "x"),
+        ),
+        (P(), P(), P(), P()),
+        A(N((8, 3), "bf16"), I((8, 3), "i8", -100, 100), N((8, 2), "c64")),
+        in_spec=(P("x"), P("x"), P("x")),
+    )
+    sm(
+        "sh2_untiled",
+        lambda a: (lax.all_to_all(a, "x", 0, 1), lax.psum_scatter(a, "x", scatter_dimension=0)),
+        (P("x"), P("x")),
+        A(N((16, 4))),
+    )
+    sm(
+        "sh2_partial_perm",
+        lambda a: lax.ppermute(a, "x", [(0, 1), (1, 0)]),
+        P("x"),
+        A(N((8, 3))),
+        note="devices no pair sends to get zeros",
+    )
+    sm(
+        "sh2_psum_tuple_subgroup",
+        lambda a, b: lax.psum((a, b), "y"),
+        (P("x", None), P("x", None)),
+        A(N((4, 6)), N((4, 2))),
+        in_spec=(P("x", "y"), P("x", "y")),
+        m=mesh2,
+    )
+    sm(
+        "sh2_axis_index_2d",
+        lambda a: a + lax.axis_index("x") * 10 + lax.axis_index("y"),
+        P("x", "y"),
+        A(N((4, 6))),
+        in_spec=P("x", "y"),
+        m=mesh2,
+    )
+    sm(
+        "sh2_grad_psum",
+        jax.grad(lambda w: lax.psum(jnp.sum(jnp.tanh(w) ** 2), "x")),
+        P("x"),
+        A(N((8, 3))),
+    )
+    prog(
+        "sh2_partial_auto",
+        jax.shard_map(
+            lambda a: lax.psum(a, "x") * 2,
+            mesh=mesh2,
+            in_specs=P("x"),
+            out_specs=P(),
+            axis_names={"x"},
+            check_vma=False,
+        ),
+        A(N((4, 6))),
+        tol="approx",
+        extra={
+            "in_shardings": (NamedSharding(mesh2, P("x", "y")),),
+            "out_shardings": NamedSharding(mesh2, P(None, "y")),
+        },
+    )
+    prog(
+        "sh2_vmap_shard_map",
+        jax.vmap(
+            jax.shard_map(
+                lambda a: lax.psum(a, "x"),
+                mesh=mesh,
+                in_specs=P("x"),
+                out_specs=P(),
+                check_vma=False,
+            )
+        ),
+        A(N((2, 8))),
+        tol="approx",
+        extra={"in_shardings": (NamedSharding(mesh, P(None, "x")),), "out_shardings": rep},
+    )
+    sm(
+        "sh3_linalg_in_body",
+        lambda a: jnp.linalg.cholesky(a @ jnp.swapaxes(a, -1, -2) + 3 * jnp.eye(3)),
+        P("x"),
+        A(N((8, 3, 3))),
+        tol="linalg",
+    )
+    sm(
+        "sh3_random_in_body",
+        lambda k, x: (
+            x
+            + jax.random.normal(
+                jax.random.fold_in(jax.random.wrap_key_data(k), lax.axis_index("x")), x.shape
+            )
+        ),
+        P("x"),
+        A(C(np.array([3, 4], np.uint32)), N((8, 2))),
+        in_spec=(P(), P("x")),
+        tol="ulp",
+    )
+    sm(
+        "sh3_remat_scan_psum",
+        jax.grad(
+            lambda w: jax.checkpoint(
+                lambda v: lax.scan(
+                    lambda c, r: (jnp.tanh(c + lax.psum(r, "x")), None), jnp.zeros(3), v
+                )[0].sum()
+            )(w)
+        ),
+        P("x"),
+        A(N((8, 3))),
+    )
+    prog(
+        "sh3_nested_manual",
+        jax.shard_map(
+            lambda a: (
+                jax.shard_map(
+                    lambda b: lax.psum(b, "y") + lax.axis_index("y"),
+                    in_specs=P(None, "y"),
+                    out_specs=P(None, "y"),
+                    axis_names={"y"},
+                    check_vma=False,
+                )(a)
+                + lax.axis_index("x")
+            ),
+            mesh=mesh2,
+            in_specs=P("x"),
+            out_specs=P("x"),
+            axis_names={"x"},
+            check_vma=False,
+        ),
+        A(N((4, 6))),
+        tol="approx",
+        extra={
+            "in_shardings": (NamedSharding(mesh2, P("x", "y")),),
+            "out_shardings": NamedSharding(mesh2, P("x", "y")),
+        },
+    )
+    prog(
+        "sh3_poly_sharded",
+        lambda a: (jnp.sin(a) * 2).sum(0),
+        A(N((8, 3))),
+        poly=("4*b, 3",),
+        tol="approx",
+        extra={"in_shardings": (sx,), "out_shardings": rep},
+    )
+    prog(
+        "sh3_poly_shard_map",
+        jax.shard_map(
+            lambda a: lax.psum(a.sum(0), "x"),
+            mesh=mesh,
+            in_specs=P("x"),
+            out_specs=P(),
+            check_vma=False,
+        ),
+        A(N((8, 3))),
+        poly=("4*b, 3",),
+        tol="approx",
+        extra={"in_shardings": (sx,), "out_shardings": rep},
+    )
     prog(
         "sh_auto_matmul",
         lambda a, b: jnp.tanh(a @ b).sum(0),
@@ -4224,6 +4399,238 @@ def _sharded_progs() -> None:
 
 
 _sharded_progs()
+
+# ============================================================================ containers with vjp
+
+prog(
+    "vjp_container",
+    lambda x, w: jnp.tanh(x @ w).sum(0),
+    A(N((3, 4)), N((4, 2))),
+    tol="approx",
+    extra={"vjp_order": 2},
+)
+prog(
+    "vjp_container_poly",
+    lambda x: jnp.sin(x) * x.shape[0],
+    A(N((5, 2))),
+    poly=("b, 2",),
+    tol="ulp",
+    extra={"vjp_order": 1},
+)
+
+# ============================================================================ names and strings
+
+
+def _weird_names(d):
+    return {'q"uote': d["a\\b"] * 2, "unié中😀": d["tab\tnew\nline"] + 1, "$#@!": d["a\\b"].sum()}
+
+
+prog(
+    "names_escapes",
+    _weird_names,
+    lambda r: (
+        {
+            "a\\b": r.standard_normal(3).astype(np.float32),
+            "tab\tnew\nline": r.standard_normal(2).astype(np.float32),
+        },
+    ),
+    tol="approx",
+)
+
+
+def f_λ_unicode(x):  # noqa: N802
+    return jnp.sin(x) * 2
+
+
+prog("names_unicode_fn", f_λ_unicode, A(N((3,))), tol="ulp")
+prog(
+    "names_long_pytree",
+    lambda *xs: {f"k{i}": {"v": x * i, "w": [x, (x,)]} for i, x in enumerate(xs)},
+    A(*(N((2,)) for _ in range(12))),
+)
+
+# ============================================================================ newer attributes
+
+prog(
+    "attr_result_accuracy",
+    lambda x: (
+        lax.exp(x, accuracy=lax.AccuracyMode.HIGHEST),
+        lax.tanh(x, accuracy=lax.Tolerance(atol=1e-5, rtol=1e-5)),
+        lax.log(jnp.abs(x) + 1, accuracy=lax.Tolerance(atol=1e-6, ulps=2)),
+        lax.sin(x, accuracy=lax.AccuracyMode.DEFAULT),
+    ),
+    A(N((6,))),
+    tol="ulp",
+)
+prog(
+    "attr_composite_kinds",
+    lambda x: lax.composite(
+        lambda v, *, a, b, c, d, e: (
+            v * a + jnp.float32(len(c)) + (1.0 if b else 0.0) + d[0] + float(e)
+        ),
+        name="my.kinds",
+    )(x, a=2.5, b=True, c='str"q', d=np.array([1.0, 2.0], np.float32), e=np.int64(3)),
+    A(N((3,))),
+    tol="ulp",
+)
+prog(
+    "attr_dot_out_type",
+    lambda a, b: (
+        lax.dot_general(a, b, (((1,), (0,)), ((), ())), preferred_element_type=jnp.float64),
+        jnp.matmul(a, b, preferred_element_type=jnp.float64),
+    ),
+    A(N((3, 4)), N((4, 2))),
+    x64=True,
+    tol="approx",
+)
+prog("attr_split", lambda x: lax.split(x, (1, 3, 2), axis=1), A(N((2, 6))))
+prog(
+    "attr_reduce_precision_bf16",
+    lambda x: (
+        lax.reduce_precision(x, exponent_bits=8, mantissa_bits=7),
+        lax.reduce_precision(x, exponent_bits=4, mantissa_bits=3),
+    ),
+    A(N((20,), "f32", 100)),
+)
+prog(
+    "attr_clamp_broadcast",
+    lambda x: (lax.clamp(jnp.float32(-1), x, jnp.float32(1)), jnp.clip(x, max=0.5)),
+    A(N((5,))),
+)
+
+# ============================================================================ medium models (timing)
+
+
+def _gpt(tok, wte, wpe, *layers):
+    x = wte[tok] + wpe[: tok.shape[1]]
+    for i in range(0, len(layers), 8):
+        x = _block(x, *layers[i : i + 8])
+    return x @ wte.T
+
+
+_D = 64
+_GPT_LAYER = [(_D, _D), (_D, _D), (_D, _D), (_D, _D), (_D, 4 * _D), (4 * _D, _D), (_D,), (_D,)]
+prog(
+    "med_gpt_forward",
+    _gpt,
+    A(
+        I((2, 64), "i32", 0, 500),
+        N((500, _D), "f32", 0.1),
+        N((64, _D), "f32", 0.1),
+        *(N(s_, "f32", 0.1) for _ in range(4) for s_ in _GPT_LAYER),
+    ),
+    tol="approx",
+)
+
+
+def _resnet(x, *ks):
+    for i, k in enumerate(ks):
+        y = lax.conv_general_dilated(
+            x, k, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")
+        )
+        y = jax.nn.relu(_group_norm(y, jnp.ones(y.shape[-1])))
+        x = x + y if y.shape == x.shape else y
+        if i % 2 == 1:
+            x = lax.reduce_window(x, -jnp.inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "SAME")
+    return x.mean((1, 2))
+
+
+prog(
+    "med_resnet_forward",
+    _resnet,
+    A(N((4, 32, 32, 16)), *(N((3, 3, 16, 16), "f32", 0.1) for _ in range(6))),
+    tol="approx",
+)
+prog(
+    "med_resnet_grad",
+    jax.grad(lambda x, *ks: jnp.sum(_resnet(x, *ks) ** 2), argnums=(1, 2)),
+    A(N((2, 16, 16, 16)), *(N((3, 3, 16, 16), "f32", 0.1) for _ in range(4))),
+    tol="approx",
+)
+
+# ============================================================================ more ints, jvp of while
+
+prog(
+    "ad_jvp_while",
+    lambda x, t: jax.jvp(
+        lambda v: lax.while_loop(
+            lambda c: c[1] < 4 + (c[0][0] > 0), lambda c: (jnp.sin(c[0]) * 1.5, c[1] + 1), (v, 0)
+        )[0],
+        (x,),
+        (t,),
+    ),
+    A(N((3,)), N((3,))),
+    tol="ulp",
+)
+prog(
+    "int2_sort_topk",
+    lambda a, b: (
+        jnp.sort(a),
+        jnp.argsort(b),
+        lax.top_k(a, 3),
+        jnp.argmax(a),
+        jnp.argmin(b),
+        jnp.cumsum(a),
+        jnp.cumsum(b, dtype=jnp.uint64),
+    ),
+    A(I((9,), "i64", -(2**62), 2**62), I((9,), "u64", 0, 2**63)),
+    x64=True,
+)
+prog(
+    "int2_overflow_reductions",
+    lambda a: (
+        a.sum(axis=0),
+        jnp.cumsum(a, axis=0),
+        jnp.prod(a, axis=0),
+        lax.reduce_window(a, jnp.int8(0), lax.add, (3, 1), (1, 1), "VALID"),
+        a.at[jnp.array([0, 0, 1])].add(jnp.int8(100)),
+    ),
+    A(I((5, 3), "i8", -128, 128)),
+)
+prog(
+    "int2_bool_reductions",
+    lambda b: (
+        jnp.argmax(b, axis=1),
+        b.sum(axis=0),
+        jnp.cumsum(b, axis=1),
+        lax.reduce_window(b, False, lax.bitwise_or, (2, 2), (1, 1), "VALID"),
+        jnp.sort(b, axis=1),
+    ),
+    A(I((4, 5), "bool", 0, 2)),
+)
+prog(
+    "int2_conv_int32",
+    lambda x, k: lax.conv_general_dilated(
+        x, k, (1,), "SAME", dimension_numbers=("NWC", "WIO", "NWC")
+    ),
+    A(I((2, 7, 3), "i32", -50, 50), I((3, 3, 2), "i32", -50, 50)),
+)
+prog(
+    "int2_f8_formats_arith",
+    lambda a, b: tuple(
+        (a.astype(t) * b.astype(t) + a.astype(t)).astype(jnp.float32)
+        for t in (
+            jnp.float8_e5m2,
+            jnp.float8_e4m3fnuz,
+            jnp.float8_e5m2fnuz,
+            jnp.float8_e4m3b11fnuz,
+            jnp.float8_e3m4,
+            jnp.float8_e4m3,
+        )
+    ),
+    A(N((16,)), N((16,))),
+    tol="exact",
+    note="each f8 op rounds to f8 (spec); XLA may keep wider intermediates",
+)
+prog(
+    "int2_f8_dots",
+    lambda a, b: tuple(
+        lax.dot(a.astype(t), b.astype(t), preferred_element_type=jnp.float32)
+        for t in (jnp.float8_e5m2, jnp.float8_e4m3fnuz, jnp.float8_e4m3)
+    ),
+    A(N((3, 8)), N((8, 2))),
+    tol="approx",
+)
 
 # ============================================================================ driver
 
@@ -4284,7 +4691,7 @@ def _export_one(p: Prog, out: Path) -> dict[str, Any]:
         exp = jax.export.export(jax.jit(p.fn, **kw), platforms=platforms)(*specs)
         text = exp.mlir_module()
         data = exp.mlir_module_serialized
-        container = exp.serialize()
+        container = exp.serialize(vjp_order=p.extra.get("vjp_order", 0))
     except Exception as e:  # noqa: BLE001
         entry["status"] = "export_failed"
         entry["error"] = _msg(e)
