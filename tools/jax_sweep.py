@@ -4364,6 +4364,18 @@ def _sharded_progs() -> None:
     )
     wsc = jax.lax.with_sharding_constraint
     prog(
+        "sh4_gspmd_poly_constraint",
+        lambda a: wsc(jnp.sin(a) * a.shape[0], NamedSharding(mesh, P(None, "x"))).sum(0),
+        A(N((8, 4))),
+        poly=("4*b, 4",),
+        tol="approx",
+        extra={
+            "in_shardings": (sx,),
+            "out_shardings": rep,
+            "config": {"jax_use_shardy_partitioner": False},
+        },
+    )
+    prog(
         "sh4_constraint_in_regions",
         lambda a: (
             lax.fori_loop(0, 3, lambda i, c: wsc(c * 2 + i, NamedSharding(mesh, P("x"))), a),
