@@ -41,6 +41,7 @@ _spec.loader.exec_module(gen)  # type: ignore[union-attr]
 
 import numpy as np  # noqa: E402
 from producer_io import generate, normal, rng  # noqa: E402
+from producer_sweep_values import I32_EDGE, SPECIAL  # noqa: E402
 
 L = keras.layers
 Case, model_case, seq = gen.Case, gen.model_case, gen.seq
@@ -878,41 +879,6 @@ def op_cases() -> list[Any]:
             np.array(2, np.int32),
         ),
     ]
-
-
-SPECIAL = np.array(
-    [
-        0.0,
-        -0.0,
-        np.inf,
-        -np.inf,
-        np.nan,
-        1.0,
-        -1.0,
-        0.5,
-        -0.5,
-        1.5,
-        -2.5,
-        2.5,
-        3.0,
-        -3.0,
-        1e30,
-        -1e30,
-        65504.0,
-        65520.0,
-        3.4e38,
-        1e-30,
-        7.0,
-        -7.0,
-        0.1,
-        100.0,
-    ],
-    np.float32,
-)  # no subnormals: XLA's CPU flushes them, the spec does not
-I32_EDGE = np.array(
-    [0, 1, -1, 2**31 - 1, -(2**31), 7, -7, 100, -100, 31, 32, 33, 64, -33, 2**30, -(2**30)],
-    np.int32,
-)
 
 
 def edge_cases() -> list[Any]:

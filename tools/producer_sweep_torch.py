@@ -33,7 +33,8 @@ sys.path.insert(0, str(FIXTURES))
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 from producer_io import generate, normal, rng, write_npz  # noqa: E402
-from torch_cases import Case, Fn, module  # noqa: E402
+from producer_sweep_values import I32_EDGE, SPECIAL  # noqa: E402
+from torch_cases import Case, Fn, Seq2Last, module  # noqa: E402
 
 nn = torch.nn
 F = torch.nn.functional
@@ -256,16 +257,6 @@ class UNet(nn.Module):
         kw = {} if self.align is None else {"align_corners": self.align}
         up = F.interpolate(b, scale_factor=2, mode=self.mode, **kw)
         return self.u2(torch.cat([t, up], 1))
-
-
-class Seq2Last(nn.Module):
-    def __init__(self, rnn: Any) -> None:
-        super().__init__()
-        self.rnn = rnn
-
-    def forward(self, x: Any) -> Any:
-        out, h = self.rnn(x)
-        return (out, *h) if isinstance(h, tuple) else (out, h)
 
 
 class RNNWithState(nn.Module):
@@ -1454,35 +1445,6 @@ def op_cases() -> list[Case]:
     ]
 
 
-SPECIAL = np.array(
-    [
-        0.0,
-        -0.0,
-        np.inf,
-        -np.inf,
-        np.nan,
-        1.0,
-        -1.0,
-        0.5,
-        -0.5,
-        1.5,
-        -2.5,
-        2.5,
-        3.0,
-        -3.0,
-        1e30,
-        -1e30,
-        65504.0,
-        65520.0,
-        3.4e38,
-        1e-30,
-        7.0,
-        -7.0,
-        0.1,
-        100.0,
-    ],
-    np.float32,
-)  # no subnormals: XLA's CPU flushes them, the spec does not
 BF_TIES = np.array(
     [
         1.00390625,
@@ -1499,10 +1461,6 @@ BF_TIES = np.array(
         -3.39e38,
     ],
     np.float32,
-)
-I32_EDGE = np.array(
-    [0, 1, -1, 2**31 - 1, -(2**31), 7, -7, 100, -100, 31, 32, 33, 64, -33, 2**30, -(2**30)],
-    np.int32,
 )
 
 
