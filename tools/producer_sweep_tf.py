@@ -925,7 +925,7 @@ def edge_cases() -> list[Any]:
                 tf.math.rint(x),
                 tf.floor(x),
                 tf.math.ceil(x),
-                tf.cast(x, tf.int32) if False else tf.math.sign(x),
+                tf.math.sign(x),
             ),
             v,
         ),
@@ -1115,6 +1115,119 @@ def edge_cases() -> list[Any]:
     ]
 
 
+def baked_cases() -> list[Any]:
+    """Weights as constants inside the program (a function closing over NumPy arrays)."""
+    r = np.random.default_rng(5)
+    k1 = r.standard_normal((3, 3, 3, 16)).astype(np.float32) * 0.2
+    k2 = r.standard_normal((3, 3, 16, 1)).astype(np.float32) * 0.2
+    w = r.standard_normal((16 * 8 * 8, 10)).astype(np.float32) * 0.05
+    b16 = r.standard_normal(16).astype(np.float32)
+    emb = r.standard_normal((100, 32)).astype(np.float32)
+    wi = r.integers(-128, 127, (32, 8)).astype(np.int8)
+
+    def cnn(x: Any) -> Any:
+        y = tf.nn.relu(tf.nn.conv2d(x, k1, 1, "SAME") + b16)
+        y = tf.nn.depthwise_conv2d(y, tf.tile(k2, [1, 1, 1, 1]), (1, 1, 1, 1), "SAME")
+        y = tf.nn.max_pool2d(y, 2, 2, "VALID")
+        return tf.nn.softmax(tf.reshape(y, (-1, 16 * 8 * 8)) @ w)
+
+    def lm(t: Any) -> Any:
+        e = tf.gather(emb, t)
+        q = tf.cast(wi, tf.float32) / 127.0
+        h = tf.nn.gelu(e @ q)
+        return tf.reduce_sum(h, 1), tf.argmax(h, -1)
+
+    return [
+        Case("baked_cnn", "cnn", cnn, [normal("tbk", 2, 16, 16, 3)]),
+        Case("baked_lm", "transformer", lm, [ints("tbkl", 0, 100, 2, 7)]),
+        Case(
+            "baked_f16",
+            "nn",
+            lambda x: tf.nn.relu(tf.cast(x, tf.float16) @ tf.constant(w[:16, :8], tf.float16)),
+            [normal("tbkh", 3, 16)],
+        ),
+    ]
+
+
+def random_cases() -> list[Any]:
+    """Random ops: the expected values are TF's own XLA run where eager differs."""
+    seed = np.array([7, 11], np.int32)
+    x = normal("trnd", 4, 6)
+
+    def c(name: str, fn: Any, *args: np.ndarray) -> Any:
+        return Case(f"random_{name}", "random", fn, list(args))
+
+    def algs(s: Any) -> Any:
+        return tuple(
+            tf.random.stateless_uniform((3, 5), s, alg=a) for a in ("philox", "auto_select")
+        )
+
+    return [
+        c("algs", algs, seed),
+        c(
+            "normal_algs",
+            lambda s: tuple(
+                tf.random.stateless_normal((7,), s, alg=a) for a in ("philox", "auto_select")
+            ),
+            seed,
+        ),
+        c(
+            "int_full_range",
+            lambda s: (
+                tf.random.stateless_uniform((9,), s, minval=None, maxval=None, dtype=tf.int32),
+                tf.random.stateless_uniform((9,), s, minval=None, maxval=None, dtype=tf.uint64),
+                tf.random.stateless_uniform((5,), s, -7, 13, dtype=tf.int64),
+            ),
+            seed,
+        ),
+        c(
+            "dtypes",
+            lambda s: (
+                tf.random.stateless_uniform((6,), s, dtype=tf.float16),
+                tf.random.stateless_uniform((6,), s, dtype=tf.bfloat16),
+                tf.random.stateless_normal((6,), s, dtype=tf.float16),
+                tf.random.stateless_truncated_normal((6,), s, dtype=tf.float64),
+            ),
+            seed,
+        ),
+        c(
+            "dropout_keras",
+            lambda v, s: (
+                tf.nn.experimental.stateless_dropout(v, 0.4, s),
+                v * 2,
+            ),
+            x,
+            seed,
+        ),
+        c(
+            "split_fold",
+            lambda s: (
+                tf.random.experimental.stateless_split(s, 3),
+                tf.random.experimental.stateless_fold_in(s, 5),
+            ),
+            seed.astype(np.int64),
+        ),
+        c(
+            "categorical",
+            lambda s: (
+                tf.random.stateless_categorical(
+                    tf.math.log([[0.1, 0.2, 0.7], [0.5, 0.25, 0.25]]), 8, s
+                ),
+                tf.random.stateless_parameterized_truncated_normal((5,), s, 0.0, 1.0, -0.5, 2.0),
+            ),
+            seed,
+        ),
+        c(
+            "gamma_poisson",
+            lambda s: (
+                tf.random.stateless_gamma((5,), s, 2.0),
+                tf.random.stateless_poisson((5,), s, 3.0),
+            ),
+            seed,
+        ),
+    ]
+
+
 def _control(v: Any) -> Any:
     s = tf.reduce_sum(v)
     a = tf.cond(s > 0, lambda: v * 2, lambda: v - 1)
@@ -1214,7 +1327,7 @@ def flat(out: Any) -> list[np.ndarray]:
 
 def all_cases() -> list[Any]:
     cases = []
-    for build in (model_cases, op_cases, edge_cases):
+    for build in (model_cases, op_cases, edge_cases, random_cases, baked_cases):
         try:
             made = build()
         except Exception as e:  # noqa: BLE001

@@ -33,7 +33,7 @@ sys.path.insert(0, str(FIXTURES))
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 from producer_io import generate, normal, rng, write_npz  # noqa: E402
-from producer_sweep_values import I32_EDGE, SPECIAL  # noqa: E402
+from producer_sweep_values import I32_EDGE, SPECIAL, big_ints, big_special  # noqa: E402
 from torch_cases import Case, Fn, Seq2Last, module  # noqa: E402
 
 nn = torch.nn
@@ -871,7 +871,7 @@ def op_cases() -> list[Case]:
                 v.masked_fill(w > 0, -1e9),
                 torch.where(v > w, v, w),
                 torch.where(v > 0, v, 0.0),
-                v.masked_scatter(w > 0, w * 2) if False else v * (w > 0),
+                v * (w > 0),
                 torch.clamp(v, min=-0.2),
                 torch.clamp(v, max=w),
                 torch.clamp_min(v, 0.1),
@@ -1286,6 +1286,8 @@ def op_cases() -> list[Case]:
             i32,
         ),
         c("complex_ops", lambda v, w: _complex(v, w), x, y),
+        c("complex_io", _complex_io, (x + 1j * y).astype(np.complex64)),
+        c("complex128_io", _complex_io, (x + 1j * y).astype(np.complex128)[:3, :3]),
         c(
             "fft_ops",
             lambda v: (
@@ -1761,6 +1763,245 @@ def edge_cases() -> list[Case]:
     ]
 
 
+def big_cases() -> list[Case]:
+    """Large arrays (2^17 elements and more): the paths an interpreter takes for them."""
+    n = 1 << 17
+    v = big_special(n, 1).reshape(256, 512)
+    w = big_special(n, 2).reshape(256, 512)
+    a = big_ints(n, 3).reshape(256, 512)
+    d = big_ints(n, 4).reshape(256, 512)
+    d[d == 0] = 7
+    r = normal("big_r", 256, 512)
+    q = normal("big_q", 512, 384)
+
+    def c(name: str, fn: Any, *args: np.ndarray) -> Case:
+        return Case(f"big_{name}", "big", Fn(fn), list(args))
+
+    return [
+        c(
+            "minmax",
+            lambda x, y: (
+                torch.maximum(x, y),
+                torch.minimum(x, y),
+                torch.clamp(x, -1, 1),
+                torch.where(x > y, x, y),
+                F.relu(x),
+                torch.fmax(x, y),
+            ),
+            v,
+            w,
+        ),
+        c(
+            "chain",
+            lambda x, y: (
+                torch.tanh(x) * torch.sigmoid(y) + torch.exp(-x.abs()),
+                F.gelu(x) - F.silu(y),
+                torch.log1p(x.abs()) / (1 + y * y),
+                torch.sqrt(x.abs()) * torch.rsqrt(y.abs() + 1),
+                (x * 2 + 1) * (y - 3) / 7,
+            ),
+            v,
+            w,
+        ),
+        c(
+            "chain_finite",
+            lambda x, y: (
+                torch.tanh(x) * torch.sigmoid(y) + torch.exp(-x.abs()),
+                F.gelu(x, approximate="tanh") - F.silu(y),
+                torch.log1p(x.abs()) / (1 + y * y),
+                torch.erf(x) + torch.cos(y),
+                F.softplus(x) + F.mish(y),
+                torch.atan2(x, y),
+                torch.pow(x.abs(), 1.3),
+                torch.expm1(y / 4),
+            ),
+            r,
+            r.T.copy().reshape(256, 512),
+        ),
+        c(
+            "reduce",
+            lambda x: (
+                x.sum(1),
+                x.amax(0),
+                x.amin(1),
+                x.mean(),
+                x.prod(1),
+                torch.logsumexp(x, 1),
+                x.argmax(1),
+                x.argmin(0),
+                x.norm(dim=0),
+                x.var(1),
+            ),
+            v,
+        ),
+        c(
+            "reduce_finite",
+            lambda x: (
+                x.sum(1),
+                x.amax(0),
+                x.sum(),
+                x.mean(0),
+                torch.logsumexp(x, 1),
+                x.argmax(1),
+                x.std(0),
+                torch.softmax(x, 1),
+                torch.log_softmax(x, 0),
+                F.layer_norm(x, (512,)),
+            ),
+            r,
+        ),
+        c(
+            "int",
+            lambda x, y: (
+                x + y,
+                x * y,
+                x // y,
+                x % y,
+                torch.fmod(x, y),
+                x >> (y.abs() % 33),
+                x << (y.abs() % 33),
+                x & y,
+                x ^ y,
+                ~x,
+                x.abs(),
+                -x,
+                torch.maximum(x, y),
+                x.sum(1),
+                x.max(0).values,
+                x.float(),
+                (x.float() * 0.37).to(torch.int32),
+            ),
+            a,
+            d,
+        ),
+        c(
+            "int64",
+            lambda x, y: (
+                x.long() * y.long() * 1000003,
+                x.long() // 7,
+                x.long() % -7,
+                x.long().cumsum(1),
+                x.long().sum(0),
+                (x.long() << 20) >> 3,
+            ),
+            a,
+            d,
+        ),
+        c(
+            "casts",
+            lambda x: (
+                x.half(),
+                x.to(torch.bfloat16),
+                x.double(),
+                (x * 50).to(torch.int8),
+                x.to(torch.bool),
+                x.half().float(),
+                x.to(torch.bfloat16).float(),
+            ),
+            v,
+        ),
+        c(
+            "compare",
+            lambda x, y: (
+                x == y,
+                x < y,
+                x >= y,
+                torch.isnan(x),
+                torch.isinf(y),
+                (x > 0) & (y < 0),
+                torch.where(torch.isnan(x), y, x),
+                torch.nan_to_num(x),
+                torch.sign(x),
+                torch.round(x),
+                torch.floor(x),
+                torch.trunc(x),
+            ),
+            v,
+            w,
+        ),
+        c(
+            "sort",
+            lambda x: (
+                *torch.sort(x, 1),
+                *torch.topk(x, 5, 1),
+                x.argsort(0),
+                torch.cumsum(x, 1),
+                torch.cummax(x, 1)[0],
+                torch.cumprod(x / 10, 0),
+            ),
+            r,
+        ),
+        c(
+            "sort_special",
+            lambda x: (torch.sort(x, 1).values, torch.topk(x, 3, 1).values, torch.cumsum(x, 1)),
+            v,
+        ),
+        c(
+            "matmul",
+            lambda x, y: (
+                x @ y,
+                torch.softmax(x @ y, 1),
+                F.linear(x, y.T, torch.ones(384)),
+                torch.einsum("ij,jk->ik", x, y).relu(),
+            ),
+            r,
+            q,
+        ),
+        c(
+            "gather_scatter",
+            lambda x, i: (
+                torch.gather(x, 1, i),
+                torch.scatter_add(torch.zeros_like(x), 1, i, x[:, :64]),
+                x[i[:, 0]],
+                torch.index_select(x, 1, i[0]),
+                x.index_put((i[:, 0],), x[:256] * 2, accumulate=True),
+            ),
+            r,
+            ints("big_i", 0, 256, 256, 64),
+        ),
+        c(
+            "broadcast",
+            lambda x, y: (
+                x + y[0],
+                x * y[:, :1],
+                x - y.mean(0),
+                torch.where(x > 0, y[0], x),
+                x / y.norm(dim=1, keepdim=True),
+                (x[:, None, :64] * y[None, :8, :64]).sum(-1),
+            ),
+            r,
+            normal("big_b", 256, 512),
+        ),
+        c(
+            "conv_pool",
+            lambda x, k: (
+                F.conv2d(x, k, padding=1),
+                F.max_pool2d(x, 3, 2, 1),
+                F.avg_pool2d(x, 2),
+                F.interpolate(x, scale_factor=2, mode="bilinear"),
+                F.conv2d(x, k, stride=2, dilation=2),
+                F.adaptive_avg_pool2d(x, 5),
+            ),
+            normal("big_img", 4, 16, 64, 64),
+            normal("big_k", 16, 16, 3, 3) * 0.1,
+        ),
+        c(
+            "f16_chain",
+            lambda x, y: (
+                torch.tanh(x) * y + x,
+                F.gelu(x) * torch.sigmoid(y),
+                torch.softmax(x, 1),
+                (x @ y.T)[:8],
+                x.sum(1),
+                torch.exp(x.clamp(-5, 5)),
+                torch.maximum(x, y),
+            ),
+            r.astype(np.float16),
+            normal("big_h", 256, 512).astype(np.float16),
+        ),
+    ]
+
+
 def extra_cases() -> list[Case]:
     im = normal("ex_im", 2, 3, 6, 7)
     grid = np.clip(normal("ex_grid", 2, 4, 5, 2) * 0.7, -1.2, 1.2).astype(np.float32)
@@ -1892,7 +2133,7 @@ def extra_cases() -> list[Case]:
                 a * m,
                 a.masked_fill(m, 0),
                 torch.where(m, a, -a),
-                a[m.nonzero(as_tuple=True)] if False else (a * m).sum(1),
+                (a * m).sum(1),
                 m.sum(),
                 m.to(torch.int8) - 1,
                 m.cumsum(1),
@@ -1941,6 +2182,37 @@ def _half(v: Any, w: Any, dt: Any) -> Any:
         torch.erf(a),
         torch.log(a.abs() + 0.1),
         a.var(1),
+    )
+
+
+def _complex_io(z: Any) -> Any:
+    """Complex inputs and outputs (no view_as_real, no angle)."""
+    return (
+        z * z.conj(),
+        torch.exp(z),
+        torch.log(z),
+        torch.sqrt(z),
+        z @ z.T,
+        z.sum(1),
+        z / (z + 1),
+        torch.tanh(z),
+        torch.sin(z),
+        z.abs(),
+        z.real * 2,
+        z.imag,
+        torch.reciprocal(z),
+        z**2,
+        torch.sigmoid(z),
+        torch.fft.fft(z),
+        torch.fft.ifft(z, dim=0),
+        torch.rsqrt(z),
+        z.mean(0),
+        torch.linalg.vector_norm(z, dim=1),
+        torch.cumsum(z, 1),
+        z * 1j,
+        torch.sgn(z),
+        torch.expm1(z),
+        torch.log1p(z),
     )
 
 
@@ -2174,6 +2446,82 @@ def _main_results(text: str) -> list[dict[str, Any]]:
     return out
 
 
+def baked_cases() -> list[Case]:
+    """Models whose weights end up inside the program (torchax: the function closes over
+    them, jax makes them constants) or with node metadata locations (torch_xla)."""
+    M = module
+    return [
+        Case("baked_resnet18", "cnn", M(ResNet18), [normal("bk18", 1, 3, 32, 32)]),
+        Case("baked_mbv3", "cnn", M(MBv3Block), [normal("bkmb", 2, 8, 8, 8)]),
+        Case(
+            "baked_lstm",
+            "rnn",
+            M(lambda: Seq2Last(nn.LSTM(4, 5, 2, batch_first=True))),
+            [normal("bkl", 2, 5, 4)],
+        ),
+        Case(
+            "baked_encoder",
+            "transformer",
+            M(lambda: nn.TransformerEncoderLayer(16, 4, 32, dropout=0.0, batch_first=True)),
+            [normal("bke", 2, 6, 16)],
+        ),
+        Case(
+            "baked_mlp_f64",
+            "nn",
+            M(lambda: nn.Sequential(nn.Linear(5, 7), nn.Tanh(), nn.Linear(7, 2)).double()),
+            [normal("bk64", 3, 5, dtype=np.float64)],
+        ),
+        Case(
+            "baked_embed",
+            "nn",
+            M(lambda: nn.Sequential(nn.Embedding(50, 8), nn.Flatten(), nn.Linear(24, 3))),
+            [ints("bkem", 0, 50, 4, 3)],
+        ),
+    ]
+
+
+def run_baked(producer: str, out: Path, case: Case) -> dict[str, Any]:
+    from producer_io import msg, write_fixture
+
+    entry: dict[str, Any] = {"family": case.family, "check": case.check, "baked": True}
+    targs = tuple(torch.from_numpy(a) for a in case.args)
+    try:
+        if producer == "torch_xla":
+            from torch.export import export
+            from torch_xla.stablehlo import StableHLOExportOptions, exported_program_to_stablehlo
+
+            ep = export(case.module, targs)
+            opts = StableHLOExportOptions(export_node_metadata=True)
+            shlo = exported_program_to_stablehlo(ep, opts)
+            text, data = shlo.get_stablehlo_text(), shlo.get_stablehlo_bytecode()
+            from torch_xla.stablehlo import VariableType
+
+            fn = shlo._bundle.stablehlo_funcs[0]
+            inputs = []
+            for loc in fn.meta.input_locations:
+                if loc.type_ == VariableType.PARAMETER:
+                    inputs.append(ep.state_dict[loc.name].detach().numpy())
+                elif loc.type_ == VariableType.CONSTANT:
+                    inputs.append(np.asarray(shlo._bundle.additional_constants[loc.position]))
+                else:
+                    inputs.append(case.args[loc.position])
+        else:
+            import jax
+            import torchax
+
+            weights, fn = torchax.extract_jax(case.module)
+            exp = jax.export.export(jax.jit(lambda *a: fn(weights, a)))(
+                *[jax.numpy.asarray(a) for a in case.args]
+            )
+            text, data = exp.mlir_module(), exp.mlir_module_serialized
+            inputs = [case.args[i] for i in exp.module_kept_var_idx]
+    except Exception as e:  # noqa: BLE001
+        return {**entry, "status": "export_failed", "error": msg(e)}
+    outs = eager(case.module, targs)
+    entry.update(write_fixture(out, case.name, text, data, inputs, outs))
+    return entry
+
+
 def main(argv: list[str]) -> int:
     import producer_io
 
@@ -2213,12 +2561,15 @@ def main(argv: list[str]) -> int:
     def run_any(case: Case) -> dict[str, Any]:
         if case.name in dyn:
             return run_dynamic(producer, gen, out, *dyn[case.name])
+        if case.name.startswith("baked_"):
+            return run_baked(producer, out, case)
         return run_case(case)
 
     cases = (
         all_cases()
-        + [p for c in edge_cases() + extra_cases() for p in split(c)]
+        + [p for c in edge_cases() + extra_cases() + big_cases() for p in split(c)]
         + [c for c, _ in dyn.values()]
+        + baked_cases()
     )
     generate(out, names, cases, run_any, head)
     return 0
