@@ -1115,6 +1115,139 @@ def edge_cases() -> list[Any]:
     ]
 
 
+def more_cases() -> list[Any]:
+    """Less common TF / keras.ops users reach for."""
+    K = keras.ops
+    im = normal("tm_im", 2, 8, 8, 3)
+    x = normal("tm_x", 4, 6)
+    sig = normal("tm_sig", 2, 64)
+
+    def c(name: str, fn: Any, *args: np.ndarray) -> Any:
+        return Case(f"more_{name}", "ops", fn, list(args))
+
+    return [
+        c(
+            "ctc_loss",
+            lambda lg, lab: tf.nn.ctc_loss(
+                lab,
+                lg,
+                tf.constant([3, 2]),
+                tf.constant([7, 7]),
+                logits_time_major=False,
+                blank_index=0,
+            ),
+            normal("tm_ctc", 2, 7, 5),
+            np.array([[1, 2, 3], [4, 1, 0]], np.int32),
+        ),
+        c(
+            "nms_padded",
+            lambda b, s: tf.image.non_max_suppression_padded(
+                b, s, 4, iou_threshold=0.5, pad_to_max_output_size=True
+            )[0],
+            np.sort(
+                rng("tm_box").random((10, 4)).astype(np.float32).reshape(10, 2, 2), axis=1
+            ).reshape(10, 4),
+            rng("tm_sc").random(10).astype(np.float32),
+        ),
+        c(
+            "image_quality",
+            lambda a: (
+                tf.image.ssim(tf.sigmoid(a), tf.sigmoid(a * 0.9), 1.0, filter_size=3),
+                tf.image.total_variation(a),
+                tf.image.psnr(tf.sigmoid(a), tf.sigmoid(a * 0.8), 1.0),
+                tf.image.extract_patches(a, [1, 3, 3, 1], [1, 2, 2, 1], [1, 1, 1, 1], "SAME"),
+                tf.image.image_gradients(a)[0],
+            ),
+            im,
+        ),
+        c(
+            "signal",
+            lambda v: (
+                tf.signal.linear_to_mel_weight_matrix(8, 33, 16000, 20.0, 4000.0),
+                tf.signal.mfccs_from_log_mel_spectrograms(tf.math.log(tf.abs(v[:, :16]) + 1.0)),
+                tf.signal.vorbis_window(8),
+                tf.signal.kaiser_window(8),
+                tf.abs(tf.signal.stft(v, 16, 8, window_fn=tf.signal.hamming_window)),
+            ),
+            sig,
+        ),
+        c(
+            "histogram",
+            lambda v: (
+                tf.searchsorted(tf.sort(v[0]), v[1]),
+                tf.searchsorted(tf.sort(v[0]), v[1], side="right"),
+            ),
+            x,
+        ),
+        c(
+            "linalg_banded",
+            lambda a, b: (
+                tf.linalg.tridiagonal_matmul(a[:3], b),
+                tf.linalg.tridiagonal_solve(
+                    a[:3] + tf.constant([[0.0], [5.0], [0.0]]), b, partial_pivoting=False
+                ),
+            ),
+            normal("tm_ba", 4, 6),
+            normal("tm_bb", 6, 2),
+        ),
+        c(
+            "keras_ops_image",
+            lambda a: (
+                K.image.map_coordinates(
+                    a[0, :, :, 0], tf.stack([tf.linspace(0.0, 7.0, 5), tf.linspace(1.0, 6.5, 5)]), 1
+                ),
+                K.image.resize(a, (5, 11), interpolation="bilinear", antialias=False),
+                K.image.rgb_to_grayscale(a),
+                K.image.pad_images(a, 1, 2, 11, 12),
+                K.image.crop_images(a, 1, 1, 5, 6),
+                K.image.extract_patches(a, 2),
+            ),
+            im,
+        ),
+        c(
+            "keras_ops_math",
+            lambda v: (
+                K.logdet(tf.eye(4) * 3 + v[:, :4] @ tf.transpose(v[:, :4])),
+                K.erfinv(tf.tanh(v) * 0.9),
+                K.top_k(v, 3)[1],
+                K.argpartition(v, 2),
+                K.digitize(v, [-1.0, 0.0, 1.0]),
+                K.segment_max(v, tf.constant([0, 0, 1, 2]), 3),
+                K.segment_sum(v, tf.constant([0, 1, 1, 2]), 3),
+                K.histogram(v[0], bins=5, range=(-2, 2))[0],
+                K.nn.psnr(tf.sigmoid(v), tf.sigmoid(v * 0.7), 1.0),
+                K.nn.dot_product_attention(
+                    tf.reshape(v, (1, 4, 1, 6)),
+                    tf.reshape(v, (1, 4, 1, 6)),
+                    tf.reshape(v, (1, 4, 1, 6)),
+                    is_causal=True,
+                ),
+                K.logaddexp(v, v[::-1]),
+                K.nan_to_num(K.log(v)),
+            ),
+            x,
+        ),
+        c(
+            "keras_ops_np",
+            lambda v: (
+                K.quantile(v, 0.3, axis=1),
+                K.median(v, axis=0),
+                K.trace(v[:, :4]),
+                K.tri(4, 6, -1, dtype="float32") * v,
+                K.cumprod(v, axis=1),
+                K.ptp(v) if hasattr(K, "ptp") else K.max(v),
+                K.var(v, axis=0),
+                K.correlate(v[0], v[1][:3], mode="valid"),
+                K.polyval(v[0], v[1]) if hasattr(K, "polyval") else v,
+                K.logspace(0, 2, 5),
+                K.unravel_index(tf.constant([3, 17]), (4, 6)),
+                K.round(v * 10, 1),
+            ),
+            x,
+        ),
+    ]
+
+
 def baked_cases() -> list[Any]:
     """Weights as constants inside the program (a function closing over NumPy arrays)."""
     r = np.random.default_rng(5)
@@ -1327,7 +1460,7 @@ def flat(out: Any) -> list[np.ndarray]:
 
 def all_cases() -> list[Any]:
     cases = []
-    for build in (model_cases, op_cases, edge_cases, random_cases, baked_cases):
+    for build in (model_cases, op_cases, edge_cases, random_cases, baked_cases, more_cases):
         try:
             made = build()
         except Exception as e:  # noqa: BLE001
