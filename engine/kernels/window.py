@@ -596,12 +596,14 @@ def select_and_scatter(
     """spec "select_and_scatter".
 
     Selection: for every window at once, a running (value, position) pair starts at the
-    window's first position and, for each later position ``p`` in ascending order,
+    window's first operand position and, for each later one ``p`` in ascending order,
     keeps the current one where ``select(current, w_p)`` is true (one region call per
-    window position; padding holds ``init_value``, and a selected padding position
-    scatters nowhere).  Scatter: each result element is ``init_value`` folded with the
-    source values that selected it, in ascending source-index order (rounds of one
-    region call, one round per multiplicity).
+    window position).  Padding positions are never selected (the spec's
+    ``reduce_window_without_init``: no padding value takes part, as in the StableHLO
+    reference interpreter and XLA); a window of padding only scatters nowhere.
+    Scatter: each result element is ``init_value`` folded with the source values that
+    selected it, in ascending source-index order (rounds of one region call, one round
+    per multiplicity).
     """
     dtype = dtype_of(result_type)
     rank = operand.ndim
@@ -619,7 +621,11 @@ def select_and_scatter(
         return np.array(as_dtype(new, dtype)).reshape(())
     if int(np.prod(nw)) == 0 or operand.size == 0:
         return result
-    cur_pos = _selected(padded, wins, wd, ws, select)
+    # Where the operand is (padding positions are False): None without padding.
+    real = None
+    if any(lo > 0 for lo in low) or any(hi > 0 for hi in high):
+        real = _pad(np.ones(operand.shape, bool), np.array(False), low, high, (0,) * rank)
+    cur_pos = _selected(padded, wins, wd, ws, select, real)
     offs = np.unravel_index(cur_pos, wd)
     starts = np.indices(nw, dtype=np.int64) if rank else np.zeros((0,), np.int64)
     target = []
@@ -653,12 +659,16 @@ def _selected(
     wd: tuple[int, ...],
     ws: tuple[int, ...],
     select: RegionFn,
+    real: np.ndarray | None = None,
 ) -> np.ndarray:
     """Per window the flat position that select_and_scatter's in-order scan keeps:
-    a running (value, position) pair from the first position, replaced by each later
-    position ``p`` where ``select(current, w_p)`` is false.  Windows of 16+ positions
-    along a dimension with a plain ``compare`` select take ``select_positions`` (the
-    same choice, by doubling); else one region call per position."""
+    a running (value, position) pair from the first operand position, replaced by each
+    later operand position ``p`` where ``select(current, w_p)`` is false; ``real``
+    (padded like the operand, False on padding) keeps padding out of the scan.  Windows
+    of 16+ positions along a dimension with a plain ``compare`` select take
+    ``select_positions`` (the same choice, by doubling; padding then holds a value that
+    loses every compare, when no operand element equals it); else one region call per
+    position."""
     rank = padded.ndim
     nw = wins.shape[:rank]
     direction = select_direction(select.summary, padded.dtype)
@@ -666,20 +676,45 @@ def _selected(
     work = window_scan.SCAN_WORK_RATIO * padded.size * levels * (1 + rank)
     scan_pays = k * math.prod(nw) * 4 > work  # element work of the two schedules
     if direction is not None and max(wd) >= window_scan.SCAN_MIN_WINDOW and scan_pays:
-        pos = select_positions(padded, wd, ws, direction)
+        fast = padded if real is None else _losing_padding(padded, real, direction)
+        pos = None if fast is None else select_positions(fast, wd, ws, direction)
         if pos is not None:
             return pos
     lead = (slice(None),) * rank
     positions = _window_positions(wd)
     cur_val = wins[lead + positions[0]]
     cur_pos = np.zeros(nw, dtype=np.int64)
+    real_wins = None if real is None else _windows(real, wd, ws, (1,) * rank)
+    cur_real = None if real_wins is None else real_wins[lead + positions[0]]
     for j, p in enumerate(positions[1:], start=1):
         cand = wins[lead + p]
         (keep,) = call_region(select, cur_val, cand)[:1]
-        keep = np.broadcast_to(np.asarray(keep, dtype=bool), nw)
-        cur_val = np.where(keep, cur_val, cand)
-        cur_pos = np.where(keep, cur_pos, j)
+        take = ~np.broadcast_to(np.asarray(keep, dtype=bool), nw)
+        if real_wins is not None and cur_real is not None:
+            cand_real = real_wins[lead + p]
+            take = cand_real & (take | ~cur_real)  # a real candidate beats padding
+            cur_real = cur_real | cand_real
+        cur_val = np.where(take, cand, cur_val)
+        cur_pos = np.where(take, j, cur_pos)
     return cur_pos
+
+
+def _losing_padding(padded: np.ndarray, real: np.ndarray, direction: str) -> np.ndarray | None:
+    """``padded`` with its padding replaced by the value every ``compare(direction)``
+    select drops (the lowest for GE / GT, the highest for LE / LT), or None when an
+    operand element equals that value (a tie the doubling could resolve to padding)."""
+    kind = padded.dtype.kind
+    if kind == "f":
+        worst = -np.inf if direction in ("GE", "GT") else np.inf
+    elif kind in "iu":
+        info = np.iinfo(padded.dtype)
+        worst = info.min if direction in ("GE", "GT") else info.max
+    else:
+        return None
+    fill = np.asarray(worst).astype(padded.dtype)
+    if np.any(padded[real] == fill):
+        return None
+    return np.where(real, padded, fill)
 
 
 def _scatter_ufunc(scatter: RegionFn, result_type: Type, dtype: np.dtype) -> np.ufunc | None:

@@ -439,22 +439,21 @@ def test_reduce_window_negative_padding_crops():
 
 
 def ref_select_and_scatter(operand, source, init, wd, ws, pad, select, scatter):
-    """Loops: pad with init, per window pick the first position p with select(cur, w_p)
-    keeping cur, scatter source values in source order."""
-    pshape = [lo + s + hi for (lo, hi), s in zip(pad, operand.shape)]
-    padded = np.full(pshape, init, dtype=operand.dtype)
-    for idx in np.ndindex(*operand.shape):
-        padded[tuple(lo + i for (lo, _), i in zip(pad, idx))] = operand[idx]
+    """Loops: per window, over its operand positions only (padding is never selected:
+    the spec's reduce_window_without_init, as the StableHLO reference interpreter skips
+    it), pick the first position p with select(cur, w_p) keeping cur; scatter source
+    values in source order; a window of padding only scatters nowhere."""
     result = np.full(operand.shape, init, dtype=operand.dtype)
     for sidx in np.ndindex(*source.shape):
         best = None
         for widx in np.ndindex(*wd):
-            p = tuple(s * st_ + w for s, st_, w in zip(sidx, ws, widx))
-            if best is None or not select(padded[best], padded[p]):
+            p = tuple(s * st_ + w - lo for s, st_, w, (lo, _) in zip(sidx, ws, widx, pad))
+            if not all(0 <= t < n for t, n in zip(p, operand.shape)):
+                continue
+            if best is None or not select(operand[best], operand[p]):
                 best = p
-        target = tuple(b - lo for b, (lo, _) in zip(best, pad))
-        if all(0 <= t < s for t, s in zip(target, operand.shape)):
-            result[target] = scatter(result[target], source[sidx])
+        if best is not None:
+            result[best] = scatter(result[best], source[sidx])
     return result
 
 

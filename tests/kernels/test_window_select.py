@@ -2,8 +2,10 @@
 scatter: the doubling selection (engine/kernels/window_scan.select_positions) and
 ``np.add.at`` scatter against a loop reference written from the spec (every window
 scanned in position order, ``select(current, candidate)`` keeping the current one;
-padding holds the init value and scatters nowhere; each result element is init plus
-its sources in ascending source order), and against the region-call path."""
+padding positions are never selected (the spec's ``reduce_window_without_init``, as the
+StableHLO reference interpreter skips them) and a window of padding only scatters
+nowhere; each result element is init plus its sources in ascending source order), and
+against the region-call path."""
 
 from __future__ import annotations
 
@@ -61,18 +63,17 @@ _CMP = {
 
 
 def _reference(x, src, init, wd, ws, pad, keep):
-    padded = np.full([n + lo + hi for n, (lo, hi) in zip(x.shape, pad)], init, x.dtype)
-    padded[tuple(slice(lo, lo + n) for n, (lo, _) in zip(x.shape, pad))] = x
     out = np.full(x.shape, init, x.dtype)
     for o in itertools.product(*(range(n) for n in src.shape)):
         best = None
         for p in itertools.product(*(range(w) for w in wd)):
-            idx = tuple(a * s + b for a, s, b in zip(o, ws, p))
-            if best is None or not keep(padded[best], padded[idx]):
+            idx = tuple(a * s + b - lo for a, s, b, (lo, _) in zip(o, ws, p, pad))
+            if not all(0 <= t < n for t, n in zip(idx, x.shape)):
+                continue  # padding: never selected
+            if best is None or not keep(x[best], x[idx]):
                 best = idx
-        target = tuple(b - lo for b, (lo, _) in zip(best, pad))
-        if all(0 <= t < n for t, n in zip(target, x.shape)):
-            out[target] = out[target] + src[o]
+        if best is not None:
+            out[best] = out[best] + src[o]
     return out
 
 
@@ -110,6 +111,27 @@ def test_matches_spec_loop_and_region_path(monkeypatch, case, direction, dtype):
             m.setattr(scan, "SCAN_MIN_WINDOW", 10**9)
             old = _run(text, x, src, np.asarray(init, dtype))
         assert got.tobytes() == old.tobytes()
+
+
+@pytest.mark.parametrize("window", [(3, 2), (16, 1)])  # region scan / doubling
+def test_padding_is_never_selected(window):
+    """TensorFlow's max-pool gradient (SAME padding, init 0, GE select): a border window
+    of negative values selects its largest element, not the zero padding (found by a
+    TensorFlow training-step export whose border gradients came out 0)."""
+    w, s = window
+    n = 7 if w == 3 else 20
+    x = -np.arange(1, n + 1, dtype=np.float32)[::-1].copy()  # all negative, rising
+    nw = (n + 2 - w) // s + 1
+    src = np.arange(1, nw + 1, dtype=np.float32)
+    text = _program((n,), (nw,), np.dtype(np.float32), (w,), (s,), ((1, 1),), "GE")
+    want = _reference(x, src, np.float32(0), (w,), (s,), ((1, 1),), _CMP["GE"])
+    assert want.sum() == src.sum()  # every window selected an operand element
+    got = _run(text, x, src, np.float32(0))
+    assert got.tobytes() == want.tobytes(), (got, want)
+    x[-1] = -np.inf  # the doubling's losing padding value occurs: the region scan decides
+    got = _run(text, x, src, np.float32(0))
+    want = _reference(x, src, np.float32(0), (w,), (s,), ((1, 1),), _CMP["GE"])
+    assert got.tobytes() == want.tobytes(), (got, want)
 
 
 def test_nan_operand_uses_the_region_scan():
