@@ -1115,6 +1115,108 @@ def edge_cases() -> list[Any]:
     ]
 
 
+def grad_case(name: str, build: Any, x: np.ndarray, training: bool = False) -> Any:
+    """The gradients of sum(sin(model(x))) with respect to the model's trainable
+    weights (a training step's backward pass: select_and_scatter, transposed
+    convolutions, segment sums, reversed loops)."""
+    keras.utils.set_random_seed(0)
+    m = build()
+    m(tf.constant(x))
+
+    def grads(v: Any) -> Any:
+        with tf.GradientTape() as tape:
+            y = m(v, training=training)
+            loss = tf.add_n(
+                [tf.reduce_sum(tf.sin(tf.cast(t, tf.float32))) for t in tf.nest.flatten(y)]
+            )
+        return tuple(tape.gradient(loss, m.trainable_variables))
+
+    return Case(f"grad_{name}", "grad", grads, [x], model=m)
+
+
+def _pool_grad(pool: Any) -> Any:
+    def g(v: Any) -> Any:
+        with tf.GradientTape() as tape:
+            tape.watch(v)
+            loss = tf.reduce_sum(tf.sin(pool(v)) * tf.range(1.0, 2.0, 1.0 / 64)[:1])
+        return tape.gradient(loss, v)
+
+    return g
+
+
+def grad_cases() -> list[Any]:
+    pools = {
+        "max3s2same": lambda v: tf.nn.max_pool2d(v, 3, 2, "SAME"),
+        "max3s2valid": lambda v: tf.nn.max_pool2d(v, 3, 2, "VALID"),
+        "max2s2": lambda v: tf.nn.max_pool2d(v, 2, 2, "VALID"),
+        "max3s1same": lambda v: tf.nn.max_pool2d(v, 3, 1, "SAME"),
+        "max2s1valid": lambda v: tf.nn.max_pool2d(v, 2, 1, "VALID"),
+        "avg3s2same": lambda v: tf.nn.avg_pool2d(v, 3, 2, "SAME"),
+        "max1d3s2": lambda v: tf.nn.max_pool1d(v[:, 0], 3, 2, "SAME"),
+    }
+    img = normal("tgpool", 2, 7, 7, 3)
+    return [Case(f"grad_pool_{k}", "grad", _pool_grad(f), [img]) for k, f in pools.items()] + [
+        grad_case(
+            "cnn_pools",
+            seq(
+                (12, 12, 3),
+                L.Conv2D(4, 3, padding="same"),
+                L.BatchNormalization(),
+                L.ReLU(),
+                L.MaxPooling2D(),
+                L.Conv2D(4, 3, strides=2),
+                L.AveragePooling2D(2, padding="same"),
+                L.Flatten(),
+                L.Dense(3),
+            ),
+            normal("tgc", 2, 12, 12, 3),
+        ),
+        grad_case(
+            "cnn_bn_training",
+            seq(
+                (8, 8, 3),
+                L.Conv2D(4, 3),
+                L.BatchNormalization(),
+                L.MaxPooling2D(3, 2, padding="same"),
+                L.GlobalAveragePooling2D(),
+                L.Dense(2),
+            ),
+            normal("tgb", 4, 8, 8, 3),
+            training=True,
+        ),
+        grad_case("mobilenet_block", gen.mobilenet_block, normal("tgm", 2, 8, 8, 4)),
+        grad_case("conv_decoder", gen.conv_decoder, normal("tgd", 2, 6)),
+        grad_case(
+            "lstm", seq((5, 4), L.LSTM(6, return_sequences=True), L.GRU(3)), normal("tgl", 2, 5, 4)
+        ),
+        grad_case("transformer", gen.transformer_encoder, normal("tgt", 2, 5, 8)),
+        grad_case(
+            "embedding",
+            lambda: keras.Sequential(
+                [
+                    keras.Input((4,), dtype="int32"),
+                    L.Embedding(7, 5),
+                    L.LayerNormalization(),
+                    L.Flatten(),
+                    L.Dense(2),
+                ]
+            ),
+            rng("tge").integers(0, 7, (3, 4)).astype(np.int32),
+        ),
+        grad_case(
+            "conv1d_3d",
+            seq(
+                (4, 4, 4, 2),
+                L.Conv3D(3, 2, padding="same"),
+                L.MaxPooling3D(),
+                L.Flatten(),
+                L.Dense(2),
+            ),
+            normal("tg3", 2, 4, 4, 4, 2),
+        ),
+    ]
+
+
 def more_cases() -> list[Any]:
     """Less common TF / keras.ops users reach for."""
     K = keras.ops
@@ -1460,7 +1562,15 @@ def flat(out: Any) -> list[np.ndarray]:
 
 def all_cases() -> list[Any]:
     cases = []
-    for build in (model_cases, op_cases, edge_cases, random_cases, baked_cases, more_cases):
+    for build in (
+        model_cases,
+        op_cases,
+        edge_cases,
+        random_cases,
+        baked_cases,
+        more_cases,
+        grad_cases,
+    ):
         try:
             made = build()
         except Exception as e:  # noqa: BLE001
@@ -1468,7 +1578,7 @@ def all_cases() -> list[Any]:
             continue
         for c in made:
             try:
-                cases += [c] if build is model_cases else split(c)
+                cases += [c] if build in (model_cases, grad_cases) else split(c)
             except Exception as e:  # noqa: BLE001
                 print(f"{c.name}: eager failed: {type(e).__name__}: {str(e)[:200]}", flush=True)
     return cases

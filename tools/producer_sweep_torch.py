@@ -2446,6 +2446,121 @@ def _main_results(text: str) -> list[dict[str, Any]]:
     return out
 
 
+def grad_cases() -> list[Case]:
+    """Training-step gradients (torchax only: jax.grad of the extracted function): the
+    backward ops (select_and_scatter, transposed convolutions, scatter-adds, reverse
+    loops).  The expected values are XLA's own run of the same gradient function."""
+    M = module
+    return [
+        Case(
+            "grad_cnn_maxpool",
+            "grad",
+            M(
+                lambda: nn.Sequential(
+                    nn.Conv2d(3, 4, 3, padding=1),
+                    nn.BatchNorm2d(4),
+                    nn.ReLU(),
+                    nn.MaxPool2d(2),
+                    nn.Conv2d(4, 4, 3, stride=2, groups=2),
+                    nn.AvgPool2d(2, ceil_mode=True),
+                    nn.Flatten(),
+                    nn.Linear(4, 3),
+                )
+            ),
+            [normal("gcm", 2, 3, 12, 12)],
+        ),
+        Case("grad_resblock", "grad", M(lambda: BasicBlock(4, 8, 2)), [normal("grb", 2, 4, 8, 8)]),
+        Case("grad_mbv3", "grad", M(MBv3Block), [normal("gmb", 2, 8, 8, 8)]),
+        Case(
+            "grad_lstm",
+            "grad",
+            M(lambda: Seq2Last(nn.LSTM(4, 5, 2, batch_first=True, bidirectional=True))),
+            [normal("gl", 2, 5, 4)],
+        ),
+        Case(
+            "grad_gru",
+            "grad",
+            M(lambda: Seq2Last(nn.GRU(4, 5, batch_first=True))),
+            [normal("gg", 2, 5, 4)],
+        ),
+        Case(
+            "grad_encoder",
+            "grad",
+            M(
+                lambda: nn.TransformerEncoderLayer(
+                    8, 2, 16, dropout=0.0, batch_first=True, norm_first=True
+                )
+            ),
+            [normal("ge", 2, 5, 8)],
+        ),
+        Case("grad_gpt", "grad", M(GPTBlock), [ints("ggpt", 0, 20, 2, 8)]),
+        Case("grad_llama", "grad", M(LlamaBlock), [normal("gllama", 2, 6, 16)]),
+        Case(
+            "grad_convT_upsample",
+            "grad",
+            M(lambda: UNet("bilinear", False)),
+            [normal("gun", 1, 2, 8, 8)],
+        ),
+        Case(
+            "grad_embedding_bag_free",
+            "grad",
+            M(
+                lambda: nn.Sequential(
+                    nn.Embedding(10, 4), nn.LayerNorm(4), nn.Flatten(), nn.Linear(12, 2)
+                )
+            ),
+            [ints("gemb", 0, 10, 3, 3)],
+        ),
+        Case(
+            "grad_pools",
+            "grad",
+            M(
+                lambda: nn.Sequential(
+                    nn.MaxPool2d(3, 2, 1),
+                    nn.AdaptiveAvgPool2d(3),
+                    nn.Conv2d(3, 2, 2, dilation=1),
+                    nn.Upsample(scale_factor=2, mode="nearest"),
+                    nn.MaxPool2d(2, 1),
+                    nn.Flatten(),
+                    nn.Linear(32, 2),
+                )
+            ),
+            [normal("gpl", 2, 3, 9, 9)],
+        ),
+    ]
+
+
+def run_grad(out: Path, case: Case) -> dict[str, Any]:
+    from producer_io import msg, write_fixture
+
+    entry: dict[str, Any] = {"family": case.family, "check": case.check, "expected": "xla"}
+    try:
+        import jax
+        import jax.numpy as jnp
+        import torchax
+
+        weights, fn = torchax.extract_jax(case.module)
+
+        fw = {k: v for k, v in weights.items() if jnp.issubdtype(v.dtype, jnp.floating)}
+        iw = {k: v for k, v in weights.items() if k not in fw}
+
+        def loss(w: Any, other: Any, args: Any) -> Any:
+            leaves = jax.tree_util.tree_leaves(fn({**w, **other}, args))
+            return sum(jnp.sum(jnp.sin(x)) for x in leaves if jnp.issubdtype(x.dtype, jnp.floating))
+
+        gfn = jax.jit(jax.grad(loss))
+        args = tuple(jnp.asarray(a) for a in case.args)
+        exp = jax.export.export(gfn)(fw, iw, args)
+        text, data = exp.mlir_module(), exp.mlir_module_serialized
+        leaves = jax.tree_util.tree_leaves((fw, iw, args))
+        inputs = [np.asarray(leaves[i]) for i in exp.module_kept_var_idx]
+        got = [np.asarray(g) for g in jax.tree_util.tree_leaves(gfn(fw, iw, args))]
+    except Exception as e:  # noqa: BLE001
+        return {**entry, "status": "export_failed", "error": msg(e)}
+    entry.update(write_fixture(out, case.name, text, data, inputs, got))
+    return entry
+
+
 def baked_cases() -> list[Case]:
     """Models whose weights end up inside the program (torchax: the function closes over
     them, jax makes them constants) or with node metadata locations (torch_xla)."""
@@ -2563,6 +2678,14 @@ def main(argv: list[str]) -> int:
             return run_dynamic(producer, gen, out, *dyn[case.name])
         if case.name.startswith("baked_"):
             return run_baked(producer, out, case)
+        if case.name.startswith("grad_"):
+            if producer != "torchax":
+                return {
+                    "family": "grad",
+                    "status": "export_failed",
+                    "error": "RuntimeError: torchax only",
+                }
+            return run_grad(out, case)
         return run_case(case)
 
     cases = (
@@ -2570,6 +2693,7 @@ def main(argv: list[str]) -> int:
         + [p for c in edge_cases() + extra_cases() + big_cases() for p in split(c)]
         + [c for c, _ in dyn.values()]
         + baked_cases()
+        + grad_cases()
     )
     generate(out, names, cases, run_any, head)
     return 0
