@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
+import types
 from pathlib import Path
 from typing import Any
 
@@ -1144,6 +1145,272 @@ def _pool_grad(pool: Any) -> Any:
     return g
 
 
+def _xw_grad(f: Any) -> Any:
+    """d sum(sin(f(x, w))) / d(x, w)."""
+
+    def g(x: Any, w: Any) -> Any:
+        with tf.GradientTape() as tape:
+            tape.watch([x, w])
+            loss = tf.reduce_sum(tf.sin(f(x, w)))
+        return tuple(tape.gradient(loss, [x, w]))
+
+    return g
+
+
+def op_grad_cases() -> list[Any]:
+    """Backward passes of single ops (TF's own gradient lowerings: conv backprops with
+    batch_group_count, pads with interior, reduce_window gradients...)."""
+    im = normal("tgo_im", 2, 9, 9, 4)
+    k = normal("tgo_k", 3, 3, 4, 6) * 0.3
+    dk = normal("tgo_dk", 3, 3, 4, 2) * 0.3
+    x = normal("tgo_x", 4, 6)
+    y = normal("tgo_y", 6, 5)
+    fs = {
+        "conv_same_s2": (lambda a, b: tf.nn.conv2d(a, b, 2, "SAME"), im, k),
+        "conv_valid_dil": (lambda a, b: tf.nn.conv2d(a, b, 1, "VALID", dilations=2), im, k),
+        "conv_explicit_pad": (
+            lambda a, b: tf.nn.conv2d(a, b, (1, 2), [[0, 0], [2, 1], [0, 3], [0, 0]]),
+            im,
+            k,
+        ),
+        "depthwise_s2": (lambda a, b: tf.nn.depthwise_conv2d(a, b, (1, 2, 2, 1), "SAME"), im, dk),
+        "depthwise_dil": (
+            lambda a, b: tf.nn.depthwise_conv2d(a, b, (1, 1, 1, 1), "VALID", dilations=(2, 2)),
+            im,
+            dk,
+        ),
+        "conv_transpose": (
+            lambda a, b: tf.nn.conv2d_transpose(
+                a, tf.transpose(b, (0, 1, 3, 2))[:, :, :, :], (2, 18, 18, 6), 2, "SAME"
+            ),
+            im,
+            k,
+        ),
+        "conv1d_s3": (lambda a, b: tf.nn.conv1d(a[:, 0], b[0], 3, "SAME"), im, k),
+        "conv3d": (
+            lambda a, b: tf.nn.conv3d(
+                a[..., None][:, :, :, :3],
+                b[:, :, :3, None, :2] * tf.ones((1, 1, 1, 1, 1)),
+                (1, 2, 1, 1, 1),
+                "SAME",
+            ),
+            im,
+            k,
+        ),
+        "avgpool_same": (lambda a, b: tf.nn.avg_pool2d(a * b[0, 0, :, 0], 3, 2, "SAME"), im, k),
+        "maxpool_valid_s1": (
+            lambda a, b: tf.nn.max_pool2d(a * b[0, 0, :, 0], 2, 1, "VALID"),
+            im,
+            k,
+        ),
+        "resize_bilinear": (
+            lambda a, b: tf.image.resize(a * b[0, 0, :, 0], (5, 13), "bilinear"),
+            im,
+            k,
+        ),
+        "resize_nearest": (
+            lambda a, b: tf.image.resize(a * b[0, 0, :, 0], (13, 5), "nearest"),
+            im,
+            k,
+        ),
+        "matmul_bias": (lambda a, b: tf.nn.relu(a @ b + b[0]), x, y),
+        "batch_matmul": (
+            lambda a, b: tf.linalg.matmul(
+                tf.reshape(a, (2, 2, 6)), tf.reshape(tf.tile(b, (2, 1)), (2, 6, 5))
+            ),
+            x,
+            y,
+        ),
+        "einsum": (
+            lambda a, b: tf.einsum("ij,jk->ik", a, b) + tf.einsum("ij,ij->i", a, a)[:, None],
+            x,
+            y,
+        ),
+        "softmax_ce": (
+            lambda a, b: tf.nn.softmax_cross_entropy_with_logits(tf.nn.softmax(a @ b), a @ b),
+            x,
+            y,
+        ),
+        "layernorm": (
+            lambda a, b: tf.nn.batch_normalization(
+                a, *tf.nn.moments(a, [1], keepdims=True), b[0, :1], b[1, :1], 1e-3
+            ),
+            x,
+            y,
+        ),
+        "reductions": (
+            lambda a, b: (
+                tf.stack(
+                    [
+                        tf.reduce_max(a, 1),
+                        tf.reduce_min(a, 1),
+                        tf.reduce_prod(a, 1),
+                        tf.math.reduce_logsumexp(a, 1),
+                        tf.math.reduce_std(a, 1),
+                    ]
+                )
+                * tf.reduce_sum(b)
+            ),
+            x,
+            y,
+        ),
+        "cumulative": (
+            lambda a, b: (
+                tf.math.cumsum(a, 1, reverse=True)
+                + tf.math.cumprod(a, 0, exclusive=True)
+                + tf.math.cumulative_logsumexp(a, 1) * b[0, 0]
+            ),
+            x,
+            y,
+        ),
+        "slicing": (
+            lambda a, b: (
+                tf.concat([a[::2, 1::2], a[1:3, ::-2], tf.reverse(a, [0])[:2, :3]], 0) * b[0, 0]
+            ),
+            x,
+            y,
+        ),
+        "pad_tile": (
+            lambda a, b: tf.tile(tf.pad(a, [[1, 2], [0, 1]], "SYMMETRIC"), [2, 1]) * b[0, 0],
+            x,
+            y,
+        ),
+        "gather": (
+            lambda a, b: (
+                tf.gather(a, [3, 0, 3, 1], axis=0) @ b
+                + tf.gather_nd(a, [[0, 1], [2, 5], [0, 1]])[:, None]
+            ),
+            x,
+            y,
+        ),
+        "topk_sort": (
+            lambda a, b: tf.concat([tf.math.top_k(a, 3).values, tf.sort(a, 1)[:, :2]], 1) * b[0, 0],
+            x,
+            y,
+        ),
+        "activations": (
+            lambda a, b: (
+                tf.nn.gelu(a)
+                + tf.nn.elu(a)
+                + tf.nn.selu(a)
+                + tf.nn.softplus(a)
+                + tf.nn.swish(a)
+                + tf.nn.relu6(a * 4)
+                + tf.nn.leaky_relu(a)
+                + tf.math.erf(a) * b[0, 0]
+            ),
+            x,
+            y,
+        ),
+        "special": (
+            lambda a, b: (
+                tf.math.lgamma(tf.abs(a) + 0.5)
+                + tf.math.digamma(tf.abs(a) + 0.5)
+                + tf.math.atan2(a, b[0, 0] + 2.0)
+                + tf.math.xlogy(tf.abs(a), tf.abs(a) + 1)
+            ),
+            x,
+            y,
+        ),
+        "segment": (
+            lambda a, b: (
+                tf.math.unsorted_segment_sum(a, [0, 2, 0, 1], 3) @ b
+                + tf.math.unsorted_segment_max(a, [1, 1, 0, 0], 2)[:, :1]
+            ),
+            x,
+            y,
+        ),
+        "lstm_cell_loop": (
+            lambda a, b: tf.scan(
+                lambda h, xt: tf.tanh(tf.concat([xt, h[:5]], 0)[None] @ tf.concat([b, b[:5]], 0))[
+                    0
+                ],
+                tf.transpose(a),
+                tf.zeros(5),
+            ),
+            tf.transpose(x),
+            y,
+        ),
+    }
+    return [Case(f"grad_op_{n}", "grad", _xw_grad(f), [a, b]) for n, (f, a, b) in fs.items()]
+
+
+def train_case(name: str, build: Any, x: np.ndarray, y: np.ndarray, opt: Any) -> Any:
+    """One optimizer step (compiled with the variables it updates): returns the loss
+    and the updated weights; the program also returns the updated resources."""
+    keras.utils.set_random_seed(0)
+    m = build()
+    m(tf.constant(x))
+    o = opt()
+    o.build(m.trainable_variables)
+
+    def step(v: Any, t: Any) -> Any:
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(m(v, training=True) - t))
+        o.apply(tape.gradient(loss, m.trainable_variables), m.trainable_variables)
+        return (loss, *[w.value for w in m.trainable_variables])
+
+    state = types.SimpleNamespace(weights=[*m.weights, *o.variables])
+    # Expected: the eager step from the same starting weights (a second, compiled step
+    # would start from the updated ones): no "xla" fallback.
+    return Case(f"train_{name}", "train", step, [x, y], model=state, check={"kind": "eager"})
+
+
+def model_grad_cases() -> list[Any]:
+    """Weight gradients of every model case (this sweep's and the fixtures')."""
+    out = []
+    for c in model_cases() + gen.model_cases():
+        if c.model is None or len(c.args) != 1 or not c.model.trainable_variables:
+            continue
+        out.append(Case(f"gradof_{c.name}", "grad", _weight_grads(c.model), c.args, model=c.model))
+    return out
+
+
+def _weight_grads(m: Any) -> Any:
+    def grads(v: Any) -> Any:
+        with tf.GradientTape() as tape:
+            y = m(v)
+            loss = tf.add_n(
+                [tf.reduce_sum(tf.sin(tf.cast(t, tf.float32))) for t in tf.nest.flatten(y)]
+            )
+        return tuple(tape.gradient(loss, m.trainable_variables))
+
+    return grads
+
+
+def train_cases() -> list[Any]:
+    x, y = normal("trx", 4, 6), normal("try", 4, 2)
+    mlp = seq((6,), L.Dense(8, activation="relu"), L.LayerNormalization(), L.Dense(2))
+    return [
+        train_case("mlp_sgd", mlp, x, y, lambda: keras.optimizers.SGD(0.1, momentum=0.9)),
+        train_case("mlp_adam", mlp, x, y, lambda: keras.optimizers.Adam(0.01)),
+        train_case("mlp_adamw", mlp, x, y, lambda: keras.optimizers.AdamW(0.01, weight_decay=0.1)),
+        train_case("mlp_rmsprop", mlp, x, y, lambda: keras.optimizers.RMSprop(0.01)),
+        train_case(
+            "cnn_adam",
+            seq(
+                (8, 8, 3),
+                L.Conv2D(4, 3, padding="same"),
+                L.BatchNormalization(),
+                L.ReLU(),
+                L.MaxPooling2D(3, 2, padding="same"),
+                L.Flatten(),
+                L.Dense(2),
+            ),
+            normal("trc", 4, 8, 8, 3),
+            y,
+            lambda: keras.optimizers.Adam(0.01),
+        ),
+        train_case(
+            "lstm_adagrad",
+            seq((5, 6), L.LSTM(4), L.Dense(2)),
+            normal("trl", 4, 5, 6),
+            y,
+            lambda: keras.optimizers.Adagrad(0.1),
+        ),
+    ]
+
+
 def grad_cases() -> list[Any]:
     pools = {
         "max3s2same": lambda v: tf.nn.max_pool2d(v, 3, 2, "SAME"),
@@ -1570,6 +1837,9 @@ def all_cases() -> list[Any]:
         baked_cases,
         more_cases,
         grad_cases,
+        op_grad_cases,
+        train_cases,
+        model_grad_cases,
     ):
         try:
             made = build()
@@ -1578,7 +1848,11 @@ def all_cases() -> list[Any]:
             continue
         for c in made:
             try:
-                cases += [c] if build in (model_cases, grad_cases) else split(c)
+                cases += (
+                    [c]
+                    if build not in (op_cases, edge_cases, random_cases, more_cases)
+                    else split(c)
+                )
             except Exception as e:  # noqa: BLE001
                 print(f"{c.name}: eager failed: {type(e).__name__}: {str(e)[:200]}", flush=True)
     return cases

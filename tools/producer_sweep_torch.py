@@ -2544,17 +2544,22 @@ def run_grad(out: Path, case: Case) -> dict[str, Any]:
         fw = {k: v for k, v in weights.items() if jnp.issubdtype(v.dtype, jnp.floating)}
         iw = {k: v for k, v in weights.items() if k not in fw}
 
-        def loss(w: Any, other: Any, args: Any) -> Any:
+        floats = [i for i, x in enumerate(case.args) if x.dtype.kind == "f"]
+
+        def loss(w: Any, fa: Any, other: Any, ia: Any) -> Any:
+            it_f, it_i = iter(fa), iter(ia)
+            args = tuple(next(it_f) if i in floats else next(it_i) for i in range(len(case.args)))
             leaves = jax.tree_util.tree_leaves(fn({**w, **other}, args))
             return sum(jnp.sum(jnp.sin(x)) for x in leaves if jnp.issubdtype(x.dtype, jnp.floating))
 
-        gfn = jax.jit(jax.grad(loss))
-        args = tuple(jnp.asarray(a) for a in case.args)
-        exp = jax.export.export(gfn)(fw, iw, args)
+        gfn = jax.jit(jax.grad(loss, argnums=(0, 1)))
+        fa = tuple(jnp.asarray(case.args[i]) for i in floats)
+        ia = tuple(jnp.asarray(x) for i, x in enumerate(case.args) if i not in floats)
+        exp = jax.export.export(gfn)(fw, fa, iw, ia)
         text, data = exp.mlir_module(), exp.mlir_module_serialized
-        leaves = jax.tree_util.tree_leaves((fw, iw, args))
+        leaves = jax.tree_util.tree_leaves((fw, fa, iw, ia))
         inputs = [np.asarray(leaves[i]) for i in exp.module_kept_var_idx]
-        got = [np.asarray(g) for g in jax.tree_util.tree_leaves(gfn(fw, iw, args))]
+        got = [np.asarray(g) for g in jax.tree_util.tree_leaves(gfn(fw, fa, iw, ia))]
     except Exception as e:  # noqa: BLE001
         return {**entry, "status": "export_failed", "error": msg(e)}
     entry.update(write_fixture(out, case.name, text, data, inputs, got))
@@ -2678,7 +2683,7 @@ def main(argv: list[str]) -> int:
             return run_dynamic(producer, gen, out, *dyn[case.name])
         if case.name.startswith("baked_"):
             return run_baked(producer, out, case)
-        if case.name.startswith("grad_"):
+        if case.name.startswith(("grad_", "gradof_")):
             if producer != "torchax":
                 return {
                     "family": "grad",
@@ -2694,6 +2699,11 @@ def main(argv: list[str]) -> int:
         + [c for c, _ in dyn.values()]
         + baked_cases()
         + grad_cases()
+        + [
+            Case(f"gradof_{c.name}", "grad", c.module, c.args)
+            for c in layer_cases() + model_cases() + op_cases() + extra_cases()
+            if any(a.dtype.kind == "f" for a in c.args) or c.name.startswith("emb")
+        ]
     )
     generate(out, names, cases, run_any, head)
     return 0
