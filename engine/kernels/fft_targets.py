@@ -38,7 +38,7 @@ from .custom_targets import Call, static_shape, target
 
 _C2C, _C2R, _R2C = 0, 1, 2
 _KINDS = {_C2C: "C2C", _C2R: "C2R", _R2C: "R2C"}
-_DTYPES = {0: np.dtype(np.complex64), 1: np.dtype(np.complex128)}
+_DTYPES: dict[int, np.dtype[Any]] = {0: np.dtype(np.complex64), 1: np.dtype(np.complex128)}
 
 
 def _descriptor(call: Call, raw: Any, name: str) -> FbTable:
@@ -123,8 +123,8 @@ def _transform(call: Call, x: np.ndarray, f: dict[str, Any], byte_strides: bool)
         raise call.fail(f"unknown fft_type {kind} / dtype {f['dtype']} in its descriptor")
     if not axes or any(not 0 <= a < len(shape) for a in axes) or len(set(axes)) != len(axes):
         raise call.fail(f"axes {axes} for a rank-{len(shape)} shape in its descriptor")
-    complex_t = _DTYPES[int(f["dtype"])]
-    real_t = np.dtype(np.float32 if complex_t == np.complex64 else np.float64)
+    complex_t: np.dtype[Any] = _DTYPES[int(f["dtype"])]
+    real_t: np.dtype[Any] = np.dtype(np.float32 if complex_t == np.complex64 else np.float64)
     half = list(shape)
     half[axes[-1]] = shape[axes[-1]] // 2 + 1
     in_shape, out_shape = {
@@ -132,11 +132,12 @@ def _transform(call: Call, x: np.ndarray, f: dict[str, Any], byte_strides: bool)
         _R2C: (shape, tuple(half)),
         _C2R: (tuple(half), shape),
     }[kind]
-    in_t, out_t = {
+    types: dict[int, tuple[np.dtype[Any], np.dtype[Any]]] = {
         _C2C: (complex_t, complex_t),
         _R2C: (real_t, complex_t),
         _C2R: (complex_t, real_t),
-    }[kind]
+    }
+    in_t, out_t = types[kind]
     where = f"{_KINDS[kind]} of shape {list(shape)} ({complex_t.name})"
     if x.dtype != in_t or math.prod(x.shape) != math.prod(in_shape):
         raise call.fail(f"operand of type {x.dtype}{list(x.shape)} for a {where}")
