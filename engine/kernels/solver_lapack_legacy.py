@@ -58,15 +58,19 @@ def _names(real: str, complex_: str | None = None, lib: str = "lapack") -> list[
 
 
 def _operands(call: Call, operands: Sequence[Any], count: int) -> list[Any]:
-    """The ``count`` operands of the convention; with dynamic shapes jaxlib appended
-    one result-shape operand per result (``indices_of_shape_operands``), dropped here
-    (the result types say the shapes)."""
+    """The ``count`` operands of the convention.  With dynamic shapes jaxlib appended one
+    result-shape operand per result (hlo_helpers ``custom_call(result_shapes=...)``,
+    named by ``indices_of_shape_operands``): each must be its result's shape, then it
+    is dropped."""
     ops = list(operands)
-    if len(ops) > count and call.attrs.get("indices_of_shape_operands") is not None:
-        ops = ops[:count]
-    if len(ops) != count:
+    extra = ops[count:]
+    if len(ops) != count and len(extra) != len(call.result_types):
         raise call.fail(f"expects {count} operands, got {len(ops)}")
-    return ops
+    for i, (shape, t) in enumerate(zip(extra, call.result_types)):
+        got = tuple(int(v) for v in np.asarray(shape).reshape(-1))
+        if got != static_shape(t):
+            raise call.fail(f"operand {count + i} (result {i}'s shape) is {got}, not {t}")
+    return ops[:count]
 
 
 def _int(call: Call, x: Any, what: str) -> int:

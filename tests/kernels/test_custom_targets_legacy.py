@@ -417,6 +417,25 @@ def test_shape_mismatch_is_an_error_naming_the_target():
         )
 
 
+def test_dynamic_shape_operands():
+    """With shape polymorphism jaxlib's custom_call appended one result-shape operand per
+    result (hlo_helpers.py ``result_shapes``, ``indices_of_shape_operands``); each must
+    be its result's shape."""
+    a = spd((2, 3, 3), np.float64)
+    results = [(a.shape, a.dtype), ((2,), np.int32)]
+    shapes = [np.asarray(a.shape, np.int32), np.asarray([2], np.int32)]
+    text, args = program("lapack_dpotrf", [i32(1), i32(2), i32(3), a, *shapes], results)
+    text = text.replace(
+        "api_version = 2 : i32",
+        "api_version = 2 : i32, indices_of_shape_operands = dense<[4, 5]> : tensor<2xi64>",
+    )
+    c, info = engine.run(text, args)
+    np.testing.assert_allclose(np.tril(c), np.linalg.cholesky(a), atol=1e-12)
+    args[1] = np.asarray([2, 3, 4], np.int32)
+    with pytest.raises(InterpreterError, match=r"lapack_dpotrf.*result 0's shape"):
+        engine.run(text, args)
+
+
 # ----------------------------------------------------------------------------- fft
 
 
