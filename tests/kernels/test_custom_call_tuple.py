@@ -13,15 +13,7 @@ import scipy.linalg
 
 from hlorun import engine
 from hlorun.engine.kernels.custom_targets import USER_TARGETS
-from tests.support.custom_call import ttype
-
-
-def rand(shape, dtype, seed=0):
-    rng = np.random.default_rng(seed)
-    a = rng.standard_normal(shape)
-    if np.dtype(dtype).kind == "c":
-        a = a + 1j * rng.standard_normal(shape)
-    return a.astype(dtype)
+from tests.support.custom_call import rand, ttype
 
 
 def tuple_module(target, a, elems, config=""):

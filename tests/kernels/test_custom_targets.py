@@ -13,19 +13,7 @@ import pytest
 
 from hlorun import engine
 from hlorun.parser.errors import InterpreterError, UnsupportedError
-from tests.support.custom_call import ffi_attrs, row_major, run
-
-
-def rand(shape, dtype=np.float64, seed=0):
-    rng = np.random.default_rng(seed)
-    x = rng.standard_normal(shape)
-    if np.dtype(dtype).kind == "c":
-        x = x + 1j * rng.standard_normal(shape)
-    return x.astype(dtype)
-
-
-def ct(a):
-    return np.conj(np.swapaxes(a, -1, -2))
+from tests.support.custom_call import ct, ffi_attrs, rand, row_major, run
 
 
 def gpu(name, operands, results, config="", nb=0):

@@ -14,17 +14,9 @@ import scipy.linalg
 from hlorun import engine
 from hlorun.engine.cli import main
 from hlorun.parser.errors import HloError, InterpreterError
-from tests.support.custom_call import col_major, row_major, ttype
+from tests.support.custom_call import col_major, ct, rand, row_major, ttype
 
 _SCALAR = {np.dtype(np.int32): "i32", np.dtype(np.uint8): "ui8"}
-
-
-def rand(shape, dtype=np.float64, seed=0):
-    rng = np.random.default_rng(seed)
-    x = rng.standard_normal(shape)
-    if np.dtype(dtype).kind == "c":
-        x = x + 1j * rng.standard_normal(shape)
-    return x.astype(dtype)
 
 
 def spd(shape, dtype):
@@ -110,10 +102,6 @@ def same_set(w, want, atol):
     """The same eigenvalues per batch, in any order (each within ``atol`` of one)."""
     d = np.abs(w[..., :, None] - want[..., None, :])
     assert d.min(-1).max() < atol and d.min(-2).max() < atol, (w, want)
-
-
-def ct(a):
-    return np.conj(np.swapaxes(a, -1, -2))
 
 
 # ----------------------------------------------------------------------------- potrf

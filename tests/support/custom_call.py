@@ -22,6 +22,20 @@ _ELEM = {
 }
 
 
+def rand(shape: Sequence[int], dtype: Any = np.float64, seed: int = 0) -> np.ndarray:
+    """Standard normal entries (real and imaginary parts for a complex ``dtype``)."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(shape)
+    if np.dtype(dtype).kind == "c":
+        x = x + 1j * rng.standard_normal(shape)
+    return x.astype(dtype)
+
+
+def ct(a: np.ndarray) -> np.ndarray:
+    """The conjugate transpose of the trailing two dimensions."""
+    return np.conj(np.swapaxes(a, -1, -2))
+
+
 def ttype(shape: Sequence[int | None], dtype: Any) -> str:
     """``tensor<2x?xf32>`` for (2, None) and float32."""
     dims = "".join(("?" if d is None else str(d)) + "x" for d in shape)
