@@ -84,6 +84,10 @@ def dynamic_ducc_fft(call: Call, descriptor: Any, x: Any, *operands: Any) -> np.
         if a.shape != (ndims,):
             raise call.fail(f"expects {what} of {ndims} values (ndims), got {a.size}")
         vectors.append(a % (1 << 32))  # the kernel reads them as uint32
+    if len(operands) == 5:  # the result shape (``indices_of_shape_operands``)
+        got = tuple(int(v) for v in np.asarray(operands[4]).reshape(-1))
+        if len(call.result_types) != 1 or got != static_shape(call.result_types[0]):
+            raise call.fail(f"operand 6 (the result's shape) is {got}, not {call.result_types}")
     scale = np.asarray(operands[3]).reshape(-1)
     if scale.size != 1:
         raise call.fail(f"expects one scale, got {scale.size}")

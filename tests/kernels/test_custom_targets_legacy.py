@@ -552,6 +552,11 @@ def test_fft_descriptor_mismatch_is_an_error():
     d = ducc_descriptor(1, 0, [2, 8], [8, 1], [8, 1], [1], True, 1.0)  # complex128 for c64
     with pytest.raises(HloError, match="ducc_fft.*complex128"):
         engine.run(fft_program("ducc_fft", d, x, x.shape, np.complex64), [x])
+    d = dynamic_descriptor(2, 0, 0, [1], True)
+    extra = [np.asarray(v, np.int32) for v in ([2, 8], [8, 1], [8, 1])]
+    extra += [np.asarray([1.0]), np.asarray([2, 9], np.int32)]
+    with pytest.raises(HloError, match="dynamic_ducc_fft.*result's shape"):
+        engine.run(fft_program("dynamic_ducc_fft", d, x, x.shape, np.complex64, extra), [x])
     bad = np.zeros(3, np.uint8)
     with pytest.raises(HloError, match="DuccFftDescriptor"):
         engine.run(fft_program("ducc_fft", bad, x, x.shape, np.complex64), [x])
