@@ -17,9 +17,9 @@ a1480c454e (2022-12, the first StableHLO jaxlib):
   ``(nb, nb + 1, nb - 1, ..., 0)``) with every leading dimension a batch dimension;
 * the results are the overwritten matrix, the routine's outputs, ``info`` (one i32 per
   matrix) and workspace buffers (returned as zeros);
-* jaxlib's custom_call wrapped several results in one tuple result (read with
-  get_tuple_element) until 24f9011d49 (2023-09); after it they are the op's results.
-  Both forms run (``with_tuple_result``).
+* jaxlib's custom_call (jaxlib/hlo_helpers.py) wrapped several results in one tuple
+  result (read with get_tuple_element) until 6dfd248e74 (2023-05, jaxlib 0.4.10);
+  after it they are the op's results.  Both forms run (``with_tuple_result``).
 
 The scalar dimensions must agree with the matrix and result shapes: a disagreement is
 an error naming the target.  gtsv had no target before the FFI (c1de7c733d, 2025-01,

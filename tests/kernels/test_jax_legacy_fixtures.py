@@ -1,4 +1,4 @@
-"""Exports made by jax 0.4.20 / jaxlib 0.4.20 (tests/fixtures/jax_legacy, generator
+"""Exports made by jax / jaxlib 0.4.13 and 0.4.20 (tests/fixtures/jax_legacy, generator
 there): its CPU linear algebra and FFT call the targets before the FFI (lapack_?potrf,
 ..., blas_?trsm, dynamic_ducc_fft).  Each portable artifact runs through hlorun and
 matches jax's recorded outputs (the functions return unique quantities); tolerances as
