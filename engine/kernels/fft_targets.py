@@ -34,7 +34,7 @@ from flatbuffers import number_types as N
 
 from ...parser.errors import UnsupportedError
 from ..flatbuf import FbTable
-from .custom_targets import Call, static_shape, target
+from .custom_targets import Call, shape_of, static_shape, target
 
 _C2C, _C2R, _R2C = 0, 1, 2
 _KINDS = {_C2C: "C2C", _C2R: "C2R", _R2C: "R2C"}
@@ -84,10 +84,12 @@ def dynamic_ducc_fft(call: Call, descriptor: Any, x: Any, *operands: Any) -> np.
         if a.shape != (ndims,):
             raise call.fail(f"expects {what} of {ndims} values (ndims), got {a.size}")
         vectors.append(a % (1 << 32))  # the kernel reads them as uint32
+    res: tuple[int, ...] | None = None
     if len(operands) == 5:  # the result shape (``indices_of_shape_operands``)
-        got = tuple(int(v) for v in np.asarray(operands[4]).reshape(-1))
-        if len(call.result_types) != 1 or got != static_shape(call.result_types[0]):
-            raise call.fail(f"operand 6 (the result's shape) is {got}, not {call.result_types}")
+        res = tuple(int(v) for v in np.asarray(operands[4]).reshape(-1))
+        want = shape_of(call.result_types[0]) if len(call.result_types) == 1 else ()
+        if len(res) != len(want) or any(w is not None and w != g for g, w in zip(res, want)):
+            raise call.fail(f"operand 6 (the result's shape) is {res}, not {call.result_types}")
     scale = np.asarray(operands[3]).reshape(-1)
     if scale.size != 1:
         raise call.fail(f"expects one scale, got {scale.size}")
@@ -101,7 +103,7 @@ def dynamic_ducc_fft(call: Call, descriptor: Any, x: Any, *operands: Any) -> np.
         "forward": bool(d.scalar(4, N.BoolFlags, False, "forward")),
         "scale": float(scale[0]),
     }
-    return _transform(call, np.asarray(x), f, byte_strides=False)
+    return _transform(call, np.asarray(x), f, byte_strides=False, result_shape=res)
 
 
 def _dense(shape: tuple[int, ...], strides: np.ndarray) -> bool:
@@ -120,7 +122,13 @@ def _strided(flat: np.ndarray, shape: tuple[int, ...], strides: np.ndarray) -> n
     )
 
 
-def _transform(call: Call, x: np.ndarray, f: dict[str, Any], byte_strides: bool) -> np.ndarray:
+def _transform(
+    call: Call,
+    x: np.ndarray,
+    f: dict[str, Any],
+    byte_strides: bool,
+    result_shape: tuple[int, ...] | None = None,
+) -> np.ndarray:
     kind, axes = int(f["fft_type"]), [int(a) for a in f["axes"]]
     shape = tuple(int(s) for s in f["shape"])
     if kind not in _KINDS or int(f["dtype"]) not in _DTYPES:
@@ -147,7 +155,7 @@ def _transform(call: Call, x: np.ndarray, f: dict[str, Any], byte_strides: bool)
         raise call.fail(f"operand of type {x.dtype}{list(x.shape)} for a {where}")
     if len(call.result_types) != 1:
         raise call.fail(f"expects 1 result, got {len(call.result_types)}")
-    res = static_shape(call.result_types[0])
+    res = result_shape or static_shape(call.result_types[0])
     if math.prod(res) != math.prod(out_shape):
         raise call.fail(f"result {call.result_types[0]} for a {where}")
     layouts = call.attrs.get("operand_layouts") or ()

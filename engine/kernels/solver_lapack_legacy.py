@@ -28,6 +28,7 @@ added ``lapack_?gtsv_ffi`` only).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -35,7 +36,8 @@ from typing import Any
 import numpy as np
 
 from ...parser.errors import UnsupportedError
-from .custom_targets import Call, static_shape, target, zeros
+from ...parser.ir import TensorType
+from .custom_targets import Call, shape_of, static_shape, target, zeros
 from .solver_lapack import (
     PREFIXES,
     gees_matrix,
@@ -57,20 +59,26 @@ def _names(real: str, complex_: str | None = None, lib: str = "lapack") -> list[
     return [f"{lib}_{p}{(complex_ if p in 'cz' and complex_ else real)}" for p in PREFIXES]
 
 
-def _operands(call: Call, operands: Sequence[Any], count: int) -> list[Any]:
-    """The ``count`` operands of the convention.  With dynamic shapes jaxlib appended one
-    result-shape operand per result (hlo_helpers ``custom_call(result_shapes=...)``,
-    named by ``indices_of_shape_operands``): each must be its result's shape, then it
-    is dropped."""
+def _operands(call: Call, operands: Sequence[Any], count: int) -> tuple[Call, list[Any]]:
+    """The call and the ``count`` operands of the convention.  With dynamic shapes
+    jaxlib appended one result-shape operand per result (hlo_helpers ``custom_call(
+    result_shapes=...)``, named by ``indices_of_shape_operands``): each must agree with
+    its result type, whose ``?`` dimensions it gives (the returned call's types)."""
     ops = list(operands)
     extra = ops[count:]
     if len(ops) != count and len(extra) != len(call.result_types):
         raise call.fail(f"expects {count} operands, got {len(ops)}")
+    types = list(call.result_types)
     for i, (shape, t) in enumerate(zip(extra, call.result_types)):
         got = tuple(int(v) for v in np.asarray(shape).reshape(-1))
-        if got != static_shape(t):
+        want = shape_of(t)
+        if len(got) != len(want) or any(w is not None and w != g for g, w in zip(got, want)):
             raise call.fail(f"operand {count + i} (result {i}'s shape) is {got}, not {t}")
-    return ops[:count]
+        if isinstance(t, TensorType):
+            types[i] = dataclasses.replace(t, shape=got)
+    if extra:
+        call = Call(call.name, tuple(types), call.context, call.attrs)
+    return call, ops[:count]
 
 
 def _int(call: Call, x: Any, what: str) -> int:
@@ -132,7 +140,7 @@ def _run(
 @target(*_names("potrf"))
 def potrf(call: Call, *operands: Any) -> tuple[np.ndarray, ...]:
     """(lower, batch, n, a) -> (factor, info)."""
-    lower_, b_, n_, a = _operands(call, operands, 4)
+    call, (lower_, b_, n_, a) = _operands(call, operands, 4)
     lower = bool(_int(call, lower_, "lower"))
     b, n = _int(call, b_, "batch size"), _int(call, n_, "n")
     x = _matrix(call, 3, a, b, n, n)
@@ -147,7 +155,7 @@ def potrf(call: Call, *operands: Any) -> tuple[np.ndarray, ...]:
 @target(*_names("getrf"))
 def getrf(call: Call, *operands: Any) -> tuple[np.ndarray, ...]:
     """(batch, m, n, a) -> (lu, pivots (1-based), info)."""
-    b_, m_, n_, a = _operands(call, operands, 4)
+    call, (b_, m_, n_, a) = _operands(call, operands, 4)
     b, m, n = (_int(call, v, w) for v, w in ((b_, "batch size"), (m_, "m"), (n_, "n")))
     x = _matrix(call, 3, a, b, m, n)
     bd = x.shape[:-2]
@@ -161,7 +169,7 @@ def getrf(call: Call, *operands: Any) -> tuple[np.ndarray, ...]:
 @target(*_names("geqrf"))
 def geqrf(call: Call, *operands: Any) -> tuple[np.ndarray, ...]:
     """(batch, m, n, lwork, a) -> (householder form, tau, info, work)."""
-    b_, m_, n_, _lwork, a = _operands(call, operands, 5)
+    call, (b_, m_, n_, _lwork, a) = _operands(call, operands, 5)
     b, m, n = (_int(call, v, w) for v, w in ((b_, "batch size"), (m_, "m"), (n_, "n")))
     x = _matrix(call, 4, a, b, m, n)
     bd = x.shape[:-2]
@@ -176,7 +184,7 @@ def geqrf(call: Call, *operands: Any) -> tuple[np.ndarray, ...]:
 @target(*_names("orgqr", "ungqr"))
 def orgqr(call: Call, *operands: Any) -> tuple[np.ndarray, ...]:
     """(batch, m, n, k, lwork, a, tau) -> (q, info, work)."""
-    b_, m_, n_, k_, _lwork, a, tau = _operands(call, operands, 7)
+    call, (b_, m_, n_, k_, _lwork, a, tau) = _operands(call, operands, 7)
     b, m, n = (_int(call, v, w) for v, w in ((b_, "batch size"), (m_, "m"), (n_, "n")))
     k = _int(call, k_, "k")
     x = _matrix(call, 5, a, b, m, n)
@@ -199,7 +207,7 @@ def orgqr(call: Call, *operands: Any) -> tuple[np.ndarray, ...]:
 def gesdd(call: Call, *operands: Any) -> tuple[np.ndarray, ...]:
     """(full_matrices, compute_uv, batch, m, n, lwork, a) -> (a, s, u, vt, info, iwork,
     [rwork (complex),] work)."""
-    full_, uv_, b_, m_, n_, _lwork, a = _operands(call, operands, 7)
+    call, (full_, uv_, b_, m_, n_, _lwork, a) = _operands(call, operands, 7)
     full = bool(_int(call, full_, "full_matrices"))
     uv = bool(_int(call, uv_, "compute_uv"))
     b, m, n = (_int(call, v, w) for v, w in ((b_, "batch size"), (m_, "m"), (n_, "n")))
@@ -220,7 +228,7 @@ def gesdd(call: Call, *operands: Any) -> tuple[np.ndarray, ...]:
 def syevd(call: Call, *operands: Any) -> tuple[np.ndarray, ...]:
     """(lower, batch, n, a) -> (eigenvectors, eigenvalues ascending, info, work,
     [rwork (complex),] iwork)."""
-    lower_, b_, n_, a = _operands(call, operands, 4)
+    call, (lower_, b_, n_, a) = _operands(call, operands, 4)
     lower = bool(_int(call, lower_, "lower"))
     b, n = _int(call, b_, "batch size"), _int(call, n_, "n")
     x = _matrix(call, 3, a, b, n, n)
@@ -237,7 +245,7 @@ def syevd(call: Call, *operands: Any) -> tuple[np.ndarray, ...]:
 def geev(call: Call, *operands: Any) -> tuple[np.ndarray, ...]:
     """(batch, n, jobvl, jobvr, a) -> real: (a work, vl work, vr work, wr, wi, vl, vr,
     info); complex: (a work, rwork, w, vl, vr, info).  vl / vr are complex."""
-    b_, n_, jobvl, jobvr, a = _operands(call, operands, 5)
+    call, (b_, n_, jobvl, jobvr, a) = _operands(call, operands, 5)
     b, n = _int(call, b_, "batch size"), _int(call, n_, "n")
     left = _char(call, jobvl, "jobvl") == "V"
     right = _char(call, jobvr, "jobvr") == "V"
@@ -260,7 +268,7 @@ def geev(call: Call, *operands: Any) -> tuple[np.ndarray, ...]:
 def gees(call: Call, *operands: Any) -> tuple[np.ndarray, ...]:
     """(batch, n, jobvs, sort, a) -> real: (T, wr, wi, vs, sdim, info); complex: (T,
     rwork, w, vs, sdim, info).  Sorting ('S') had no select function upstream."""
-    b_, n_, jobvs, sort, a = _operands(call, operands, 5)
+    call, (b_, n_, jobvs, sort, a) = _operands(call, operands, 5)
     b, n = _int(call, b_, "batch size"), _int(call, n_, "n")
     vectors = _char(call, jobvs, "jobvs") == "V"
     if _char(call, sort, "sort") != "N":
@@ -282,7 +290,7 @@ def gees(call: Call, *operands: Any) -> tuple[np.ndarray, ...]:
 @target(*_names("gehrd"))
 def gehrd(call: Call, *operands: Any) -> tuple[np.ndarray, ...]:
     """(n, ilo, ihi, lda, batch, lwork, a) -> (a reduced, tau, info, work)."""
-    n_, ilo_, ihi_, lda_, b_, _lwork, a = _operands(call, operands, 7)
+    call, (n_, ilo_, ihi_, lda_, b_, _lwork, a) = _operands(call, operands, 7)
     n, b = _int(call, n_, "n"), _int(call, b_, "batch size")
     low, high = _int(call, ilo_, "ilo"), _int(call, ihi_, "ihi")
     if _int(call, lda_, "lda") != max(n, 1):
@@ -299,7 +307,7 @@ def gehrd(call: Call, *operands: Any) -> tuple[np.ndarray, ...]:
 @target(*_names("sytrd", "hetrd"))
 def sytrd(call: Call, *operands: Any) -> tuple[np.ndarray, ...]:
     """(n, lower, lda, batch, lwork, a) -> (a reduced, d, e, tau, info, work)."""
-    n_, lower_, lda_, b_, _lwork, a = _operands(call, operands, 6)
+    call, (n_, lower_, lda_, b_, _lwork, a) = _operands(call, operands, 6)
     n, b = _int(call, n_, "n"), _int(call, b_, "batch size")
     lower = bool(_int(call, lower_, "lower"))
     if _int(call, lda_, "lda") != max(n, 1):
@@ -320,7 +328,7 @@ _TRANS = {0: "N", 1: "T", 2: "C"}
 def trsm(call: Call, *operands: Any) -> tuple[np.ndarray, ...]:
     """(left_side, lower, trans_a (0 N, 1 T, 2 C), diag, m, n, batch, alpha, a, b) -> x:
     op(a) x = alpha b (left side) or x op(a) = alpha b, b of shape m x n."""
-    side_, lower_, trans_, diag_, m_, n_, b_, alpha, a, rhs = _operands(call, operands, 10)
+    call, (side_, lower_, trans_, diag_, m_, n_, b_, alpha, a, rhs) = _operands(call, operands, 10)
     left = bool(_int(call, side_, "left_side"))
     lower = bool(_int(call, lower_, "lower"))
     t = _int(call, trans_, "trans_a")
