@@ -405,12 +405,14 @@ def test_shape_mismatch_is_an_error_naming_the_target():
         )
 
 
-def test_dynamic_shape_operands():
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_dynamic_shape_operands(dynamic):
     """With shape polymorphism jaxlib's custom_call appended one result-shape operand per
     result (hlo_helpers.py ``result_shapes``, ``indices_of_shape_operands``); each must
-    be its result's shape."""
+    agree with its result type, and gives its ``?`` dimensions."""
     a = spd((2, 3, 3), np.float64)
-    results = [(a.shape, a.dtype), ((2,), np.int32)]
+    b = None if dynamic else 2
+    results = [((b, 3, 3), a.dtype), ((b,), np.int32)]
     shapes = [np.asarray(a.shape, np.int32), np.asarray([2], np.int32)]
     text, args = program("lapack_dpotrf", [i32(1), i32(2), i32(3), a, *shapes], results)
     text = text.replace(
