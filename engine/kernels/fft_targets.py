@@ -34,7 +34,7 @@ from flatbuffers import number_types as N
 
 from ...parser.errors import UnsupportedError
 from ..flatbuf import FbTable
-from .custom_targets import Call, shape_of, static_shape, target
+from .custom_targets import Call, static_shape, target
 
 _C2C, _C2R, _R2C = 0, 1, 2
 _KINDS = {_C2C: "C2C", _C2R: "C2R", _R2C: "R2C"}
@@ -72,10 +72,11 @@ def ducc_fft(call: Call, descriptor: Any, x: Any) -> np.ndarray:
 
 @target("dynamic_ducc_fft")
 def dynamic_ducc_fft(call: Call, descriptor: Any, x: Any, *operands: Any) -> np.ndarray:
-    """(descriptor, x, shape, strides_in, strides_out, scale[, result shape]) -> the
-    transform."""
-    if len(operands) not in (4, 5):
-        raise call.fail(f"expects 6 or 7 operands, got {len(operands) + 2}")
+    """(descriptor, x, shape, strides_in, strides_out, scale) -> the transform (the
+    result-shape operand jaxlib appended, named by ``indices_of_shape_operands``, the
+    custom_call kernel has taken off: ``custom_targets.split_shape_operands``)."""
+    if len(operands) != 4:
+        raise call.fail(f"expects 6 operands, got {len(operands) + 2}")
     d = _descriptor(call, descriptor, "DynamicDuccFftDescriptor")
     ndims = int(d.scalar(0, N.Uint32Flags, 0, "ndims"))
     vectors = []
@@ -84,12 +85,6 @@ def dynamic_ducc_fft(call: Call, descriptor: Any, x: Any, *operands: Any) -> np.
         if a.shape != (ndims,):
             raise call.fail(f"expects {what} of {ndims} values (ndims), got {a.size}")
         vectors.append(a % (1 << 32))  # the kernel reads them as uint32
-    res: tuple[int, ...] | None = None
-    if len(operands) == 5:  # the result shape (``indices_of_shape_operands``)
-        res = tuple(int(v) for v in np.asarray(operands[4]).reshape(-1))
-        want = shape_of(call.result_types[0]) if len(call.result_types) == 1 else ()
-        if len(res) != len(want) or any(w is not None and w != g for g, w in zip(res, want)):
-            raise call.fail(f"operand 6 (the result's shape) is {res}, not {call.result_types}")
     scale = np.asarray(operands[3]).reshape(-1)
     if scale.size != 1:
         raise call.fail(f"expects one scale, got {scale.size}")
@@ -103,7 +98,7 @@ def dynamic_ducc_fft(call: Call, descriptor: Any, x: Any, *operands: Any) -> np.
         "forward": bool(d.scalar(4, N.BoolFlags, False, "forward")),
         "scale": float(scale[0]),
     }
-    return _transform(call, np.asarray(x), f, byte_strides=False, result_shape=res)
+    return _transform(call, np.asarray(x), f, byte_strides=False)
 
 
 def _dense(shape: tuple[int, ...], strides: np.ndarray) -> bool:
@@ -127,7 +122,6 @@ def _transform(
     x: np.ndarray,
     f: dict[str, Any],
     byte_strides: bool,
-    result_shape: tuple[int, ...] | None = None,
 ) -> np.ndarray:
     kind, axes = int(f["fft_type"]), [int(a) for a in f["axes"]]
     shape = tuple(int(s) for s in f["shape"])
@@ -155,7 +149,7 @@ def _transform(
         raise call.fail(f"operand of type {x.dtype}{list(x.shape)} for a {where}")
     if len(call.result_types) != 1:
         raise call.fail(f"expects 1 result, got {len(call.result_types)}")
-    res = result_shape or static_shape(call.result_types[0])
+    res = static_shape(call.result_types[0])
     if math.prod(res) != math.prod(out_shape):
         raise call.fail(f"result {call.result_types[0]} for a {where}")
     layouts = call.attrs.get("operand_layouts") or ()

@@ -28,7 +28,6 @@ added ``lapack_?gtsv_ffi`` only).
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -36,8 +35,7 @@ from typing import Any
 import numpy as np
 
 from ...parser.errors import UnsupportedError
-from ...parser.ir import TensorType
-from .custom_targets import Call, shape_of, static_shape, target, zeros
+from .custom_targets import Call, static_shape, target, zeros
 from .solver_lapack import (
     PREFIXES,
     gees_matrix,
@@ -60,25 +58,14 @@ def _names(real: str, complex_: str | None = None, lib: str = "lapack") -> list[
 
 
 def _operands(call: Call, operands: Sequence[Any], count: int) -> tuple[Call, list[Any]]:
-    """The call and the ``count`` operands of the convention.  With dynamic shapes
-    jaxlib appended one result-shape operand per result (hlo_helpers ``custom_call(
-    result_shapes=...)``, named by ``indices_of_shape_operands``): each must agree with
-    its result type, whose ``?`` dimensions it gives (the returned call's types)."""
+    """The call and the ``count`` operands of the convention.  (With dynamic shapes
+    jaxlib appended one result-shape operand per result, named by
+    ``indices_of_shape_operands``: the custom_call kernel has taken them off and made
+    the result types static, ``custom_targets.split_shape_operands``.)"""
     ops = list(operands)
-    extra = ops[count:]
-    if len(ops) != count and len(extra) != len(call.result_types):
+    if len(ops) != count:
         raise call.fail(f"expects {count} operands, got {len(ops)}")
-    types = list(call.result_types)
-    for i, (shape, t) in enumerate(zip(extra, call.result_types)):
-        got = tuple(int(v) for v in np.asarray(shape).reshape(-1))
-        want = shape_of(t)
-        if len(got) != len(want) or any(w is not None and w != g for g, w in zip(got, want)):
-            raise call.fail(f"operand {count + i} (result {i}'s shape) is {got}, not {t}")
-        if isinstance(t, TensorType):
-            types[i] = dataclasses.replace(t, shape=got)
-    if extra:
-        call = Call(call.name, tuple(types), call.context, call.attrs)
-    return call, ops[:count]
+    return call, ops
 
 
 def _int(call: Call, x: Any, what: str) -> int:
