@@ -344,12 +344,14 @@ def gtsv2_legacy(call: Call, dl: Any, d: Any, du: Any, b: Any) -> tuple[np.ndarr
     y = np.asarray(b)
     if y.dtype != dtype:
         raise call.fail(f"solves {dtype} systems, got {y.dtype}")
+    if y.ndim < 2 or y.shape[-2] < ops[1].shape[-1]:
+        raise call.fail(f"expects b of shape (..., ldb >= {ops[1].shape[-1]}, n), got {y.shape}")
     old = len(call.attrs.get("backend_config") or b"") == 12
     if old:
         desc = _descriptor(call, "Gtsv2Descriptor", "<3i", "m n ldb")
-        want = {"m": ops[1].shape[-1], "n": y.shape[-1], "ldb": y.shape[-2]}
         if y.ndim != 2:
             raise call.fail(f"expects one (ldb, n) right-hand side, got shape {y.shape}")
+        want = {"m": ops[1].shape[-1], "n": y.shape[-1], "ldb": y.shape[-2]}
         y = np.reshape(y, (y.shape[-1], y.shape[-2])).T  # the buffer, column-major
     else:
         desc = _descriptor(call, "Gtsv2Descriptor")
@@ -366,7 +368,7 @@ def gtsv2_legacy(call: Call, dl: Any, d: Any, du: Any, b: Any) -> tuple[np.ndarr
     if old:
         if len(call.result_types) != 2:
             raise call.fail(f"expects 2 results, got {len(call.result_types)}")
-        x = one(*ops, y)[0]
+        x = one(ops[0], ops[1], ops[2], y)[0]
         shape = static_shape(call.result_types[0])
         return np.reshape(x.T, shape), zeros(call.result_types[1])
     return _legacy(call, one, [*ops, y], y.ndim - 2, 1)

@@ -14,6 +14,7 @@ _ELEM = {
     np.dtype(np.float64): "f64",
     np.dtype(np.complex64): "complex<f32>",
     np.dtype(np.complex128): "complex<f64>",
+    np.dtype(np.int8): "i8",
     np.dtype(np.int32): "i32",
     np.dtype(np.int64): "i64",
     np.dtype(np.uint32): "ui32",
