@@ -27,6 +27,7 @@ from .solver_lapack import (
     svd_matrix,
     syevd_matrix,
     sytrd_matrix,
+    trsm_matrix,
 )
 
 _SOLVERS = ("cusolver", "hipsolver")
@@ -154,6 +155,7 @@ _DESCRIPTORS = {
     "GetrfBatchedDescriptor": ("<3i", "type batch n"),
     "GeqrfBatchedDescriptor": ("<4i", "type batch m n"),
     "Gtsv2Descriptor": ("<4i", "batch m n ldb"),
+    "CsrlsvqrDescriptor": ("<4id", "type n nnz reorder tol"),
 }
 # SolverType / BlasType (enum class F32, F64, C64, C128); the fill modes: cuBLAS's
 # CUBLAS_FILL_MODE_LOWER = 0, UPPER = 1, hipSOLVER's HIPSOLVER_FILL_MODE_UPPER = 121,
@@ -167,12 +169,18 @@ _TYPES = (
 _FILL_MODES = {"cusolver": {0: True, 1: False}, "hipsolver": {122: True, 121: False}}
 
 
+def _opaque(call: Call) -> bytes:
+    """backend_config's bytes: a string attribute holds them as UTF-8 with
+    "surrogateescape" (parser/lexer.py unescape_string; the bytecode reader alike)."""
+    raw = call.attrs.get("backend_config")
+    return raw.encode("utf-8", "surrogateescape") if isinstance(raw, str) else bytes(raw or b"")
+
+
 def _descriptor(call: Call, struct_name: str, fmt: str = "", names: str = "") -> dict[str, int]:
     """The fields of the descriptor in backend_config, by name."""
     if not fmt:
         fmt, names = _DESCRIPTORS[struct_name]
-    raw = call.attrs.get("backend_config")
-    data = raw.encode("latin-1") if isinstance(raw, str) else bytes(raw or b"")
+    data = _opaque(call)
     size = struct.calcsize(fmt)
     if len(data) != size:
         raise call.fail(
@@ -346,7 +354,7 @@ def gtsv2_legacy(call: Call, dl: Any, d: Any, du: Any, b: Any) -> tuple[np.ndarr
         raise call.fail(f"solves {dtype} systems, got {y.dtype}")
     if y.ndim < 2 or y.shape[-2] < ops[1].shape[-1]:
         raise call.fail(f"expects b of shape (..., ldb >= {ops[1].shape[-1]}, n), got {y.shape}")
-    old = len(call.attrs.get("backend_config") or b"") == 12
+    old = len(_opaque(call)) == 12
     if old:
         desc = _descriptor(call, "Gtsv2Descriptor", "<3i", "m n ldb")
         if y.ndim != 2:
@@ -372,3 +380,35 @@ def gtsv2_legacy(call: Call, dl: Any, d: Any, du: Any, b: Any) -> tuple[np.ndarr
         shape = static_shape(call.result_types[0])
         return np.reshape(x.T, shape), zeros(call.result_types[1])
     return _legacy(call, one, [*ops, y], y.ndim - 2, 1)
+
+
+@target("cusolver_csrlsvqr")
+def csrlsvqr_legacy(call: Call, data: Any, indptr: Any, indices: Any, b: Any) -> np.ndarray:
+    """jaxlib/gpu_solver.py ``_csrlsvqr_hlo`` (jax.experimental.sparse.linalg.spsolve,
+    CUDA only; jaxlib d5de596d17 .. 0.4.31): (CSR data, indptr, indices, b) -> x with
+    A x = b, by QR (cusolverSp<t>csrlsvqr); CsrlsvqrDescriptor {type, n, nnz, reorder,
+    double tol}.  jaxlib's kernel fails with "Singular matrix in linear solve." when
+    cuSOLVER finds |R[j, j]| <= tol; here R is that of A's own column order (the
+    fill-reducing ``reorder`` permutes the columns first, which changes no solution
+    but can move a nearly singular matrix across the tolerance)."""
+    vals, ptr, cols, rhs = (np.asarray(v) for v in (data, indptr, indices, b))
+    desc = _descriptor(call, "CsrlsvqrDescriptor")
+    n = rhs.shape[0] if rhs.ndim == 1 else -1
+    _check(call, desc, vals, n=n, nnz=vals.shape[0] if vals.ndim == 1 else -1)
+    if ptr.shape != (n + 1,) or cols.shape != vals.shape:
+        raise call.fail(f"expects indptr of {n + 1} and indices of {vals.shape[0]} entries")
+    counts: np.ndarray = np.diff(ptr).astype(np.int64)
+    if ptr[0] != 0 or (counts < 0).any() or ptr[-1] != vals.shape[0]:
+        raise call.fail("has an indptr that is not a CSR row pointer")
+    if ((cols < 0) | (cols >= n)).any():
+        raise call.fail(f"has a column index outside [0, {n})")
+    a = np.zeros((n, n), vals.dtype)
+    np.add.at(a, (np.repeat(np.arange(n), counts), cols), vals)
+    if n == 0:
+        return np.zeros_like(rhs)
+    qr, tau = geqrf_matrix(a)
+    if np.abs(np.diagonal(qr)).min() <= desc["tol"]:
+        raise call.fail("Singular matrix in linear solve.")
+    (q,) = orgqr_matrix(qr, tau)
+    qhb = np.conj(q.T) @ rhs[:, None]
+    return trsm_matrix(np.triu(qr), qhb, 1, "L", False, "N", False)[0][:, 0]

@@ -407,3 +407,76 @@ def test_gtsv2_of_the_other_precision_is_refused():
     results = [(b.shape, b.dtype), ((8,), np.int8)]
     with pytest.raises(InterpreterError, match=r"cusparse_gtsv2_f32.*float32 systems"):
         legacy("cusparse_gtsv2_f32", [dl, d, du, b], results, opaque("<4i", 1, 3, 1, 3))
+
+
+# ----------------------------------------------------------------------------- csrlsvqr
+
+
+def csr(a: np.ndarray):
+    """(data, indptr, indices) of ``a``'s nonzeros, row by row (int32 indices)."""
+    rows, cols = np.nonzero(a)
+    indptr = np.searchsorted(rows, np.arange(a.shape[0] + 1)).astype(np.int32)
+    return a[rows, cols], indptr, cols.astype(np.int32)
+
+
+def spsolve(a, b, tol=1e-6, reorder=1):
+    data, indptr, indices = csr(a)
+    desc = opaque("<4id", TYPE[a.dtype.type], a.shape[0], data.size, reorder, tol)
+    attrs = (
+        f'backend_config = "{desc}", api_version = 2 : i32, '
+        f"operand_layouts = [{', '.join([row_major(1)] * 4)}], result_layouts = [{row_major(1)}]"
+    )
+    (x,) = run("cusolver_csrlsvqr", [data, indptr, indices, b], [(b.shape, b.dtype)], attrs)
+    return x
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex128])
+def test_csrlsvqr(dtype):
+    """_csrlsvqr_hlo: (data, indptr, indices, b) -> x; CsrlsvqrDescriptor {type, n,
+    nnz, reorder, double tol}; NumPy's dense solve is the reference."""
+    rng = np.random.default_rng(12)
+    a = rand((6, 6), dtype, seed=13) * (rng.random((6, 6)) < 0.4) + 3 * np.eye(6, dtype=dtype)
+    b = rand((6,), dtype, seed=14)
+    tol = 1e-4 if dtype == np.float32 else 1e-11
+    np.testing.assert_allclose(spsolve(a, b), np.linalg.solve(a, b), rtol=tol, atol=tol)
+
+
+def test_csrlsvqr_singular_matrix_fails_as_jaxlib_does():
+    a = np.array([[1.0, 2.0, 0.0], [2.0, 4.0, 0.0], [0.0, 0.0, 1.0]])
+    with pytest.raises(InterpreterError, match=r"cusolver_csrlsvqr.*Singular matrix"):
+        spsolve(a, np.ones(3))
+
+
+# ----------------------------------------------------------------------------- bytes
+
+
+def test_descriptor_bytes_that_are_not_ascii():
+    """A real lwork fills bytes >= 0x80, some of them valid UTF-8 (C3 A9 is 'e'
+    acute): the descriptor is the string's bytes, not its characters."""
+    a = rand((3, 3), np.float64, seed=15)
+    lwork = 0xA9C3
+    results = [(a.shape, a.dtype), ((3,), np.int32), ((), np.int32), ((lwork,), a.dtype)]
+    desc = opaque("<5i", 1, 1, 3, 3, lwork)
+    assert "\\C3\\A9" in desc
+    lu, piv, _, work = legacy("cusolver_getrf", [a], results, desc)
+    ref_lu, ref_piv = scipy.linalg.lu_factor(a)
+    np.testing.assert_allclose(lu, ref_lu, atol=1e-12)
+    assert piv.tolist() == (ref_piv + 1).tolist() and work.shape == (lwork,)
+
+
+def test_syevd_dynamic_batch():
+    """A symbolic batch: the descriptor's batch is -1 (bytes FF FF FF FF) and the batch
+    size is a second (scalar) operand."""
+    sym = rand((2, 3, 3), np.float64, seed=16)
+    sym = sym + np.swapaxes(sym, -1, -2)
+    count = np.array(2, np.int32)
+    results = [(sym.shape, sym.dtype), ((2, 3), np.float64), ((2,), np.int32), ((9,), sym.dtype)]
+    attrs = (
+        f'backend_config = "{opaque("<5i", 1, 0, -1, 3, 9)}", api_version = 2 : i32, '
+        f"operand_layouts = [{col_major(3)}, {row_major(0)}], "
+        f"result_layouts = [{col_major(3)}, {row_major(2)}, {row_major(1)}, {row_major(1)}]"
+    )
+    v, w, info, _ = run("cusolver_syevd", [sym, count], results, attrs)
+    np.testing.assert_allclose(w, np.linalg.eigvalsh(sym), atol=1e-12)
+    np.testing.assert_allclose(sym @ v, v * w[..., None, :], atol=1e-12)
+    assert info.tolist() == [0, 0]
