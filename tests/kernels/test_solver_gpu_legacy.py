@@ -480,3 +480,27 @@ def test_syevd_dynamic_batch():
     np.testing.assert_allclose(w, np.linalg.eigvalsh(sym), atol=1e-12)
     np.testing.assert_allclose(sym @ v, v * w[..., None, :], atol=1e-12)
     assert info.tolist() == [0, 0]
+
+
+def test_descriptor_survives_a_portable_artifact():
+    """In a jax.export artifact the descriptor is a VHLO string attribute: its bytes
+    are written as they are (found verbatim in the artifact) and read back as bytes."""
+    from hlorun import engine
+    from hlorun.parser.vhlo.artifact import serialize_portable_artifact
+    from tests.support.custom_call import module
+
+    a = rand((3, 3), np.float64, seed=17)
+    lwork = 0xA9C3
+    raw = struct.pack("<5i", 1, 1, 3, 3, lwork)
+    attrs = (
+        f'backend_config = "{opaque("<5i", 1, 1, 3, 3, lwork)}", api_version = 2 : i32, '
+        f"operand_layouts = [{col_major(2)}], "
+        f"result_layouts = [{col_major(2)}, {row_major(1)}, {row_major(0)}, {row_major(1)}]"
+    )
+    results = [(a.shape, a.dtype), ((3,), np.int32), ((), np.int32), ((lwork,), a.dtype)]
+    data = serialize_portable_artifact(module("cusolver_getrf", [a], results, attrs), "1.0.0")
+    assert raw in data
+    lu, piv, _, _ = engine.run(data, [a])
+    ref_lu, ref_piv = scipy.linalg.lu_factor(a)
+    np.testing.assert_allclose(lu, ref_lu, atol=1e-12)
+    assert np.asarray(piv).tolist() == (ref_piv + 1).tolist()
