@@ -13,7 +13,7 @@ import scipy.linalg
 
 from hlorun import engine
 from hlorun.engine.kernels.custom_targets import USER_TARGETS
-from tests.support.custom_call import rand, ttype
+from tests.support.custom_call import householder_q, rand, ttype
 
 
 def tuple_module(target, a, elems, config=""):
@@ -39,19 +39,6 @@ def run(target, a, elems, config=""):
 
 def tol(dtype):
     return 1e-4 if np.dtype(dtype) in (np.float32, np.complex64) else 1e-10
-
-
-def householder_q(h, taus):
-    """Q = H(1) ... H(k), H(i) = I - tau_i v_i v_i^H, v_i = (0.., 1, h[i+1:, i])
-    (LAPACK xGEQRF's representation, which XLA's QrExpander also writes)."""
-    m = h.shape[0]
-    q = np.eye(m, dtype=np.complex128)
-    for i, tau in enumerate(taus):
-        v = np.zeros(m, np.complex128)
-        v[i] = 1
-        v[i + 1 :] = h[i + 1 :, i]
-        q = q @ (np.eye(m) - tau * np.outer(v, v.conj()))
-    return q
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.complex128])

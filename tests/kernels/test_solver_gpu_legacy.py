@@ -15,7 +15,7 @@ import pytest
 import scipy.linalg
 
 from hlorun.parser.errors import InterpreterError
-from tests.support.custom_call import col_major, ct, rand, row_major, run
+from tests.support.custom_call import col_major, ct, householder_q, rand, row_major, run
 
 # SolverType / BlasType: enum class {F32, F64, C64, C128}
 TYPE = {np.float32: 0, np.float64: 1, np.complex64: 2, np.complex128: 3}
@@ -64,18 +64,6 @@ def apply_pivots(a: np.ndarray, piv: np.ndarray) -> np.ndarray:
     for i, p in enumerate(piv):
         out[[i, p - 1]] = out[[p - 1, i]]
     return out
-
-
-def householder_q(qr: np.ndarray, tau: np.ndarray) -> np.ndarray:
-    """Q = H_1 ... H_k, H_i = I - tau_i v_i v_i^H (LAPACK's elementary reflectors)."""
-    m = qr.shape[0]
-    q = np.eye(m, dtype=qr.dtype)
-    for i, t in enumerate(tau):
-        v = np.zeros(m, qr.dtype)
-        v[i] = 1
-        v[i + 1 :] = qr[i + 1 :, i]
-        q = q @ (np.eye(m, dtype=qr.dtype) - t * np.outer(v, np.conj(v)))
-    return q
 
 
 # ----------------------------------------------------------------------------- getrf

@@ -37,6 +37,19 @@ def ct(a: np.ndarray) -> np.ndarray:
     return np.conj(np.swapaxes(a, -1, -2))
 
 
+def householder_q(h, taus):
+    """Q = H(1) ... H(k), H(i) = I - tau_i v_i v_i^H, v_i = (0.., 1, h[i+1:, i])
+    (LAPACK xGEQRF's representation, which XLA's QrExpander also writes)."""
+    m = h.shape[0]
+    q = np.eye(m, dtype=np.complex128)
+    for i, tau in enumerate(taus):
+        v = np.zeros(m, np.complex128)
+        v[i] = 1
+        v[i + 1 :] = h[i + 1 :, i]
+        q = q @ (np.eye(m) - tau * np.outer(v, v.conj()))
+    return q
+
+
 def ttype(shape: Sequence[int | None], dtype: Any) -> str:
     """``tensor<2x?xf32>`` for (2, None) and float32."""
     dims = "".join(("?" if d is None else str(d)) + "x" for d in shape)
