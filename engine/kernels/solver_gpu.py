@@ -7,7 +7,8 @@ jaxlib/gpu/solver_kernels_ffi.cc): boolean FFI attributes (``lower``,
 ``full_matrices``, ``compute_uv``, ``transposed``), LAPACK's 1-based getrf pivots and
 info outputs.  The layouts say what the routine sees: gesvd with ``transposed`` gets
 row-major operands, i.e. the transpose, which ``Call.operand`` / ``Call.batched``
-apply.
+apply.  The section "before FFI" runs the api_version 2 targets of jaxlib <= 0.4.32,
+whose parameters are a C descriptor in backend_config.
 """
 
 from __future__ import annotations
