@@ -136,15 +136,17 @@ def _gtsv_x(dl: np.ndarray, d: np.ndarray, du: np.ndarray, b: np.ndarray) -> tup
 
 # ----------------------------------------------------------------------------- before FFI
 
-# jaxlib's targets before the FFI ones (api_version 2, jaxlib <= 0.4.31: jaxlib/gpu_solver.py,
+# jaxlib's targets before the FFI ones (api_version 2, jaxlib <= 0.4.32: jaxlib/gpu_solver.py,
 # gpu_sparse.py; registered in jaxlib/gpu/{solver,blas,sparse}.cc) take their parameters
 # as the raw bytes of a C descriptor in backend_config (kernel_pybind11_helpers.h
 # PackDescriptor: the struct's sizeof(T) bytes; UnpackDescriptor refuses any other
 # size).  The structs (jaxlib/gpu/solver_kernels.h, blas_kernels.h, sparse_kernels.h,
-# unchanged from jaxlib 0.4.1 to 0.4.31) hold 32-bit ints and enums, little-endian:
+# unchanged from jaxlib 0.4.1 to 0.4.32) hold 32-bit ints and enums, little-endian:
 # ``struct`` formats below, "x" for the compiler's padding.  Their results end with
 # the routine's workspace, returned as zeros.  Operand and result layouts are
-# column-major matrices except where noted (gesvd with m < n).
+# column-major matrices except where noted (gesvd with m < n).  Read at tag
+# jaxlib-v0.4.20 (commit e22b8bbc0a; "jaxlib-v0.4.20" in the docstrings below), the
+# same from jaxlib-v0.4.1 (c4d590b1b6) to jaxlib-v0.4.32 (1594d2f30f) but where noted.
 _DESCRIPTORS = {
     "GetrfDescriptor": ("<5i", "type batch m n lwork"),
     "GeqrfDescriptor": ("<5i", "type batch m n lwork"),
@@ -241,7 +243,7 @@ _WORKSPACES = {
 
 @target(*_legacy_names("getrf"), *_legacy_names("getrf_batched", solvers=("cublas", "hipblas")))
 def getrf_legacy(call: Call, a: Any) -> tuple[np.ndarray, ...]:
-    """jaxlib/gpu_solver.py ``_getrf_hlo`` (jaxlib 0.4.1 .. 0.4.31, e.g. jaxlib-v0.4.20):
+    """jaxlib/gpu_solver.py ``_getrf_hlo`` (jaxlib 0.4.1 .. 0.4.32, e.g. jaxlib-v0.4.20):
     (a) -> (lu, pivots (1-based), info, workspace); ``{cu,hip}blas_getrf_batched``
     (GetrfBatchedDescriptor; square matrices, the batch of small ones) or
     ``{cu,hip}solver_getrf`` (GetrfDescriptor)."""
@@ -386,7 +388,7 @@ def gtsv2_legacy(call: Call, dl: Any, d: Any, du: Any, b: Any) -> tuple[np.ndarr
 @target("cusolver_csrlsvqr")
 def csrlsvqr_legacy(call: Call, data: Any, indptr: Any, indices: Any, b: Any) -> np.ndarray:
     """jaxlib/gpu_solver.py ``_csrlsvqr_hlo`` (jax.experimental.sparse.linalg.spsolve,
-    CUDA only; jaxlib d5de596d17 .. 0.4.31): (CSR data, indptr, indices, b) -> x with
+    CUDA only; jaxlib d5de596d17 .. 0.4.32): (CSR data, indptr, indices, b) -> x with
     A x = b, by QR (cusolverSp<t>csrlsvqr); CsrlsvqrDescriptor {type, n, nnz, reorder,
     double tol}.  jaxlib's kernel fails with "Singular matrix in linear solve." when
     cuSOLVER finds |R[j, j]| <= tol; here R is that of A's own column order (the
