@@ -402,7 +402,8 @@ class FloatAttr(Attribute):
 
 @dataclass(frozen=True)
 class StringAttr(Attribute):
-    """A string attribute; ``value`` is the unescaped text (bytes kept as latin-1)."""
+    """A string attribute; ``value`` is the unescaped text (its bytes decoded as UTF-8
+    with surrogateescape: a byte that is not UTF-8 is a lone surrogate, lexer.py)."""
 
     value: str
 
