@@ -188,6 +188,24 @@ class ExportedProgram:
     mlir_module_serialized: bytes = dataclasses.field(repr=False)
     module: Module = dataclasses.field(repr=False)
     platform: str | int | None = None
+    # the container of the VJP (serialize(vjp_order >= 1)), read on first ``vjp()``
+    vjp_table: FbTable | None = dataclasses.field(default=None, repr=False, compare=False)
+    vjp_cache: list[ExportedProgram] = dataclasses.field(
+        default_factory=list, repr=False, compare=False
+    )
+
+    def vjp(self) -> ExportedProgram:
+        """The exported VJP function (jax ``Exported.vjp()``): it takes the primal
+        arguments, then one cotangent per result, flattened, and returns one cotangent
+        per argument; a container saved with ``serialize(vjp_order=N)`` holds N levels."""
+        if self.vjp_table is None:
+            raise UnsupportedError(
+                f"{self.fun_name or 'the exported function'}: the container holds no VJP "
+                "(jax saves one with Exported.serialize(vjp_order=1) or more)"
+            )
+        if not self.vjp_cache:
+            self.vjp_cache.append(_exported(self.vjp_table, f"{self.fun_name}.vjp"))
+        return self.vjp_cache[0]
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Run on ``args`` / ``kwargs`` as the exported function takes them;
@@ -341,6 +359,7 @@ def _exported(t: FbTable, filename: str) -> ExportedProgram:
         has_vjp=t.has(f["vjp"]),
         mlir_module_serialized=payload,
         module=module,
+        vjp_table=t.sub(f["vjp"], "Exported", "vjp"),
     )
 
 
