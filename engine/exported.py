@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 import os
 import re
 from collections.abc import Callable, Sequence
@@ -184,15 +185,16 @@ class ExportedProgram:
     out_shardings: tuple[Sharding, ...]
     serialization_version: int
     jax_version: str | None
-    has_vjp: bool
     mlir_module_serialized: bytes = dataclasses.field(repr=False)
     module: Module = dataclasses.field(repr=False)
     platform: str | int | None = None
     # the container of the VJP (serialize(vjp_order >= 1)), read on first ``vjp()``
     vjp_table: FbTable | None = dataclasses.field(default=None, repr=False, compare=False)
-    vjp_cache: list[ExportedProgram] = dataclasses.field(
-        default_factory=list, repr=False, compare=False
-    )
+
+    @property
+    def has_vjp(self) -> bool:
+        """Whether the container holds a VJP (``vjp()``)."""
+        return self.vjp_table is not None
 
     def vjp(self) -> ExportedProgram:
         """The exported VJP function (jax ``Exported.vjp()``): it takes the primal
@@ -203,9 +205,12 @@ class ExportedProgram:
                 f"{self.fun_name or 'the exported function'}: the container holds no VJP "
                 "(jax saves one with Exported.serialize(vjp_order=1) or more)"
             )
-        if not self.vjp_cache:
-            self.vjp_cache.append(_exported(self.vjp_table, f"{self.fun_name}.vjp"))
-        return self.vjp_cache[0]
+        return self._vjp
+
+    @functools.cached_property
+    def _vjp(self) -> ExportedProgram:
+        assert self.vjp_table is not None
+        return _exported(self.vjp_table, f"{self.fun_name}.vjp")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Run on ``args`` / ``kwargs`` as the exported function takes them;
@@ -356,7 +361,6 @@ def _exported(t: FbTable, filename: str) -> ExportedProgram:
             f["serialization_version"], N.Uint16Flags, 0, "serialization_version"
         ),
         jax_version=t.string(f["jax_version"], "jax_version"),
-        has_vjp=t.has(f["vjp"]),
         mlir_module_serialized=payload,
         module=module,
         vjp_table=t.sub(f["vjp"], "Exported", "vjp"),

@@ -17,6 +17,7 @@ from ..parser.ir import (
     TypeExtensions,
 )
 from .buffers import buffer_tensor, is_buffer
+from .elementwise import shapes_compatible
 from .mhlo import custom_call_shape as mhlo_custom_call_shape
 from .mhlo import mhlo_target_row
 from .optable import ShapeContext, define_op
@@ -319,11 +320,7 @@ def _compatible_buffer(a: Type, b: Type) -> bool:
     y = b if isinstance(b, TensorType) else buffer_tensor(b)
     if x is None or y is None or x.element_type != y.element_type:
         return False
-    if x.shape is None or y.shape is None:
-        return True
-    return len(x.shape) == len(y.shape) and all(
-        p is None or q is None or p == q for p, q in zip(x.shape, y.shape)
-    )
+    return shapes_compatible(x.shape, y.shape)
 
 
 def _kind(t: Type) -> str | None:

@@ -83,9 +83,12 @@ def custom_call(*operands, call_target_name: str, result_types, context, operand
     built-in targets of jax.export (engine/kernels/custom_targets.py).  Shape operands
     (``indices_of_shape_operands``) give the result shapes and are not passed on."""
     operands, operand_types, result_types = split_shape_operands(
-        operands, operand_types, result_types, {"call_target_name": call_target_name, **attrs}
+        call_target_name,
+        operands,
+        operand_types,
+        result_types,
+        attrs.pop("indices_of_shape_operands", None),
     )
-    attrs.pop("indices_of_shape_operands", None)
     check = CUSTOM_CALL_CHECKS.get(call_target_name)
     if check is not None:
         return check(

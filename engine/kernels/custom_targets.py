@@ -206,19 +206,19 @@ def _callee(context: Any, name: Any) -> Callable[..., tuple[Any, ...]]:
 
 
 def split_shape_operands(
+    name: str,
     operands: Sequence[Any],
     operand_types: Sequence[Type] | None,
     result_types: Sequence[Type],
-    attrs: dict[str, Any],
+    listed: Any,
 ) -> tuple[tuple[Any, ...], tuple[Type, ...] | None, tuple[Type, ...]]:
     """The operands a target computes on, their types, and the result types made static,
     for a call with ``indices_of_shape_operands``: jax's ``mlir.custom_call``
     (jax/_src/interpreters/mlir.py, ``result_shapes``; jax.ffi adds them for every FFI
     call of a shape-polymorphic export) appends one 1-D integer operand per result
-    holding that result's shape, and names their positions in that attribute; XLA's
-    shape refinement reads the shapes from them and drops them.  A call without the
-    attribute is returned as it is."""
-    listed = attrs.pop("indices_of_shape_operands", None)
+    holding that result's shape, and names their positions in that attribute
+    (``listed``); XLA's shape refinement reads the shapes from them and drops them.  A
+    call without the attribute (``listed`` None) is returned as it is."""
     if listed is None:
         return (
             tuple(operands),
@@ -226,7 +226,6 @@ def split_shape_operands(
             tuple(result_types),
         )
     idx = [int(i) for i in np.asarray(listed).reshape(-1)]
-    name = attrs.get("call_target_name", "")
     if len(idx) != len(result_types) or any(not 0 <= i < len(operands) for i in idx):
         raise InterpreterError(
             f"custom_call target '{name}': indices_of_shape_operands {idx} must name one of "

@@ -40,13 +40,21 @@ def blas(name: str, dtype: Any) -> Any:
     return fn
 
 
-def names(base: str, real: str | None = None, complex_: str | None = None) -> list[str]:
-    """The four FFI target names of a routine: ``lapack_sgeqrf_ffi``...; ``real`` /
-    ``complex_`` name the routine when it differs by field (orgqr / ungqr)."""
+def names(
+    base: str,
+    real: str | None = None,
+    complex_: str | None = None,
+    *,
+    lib: str = "lapack",
+    suffix: str = "_ffi",
+) -> list[str]:
+    """The four target names of a routine: ``lapack_sgeqrf_ffi``...; ``real`` /
+    ``complex_`` name the routine when it differs by field (orgqr / ungqr); ``lib`` and
+    ``suffix``: jaxlib's targets before the FFI (``blas_strsm``, solver_lapack_legacy)."""
     out = []
     for p in PREFIXES:
         r = (complex_ if p in "cz" else real) or base
-        out.append(f"lapack_{p}{r}_ffi")
+        out.append(f"{lib}_{p}{r}{suffix}")
     return out
 
 

@@ -28,6 +28,7 @@ added ``lapack_?gtsv_ffi`` only).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -37,12 +38,12 @@ import numpy as np
 from ...parser.errors import UnsupportedError
 from .custom_targets import Call, static_shape, target, zeros
 from .solver_lapack import (
-    PREFIXES,
     gees_matrix,
     geev_matrix,
     gehrd_matrix,
     geqrf_matrix,
     getrf_matrix,
+    names,
     orgqr_matrix,
     potrf_matrix,
     svd_matrix,
@@ -51,10 +52,8 @@ from .solver_lapack import (
     trsm_matrix,
 )
 
-
-def _names(real: str, complex_: str | None = None, lib: str = "lapack") -> list[str]:
-    """``lapack_sgeqrf``...; ``complex_`` names the c / z routine when it differs."""
-    return [f"{lib}_{p}{(complex_ if p in 'cz' and complex_ else real)}" for p in PREFIXES]
+# ``lapack_sgeqrf``...: the FFI targets' names without their suffix
+_names = functools.partial(names, suffix="")
 
 
 def _operands(call: Call, operands: Sequence[Any], count: int) -> tuple[Call, list[Any]]:
@@ -168,7 +167,7 @@ def geqrf(call: Call, *operands: Any) -> tuple[np.ndarray, ...]:
     return _run(call, [0, 1, 2], one, [x], len(bd))
 
 
-@target(*_names("orgqr", "ungqr"))
+@target(*_names("", real="orgqr", complex_="ungqr"))
 def orgqr(call: Call, *operands: Any) -> tuple[np.ndarray, ...]:
     """(batch, m, n, k, lwork, a, tau) -> (q, info, work)."""
     call, (b_, m_, n_, k_, _lwork, a, tau) = _operands(call, operands, 7)
@@ -211,7 +210,7 @@ def gesdd(call: Call, *operands: Any) -> tuple[np.ndarray, ...]:
 # ----------------------------------------------------------------------------- eigh
 
 
-@target(*_names("syevd", "heevd"))
+@target(*_names("", real="syevd", complex_="heevd"))
 def syevd(call: Call, *operands: Any) -> tuple[np.ndarray, ...]:
     """(lower, batch, n, a) -> (eigenvectors, eigenvalues ascending, info, work,
     [rwork (complex),] iwork)."""
@@ -291,7 +290,7 @@ def gehrd(call: Call, *operands: Any) -> tuple[np.ndarray, ...]:
 # ----------------------------------------------------------------------------- tridiagonal
 
 
-@target(*_names("sytrd", "hetrd"))
+@target(*_names("", real="sytrd", complex_="hetrd"))
 def sytrd(call: Call, *operands: Any) -> tuple[np.ndarray, ...]:
     """(n, lower, lda, batch, lwork, a) -> (a reduced, d, e, tau, info, work)."""
     call, (n_, lower_, lda_, b_, _lwork, a) = _operands(call, operands, 6)
