@@ -73,11 +73,11 @@ def one_blas_thread_when_busy() -> Iterator[None]:
         yield
 
 
-def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``np.matmul(a, b)``, on one BLAS thread while ``busy()`` (the context above
-    without a context manager's cost: a few microseconds, a tenth of a small
+def matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """``np.matmul(a, b, out=out)``, on one BLAS thread while ``busy()`` (the context
+    above without a context manager's cost: a few microseconds, a tenth of a small
     convolution)."""
     if not busy():
-        return np.matmul(a, b)
+        return np.matmul(a, b, out=out)
     with one_blas_thread():
-        return np.matmul(a, b)
+        return np.matmul(a, b, out=out)

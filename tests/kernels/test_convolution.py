@@ -5,6 +5,7 @@ reversal, feature and batch groups, every dimension layout)."""
 from __future__ import annotations
 
 import itertools
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -453,3 +454,47 @@ def test_convolution_bits_do_not_depend_on_the_blas_thread_count(monkeypatch, ch
     monkeypatch.setattr(blas_threads, "busy", lambda: False)  # BLAS's threads
     many = conv(x, w, rt, **kw)
     np.testing.assert_array_equal(one.view(np.uint32), many.view(np.uint32))
+
+
+@settings(max_examples=60, deadline=None)
+@given(conv_cases(), st.sampled_from([1, 64, 512]), st.booleans())
+def test_convolution_in_im2col_pieces_matches_loop_reference(case, piece_bytes, wide):
+    """engine/kernels/convolution.py's ``IM2COL_PIECE_BYTES``: patches copied and
+    multiplied in pieces (bands of output rows of one image at 1 byte, a few images at
+    512) give the spec's sums (exact: small integers in float64), and f32 results
+    within f32 rounding of the one gemm's (a one-row piece is a gemv, whose rounding
+    may differ); ``wide`` takes the f32 path computed in float64."""
+    from hlorun.engine.kernels import convolution
+
+    lshape, rshape, strides, padding, lhs_dil, rhs_dil, reversal, dn, fgc, bgc, seed = case
+    rng = np.random.default_rng(seed)
+    lhs = rng.integers(-8, 8, size=lshape)
+    rhs = rng.integers(-8, 8, size=rshape)
+    want = ref_conv(lhs, rhs, strides, padding, lhs_dil, rhs_dil, reversal, dn, fgc, bgc)
+    kw = dict(
+        window_strides=tuple(strides),
+        padding=np.array(padding, dtype=np.int64),
+        lhs_dilation=tuple(lhs_dil),
+        rhs_dilation=tuple(rhs_dil),
+        window_reversal=tuple(reversal),
+        feature_group_count=fgc,
+        batch_group_count=bgc,
+        **dn,
+    )
+    xf = rng.standard_normal(lshape).astype(np.float32)
+    wf = rng.standard_normal(rshape).astype(np.float32)
+    f32 = TensorType(want.shape, FloatType("f32"))
+    whole = conv(xf, wf, f32, **kw)
+    with mock.patch.object(convolution, "IM2COL_PIECE_BYTES", piece_bytes):
+        got = conv(
+            lhs.astype(np.float64), rhs.astype(np.float64), TensorType(want.shape, F64), **kw
+        )
+        with mock.patch.object(convolution, "CONV_F64_K", 0 if wide else 1 << 30):
+            pieces = conv(xf, wf, f32, **kw)
+    np.testing.assert_array_equal(got, want.astype(np.float64))
+    scale = (
+        np.abs(xf).max(initial=0)
+        * np.abs(wf).max(initial=0)
+        * (wf.size // max(1, want.shape[dn["output_feature_dimension"]]) + 1)
+    )
+    np.testing.assert_allclose(pieces, whole, rtol=0, atol=4e-7 * scale + 1e-30)
