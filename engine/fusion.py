@@ -37,6 +37,7 @@ later reader of it (in place where a value is dead); else into a new array.
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
@@ -65,6 +66,35 @@ THREAD_BLOCK_BYTES = 1 << 20
 FUSE_MIN_ELEMENTS = 1 << 17  # below this, one op at a time is as fast
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
+
+
+SCRATCH_MAX_BYTES = 4 << 20
+"""Largest block buffer a thread keeps between fused runs (``scratch``)."""
+
+_SCRATCH = threading.local()
+
+
+def scratch(n: int, shape: tuple[int, ...], dt: np.dtype) -> list[np.ndarray]:
+    """``n`` block buffers of ``shape`` and ``dt`` in the calling thread's scratch
+    memory, which it keeps between runs (up to ``SCRATCH_MAX_BYTES`` each): a new
+    buffer's pages fault on first touch, and two threads faulting wait for each other
+    (measured, the decoder's GELU run of 393K f32 on two threads: 3.5 ms with new
+    buffers, against 1.7 on one).  A thread runs one fused piece at a time, and no
+    value outlives its run in a block buffer."""
+    nbytes = math.prod(shape) * dt.itemsize
+    if nbytes > SCRATCH_MAX_BYTES:
+        return [np.empty(shape, dt) for _ in range(n)]
+    pool: list[np.ndarray] | None = getattr(_SCRATCH, "bufs", None)
+    if pool is None:
+        pool = _SCRATCH.bufs = []
+    out = []
+    for i in range(n):
+        if i == len(pool):
+            pool.append(np.empty(nbytes, np.uint8))
+        elif pool[i].nbytes < nbytes:
+            pool[i] = np.empty(nbytes, np.uint8)
+        out.append(pool[i][:nbytes].view(dt).reshape(shape))
+    return out
 
 
 def fusible(st: Step) -> bool:
@@ -284,25 +314,15 @@ def _fused(
             threads = size >= min_threads and rows > 1 and workers() > 1
 
             def alone() -> None:
-                bufs = [np.empty((min(step, rows), *cols), dt) for _ in range(nbufs)]
-                blocks(xs, ms, bufs, rows, step)
+                blocks(xs, ms, scratch(nbufs, (min(step, rows), *cols), dt), rows, step)
+
+            def piece(lo: int, hi: int) -> None:  # (its buffers: the running thread's)
+                bufs = scratch(nbufs, (min(tstep, hi - lo), *cols), dt)
+                blocks([x[lo:hi] for x in xs], [m[lo:hi] for m in ms], bufs, hi - lo, tstep)
 
             def split() -> None:  # pieces taken by whichever thread is free
                 cuts = split_points(rows, workers() * pieces, align=1 if cols else 64)
-                run_shared(
-                    [
-                        partial(
-                            blocks,
-                            [x[lo:hi] for x in xs],
-                            [m[lo:hi] for m in ms],
-                            [np.empty((min(tstep, hi - lo), *cols), dt) for _ in range(nbufs)],
-                            hi - lo,
-                            tstep,
-                        )
-                        for lo, hi in zip(cuts, cuts[1:])
-                        if hi > lo
-                    ]
-                )
+                run_shared([partial(piece, lo, hi) for lo, hi in zip(cuts, cuts[1:]) if hi > lo])
 
             if threads:  # (one thread or two: the same bits, the faster kept)
                 choice.run(alone, split)

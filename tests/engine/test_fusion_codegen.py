@@ -326,3 +326,48 @@ def test_broadcast_operands_are_read_in_place_as_rows(rows, threads):
         t = np.tanh(np.subtract(np.add(x, bias), m[:, None]), dtype=np.float64)
         want = np.add(np.multiply(t.astype(np.float32), np.float32(0.5)), y.T)
     assert np.array_equal(_bits(got), _bits(want))
+
+
+def test_block_buffers_are_each_threads_own_and_kept():
+    """fusion.scratch: a thread gets the same memory for its block buffers run after
+    run (no new pages to fault), another thread other memory, and a buffer above
+    SCRATCH_MAX_BYTES is not kept."""
+    import threading
+
+    f32 = np.dtype(np.float32)
+    a = fusion.scratch(3, (4, 256), f32)
+    assert [b.shape for b in a] == [(4, 256)] * 3 and all(b.dtype == f32 for b in a)
+    assert len({b.ctypes.data for b in a}) == 3  # three buffers, not one
+    b = fusion.scratch(2, (2, 100), np.dtype(np.float64))
+    assert [x.ctypes.data for x in b] == [x.ctypes.data for x in a[:2]]  # reused
+    other: list[np.ndarray] = []
+    th = threading.Thread(target=lambda: other.extend(fusion.scratch(3, (4, 256), f32)))
+    th.start()
+    th.join()
+    assert not {x.ctypes.data for x in other} & {x.ctypes.data for x in a}
+    big = (fusion.SCRATCH_MAX_BYTES // 4 + 1,)
+    c, d = fusion.scratch(1, big, f32), fusion.scratch(1, big, f32)
+    assert c[0].ctypes.data != a[0].ctypes.data and not np.shares_memory(c[0], d[0])
+
+
+@pytest.mark.parametrize("split", [False, True])
+def test_a_run_split_over_threads_gives_the_bits_of_one_thread(monkeypatch, split):
+    """Each piece of a split run takes the block buffers of the thread that runs it:
+    the same bits as op by op, run after run, on one thread or on two."""
+    n = max(N, engine.parallel.PARALLEL_MIN_ELEMENTS) + 777
+    t = _ty(n)
+    monkeypatch.setattr(
+        engine.parallel.ThreadChoice, "run", lambda self, alone, two: two() if split else alone()
+    )
+    prog = engine.compile(f"""func.func @main(%a: {t}, %b: {t}) -> {t} {{
+  %0 = stablehlo.multiply %a, %b : {t}
+  %1 = stablehlo.tanh %0 : {t}
+  %2 = stablehlo.add %1, %a : {t}
+  func.return %2 : {t}
+}}""")
+    for seed in range(3):
+        a, b = _data(n, 10 + seed), _data(n, 20 + seed)
+        (got,) = prog(a, b)
+        with np.errstate(all="ignore"):
+            want = np.add(np.tanh(np.multiply(a, b), dtype=np.float64).astype(np.float32), a)
+        assert np.array_equal(_bits(got), _bits(want))
