@@ -249,6 +249,21 @@ def conv_cases(draw):
     return lshape, rshape, strides, padding, lhs_dil, rhs_dil, reversal, dn, fgc, bgc, seed
 
 
+def case_attributes(case) -> dict:
+    """The kernel's keyword attributes of a ``conv_cases`` case."""
+    _l, _r, strides, padding, lhs_dil, rhs_dil, reversal, dn, fgc, bgc, _seed = case
+    return dict(
+        window_strides=tuple(strides),
+        padding=np.array(padding, dtype=np.int64),
+        lhs_dilation=tuple(lhs_dil),
+        rhs_dilation=tuple(rhs_dil),
+        window_reversal=tuple(reversal),
+        feature_group_count=fgc,
+        batch_group_count=bgc,
+        **dn,
+    )
+
+
 @settings(max_examples=80, deadline=None)
 @given(conv_cases())
 def test_convolution_matches_loop_reference(case):
@@ -259,16 +274,7 @@ def test_convolution_matches_loop_reference(case):
     want = ref_conv(
         lhs, rhs, strides, padding, lhs_dil, rhs_dil, reversal, dn, fgc, bgc, wrap_bits=8
     )
-    kw = dict(
-        window_strides=tuple(strides),
-        padding=np.array(padding, dtype=np.int64),
-        lhs_dilation=tuple(lhs_dil),
-        rhs_dilation=tuple(rhs_dil),
-        window_reversal=tuple(reversal),
-        feature_group_count=fgc,
-        batch_group_count=bgc,
-        **dn,
-    )
+    kw = case_attributes(case)
     got = conv(lhs, rhs, TensorType(want.shape, I8), **kw)
     assert got.dtype == np.int8 and got.shape == want.shape
     np.testing.assert_array_equal(got.astype(np.int64), want.astype(np.int64))
@@ -471,16 +477,7 @@ def test_convolution_in_im2col_pieces_matches_loop_reference(case, piece_bytes, 
     lhs = rng.integers(-8, 8, size=lshape)
     rhs = rng.integers(-8, 8, size=rshape)
     want = ref_conv(lhs, rhs, strides, padding, lhs_dil, rhs_dil, reversal, dn, fgc, bgc)
-    kw = dict(
-        window_strides=tuple(strides),
-        padding=np.array(padding, dtype=np.int64),
-        lhs_dilation=tuple(lhs_dil),
-        rhs_dilation=tuple(rhs_dil),
-        window_reversal=tuple(reversal),
-        feature_group_count=fgc,
-        batch_group_count=bgc,
-        **dn,
-    )
+    kw = case_attributes(case)
     xf = rng.standard_normal(lshape).astype(np.float32)
     wf = rng.standard_normal(rshape).astype(np.float32)
     f32 = TensorType(want.shape, FloatType("f32"))
