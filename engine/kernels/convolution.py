@@ -254,6 +254,7 @@ def conv_arrays(
         # rows (Cg, K...), columns (Nb, P...): reads the channels-first buffer in order
         order = (0, 2) + k_axes + (1,) + p_axes
         kmat = wg.reshape(g, og, kk)
+    kmat_o = kmat.transpose(0, 2, 1) if channels_last else kmat  # (G, Og, K)
     if features_first:
         y = np.empty((g, og, nb) + out_sp, dtype=xp.dtype)
     else:
@@ -263,23 +264,22 @@ def conv_arrays(
         piece = win[(slice(None), band[0], slice(None)) + band[1:]]
         rows = piece.shape[1] * int(np.prod(piece.shape[3 : 3 + nsp], dtype=np.int64))
         reserve((g, rows, kk), xp.dtype, "the im2col patches")
-        if channels_last and features_first:
-            cols = piece.transpose(order).reshape(g, rows, kk)
+        if channels_last:
+            cols = piece.transpose(order).reshape(g, rows, kk)  # (G, rows, K)
+            cols_k = cols.transpose(0, 2, 1)
+        else:
+            cols_k = cols = piece.transpose(order).reshape(g, kk, rows)  # (G, K, rows)
+        if features_first:
             out = _view(y[(slice(None), slice(None)) + band], (g, og, rows))
-            blas_threads.matmul(kmat.transpose(0, 2, 1), cols.transpose(0, 2, 1), out=out)
-        elif channels_last:
-            cols = piece.transpose(order).reshape(g, rows, kk)
+            blas_threads.matmul(kmat_o, cols_k, out=out)  # (G, Og, rows)
+        else:
             out = _view(y[(slice(None),) + band], (g, rows, og))
             blas_threads.matmul(cols, kmat, out=out)  # (G, rows, Og)
-        else:
-            cols = piece.transpose(order).reshape(g, kk, rows)
-            out = _view(y[(slice(None), slice(None)) + band], (g, og, rows))
-            blas_threads.matmul(kmat, cols, out=out)  # (G, Og, rows)
-        del cols
-    if channels_last and not features_first:  # (G, Nb, P..., Og) -> (Nb, G, Og, P...)
-        y = y.transpose((1, 0, 2 + nsp) + tuple(range(2, 2 + nsp)))
-    else:  # (G, Og, Nb, P...) -> (Nb, G, Og, P...)
+        del cols, cols_k
+    if features_first:  # (G, Og, Nb, P...) -> (Nb, G, Og, P...)
         y = y.transpose((2, 0, 1) + tuple(range(3, 3 + nsp)))
+    else:  # (G, Nb, P..., Og) -> (Nb, G, Og, P...)
+        y = y.transpose((1, 0, 2 + nsp) + tuple(range(2, 2 + nsp)))
     return y.reshape(result_shape)
 
 
