@@ -29,7 +29,7 @@ _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
 
 
-def _via_f64(ufunc: np.ufunc, dt: np.dtype) -> Callable[..., Any]:
+def via_f64(ufunc: np.ufunc, dt: np.dtype) -> Callable[..., Any]:
     """``ufunc`` computed in float64 and rounded once to ``dt`` (f32)."""
     scalar = dt.type
 
@@ -69,7 +69,7 @@ def fast_op(op: Operation, row: OpDef, kwargs: dict[str, Any]) -> FastCall | Non
     if uf is None or dt.kind not in uf.fast or any(v.type != rt for v in op.operands):
         return None
     if dt == _F32 and not uf.exact:
-        return FastCall(_via_f64(uf.ufunc, dt), uf, dt)
+        return FastCall(via_f64(uf.ufunc, dt), uf, dt)
     return FastCall(uf.op or uf.ufunc, uf, dt)
 
 

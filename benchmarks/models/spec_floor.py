@@ -38,18 +38,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repo's bench
 
 from benchmarks.models import floors, specs  # noqa: E402
 from hlorun import engine  # noqa: E402
+from hlorun.engine.fastpath import via_f64  # noqa: E402
 from hlorun.engine.kernels.reduction_tree import tree_last  # noqa: E402
 
 PROGRAMS = Path(__file__).parent / "programs"
 DEFAULT = ["decoder_lm", "vit", "mlp_mixer", "lstm_scan", "gru_scan", "jax_chain10"]
-
-
-def _exp(x):
-    return np.exp(x, dtype=np.float64).astype(x.dtype) if x.dtype == np.float32 else np.exp(x)
-
-
-def _tanh(x):
-    return np.tanh(x, dtype=np.float64).astype(x.dtype) if x.dtype == np.float32 else np.tanh(x)
 
 
 def _sum(x, axis=None, keepdims=False):
@@ -65,7 +58,12 @@ def _sum(x, axis=None, keepdims=False):
 class _SpecNumPy:
     """``np`` for floors.py's code: the three calls above, NumPy's everything else."""
 
-    _own = {"exp": _exp, "tanh": _tanh, "sum": _sum}
+    # f32 exp / tanh as hlorun computes them (engine/fastpath.py: the floors are f32)
+    _own = {
+        "exp": via_f64(np.exp, np.dtype(np.float32)),
+        "tanh": via_f64(np.tanh, np.dtype(np.float32)),
+        "sum": _sum,
+    }
 
     def __getattr__(self, name):
         return self._own.get(name) or getattr(np, name)
