@@ -2429,23 +2429,6 @@ def run_dynamic(
     return entry
 
 
-def _main_results(text: str) -> list[dict[str, Any]]:
-    """producer_io.main_results, with a dynamic dimension (``?``) as -1."""
-    import re
-
-    import producer_io
-
-    head = re.search(r"func\.func (?:public )?@main\(.*?\) -> (.*?) \{\n", text)
-    if head is None:
-        raise ValueError("no @main in the program text")
-    out = []
-    for body in re.findall(r"tensor<((?:[^<>]|<[^<>]*>)*)>", head.group(1)):
-        dims, elem = re.fullmatch(r"((?:(?:\d+|\?)x)*)(.+)", body).groups()  # type: ignore[union-attr]
-        shape = [-1 if d == "?" else int(d) for d in dims.split("x") if d]
-        out.append({"shape": shape, "dtype": producer_io._MLIR_DTYPES[elem.split(",")[0]]})
-    return out
-
-
 def grad_cases() -> list[Case]:
     """Training-step gradients (torchax only: jax.grad of the extracted function): the
     backward ops (select_and_scatter, transposed convolutions, scatter-adds, reverse
@@ -2643,9 +2626,6 @@ def run_baked(producer: str, out: Path, case: Case) -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> int:
-    import producer_io
-
-    producer_io.main_results = _main_results
     os.environ.setdefault("EXPERIMENTAL_XLA_UNBOUNDED_DYNAMISM", "1")
     producer, names = argv[0], argv[1:]
     gen_path = FIXTURES / producer / "generate.py"
